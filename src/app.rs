@@ -1,0 +1,308 @@
+//! The commands: start a debate, resume one, list, show. Each checks every input
+//! before it writes anything.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::catalog::Catalog;
+use crate::cli::Cli;
+use crate::engine::run::Engine;
+use crate::engine::state::{ContextFile, DebateState, Snapshot, Status};
+use crate::error::{Error, Result};
+use crate::moderator::{analysis, selection};
+use crate::providers::{self, OFFLINE_LABEL};
+use crate::record;
+use crate::settings::{self, FlagOverrides, PanelSize};
+use crate::store::{self, NewDebate, Store};
+use crate::terminal::{self, Terminal, Verbosity};
+
+/// Largest question we accept, from any source.
+const MAX_QUESTION_BYTES: usize = 16 * 1024;
+/// Largest `--context` file.
+const MAX_CONTEXT_BYTES: usize = 256 * 1024;
+
+pub async fn run(cli: Cli) -> Result<()> {
+    let verbosity = match (cli.quiet, cli.verbose) {
+        (true, _) => Verbosity::Quiet,
+        (_, true) => Verbosity::Verbose,
+        _ => Verbosity::Normal,
+    };
+    let mut terminal = Terminal::new(if cli.json { Verbosity::Quiet } else { verbosity });
+    let db_path = match &cli.db {
+        Some(path) => path.clone(),
+        None => store::default_path()?,
+    };
+    if cli.list {
+        return list(&cli, &db_path);
+    }
+    if let Some(id) = &cli.show {
+        let state = load_existing(&db_path, id)?.1;
+        return if cli.json {
+            terminal::print_json(&state)
+        } else {
+            terminal::print_out(&terminal::show::text(&state))
+        };
+    }
+    if let Some(id) = &cli.resume {
+        return resume(&cli, &db_path, id, &mut terminal).await;
+    }
+    start(&cli, &db_path, &mut terminal).await
+}
+
+/// The repository the command is about: the git work tree around the working
+/// directory, else the working directory itself.
+fn project_root() -> Result<PathBuf> {
+    let cwd =
+        std::env::current_dir().map_err(|err| Error::general(format!("cannot read the working directory: {err}")))?;
+    match git2::Repository::discover(&cwd) {
+        Ok(repo) => match repo.workdir() {
+            Some(dir) => Ok(canonical(dir)),
+            None => Err(Error::record(format!(
+                "{} is a bare git repository: there is no work tree to write a record into",
+                repo.path().display()
+            ))
+            .with_hint("run debate inside a checkout (a clone with a working tree)")),
+        },
+        Err(_) => Ok(canonical(&cwd)),
+    }
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    // git2 reports work trees with a trailing slash; keep one spelling for --list filters.
+    PathBuf::from(path.to_string_lossy().trim_end_matches('/'))
+}
+
+fn list(cli: &Cli, db_path: &Path) -> Result<()> {
+    let root = project_root()?;
+    let scope = if cli.all { "in any repository".to_string() } else { format!("in {}", root.display()) };
+    let rows = match Store::open_existing(db_path)? {
+        Some(store) => store.list((!cli.all).then(|| root.to_string_lossy()).as_deref(), cli.limit)?,
+        None => Vec::new(),
+    };
+    terminal::list::print(&rows, cli.json, &scope)
+}
+
+fn load_existing(db_path: &Path, id: &str) -> Result<(Store, DebateState)> {
+    let store = Store::open_existing(db_path)?.ok_or_else(|| {
+        Error::input(format!("no debate with id {id:?} (there is no state database at {} yet)", db_path.display()))
+    })?;
+    let full = store.resolve_id(id)?;
+    let state = store.load(&full)?;
+    Ok((store, state))
+}
+
+fn flag_overrides(cli: &Cli) -> FlagOverrides {
+    FlagOverrides {
+        max_rounds: cli.max_rounds,
+        perspectives: cli.perspectives,
+        no_checkpoints: cli.no_checkpoints,
+        no_commit: cli.no_commit,
+        issue: cli.issue,
+        provider: cli.provider.clone(),
+        model: cli.model.clone(),
+    }
+}
+
+async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()> {
+    let question = read_question(cli)?;
+    let root = project_root()?;
+    let loaded = settings::load(&root, cli.config.as_deref(), &flag_overrides(cli))?;
+    let catalog = Catalog::build(&loaded.overlays)
+        .map_err(|msg| Error::config(msg).with_hint("fix the perspective catalog entry named above"))?;
+    let context = read_context(&cli.context)?;
+    let analysis = analysis::analyse(&question);
+    let requested_size = match loaded.settings.debate.default_perspectives {
+        PanelSize::Fixed(n) => Some(n),
+        PanelSize::Auto => None,
+    };
+    let panel = selection::select(
+        &catalog,
+        &question,
+        &analysis,
+        &selection::Request { size: requested_size, forced: &cli.with },
+    )
+    .map_err(Error::input)?;
+    let (moderator, debater) = providers::choose(&loaded.settings, cli.offline)?;
+    let providers = providers::Panel {
+        moderator: providers::build(&moderator, &loaded.settings)?,
+        debater: providers::build(&debater, &loaded.settings)?,
+    };
+    record::render::template_for(&root)?;
+
+    // Every input is checked; from here on the debate is stored.
+    let store = Store::open(db_path)?;
+    let id = new_id(&store);
+    let snapshot = Snapshot {
+        debate: loaded.settings.debate.clone(),
+        record: loaded.settings.record.clone(),
+        moderator,
+        debater,
+        context,
+        requested_size,
+        forced: cli.with.clone(),
+    };
+    let title = record::title_of(&question);
+    store.create_debate(&NewDebate {
+        id: &id,
+        question: &question,
+        title: &title,
+        repo_root: &root.to_string_lossy(),
+        snapshot: &snapshot,
+        analysis: &analysis,
+        panel: &panel,
+    })?;
+    terminal.say(&format!("Debate {id}: {title}"));
+    if !providers.debater.reasoned() {
+        terminal.say(&format!("Provider: {OFFLINE_LABEL}"));
+    }
+    drive(cli, &store, &id, providers, &catalog, terminal).await
+}
+
+async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) -> Result<()> {
+    let (store, state) = load_existing(db_path, id)?;
+    if state.status == Status::Complete {
+        terminal.say(&format!("Debate {} is already complete.", state.id));
+        return report(cli, &state);
+    }
+    let root = PathBuf::from(&state.repo_root);
+    let loaded = settings::load(&root, cli.config.as_deref(), &FlagOverrides::default())?;
+    let catalog = Catalog::build(&loaded.overlays).map_err(Error::config)?;
+    let mut moderator = state.snapshot.moderator.clone();
+    let mut debater = state.snapshot.debater.clone();
+    if cli.offline || cli.provider.is_some() {
+        let name = if cli.offline { "offline".to_string() } else { cli.provider.clone().unwrap_or_default() };
+        moderator.provider.clone_from(&name);
+        debater.provider = name;
+    }
+    let providers = providers::Panel {
+        moderator: providers::build(&moderator, &loaded.settings)?,
+        debater: providers::build(&debater, &loaded.settings)?,
+    };
+    terminal.say(&format!(
+        "Resuming {}: {} ({}, {} round{} so far)",
+        state.id,
+        state.title,
+        state.status,
+        state.rounds.len(),
+        if state.rounds.len() == 1 { "" } else { "s" }
+    ));
+    drive(cli, &store, &state.id, providers, &catalog, terminal).await
+}
+
+/// Run the engine until the debate completes, pauses or is interrupted.
+async fn drive(
+    cli: &Cli,
+    store: &Store,
+    id: &str,
+    providers: providers::Panel,
+    catalog: &Catalog,
+    terminal: &mut Terminal,
+) -> Result<()> {
+    let mut engine = Engine { store, providers, catalog, events: terminal };
+    let finished = tokio::select! {
+        result = engine.run(id) => result?,
+        _ = tokio::signal::ctrl_c() => {
+            store.set_status(id, Status::Paused)?;
+            return Err(Error::interrupted("interrupted; every finished step is saved")
+                .with_hint(format!("continue with: debate --resume {id}")));
+        }
+    };
+    report(cli, &finished)
+}
+
+/// The result on stdout: the record path, or JSON.
+fn report(cli: &Cli, state: &DebateState) -> Result<()> {
+    if cli.json {
+        let outcome = state.outcome.as_ref();
+        return terminal::print_json(&serde_json::json!({
+            "id": state.id,
+            "status": state.status.as_str(),
+            "question": state.question,
+            "rounds": state.rounds.len(),
+            "ended_by": state.end_reason.map(|r| r.as_str()),
+            "confidence": outcome.map(|o| o.confidence.as_str()),
+            "record_path": state.record_path,
+            "commit_id": state.commit_id,
+            "tokens": {"prompt": state.totals.prompt_tokens, "completion": state.totals.completion_tokens},
+        }));
+    }
+    match &state.record_path {
+        Some(path) => terminal::print_out(&format!("{path}\n")),
+        None => Ok(()),
+    }
+}
+
+fn new_id(store: &Store) -> String {
+    const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    loop {
+        let id: String = (0..6).map(|_| ALPHABET[fastrand::usize(..ALPHABET.len())] as char).collect();
+        let id = format!("DEB-{id}");
+        if store.resolve_id(&id).is_err() {
+            return id;
+        }
+    }
+}
+
+/// The question from the argument, `--file`, or stdin (`-`): UTF-8 text, not empty,
+/// not binary, not huge.
+fn read_question(cli: &Cli) -> Result<String> {
+    let (bytes, origin) = match (&cli.question, &cli.file) {
+        (Some(q), None) if q != "-" => (q.clone().into_bytes(), "the question".to_string()),
+        (Some(_), None) => (read_limited(std::io::stdin().lock(), "stdin")?, "the question on stdin".into()),
+        (None, Some(path)) if path.as_os_str() == "-" => {
+            (read_limited(std::io::stdin().lock(), "stdin")?, "the question on stdin".into())
+        }
+        (None, Some(path)) => {
+            let file = std::fs::File::open(path)
+                .map_err(|err| Error::input(format!("cannot read the question file {}: {err}", path.display())))?;
+            (read_limited(file, &path.display().to_string())?, format!("the question file {}", path.display()))
+        }
+        _ => {
+            return Err(Error::input("no question given")
+                .with_hint("debate \"Should we use Redis or Postgres for caching?\" (or --file PATH, or - for stdin); see debate --help"));
+        }
+    };
+    let text = checked_text(bytes, &origin, MAX_QUESTION_BYTES)?;
+    let question = text.trim().to_string();
+    if question.is_empty() {
+        return Err(Error::input(format!("{origin} is empty"))
+            .with_hint("ask a question with a decision in it, e.g. \"Redis or Postgres for caching?\""));
+    }
+    Ok(question)
+}
+
+fn read_limited(reader: impl Read, origin: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_CONTEXT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
+    Ok(bytes)
+}
+
+fn checked_text(bytes: Vec<u8>, origin: &str, limit: usize) -> Result<String> {
+    if bytes.len() > limit {
+        return Err(Error::input(format!("{origin} is larger than {} KiB", limit / 1024))
+            .with_hint("shorten it; put background material in a --context file"));
+    }
+    if bytes.contains(&0) {
+        return Err(
+            Error::input(format!("{origin} looks binary (it contains NUL bytes)")).with_hint("pass a UTF-8 text file")
+        );
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| Error::input(format!("{origin} is not valid UTF-8")).with_hint("convert it to UTF-8"))
+}
+
+fn read_context(paths: &[PathBuf]) -> Result<Vec<ContextFile>> {
+    paths
+        .iter()
+        .map(|path| {
+            let origin = format!("the context file {}", path.display());
+            let file = std::fs::File::open(path).map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
+            let text = checked_text(read_limited(file, &origin)?, &origin, MAX_CONTEXT_BYTES)?;
+            Ok(ContextFile { path: path.display().to_string(), text })
+        })
+        .collect()
+}

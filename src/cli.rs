@@ -1,0 +1,111 @@
+//! Command-line definitions only: flags, help text and value parsing. No behaviour.
+
+use std::path::PathBuf;
+
+use clap::{ArgGroup, Parser};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "debate",
+    version,
+    about = "Turn a hard engineering question into a reviewed decision record",
+    long_about = "A moderator picks 2–4 perspectives from a catalog, runs debate rounds between \
+                  LLM debaters, stops on agreement, repetition or stagnation, and writes a \
+                  decision record to docs/decisions/. Every step is kept in SQLite, so an \
+                  interrupted debate continues with --resume.",
+    group(ArgGroup::new("mode").args(["resume", "list", "show"]).multiple(false)),
+    after_help = "Examples:\n  debate --offline \"Should we use Redis or Postgres for caching?\"\n  \
+                  debate --list\n  debate --resume DEB-k3x9q2\n  debate --show deb-k3"
+)]
+pub struct Cli {
+    /// The question to debate; `-` reads it from stdin
+    #[arg(value_name = "QUESTION", conflicts_with_all = ["resume", "list", "show", "file"])]
+    pub question: Option<String>,
+
+    /// Read the question from a file (`-` for stdin)
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["resume", "list", "show"])]
+    pub file: Option<PathBuf>,
+
+    /// Continue a paused or interrupted debate (any case, unique prefix)
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+
+    /// List recent debates of this repository
+    #[arg(long)]
+    pub list: bool,
+
+    /// With --list: debates of every repository
+    #[arg(long, requires = "list")]
+    pub all: bool,
+
+    /// With --list: how many debates to show
+    #[arg(long, value_name = "N", requires = "list", default_value_t = 20,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub limit: u32,
+
+    /// Print a debate: perspectives, rounds, decision
+    #[arg(long, value_name = "ID")]
+    pub show: Option<String>,
+
+    /// Number of debaters, 2–4 (default: the moderator decides)
+    #[arg(short = 'p', long = "perspectives", value_name = "N",
+          value_parser = clap::value_parser!(u8).range(2..=4))]
+    pub perspectives: Option<u8>,
+
+    /// Force a perspective from the catalog (repeatable)
+    #[arg(long = "with", value_name = "NAME")]
+    pub with: Vec<String>,
+
+    /// Cap on rounds, 1–20 [default: 5]
+    #[arg(short = 'r', long, value_name = "N",
+          value_parser = clap::value_parser!(u8).range(1..=20))]
+    pub max_rounds: Option<u8>,
+
+    /// Run to completion without pausing at checkpoints
+    #[arg(long)]
+    pub no_checkpoints: bool,
+
+    /// Also write an issue draft
+    #[arg(long)]
+    pub issue: bool,
+
+    /// Write the record but do not commit it
+    #[arg(long)]
+    pub no_commit: bool,
+
+    /// A file the debaters may read as project context (repeatable)
+    #[arg(long = "context", value_name = "PATH")]
+    pub context: Vec<PathBuf>,
+
+    /// Use this configured provider for every role
+    #[arg(long, value_name = "NAME", conflicts_with = "offline")]
+    pub provider: Option<String>,
+
+    /// Use this model for every role
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// Use the built-in offline debater: no network, no key, not model-reasoned
+    #[arg(long)]
+    pub offline: bool,
+
+    /// Settings file (overrides the user and repository files)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// State database [default: $DEBATE_HOME/debates.sqlite3 or the user data directory]
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Machine-readable output on stdout
+    #[arg(long)]
+    pub json: bool,
+
+    /// Less detail on stderr
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// More detail on stderr
+    #[arg(short, long)]
+    pub verbose: bool,
+}

@@ -1,0 +1,6 @@
+//! The debate as a state machine: every step reads the stored state, does one thing,
+//! and persists its result before the next step is chosen.
+
+pub mod run;
+pub mod state;
+pub mod step;

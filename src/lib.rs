@@ -1,0 +1,17 @@
+//! `debate`: turn a hard engineering question into a reviewed decision record.
+//!
+//! Data flows one way: command line → settings → engine → (providers, store) →
+//! record. See `docs/architecture.md`.
+
+pub mod app;
+pub mod catalog;
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod moderator;
+pub mod providers;
+pub mod record;
+pub mod settings;
+pub mod store;
+pub mod terminal;
+mod yaml;

@@ -1,0 +1,178 @@
+//! Repetition, novelty and stagnation (SPEC §2.3): pure functions over text.
+//!
+//! Texts are compared as sets of normalised word 3-shingles, so case, punctuation and
+//! whitespace never matter.
+
+use std::collections::HashSet;
+
+/// Lowercase words made of letters and digits; everything else separates words.
+pub fn normalised_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// The set of consecutive word triples. A text of one or two words is one shingle.
+pub fn shingles(text: &str) -> HashSet<String> {
+    let words = normalised_words(text);
+    if words.is_empty() {
+        return HashSet::new();
+    }
+    if words.len() < 3 {
+        return HashSet::from([words.join(" ")]);
+    }
+    words.windows(3).map(|w| w.join(" ")).collect()
+}
+
+/// Share of `current`'s shingles already present in `previous` (0 when `current` is empty).
+pub fn containment(current: &str, previous: &str) -> f64 {
+    share_seen(&shingles(current), &shingles(previous))
+}
+
+fn share_seen(current: &HashSet<String>, seen: &HashSet<String>) -> f64 {
+    if current.is_empty() {
+        return 0.0;
+    }
+    current.intersection(seen).count() as f64 / current.len() as f64
+}
+
+/// Share of the round's shingles never seen in earlier rounds (1 for the first round,
+/// 0 for a round with no text).
+pub fn novelty<'a>(round: impl IntoIterator<Item = &'a str>, earlier: impl IntoIterator<Item = &'a str>) -> f64 {
+    let current: HashSet<String> = round.into_iter().flat_map(shingles).collect();
+    if current.is_empty() {
+        return 0.0;
+    }
+    let seen: HashSet<String> = earlier.into_iter().flat_map(shingles).collect();
+    1.0 - share_seen(&current, &seen)
+}
+
+/// The local measures of one round.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RoundMeasures {
+    /// Per debater: containment of its argument in its own previous-round argument
+    /// (`None` in its first round).
+    pub repetition: Vec<Option<f64>>,
+    pub novelty: f64,
+}
+
+impl RoundMeasures {
+    /// Every debater that also spoke in the previous round repeated itself above the
+    /// threshold. A seat without a figure (first round, or muted) does not count.
+    pub fn all_repetitive(&self, threshold: f64) -> bool {
+        let scored: Vec<f64> = self.repetition.iter().flatten().copied().collect();
+        !scored.is_empty() && scored.iter().all(|&r| r > threshold)
+    }
+}
+
+/// Stagnating: every debater repetitive in the latest round, or novelty under the
+/// threshold in the latest two rounds.
+pub fn stagnating(history: &[RoundMeasures], repetition_threshold: f64, novelty_threshold: f64) -> bool {
+    let Some(latest) = history.last() else { return false };
+    if latest.all_repetitive(repetition_threshold) {
+        return true;
+    }
+    history.len() >= 2 && history[history.len() - 2..].iter().all(|m| m.novelty < novelty_threshold)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const TEXT: &str = "Redis keeps hot keys in memory so reads stay under a millisecond at peak load";
+
+    #[test]
+    fn identical_text_is_fully_contained() {
+        assert_eq!(containment(TEXT, TEXT), 1.0);
+    }
+
+    #[test]
+    fn disjoint_text_shares_nothing() {
+        assert_eq!(containment(TEXT, "Postgres gives us one system to back up, monitor and upgrade"), 0.0);
+    }
+
+    #[test]
+    fn empty_text_repeats_nothing() {
+        assert_eq!(containment("", TEXT), 0.0);
+        assert_eq!(containment("  ,,  ", TEXT), 0.0);
+        assert_eq!(novelty([""], [TEXT]), 0.0);
+    }
+
+    #[test]
+    fn short_texts_compare_as_one_shingle() {
+        assert_eq!(containment("Use Redis", "use redis!"), 1.0);
+        assert_eq!(containment("Use Redis", "use postgres"), 0.0);
+    }
+
+    #[test]
+    fn threshold_boundary_is_strictly_above_point_six() {
+        // 10 words → 8 shingles; sharing the first 7 words shares 5 of them: 0.625.
+        let previous = "one two three four five six seven";
+        let above = "one two three four five six seven eight nine ten";
+        assert_eq!(containment(above, previous), 5.0 / 8.0);
+        let at = RoundMeasures { repetition: vec![Some(0.6), Some(0.6)], novelty: 1.0 };
+        assert!(!at.all_repetitive(0.6));
+        let over = RoundMeasures { repetition: vec![Some(0.61), Some(0.7)], novelty: 1.0 };
+        assert!(over.all_repetitive(0.6));
+    }
+
+    #[test]
+    fn stagnation_needs_two_low_novelty_rounds() {
+        let low = RoundMeasures { repetition: vec![Some(0.1), Some(0.1)], novelty: 0.1 };
+        let high = RoundMeasures { repetition: vec![Some(0.1), Some(0.1)], novelty: 0.9 };
+        assert!(!stagnating(&[high.clone(), low.clone()], 0.6, 0.2));
+        assert!(stagnating(&[high.clone(), low.clone(), low.clone()], 0.6, 0.2));
+        assert!(!stagnating(&[low.clone(), high], 0.6, 0.2));
+    }
+
+    #[test]
+    fn stagnation_when_everyone_repeats() {
+        let repeating = RoundMeasures { repetition: vec![Some(0.9), Some(0.8)], novelty: 0.9 };
+        assert!(stagnating(&[repeating], 0.6, 0.2));
+        let one_fresh = RoundMeasures { repetition: vec![Some(0.9), Some(0.2)], novelty: 0.9 };
+        assert!(!stagnating(&[one_fresh], 0.6, 0.2));
+        let first_round = RoundMeasures { repetition: vec![None, None], novelty: 1.0 };
+        assert!(!stagnating(&[first_round], 0.6, 0.2));
+    }
+
+    #[test]
+    fn first_round_is_all_new() {
+        assert_eq!(novelty([TEXT], []), 1.0);
+    }
+
+    fn restyle(text: &str, seed: u64) -> String {
+        // Change case, punctuation and whitespace only.
+        text.split(' ')
+            .enumerate()
+            .map(|(i, w)| {
+                let w = if (seed >> (i % 60)) & 1 == 1 { w.to_uppercase() } else { w.to_string() };
+                match (seed as usize + i) % 4 {
+                    0 => format!("{w},  "),
+                    1 => format!("{w}.\n"),
+                    2 => format!("\t{w} "),
+                    _ => format!("{w} "),
+                }
+            })
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn containment_ignores_case_punctuation_and_whitespace(words in prop::collection::vec("[a-z]{1,8}", 1..40), seed in any::<u64>()) {
+            let text = words.join(" ");
+            prop_assert_eq!(containment(&restyle(&text, seed), &text), 1.0);
+            prop_assert_eq!(containment(&text, &restyle(&text, seed.rotate_left(7))), 1.0);
+        }
+
+        #[test]
+        fn containment_is_a_share(a in "[a-z ]{0,200}", b in "[a-z ]{0,200}") {
+            let c = containment(&a, &b);
+            prop_assert!((0.0..=1.0).contains(&c));
+        }
+
+        #[test]
+        fn novelty_is_a_share(a in "[a-z ]{0,200}", b in "[a-z ]{0,200}") {
+            let n = novelty([a.as_str()], [b.as_str()]);
+            prop_assert!((0.0..=1.0).contains(&n));
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Every prompt the tool sends, built from the debate's state. Pure.
+//!
+//! Context stays bounded as rounds grow (SPEC §2.2): a debater sees the question, its
+//! perspective, the moderator's summaries of at most the last few rounds, and the full
+//! text of the previous round only; every quoted text is capped.
+
+use std::fmt::Write;
+
+use super::analysis::Analysis;
+use super::detection::RoundMeasures;
+use super::{evaluation, selection::Seat, synthesis};
+use crate::catalog::Catalog;
+use crate::engine::state::{Contribution, DebateState, Round};
+use crate::settings::Rebuttals;
+
+/// Longest quote of one contribution inside a prompt, in characters.
+const QUOTE_LIMIT: usize = 4_000;
+/// Longest moderator summary quoted as history.
+const SUMMARY_LIMIT: usize = 800;
+/// How many earlier summaries a debater sees besides the current framing.
+const SUMMARY_WINDOW: usize = 2;
+/// All `--context` files together, in characters.
+const CONTEXT_LIMIT: usize = 8_000;
+
+pub struct Prompt {
+    pub system: String,
+    pub user: String,
+}
+
+/// How the moderator opens a round: the question in round 1, then the previous round's
+/// summary, off-topic redirections and human guidance.
+pub fn framing(state: &DebateState, round: u32) -> String {
+    let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)) else {
+        return format!(
+            "Round 1. The question: {} Each perspective states its position and its strongest reasons.",
+            state.question
+        );
+    };
+    let mut text = format!("Round {round}. ");
+    if let Some(evaluation) = &previous.evaluation {
+        let _ = write!(text, "Summary of round {}: {}", previous.number, cap(&evaluation.summary, SUMMARY_LIMIT));
+        for name in &evaluation.off_topic {
+            let _ = write!(text, " {name} drifted from the question; return to it.");
+        }
+    }
+    text.push_str(" Answer what was said and bring new reasons; do not restate earlier points.");
+    text
+}
+
+pub fn debater_system(state: &DebateState, seat: usize) -> String {
+    let me = &state.panel[seat].perspective;
+    let others: Vec<String> = state
+        .panel
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != seat)
+        .map(|(_, s)| format!("{} (priorities: {})", s.name(), s.perspective.priorities.join(", ")))
+        .collect();
+    let mut text = format!(
+        "You are one debater in a structured debate about an engineering decision. You argue from the perspective \"{}\": a viewpoint, not a persona.\n\
+         Your priorities: {}.\nThe trade-offs you accept: {}.\nThe other debaters: {}.\n\
+         Argue for what your perspective would choose for this project. Be concrete. Name the other debaters when you answer them. \
+         Concede what is right, bring new reasons each round instead of restating, and stay on the question.",
+        me.name,
+        me.priorities.join(", "),
+        me.trade_offs,
+        others.join("; ")
+    );
+    if let Some(limit) = state.snapshot.debate.token_budget_per_round.0 {
+        let _ = write!(text, " Keep each answer under about {} words.", (limit * 3 / 5).max(50));
+    }
+    text
+}
+
+pub fn argument(state: &DebateState, seat: usize, round: u32) -> Prompt {
+    let mut user = common_context(state, round);
+    let _ = write!(user, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
+    Prompt { system: debater_system(state, seat), user }
+}
+
+pub fn rebuttal(state: &DebateState, seat: usize, round: u32) -> Prompt {
+    let mut user = common_context(state, round);
+    if let Some(current) = state.rounds.get(round as usize - 1) {
+        user.push_str("\nArguments this round:\n");
+        quote_all(&mut user, state, &current.arguments);
+        if state.snapshot.debate.rebuttals == Rebuttals::Sequential {
+            let before: Vec<Contribution> = current.rebuttals.iter().filter(|r| r.seat < seat).cloned().collect();
+            if !before.is_empty() {
+                user.push_str("\nRebuttals so far this round:\n");
+                quote_all(&mut user, state, &before);
+            }
+        }
+    }
+    let _ = write!(
+        user,
+        "\nWrite your round-{round} rebuttal as {}: answer the other debaters' arguments by name and point.",
+        state.panel[seat].name()
+    );
+    Prompt { system: debater_system(state, seat), user }
+}
+
+/// The question, project context, recent summaries, the previous round in full, and
+/// this round's framing and guidance.
+fn common_context(state: &DebateState, round: u32) -> String {
+    let mut text = format!("Question: {}\n", state.question);
+    push_context(&mut text, state);
+    let earlier: Vec<&Round> = state.rounds.iter().filter(|r| r.number + 1 < round).collect();
+    let shown = &earlier[earlier.len().saturating_sub(SUMMARY_WINDOW)..];
+    if !shown.is_empty() {
+        text.push_str("\nModerator's summaries of earlier rounds:\n");
+        if earlier.len() > shown.len() {
+            let _ = writeln!(text, "(rounds 1–{} omitted)", earlier.len() - shown.len());
+        }
+        for r in shown {
+            if let Some(e) = &r.evaluation {
+                let _ = writeln!(text, "- Round {}: {}", r.number, cap(&e.summary, SUMMARY_LIMIT));
+            }
+        }
+    }
+    if let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)) {
+        let _ = writeln!(text, "\nRound {} in full:", previous.number);
+        let all: Vec<Contribution> = previous.arguments.iter().chain(&previous.rebuttals).cloned().collect();
+        quote_all(&mut text, state, &all);
+    }
+    if let Some(current) = state.rounds.get(round as usize - 1) {
+        let _ = write!(text, "\nModerator: {}\n", current.framing);
+        if let Some(guidance) = &current.guidance {
+            let _ = writeln!(text, "Guidance from the humans running this debate: {guidance}");
+        }
+    }
+    text
+}
+
+fn push_context(text: &mut String, state: &DebateState) {
+    if state.analysis.vague {
+        text.push_str("Note: the question is vague; state the assumptions you argue under.\n");
+    }
+    let mut budget = CONTEXT_LIMIT;
+    for file in &state.snapshot.context {
+        if budget == 0 {
+            break;
+        }
+        let quoted = cap(&file.text, budget);
+        budget = budget.saturating_sub(quoted.chars().count());
+        let _ = write!(text, "\nProject context from {}:\n{quoted}\n", file.path);
+    }
+}
+
+fn quote_all(text: &mut String, state: &DebateState, contributions: &[Contribution]) {
+    for c in contributions {
+        let _ = writeln!(text, "[{} — {}]\n{}\n", state.panel[c.seat].name(), c.kind, cap(&c.text, QUOTE_LIMIT));
+    }
+}
+
+const MODERATOR_SYSTEM: &str = "You are the moderator of a structured debate about an engineering decision. You are impartial: \
+you judge arguments, not perspectives, and you answer in the exact JSON shape asked for, with no prose around it.";
+
+pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures) -> Prompt {
+    let current = &state.rounds[round as usize - 1];
+    let mut user =
+        format!("Question: {}\nPanel: {}\n\n{}\n\n", state.question, state.panel_names().join(", "), current.framing);
+    let all: Vec<Contribution> = current.arguments.iter().chain(&current.rebuttals).cloned().collect();
+    quote_all(&mut user, state, &all);
+    user.push_str("Local measures (share of each argument repeated from its own previous round):\n");
+    for (seat, repetition) in measures.repetition.iter().enumerate() {
+        if let Some(r) = repetition {
+            let _ = writeln!(user, "- {}: {:.0}%", state.panel[seat].name(), r * 100.0);
+        }
+    }
+    let _ = writeln!(user, "Novelty of this round: {:.0}% of its phrasing is new.", measures.novelty * 100.0);
+    let _ = write!(
+        user,
+        "\nEvaluate round {round}: are the debaters converging, stagnating, breaking new ground or diverging? Do their recommendations agree? \
+         Has one perspective won the others over? Did anyone drift off the question? Answer with one JSON object: {}",
+        evaluation::SCHEMA_HINT
+    );
+    Prompt { system: MODERATOR_SYSTEM.into(), user }
+}
+
+pub fn synthesis(state: &DebateState) -> Prompt {
+    let mut user = format!("Question: {}\n", state.question);
+    push_context(&mut user, state);
+    user.push_str("\nPanel:\n");
+    for seat in &state.panel {
+        let p = &seat.perspective;
+        let _ = writeln!(user, "- {}: priorities {}; accepts: {}", p.name, p.priorities.join(", "), p.trade_offs);
+    }
+    user.push_str("\nRound summaries:\n");
+    for r in &state.rounds {
+        if let Some(e) = &r.evaluation {
+            let _ = writeln!(user, "- Round {}: {}", r.number, cap(&e.summary, SUMMARY_LIMIT));
+        }
+        if let Some(g) = &r.guidance {
+            let _ = writeln!(user, "  Human guidance: {g}");
+        }
+    }
+    if let Some(last) = state.rounds.iter().rev().find(|r| !r.arguments.is_empty()) {
+        let _ = writeln!(user, "\nRound {} in full:", last.number);
+        let all: Vec<Contribution> = last.arguments.iter().chain(&last.rebuttals).cloned().collect();
+        quote_all(&mut user, state, &all);
+    }
+    if let Some(reason) = state.end_reason {
+        let _ = writeln!(user, "The debate ended by: {reason}.");
+    }
+    let _ = write!(
+        user,
+        "\nWrite the synthesis: for each perspective its key arguments and the trade-offs it accepts; the points of agreement; \
+         the key tensions and what is unresolved; a concrete recommendation with confidence High, Medium or Low and the caveats \
+         that would change it; and a dissenting view if a perspective strongly disagrees. Answer with one JSON object: {}",
+        synthesis::SCHEMA_HINT
+    );
+    Prompt { system: MODERATOR_SYSTEM.into(), user }
+}
+
+/// Ask the moderator to refine the keyword panel; it may only choose catalog entries.
+pub fn analysis(question: &str, analysis: &Analysis, picks: &[Seat], catalog: &Catalog, forced: &[String]) -> Prompt {
+    let mut user = format!("Question: {question}\n");
+    let _ = writeln!(user, "Domains found: {}", join_or_none(&analysis.domains));
+    let _ = writeln!(user, "Options named: {}", join_or_none(&analysis.options));
+    for c in &analysis.constraints {
+        let _ = writeln!(user, "Implied constraint: \u{201c}{}\u{201d} → {}", c.phrase, c.meaning);
+    }
+    user.push_str("\nCatalog:\n");
+    for p in catalog.entries() {
+        let _ = writeln!(user, "- {}: {} (opposes {})", p.name, p.priorities.join(", "), p.opposes.join(", "));
+    }
+    let proposed: Vec<String> = picks.iter().map(|p| format!("{} ({})", p.perspective.name, p.reason)).collect();
+    let _ = write!(
+        user,
+        "\nProposed panel: {}.\nChoose exactly {} perspectives from the catalog for this question{}. At least two must oppose each other. \
+         Answer with one JSON object: {{\"perspectives\": [{{\"name\": \"<catalog name>\", \"reason\": \"<why this viewpoint matters here>\"}}]}}",
+        proposed.join("; "),
+        picks.len(),
+        if forced.is_empty() { String::new() } else { format!(", including {}", forced.join(", ")) }
+    );
+    Prompt { system: MODERATOR_SYSTEM.into(), user }
+}
+
+fn join_or_none(items: &[String]) -> String {
+    if items.is_empty() { "none".into() } else { items.join(", ") }
+}
+
+/// At most `limit` characters, cut at a character boundary, marked when cut.
+pub fn cap(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        None => text.trim().to_string(),
+        Some((end, _)) => format!("{} […]", text[..end].trim_end()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cap;
+
+    #[test]
+    fn cap_respects_character_boundaries() {
+        assert_eq!(cap("héllo wörld", 4), "héll […]");
+        assert_eq!(cap("short", 10), "short");
+    }
+}

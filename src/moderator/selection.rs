@@ -1,0 +1,293 @@
+//! Catalog + analysis → a panel of 2–4 perspectives with a reason for each pick
+//! (SPEC §2.1). At least one pair on the panel always opposes.
+
+use serde::{Deserialize, Serialize};
+
+use super::analysis::{Analysis, match_terms};
+use crate::catalog::{Catalog, PerspectiveDef};
+
+/// One seat on the panel: the perspective chosen and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Seat {
+    pub perspective: PerspectiveDef,
+    pub reason: String,
+}
+
+impl Seat {
+    pub fn name(&self) -> &str {
+        &self.perspective.name
+    }
+}
+
+/// What the caller asks of the panel.
+#[derive(Debug, Clone, Default)]
+pub struct Request<'a> {
+    /// `--perspectives` or the `default_perspectives` setting.
+    pub size: Option<u8>,
+    /// `--with` names; always included.
+    pub forced: &'a [String],
+}
+
+struct Candidate<'a> {
+    def: &'a PerspectiveDef,
+    score: u32,
+    reason: String,
+}
+
+/// Choose the panel. Errors are user-facing messages (an unknown `--with` name, more
+/// forced names than seats, forced names that leave no room for opposition).
+pub fn select(catalog: &Catalog, question: &str, analysis: &Analysis, request: &Request) -> Result<Vec<Seat>, String> {
+    let forced = resolve_forced(catalog, request.forced)?;
+    let size = panel_size(analysis, request, forced.len())?;
+    let mut ranked = rank(catalog, question, analysis);
+
+    let mut panel: Vec<Candidate> = Vec::new();
+    for def in &forced {
+        let position = ranked.iter().position(|c| c.def.name == def.name).expect("forced names come from the catalog");
+        let mut candidate = ranked.remove(position);
+        candidate.reason = "requested with --with".into();
+        candidate.score = u32::MAX;
+        panel.push(candidate);
+    }
+    while panel.len() < size {
+        panel.push(ranked.remove(0));
+    }
+    ensure_opposition(catalog, &mut panel, &mut ranked)?;
+    Ok(panel.into_iter().map(|c| Seat { perspective: c.def.clone(), reason: c.reason }).collect())
+}
+
+/// The moderator's refinement of the panel, if it keeps the rules: catalog names only,
+/// the same number of seats, no repeats, every forced name, and an opposing pair.
+pub fn refine(catalog: &Catalog, proposed: &[Seat], forced: &[String], answer: &str) -> Option<Vec<Seat>> {
+    #[derive(Deserialize)]
+    struct Wire {
+        #[serde(default)]
+        perspectives: Vec<WireSeat>,
+    }
+    #[derive(Deserialize)]
+    struct WireSeat {
+        #[serde(default)]
+        name: String,
+        #[serde(default)]
+        reason: String,
+    }
+    let wire: Wire = super::json::extract(answer).ok()?;
+    if wire.perspectives.len() != proposed.len() {
+        return None;
+    }
+    let mut seats: Vec<Seat> = Vec::new();
+    for pick in wire.perspectives {
+        let def = catalog.find(&pick.name)?;
+        if seats.iter().any(|s| s.name() == def.name) {
+            return None;
+        }
+        let is_forced = forced.iter().any(|f| f.trim().eq_ignore_ascii_case(&def.name));
+        let earlier = proposed.iter().find(|p| p.name() == def.name).map(|p| p.reason.clone());
+        let reason = match (is_forced, pick.reason.trim()) {
+            (true, _) => "requested with --with".to_string(),
+            (false, "") => earlier.unwrap_or_else(|| "chosen by the moderator".into()),
+            (false, given) => given.to_string(),
+        };
+        seats.push(Seat { perspective: def.clone(), reason });
+    }
+    let has_forced = forced.iter().all(|f| seats.iter().any(|s| s.name().eq_ignore_ascii_case(f.trim())));
+    let opposed =
+        seats.iter().enumerate().any(|(i, a)| seats[i + 1..].iter().any(|b| catalog.opposed(a.name(), b.name())));
+    (has_forced && opposed).then_some(seats)
+}
+
+fn resolve_forced<'a>(catalog: &'a Catalog, names: &[String]) -> Result<Vec<&'a PerspectiveDef>, String> {
+    let mut forced: Vec<&PerspectiveDef> = Vec::new();
+    for name in names {
+        let def = catalog.find(name).ok_or_else(|| {
+            let known: Vec<&str> = catalog.entries().iter().map(|e| e.name.as_str()).collect();
+            format!("--with {name:?}: no such perspective in the catalog (known: {})", known.join(", "))
+        })?;
+        if !forced.iter().any(|f| f.name == def.name) {
+            forced.push(def);
+        }
+    }
+    Ok(forced)
+}
+
+fn panel_size(analysis: &Analysis, request: &Request, forced: usize) -> Result<usize, String> {
+    match request.size {
+        Some(size) if (size as usize) < forced => Err(format!(
+            "--with names {forced} perspectives but the panel has {size} seats; raise --perspectives or name fewer"
+        )),
+        Some(size) => Ok(size as usize),
+        None if forced > 4 => Err(format!("--with names {forced} perspectives; a panel has at most 4")),
+        None => Ok((analysis.panel_size as usize).max(forced).clamp(2, 4)),
+    }
+}
+
+/// Every catalog entry scored against the question, best first; ties keep catalog order.
+fn rank<'a>(catalog: &'a Catalog, question: &str, analysis: &Analysis) -> Vec<Candidate<'a>> {
+    let terms = match_terms(question);
+    let mut ranked: Vec<Candidate> = catalog
+        .entries()
+        .iter()
+        .map(|def| {
+            let hits: Vec<&str> = def
+                .keywords
+                .iter()
+                .filter(|k| terms.iter().any(|t| t.eq_ignore_ascii_case(k)))
+                .map(String::as_str)
+                .collect();
+            let domain = analysis.domains.iter().position(|d| def.domains.iter().any(|x| x.eq_ignore_ascii_case(d)));
+            let implied: Vec<&str> = analysis
+                .constraints
+                .iter()
+                .filter(|c| c.favours.iter().any(|f| f.eq_ignore_ascii_case(&def.name)))
+                .map(|c| c.phrase.as_str())
+                .collect();
+            let score = hits.len() as u32 * 3
+                + domain.map_or(0, |rank| if rank == 0 { 2 } else { 1 })
+                + implied.len() as u32 * 4;
+            let mut reasons = Vec::new();
+            if !implied.is_empty() {
+                reasons.push(format!("the question implies {}", quoted(&implied)));
+            }
+            if !hits.is_empty() {
+                reasons.push(format!("it mentions {}", quoted(&hits)));
+            }
+            if let Some(rank) = domain {
+                reasons.push(format!("speaks to the {} domain", analysis.domains[rank]));
+            }
+            let reason = if reasons.is_empty() {
+                format!("a general counterweight: {}", def.priorities.join(", "))
+            } else {
+                capitalise(&reasons.join("; "))
+            };
+            Candidate { def, score, reason }
+        })
+        .collect();
+    ranked.sort_by_key(|c| std::cmp::Reverse(c.score));
+    ranked
+}
+
+/// If nobody on the panel opposes anybody, swap the weakest unforced pick for the best
+/// candidate that opposes someone who stays.
+fn ensure_opposition<'a>(
+    catalog: &Catalog,
+    panel: &mut Vec<Candidate<'a>>,
+    ranked: &mut Vec<Candidate<'a>>,
+) -> Result<(), String> {
+    let opposed_pair = |panel: &[Candidate]| {
+        panel.iter().enumerate().any(|(i, a)| panel[i + 1..].iter().any(|b| catalog.opposed(&a.def.name, &b.def.name)))
+    };
+    if opposed_pair(panel) {
+        return Ok(());
+    }
+    let mut replaceable: Vec<usize> = (0..panel.len()).filter(|&i| panel[i].score != u32::MAX).collect();
+    replaceable.sort_by_key(|&i| panel[i].score);
+    for (position, candidate) in ranked.iter().enumerate() {
+        for &seat in &replaceable {
+            let target = panel
+                .iter()
+                .enumerate()
+                .find(|(i, member)| *i != seat && catalog.opposed(&candidate.def.name, &member.def.name));
+            if let Some((_, member)) = target {
+                let mut chosen = ranked.remove(position);
+                chosen.reason = if chosen.score > 0 {
+                    format!("{}; opposes {} so the panel disagrees", chosen.reason, member.def.name)
+                } else {
+                    format!("Opposes {} so the panel disagrees", member.def.name)
+                };
+                let replaced = std::mem::replace(&mut panel[seat], chosen);
+                ranked.insert(0, replaced);
+                return Ok(());
+            }
+        }
+    }
+    let names: Vec<&str> = panel.iter().map(|c| c.def.name.as_str()).collect();
+    Err(format!(
+        "the perspectives {} do not oppose each other and leave no seat for one that does; add a seat with --perspectives or name an opposing perspective with --with",
+        names.join(", ")
+    ))
+}
+
+fn quoted(words: &[&str]) -> String {
+    words.iter().map(|w| format!("\u{201c}{w}\u{201d}")).collect::<Vec<_>>().join(", ")
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::moderator::analysis::analyse;
+
+    fn panel(question: &str, request: &Request) -> Result<Vec<String>, String> {
+        let catalog = Catalog::build(&[]).unwrap();
+        let seats = select(&catalog, question, &analyse(question), request)?;
+        Ok(seats.into_iter().map(|p| p.perspective.name).collect())
+    }
+
+    #[test]
+    fn forced_names_are_kept_and_size_respected() {
+        let forced = vec!["security advocate".to_string()];
+        let names =
+            panel("Should we use Redis or Postgres for caching?", &Request { size: Some(3), forced: &forced }).unwrap();
+        assert_eq!(names.len(), 3);
+        assert_eq!(names[0], "Security Advocate");
+    }
+
+    #[test]
+    fn unknown_with_name_is_an_error_listing_known_names() {
+        let forced = vec!["Wizard".to_string()];
+        let err = panel("Redis or Postgres?", &Request { size: None, forced: &forced }).unwrap_err();
+        assert!(err.contains("\"Wizard\"") && err.contains("Performance Advocate"), "{err}");
+    }
+
+    #[test]
+    fn forced_names_that_agree_fill_every_seat_is_an_error() {
+        let forced = vec!["Performance Advocate".to_string(), "Reliability Engineer".to_string()];
+        let err = panel("Redis or Postgres?", &Request { size: Some(2), forced: &forced }).unwrap_err();
+        assert!(err.contains("do not oppose"), "{err}");
+    }
+
+    #[test]
+    fn more_forced_names_than_seats_is_an_error() {
+        let forced =
+            vec!["Cost Control".to_string(), "Performance Advocate".to_string(), "Security Advocate".to_string()];
+        assert!(panel("Redis or Postgres?", &Request { size: Some(2), forced: &forced }).is_err());
+    }
+
+    #[test]
+    fn refinement_keeps_the_rules() {
+        let catalog = Catalog::build(&[]).unwrap();
+        let q = "Should we use Redis or Postgres for caching?";
+        let proposed = select(&catalog, q, &analyse(q), &Request::default()).unwrap();
+        let good = r#"{"perspectives": [{"name": "Cost Control", "reason": "budget"}, {"name": "performance advocate", "reason": ""}]}"#;
+        let seats = refine(&catalog, &proposed, &[], good).unwrap();
+        assert_eq!(seats[0].name(), "Cost Control");
+        assert_eq!(seats[1].reason, proposed[0].reason, "an empty reason keeps the keyword reason");
+        // Not in the catalog, wrong count, nobody opposing, or a forced name dropped: rejected.
+        assert!(
+            refine(&catalog, &proposed, &[], r#"{"perspectives": [{"name": "Wizard"}, {"name": "Cost Control"}]}"#)
+                .is_none()
+        );
+        assert!(refine(&catalog, &proposed, &[], r#"{"perspectives": [{"name": "Cost Control"}]}"#).is_none());
+        assert!(
+            refine(
+                &catalog,
+                &proposed,
+                &[],
+                r#"{"perspectives": [{"name": "Performance Advocate"}, {"name": "Reliability Engineer"}]}"#
+            )
+            .is_none()
+        );
+        assert!(refine(&catalog, &proposed, &["Security Advocate".into()], good).is_none());
+        assert!(refine(&catalog, &proposed, &[], "{}").is_none());
+    }
+
+    #[test]
+    fn selection_is_deterministic() {
+        let q = "How should we handle authentication for the mobile app?";
+        assert_eq!(panel(q, &Request::default()), panel(q, &Request::default()));
+    }
+}

@@ -1,0 +1,150 @@
+//! The offline provider: composes arguments from the catalog's priorities and the
+//! options in the question. No network, no key, and no model reasoning — it is
+//! labelled as such wherever its words appear.
+
+use async_trait::async_trait;
+use serde_json::json;
+
+use super::{Brief, Completion, Provider, Purpose, Request, estimate_tokens};
+use crate::catalog::PerspectiveDef;
+use crate::engine::state::Usage;
+use crate::error::Result;
+use crate::moderator::evaluation::first_sentence;
+
+pub const OFFLINE_LABEL: &str = "the offline provider (composed from the catalog, not reasoned by a model)";
+
+pub struct Offline;
+
+#[async_trait]
+impl Provider for Offline {
+    fn reasoned(&self) -> bool {
+        false
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion> {
+        let text = match (&request.purpose, &request.brief) {
+            (Purpose::Argument, Brief::Debater { perspective, seat, question, options, others }) => {
+                argument(perspective, *seat, question, options, others, request.round)
+            }
+            (Purpose::Rebuttal, Brief::Debater { perspective, seat, options, others, .. }) => {
+                rebuttal(perspective, *seat, options, others, request.round)
+            }
+            (Purpose::Evaluation, Brief::Evaluation { arguments, novelty, stagnating }) => {
+                evaluation(arguments, *novelty, *stagnating)
+            }
+            (Purpose::Synthesis, Brief::Synthesis { panel, options }) => synthesis(panel, options),
+            // Analysis: keep the keyword panel as it is.
+            _ => "{}".to_string(),
+        };
+        let usage = Usage {
+            prompt_tokens: estimate_tokens(&request.system) + estimate_tokens(&request.prompt),
+            completion_tokens: estimate_tokens(&text),
+            latency_ms: 0,
+        };
+        Ok(Completion { text, model: "offline".into(), usage })
+    }
+}
+
+/// The option a seat leans to: seats take the named options in turn, so a binary
+/// question gets one debater on each side.
+fn favoured(options: &[String], seat: usize) -> Option<&String> {
+    (!options.is_empty()).then(|| &options[seat % options.len()])
+}
+
+fn priority(p: &PerspectiveDef, round: u32) -> &str {
+    &p.priorities[(round as usize - 1) % p.priorities.len()]
+}
+
+fn argument(
+    p: &PerspectiveDef,
+    seat: usize,
+    question: &str,
+    options: &[String],
+    others: &[PerspectiveDef],
+    round: u32,
+) -> String {
+    let focus = priority(p, round);
+    let stance = match favoured(options, seat) {
+        Some(option) => format!("{option} is the better fit, because it serves {focus} most directly"),
+        None => format!("the answer to \u{201c}{}\u{201d} should be judged first on {focus}", question.trim()),
+    };
+    let rival = others.first().map_or(String::new(), |o| {
+        format!(" Where {} would optimise for {}, this perspective holds that {focus} decides the outcome over the life of the system.", o.name, o.priorities[0])
+    });
+    format!(
+        "{stance}. {name} weighs {all} and {trade}.{rival} \
+         The point to settle in round {round} is how each option behaves on {focus}: what it costs to get right, and what breaks first when it is neglected.",
+        name = p.name,
+        all = p.priorities.join(", "),
+        trade = p.trade_offs.to_lowercase(),
+    )
+}
+
+fn rebuttal(p: &PerspectiveDef, seat: usize, options: &[String], others: &[PerspectiveDef], round: u32) -> String {
+    let focus = priority(p, round);
+    let mine = favoured(options, seat).map_or("this perspective's position".to_string(), |o| o.clone());
+    others
+        .iter()
+        .map(|o| {
+            let theirs = o.priorities[(round as usize - 1) % o.priorities.len()].as_str();
+            format!(
+                "To {}: {theirs} matters, but not at the expense of {focus}; {mine} keeps {focus} within reach while {theirs} can be recovered later.",
+                o.name
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn evaluation(arguments: &[(String, String)], novelty: f64, stagnating: bool) -> String {
+    let summary =
+        arguments.iter().map(|(name, text)| format!("{name}: {}", first_sentence(text))).collect::<Vec<_>>().join(" ");
+    let assessment = if stagnating {
+        "stagnating"
+    } else if novelty > 0.5 {
+        "new_ground"
+    } else {
+        "diverging"
+    };
+    json!({"summary": summary, "assessment": assessment, "agreement": false, "clear_winner": null, "off_topic": [], "new_points": []}).to_string()
+}
+
+fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> String {
+    let perspectives: Vec<_> = panel
+        .iter()
+        .enumerate()
+        .map(|(seat, p)| {
+            let lean = favoured(options, seat).map_or(String::new(), |o| format!("favours {o}; "));
+            json!({
+                "name": p.name,
+                "key_arguments": [format!("{lean}optimises for {}", p.priorities.join(", "))],
+                "trade_offs_accepted": [p.trade_offs],
+            })
+        })
+        .collect();
+    let tensions: Vec<String> = panel
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| {
+            panel[i + 1..]
+                .iter()
+                .filter(|b| a.opposes.contains(&b.name) || b.opposes.contains(&a.name))
+                .map(move |b| (a, b))
+        })
+        .map(|(a, b)| format!("{} ({}) against {} ({})", a.name, a.priorities[0], b.name, b.priorities[0]))
+        .collect();
+    let subject = if options.is_empty() { "the options".to_string() } else { options.join(" or ") };
+    json!({
+        "perspectives": perspectives,
+        "agreement": [format!("Every perspective wants {subject} judged against explicit criteria rather than habit.")],
+        "tensions": tensions,
+        "recommendation": format!(
+            "No model reasoned about this question. Weigh {subject} against the criteria above, starting with the tensions listed; \
+             run the debate again with a configured provider for a reasoned recommendation."
+        ),
+        "confidence": "Low",
+        "caveats": ["These arguments were composed from the perspective catalog, not from knowledge of this project."],
+        "dissent": null,
+    })
+    .to_string()
+}

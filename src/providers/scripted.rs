@@ -1,0 +1,156 @@
+//! The scripted provider: answers read from a YAML script, for tests and demos.
+//!
+//! ```yaml
+//! model: scripted-demo          # reported as the model
+//! log: prompts.jsonl            # optional: every request appended as a JSON line when it starts
+//! delay_ms: 0                   # optional: wait before every answer
+//! answers:
+//!   - purpose: argument         # analysis | argument | rebuttal | evaluation | synthesis
+//!     round: 2                  # optional filter
+//!     perspective: Cost Control # optional filter
+//!     text: "{perspective} in round {round}: ..."
+//!     delay_ms: 500             # optional, overrides the default
+//!     error: "overloaded"       # optional: fail this call instead of answering
+//! ```
+//! The most specific matching answer wins (earliest on a tie). With no match, an
+//! analysis call keeps the keyword panel; any other call is an error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+
+use super::{Completion, Provider, Purpose, Request, estimate_tokens};
+use crate::engine::state::Usage;
+use crate::error::{Error, Result};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Script {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    log: Option<PathBuf>,
+    #[serde(default)]
+    delay_ms: u64,
+    #[serde(default)]
+    answers: Vec<Answer>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answer {
+    #[serde(default)]
+    purpose: Option<Purpose>,
+    #[serde(default)]
+    round: Option<u32>,
+    #[serde(default)]
+    perspective: Option<String>,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    delay_ms: Option<u64>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+impl Answer {
+    /// How many filters it sets, if it matches the request at all.
+    fn specificity(&self, request: &Request) -> Option<usize> {
+        let purpose = self.purpose.map(|p| p == request.purpose);
+        let round = self.round.map(|r| r == request.round);
+        let perspective =
+            self.perspective.as_ref().map(|p| request.perspective.as_ref().is_some_and(|q| p.eq_ignore_ascii_case(q)));
+        let filters = [purpose, round, perspective];
+        filters.iter().all(|f| f.unwrap_or(true)).then(|| filters.iter().flatten().count())
+    }
+}
+
+pub struct Scripted {
+    script: Script,
+    model: String,
+    log: Option<PathBuf>,
+}
+
+impl Scripted {
+    pub fn load(path: &Path, model: Option<String>) -> Result<Scripted> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|err| Error::config(format!("cannot read script {origin}: {err}")))?;
+        let script: Script = crate::yaml::parse(&text, &origin).map_err(Error::config)?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let log = script.log.as_ref().map(|l| base.join(l));
+        let model = model.or(script.model.clone()).unwrap_or_else(|| "scripted".into());
+        Ok(Scripted { script, model, log })
+    }
+
+    fn record(&self, request: &Request) -> Result<()> {
+        let Some(path) = &self.log else { return Ok(()) };
+        let line = serde_json::json!({
+            "purpose": request.purpose,
+            "round": request.round,
+            "perspective": request.perspective,
+            "system": request.system,
+            "prompt": request.prompt,
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "json": request.json,
+        });
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|err| Error::general(format!("cannot write the script log {}: {err}", path.display())))?;
+        // One write per line, so concurrent appends never interleave.
+        file.write_all(format!("{line}\n").as_bytes())
+            .map_err(|err| Error::general(format!("cannot write the script log {}: {err}", path.display())))
+    }
+}
+
+#[async_trait]
+impl Provider for Scripted {
+    async fn complete(&self, request: &Request) -> Result<Completion> {
+        self.record(request)?;
+        let best = self
+            .script
+            .answers
+            .iter()
+            .filter_map(|a| a.specificity(request).map(|s| (s, a)))
+            .fold(None::<(usize, &Answer)>, |best, (s, a)| match best {
+                Some((b, _)) if b >= s => best,
+                _ => Some((s, a)),
+            })
+            .map(|(_, a)| a);
+        let delay = best.and_then(|a| a.delay_ms).unwrap_or(self.script.delay_ms);
+        if delay > 0 {
+            tokio::time::sleep(Duration::from_millis(delay)).await;
+        }
+        let text = match best {
+            Some(Answer { error: Some(message), .. }) => {
+                return Err(Error::provider(format!("scripted provider: {message}")));
+            }
+            Some(answer) => answer
+                .text
+                .replace("{perspective}", request.perspective.as_deref().unwrap_or("moderator"))
+                .replace("{round}", &request.round.to_string()),
+            None if request.purpose == Purpose::Analysis => "{}".into(),
+            None => {
+                return Err(Error::provider(format!(
+                    "scripted provider: the script has no answer for {:?} in round {}{}",
+                    request.purpose,
+                    request.round,
+                    request.perspective.as_ref().map(|p| format!(" by {p}")).unwrap_or_default()
+                ))
+                .with_hint("add an entry under `answers:` in the script"));
+            }
+        };
+        let usage = Usage {
+            prompt_tokens: estimate_tokens(&request.system) + estimate_tokens(&request.prompt),
+            completion_tokens: estimate_tokens(&text),
+            latency_ms: delay,
+        };
+        Ok(Completion { text, model: self.model.clone(), usage })
+    }
+}

@@ -1,0 +1,216 @@
+//! The decision record as markdown, from `templates/decision.md` (or the repository's
+//! `.debate/templates/decision.md`) with minijinja. The template sees plain data.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use minijinja::Environment;
+use serde::Serialize;
+
+use super::date_of;
+use crate::engine::state::DebateState;
+use crate::error::{Error, Result};
+
+pub const BUILT_IN: &str = include_str!("../../templates/decision.md");
+
+/// The repository's override of the template, if it has one.
+pub fn override_path(repo_root: &Path) -> PathBuf {
+    repo_root.join(".debate").join("templates").join("decision.md")
+}
+
+/// The template text for a repository, checked so that a broken override is reported
+/// before a debate starts rather than after it ends.
+pub fn template_for(repo_root: &Path) -> Result<String> {
+    let path = override_path(repo_root);
+    let text = if path.is_file() {
+        std::fs::read_to_string(&path)
+            .map_err(|err| Error::config(format!("cannot read the record template {}: {err}", path.display())))?
+    } else {
+        BUILT_IN.to_string()
+    };
+    environment().template_from_str(&text).map_err(|err| {
+        Error::config(format!("record template {}: {err}", path.display()))
+            .with_hint("fix the template or remove it to use the built-in one")
+    })?;
+    Ok(text)
+}
+
+#[derive(Serialize)]
+struct Context<'a> {
+    id: &'a str,
+    title: &'a str,
+    date: String,
+    question: &'a str,
+    rounds: usize,
+    ended_by: &'a str,
+    confidence: &'a str,
+    models: BTreeSet<&'a str>,
+    tokens: Tokens,
+    offline: bool,
+    names: Vec<String>,
+    context: Vec<String>,
+    panel: Vec<PanelEntry<'a>>,
+    agreement: &'a [String],
+    tensions: &'a [String],
+    recommendation: &'a str,
+    caveats: &'a [String],
+    dissent: Option<&'a crate::moderator::synthesis::Dissent>,
+    degradations: &'a [String],
+    log: Vec<LogRow>,
+}
+
+#[derive(Serialize)]
+struct Tokens {
+    prompt: u64,
+    completion: u64,
+}
+
+#[derive(Serialize)]
+struct PanelEntry<'a> {
+    name: &'a str,
+    reason: &'a str,
+    priorities: &'a [String],
+    key_arguments: &'a [String],
+    trade_offs_accepted: &'a [String],
+}
+
+#[derive(Serialize)]
+struct LogRow {
+    round: u32,
+    summary: String,
+    repetition: String,
+    verdict: String,
+}
+
+pub fn render(state: &DebateState) -> Result<String> {
+    let outcome = state.outcome.as_ref().ok_or_else(|| Error::general("the debate has no synthesis to record"))?;
+    let synthesis = &outcome.synthesis;
+    let template = template_for(Path::new(&state.repo_root))?;
+    let empty: &[String] = &[];
+    let context = Context {
+        id: &state.id,
+        title: &state.title,
+        date: date_of(state),
+        question: &state.question,
+        rounds: state.rounds.len(),
+        ended_by: state.end_reason.map_or("unknown", |r| r.as_str()),
+        confidence: outcome.confidence.as_str(),
+        models: state
+            .rounds
+            .iter()
+            .flat_map(|r| r.arguments.iter().chain(&r.rebuttals))
+            .map(|c| c.model.as_str())
+            .collect(),
+        tokens: Tokens { prompt: state.totals.prompt_tokens, completion: state.totals.completion_tokens },
+        offline: state.snapshot.debater.provider == "offline" || state.snapshot.moderator.provider == "offline",
+        names: state.panel_names(),
+        context: context_lines(state),
+        panel: state
+            .panel
+            .iter()
+            .map(|seat| {
+                let summary = synthesis.perspectives.iter().find(|p| p.name == seat.name());
+                PanelEntry {
+                    name: seat.name(),
+                    reason: &seat.reason,
+                    priorities: &seat.perspective.priorities,
+                    key_arguments: summary.map_or(empty, |s| &s.key_arguments),
+                    trade_offs_accepted: summary.map_or(empty, |s| &s.trade_offs_accepted),
+                }
+            })
+            .collect(),
+        agreement: &synthesis.agreement,
+        tensions: &synthesis.tensions,
+        recommendation: &synthesis.recommendation,
+        caveats: &synthesis.caveats,
+        dissent: synthesis.dissent.as_ref(),
+        degradations: &outcome.degradations,
+        log: state
+            .rounds
+            .iter()
+            .map(|r| LogRow {
+                round: r.number,
+                summary: r.evaluation.as_ref().map_or_else(|| "(not evaluated)".into(), |e| e.summary.clone()),
+                repetition: repetition_cell(state, r),
+                verdict: r.evaluation.as_ref().map_or_else(String::new, |e| e.assessment.describe().to_string()),
+            })
+            .collect(),
+    };
+    environment().render_str(&template, &context).map_err(|err| {
+        Error::record(format!("cannot render the decision record: {err}"))
+            .with_hint("check .debate/templates/decision.md")
+    })
+}
+
+fn context_lines(state: &DebateState) -> Vec<String> {
+    let mut lines = Vec::new();
+    if state.analysis.vague {
+        lines.push(
+            "The question was vague and no clarification was given; the debaters stated their own assumptions."
+                .to_string(),
+        );
+    }
+    if !state.analysis.options.is_empty() {
+        lines.push(format!("Options named in the question: {}.", state.analysis.options.join(", ")));
+    }
+    for c in &state.analysis.constraints {
+        lines.push(format!("Implied constraint: \u{201c}{}\u{201d} — {}.", c.phrase, c.meaning));
+    }
+    for file in &state.snapshot.context {
+        lines.push(format!("Project context from `{}`.", file.path));
+    }
+    for r in &state.rounds {
+        if let Some(g) = &r.guidance {
+            lines.push(format!("Guidance before round {}: {g}", r.number));
+        }
+    }
+    lines
+}
+
+fn repetition_cell(state: &DebateState, round: &crate::engine::state::Round) -> String {
+    let Some(measures) = &round.measures else { return String::new() };
+    let figures: Vec<String> = measures
+        .repetition
+        .iter()
+        .enumerate()
+        .filter_map(|(seat, r)| Some(format!("{} {:.0}%", state.panel.get(seat)?.name(), r.as_ref()? * 100.0)))
+        .collect();
+    if figures.is_empty() { "—".into() } else { figures.join(", ") }
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.set_keep_trailing_newline(true);
+    // A JSON string is a valid YAML scalar, whatever quotes or colons the title holds.
+    env.add_filter("yaml", |value: String| serde_json::to_string(&value).unwrap_or_default());
+    env.add_filter("line", line);
+    env.add_filter("cell", |value: String| line(value).replace('|', "\\|"));
+    env.add_filter("block", block);
+    env
+}
+
+/// One line: model text folded so it cannot start a heading or break a list.
+fn line(value: String) -> String {
+    let folded = value.split_whitespace().collect::<Vec<_>>().join(" ");
+    folded.trim_start_matches('#').trim_start().to_string()
+}
+
+/// Paragraphs kept, but no line may open a heading, a front-matter fence or a
+/// setext underline that would change the record's sections.
+fn block(value: String) -> String {
+    value
+        .trim()
+        .lines()
+        .map(|l| {
+            let t = l.trim_start();
+            if t.starts_with('#') || t.starts_with("---") || t.starts_with("===") {
+                format!("\\{t}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,622 @@
+//! Settings: built-in defaults < user file < repository file < `--config` file <
+//! environment (`DEBATE_*`) < flags (SPEC §5).
+//!
+//! Each file is parsed into the typed [`Settings`] first, so an unknown key or a wrong
+//! type is reported with the file, line and key. The layers are then merged as plain
+//! values (later wins, mappings merge key by key) and the result is read once more.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::catalog::PerspectiveDef;
+use crate::error::{Error, Result};
+use crate::yaml;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    pub debate: DebateSettings,
+    pub providers: Providers,
+    pub roles: Roles,
+    pub record: RecordSettings,
+}
+
+/// How a debate runs. Stored with each debate, so a resumed debate keeps its rules.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct DebateSettings {
+    pub max_rounds: Rounds,
+    pub default_perspectives: PanelSize,
+    pub token_budget_per_round: TokenBudget,
+    pub repetition_threshold: Fraction,
+    pub novelty_threshold: Fraction,
+    pub rebuttals: Rebuttals,
+    pub checkpoints: bool,
+    pub round_timeout_seconds: Seconds,
+    pub checkpoint_timeout_seconds: Seconds,
+    pub total_timeout_seconds: Seconds,
+    #[serde(skip_serializing)]
+    pub custom_perspectives: Vec<PerspectiveDef>,
+}
+
+impl Default for DebateSettings {
+    fn default() -> Self {
+        DebateSettings {
+            max_rounds: Rounds(5),
+            default_perspectives: PanelSize::Auto,
+            token_budget_per_round: TokenBudget(Some(2000)),
+            repetition_threshold: Fraction(0.6),
+            novelty_threshold: Fraction(0.2),
+            rebuttals: Rebuttals::Parallel,
+            checkpoints: true,
+            round_timeout_seconds: Seconds(120),
+            checkpoint_timeout_seconds: Seconds(1800),
+            total_timeout_seconds: Seconds(1800),
+            custom_perspectives: Vec::new(),
+        }
+    }
+}
+
+/// A number of rounds, 1–20.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "u8")]
+pub struct Rounds(pub u8);
+
+impl TryFrom<i64> for Rounds {
+    type Error = String;
+    fn try_from(value: i64) -> Result<Self, String> {
+        match u8::try_from(value) {
+            Ok(n @ 1..=20) => Ok(Rounds(n)),
+            _ => Err(format!("max_rounds must be a whole number from 1 to 20, not {value}")),
+        }
+    }
+}
+
+impl From<Rounds> for u8 {
+    fn from(rounds: Rounds) -> u8 {
+        rounds.0
+    }
+}
+
+/// `auto` or a panel size of 2–4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Scalar", into = "Scalar")]
+pub enum PanelSize {
+    Auto,
+    Fixed(u8),
+}
+
+/// The completion limit per debater and round; `None` is unlimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Scalar", into = "Scalar")]
+pub struct TokenBudget(pub Option<u32>);
+
+/// A number or a word, as YAML and environment variables give them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    Number(i64),
+    Text(String),
+}
+
+impl TryFrom<Scalar> for PanelSize {
+    type Error = String;
+    fn try_from(value: Scalar) -> Result<Self, String> {
+        match value {
+            Scalar::Text(text) if text.eq_ignore_ascii_case("auto") => Ok(PanelSize::Auto),
+            Scalar::Number(n @ 2..=4) => Ok(PanelSize::Fixed(n as u8)),
+            other => Err(format!("default_perspectives must be `auto` or 2, 3 or 4, not {other}")),
+        }
+    }
+}
+
+impl From<PanelSize> for Scalar {
+    fn from(size: PanelSize) -> Scalar {
+        match size {
+            PanelSize::Auto => Scalar::Text("auto".into()),
+            PanelSize::Fixed(n) => Scalar::Number(n.into()),
+        }
+    }
+}
+
+impl TryFrom<Scalar> for TokenBudget {
+    type Error = String;
+    fn try_from(value: Scalar) -> Result<Self, String> {
+        match value {
+            Scalar::Text(text) if text.eq_ignore_ascii_case("unlimited") => Ok(TokenBudget(None)),
+            Scalar::Number(0) => Ok(TokenBudget(None)),
+            Scalar::Number(n) if (1..=1_000_000).contains(&n) => Ok(TokenBudget(Some(n as u32))),
+            other => Err(format!("token_budget_per_round must be a number of tokens, 0 or `unlimited`, not {other}")),
+        }
+    }
+}
+
+impl From<TokenBudget> for Scalar {
+    fn from(budget: TokenBudget) -> Scalar {
+        match budget.0 {
+            None => Scalar::Text("unlimited".into()),
+            Some(n) => Scalar::Number(n.into()),
+        }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Number(n) => write!(f, "{n}"),
+            Scalar::Text(text) => write!(f, "`{text}`"),
+        }
+    }
+}
+
+/// A share between 0 and 1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Fraction(pub f64);
+
+impl TryFrom<f64> for Fraction {
+    type Error = String;
+    fn try_from(value: f64) -> Result<Self, String> {
+        if (0.0..=1.0).contains(&value) {
+            Ok(Fraction(value))
+        } else {
+            Err(format!("expected a share between 0 and 1, not {value}"))
+        }
+    }
+}
+
+impl From<Fraction> for f64 {
+    fn from(fraction: Fraction) -> f64 {
+        fraction.0
+    }
+}
+
+/// A positive number of seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "u64")]
+pub struct Seconds(pub u64);
+
+impl TryFrom<i64> for Seconds {
+    type Error = String;
+    fn try_from(value: i64) -> Result<Self, String> {
+        match u64::try_from(value) {
+            Ok(n) if n > 0 => Ok(Seconds(n)),
+            _ => Err(format!("expected a positive number of seconds, not {value}")),
+        }
+    }
+}
+
+impl From<Seconds> for u64 {
+    fn from(seconds: Seconds) -> u64 {
+        seconds.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rebuttals {
+    /// Every debater rebuts at once, seeing all arguments.
+    Parallel,
+    /// Each debater also sees the rebuttals written before its own.
+    Sequential,
+}
+
+/// Named providers and the default one. Written by hand so that `default` can sit
+/// beside the named entries while every entry keeps its line numbers in errors.
+#[derive(Debug, Clone, Default)]
+pub struct Providers {
+    pub default: Option<String>,
+    pub named: BTreeMap<String, ProviderConfig>,
+}
+
+impl<'de> Deserialize<'de> for Providers {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Providers;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a mapping of provider names to provider settings")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Providers, A::Error> {
+                let mut providers = Providers::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "default" {
+                        providers.default = map.next_value()?;
+                    } else {
+                        let config = map.next_value()?;
+                        providers.named.insert(key, config);
+                    }
+                }
+                Ok(providers)
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    Openai,
+    Anthropic,
+    Offline,
+    Scripted,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    pub base_url: Option<String>,
+    /// Name of the environment variable that holds the key.
+    pub api_key_env: Option<String>,
+    /// A key written into the settings file. Never stored or printed.
+    pub api_key: Option<String>,
+    pub model: Option<String>,
+    /// For `kind: scripted`: the YAML script to answer from (relative to the settings file).
+    pub script: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Roles {
+    pub moderator: RoleSettings,
+    pub debater: RoleSettings,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RoleSettings {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub temperature: Option<f32>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecordSettings {
+    pub directory: RecordDirectory,
+    pub filename: FilenameTemplate,
+    pub commit: bool,
+    pub issue_draft: bool,
+}
+
+impl Default for RecordSettings {
+    fn default() -> Self {
+        RecordSettings {
+            directory: RecordDirectory("docs/decisions".into()),
+            filename: FilenameTemplate("{date}-{slug}.md".into()),
+            commit: true,
+            issue_draft: false,
+        }
+    }
+}
+
+/// A directory inside the repository: relative, without `..`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct RecordDirectory(pub String);
+
+impl TryFrom<String> for RecordDirectory {
+    type Error = String;
+    fn try_from(value: String) -> Result<Self, String> {
+        let path = Path::new(&value);
+        let inside = !value.trim().is_empty()
+            && path.is_relative()
+            && path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+        if inside {
+            Ok(RecordDirectory(value))
+        } else {
+            Err(format!("record.directory must be a relative path inside the repository without `..`, not {value:?}"))
+        }
+    }
+}
+
+impl From<RecordDirectory> for String {
+    fn from(dir: RecordDirectory) -> String {
+        dir.0
+    }
+}
+
+/// A file-name template using `{date}`, `{slug}`, `{number}` and `{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct FilenameTemplate(pub String);
+
+impl TryFrom<String> for FilenameTemplate {
+    type Error = String;
+    fn try_from(value: String) -> Result<Self, String> {
+        let mut rest = value.as_str();
+        while let Some(start) = rest.find('{') {
+            let end = rest[start..]
+                .find('}')
+                .map(|e| start + e)
+                .ok_or_else(|| format!("unclosed `{{` in record.filename {value:?}"))?;
+            let name = &rest[start + 1..end];
+            if !["date", "slug", "number", "id"].contains(&name) {
+                return Err(format!(
+                    "record.filename: unknown placeholder {{{name}}}; use {{date}}, {{slug}}, {{number}} or {{id}}"
+                ));
+            }
+            rest = &rest[end + 1..];
+        }
+        if value.contains('/') || value.contains('\\') || value.contains("..") || value.trim().is_empty() {
+            return Err(format!("record.filename must be a plain file name, not {value:?}"));
+        }
+        if !value.contains("{slug}") && !value.contains("{id}") && !value.contains("{number}") {
+            return Err(format!("record.filename needs {{slug}}, {{id}} or {{number}} so names differ, not {value:?}"));
+        }
+        Ok(FilenameTemplate(value))
+    }
+}
+
+impl From<FilenameTemplate> for String {
+    fn from(template: FilenameTemplate) -> String {
+        template.0
+    }
+}
+
+/// The perspectives a settings layer adds to the catalog, with where they came from.
+#[derive(Debug, Clone)]
+pub struct CatalogOverlay {
+    pub origin: String,
+    pub entries: Vec<PerspectiveDef>,
+}
+
+/// Settings as loaded, with the catalog overlays in precedence order.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub settings: Settings,
+    pub overlays: Vec<CatalogOverlay>,
+    pub files: Vec<PathBuf>,
+}
+
+/// What the command line contributes to settings.
+#[derive(Debug, Default, Clone)]
+pub struct FlagOverrides {
+    pub max_rounds: Option<u8>,
+    pub perspectives: Option<u8>,
+    pub no_checkpoints: bool,
+    pub no_commit: bool,
+    pub issue: bool,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+}
+
+/// Environment variables that set a key, and the key they set.
+const ENVIRONMENT: &[(&str, &[&str])] = &[
+    ("DEBATE_MAX_ROUNDS", &["debate", "max_rounds"]),
+    ("DEBATE_DEFAULT_PERSPECTIVES", &["debate", "default_perspectives"]),
+    ("DEBATE_TOKEN_BUDGET_PER_ROUND", &["debate", "token_budget_per_round"]),
+    ("DEBATE_REPETITION_THRESHOLD", &["debate", "repetition_threshold"]),
+    ("DEBATE_NOVELTY_THRESHOLD", &["debate", "novelty_threshold"]),
+    ("DEBATE_REBUTTALS", &["debate", "rebuttals"]),
+    ("DEBATE_CHECKPOINTS", &["debate", "checkpoints"]),
+    ("DEBATE_ROUND_TIMEOUT_SECONDS", &["debate", "round_timeout_seconds"]),
+    ("DEBATE_CHECKPOINT_TIMEOUT_SECONDS", &["debate", "checkpoint_timeout_seconds"]),
+    ("DEBATE_TOTAL_TIMEOUT_SECONDS", &["debate", "total_timeout_seconds"]),
+    ("DEBATE_PROVIDER", &["providers", "default"]),
+    ("DEBATE_RECORD_DIRECTORY", &["record", "directory"]),
+    ("DEBATE_RECORD_FILENAME", &["record", "filename"]),
+    ("DEBATE_RECORD_COMMIT", &["record", "commit"]),
+    ("DEBATE_ISSUE_DRAFT", &["record", "issue_draft"]),
+];
+
+/// The environment variables read as settings, for documentation and tests.
+pub fn environment_variables() -> impl Iterator<Item = &'static str> {
+    ENVIRONMENT.iter().map(|(name, _)| *name)
+}
+
+/// The user's settings file: `$XDG_CONFIG_HOME/debate/settings.yaml` on Linux.
+pub fn user_settings_path() -> Option<PathBuf> {
+    directories::BaseDirs::new().map(|dirs| dirs.config_dir().join("debate").join("settings.yaml"))
+}
+
+/// Load every layer. `repo_root` is the repository (or working directory) the debate is about.
+pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> Result<Loaded> {
+    let mut merged = Value::Object(Map::new());
+    let mut overlays = Vec::new();
+    let mut files = Vec::new();
+
+    let optional = [user_settings_path(), Some(repo_root.join(".debate").join("settings.yaml"))];
+    for path in optional.into_iter().flatten().filter(|p| p.is_file()) {
+        merge_file(&path, &mut merged, &mut overlays)?;
+        files.push(path);
+    }
+    let repo_catalog = repo_root.join(".debate").join("perspectives.yaml");
+    if repo_catalog.is_file() {
+        overlays.push(read_catalog_file(&repo_catalog)?);
+    }
+    if let Some(path) = config {
+        if !path.is_file() {
+            return Err(Error::config(format!("settings file {} does not exist", path.display()))
+                .with_hint("pass an existing YAML file to --config, e.g. a copy of settings.example.yaml"));
+        }
+        merge_file(path, &mut merged, &mut overlays)?;
+        files.push(path.to_path_buf());
+    }
+    merge(&mut merged, environment_layer()?);
+    merge(&mut merged, flags_layer(flags));
+
+    let settings: Settings = serde_json::from_value(merged).map_err(|err| Error::config(format!("settings: {err}")))?;
+    Ok(Loaded { settings, overlays, files })
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|err| {
+        Error::config(format!("cannot read {}: {err}", path.display()))
+            .with_hint("settings and catalog files must be readable UTF-8 YAML")
+    })
+}
+
+fn merge_file(path: &Path, merged: &mut Value, overlays: &mut Vec<CatalogOverlay>) -> Result<()> {
+    let text = read_text(path)?;
+    let origin = path.display().to_string();
+    let typed: Settings = yaml::parse::<Option<Settings>>(&text, &origin)
+        .map_err(|msg| Error::config(msg).with_hint("see settings.example.yaml for every key and its type"))?
+        .unwrap_or_default();
+    if !typed.debate.custom_perspectives.is_empty() {
+        overlays.push(CatalogOverlay { origin: origin.clone(), entries: typed.debate.custom_perspectives });
+    }
+    let mut layer: Value = yaml::parse::<Option<Value>>(&text, &origin).map_err(Error::config)?.unwrap_or(Value::Null);
+    if let Some(debate) = layer.get_mut("debate").and_then(Value::as_object_mut) {
+        debate.remove("custom_perspectives");
+    }
+    resolve_script_paths(&mut layer, path.parent().unwrap_or(Path::new(".")));
+    merge(merged, layer);
+    Ok(())
+}
+
+/// Script paths in a settings file are relative to that file.
+fn resolve_script_paths(layer: &mut Value, base: &Path) {
+    let Some(providers) = layer.get_mut("providers").and_then(Value::as_object_mut) else { return };
+    for entry in providers.values_mut() {
+        if let Some(script) = entry.get_mut("script")
+            && let Some(relative) = script.as_str()
+        {
+            *script = Value::String(base.join(relative).display().to_string());
+        }
+    }
+}
+
+/// `.debate/perspectives.yaml`: a catalog file in the repository.
+fn read_catalog_file(path: &Path) -> Result<CatalogOverlay> {
+    let origin = path.display().to_string();
+    let text = read_text(path)?;
+    let file: crate::catalog::CatalogFile = yaml::parse(&text, &origin).map_err(Error::config)?;
+    Ok(CatalogOverlay { origin, entries: file.perspectives })
+}
+
+fn environment_layer() -> Result<Value> {
+    let mut layer = Value::Object(Map::new());
+    for (name, key) in ENVIRONMENT {
+        let Ok(raw) = std::env::var(name) else { continue };
+        let value: Value = yaml::parse::<Value>(&raw, name).unwrap_or(Value::String(raw.clone()));
+        let patch = nest(key, value);
+        // Read the variable on its own, so a bad value is blamed on the variable.
+        serde_json::from_value::<Settings>(patch.clone()).map_err(|err| {
+            Error::config(format!("environment variable {name}={raw:?}: {err}"))
+                .with_hint(format!("fix or unset {name}"))
+        })?;
+        merge(&mut layer, patch);
+    }
+    Ok(layer)
+}
+
+fn flags_layer(flags: &FlagOverrides) -> Value {
+    let mut layer = Value::Object(Map::new());
+    let mut set = |key: &[&str], value: Value| merge(&mut layer, nest(key, value));
+    if let Some(n) = flags.max_rounds {
+        set(&["debate", "max_rounds"], json!(n));
+    }
+    if let Some(n) = flags.perspectives {
+        set(&["debate", "default_perspectives"], json!(n));
+    }
+    if flags.no_checkpoints {
+        set(&["debate", "checkpoints"], json!(false));
+    }
+    if flags.no_commit {
+        set(&["record", "commit"], json!(false));
+    }
+    if flags.issue {
+        set(&["record", "issue_draft"], json!(true));
+    }
+    if let Some(provider) = &flags.provider {
+        set(&["providers", "default"], json!(provider));
+        set(&["roles", "moderator", "provider"], json!(provider));
+        set(&["roles", "debater", "provider"], json!(provider));
+    }
+    if let Some(model) = &flags.model {
+        set(&["roles", "moderator", "model"], json!(model));
+        set(&["roles", "debater", "model"], json!(model));
+    }
+    layer
+}
+
+fn nest(key: &[&str], value: Value) -> Value {
+    key.iter().rev().fold(value, |inner, part| json!({ *part: inner }))
+}
+
+/// Later wins; mappings merge key by key; a null (an empty YAML key) changes nothing.
+fn merge(base: &mut Value, layer: Value) {
+    match (base, layer) {
+        (_, Value::Null) => {}
+        (Value::Object(base), Value::Object(layer)) => {
+            for (key, value) in layer {
+                merge(base.entry(key).or_insert(Value::Null), value);
+            }
+        }
+        (base, layer) => *base = layer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> std::result::Result<Settings, String> {
+        yaml::parse(text, "s.yaml")
+    }
+
+    #[test]
+    fn defaults_match_the_spec() {
+        let s = Settings::default();
+        assert_eq!(s.debate.max_rounds, Rounds(5));
+        assert_eq!(s.debate.token_budget_per_round, TokenBudget(Some(2000)));
+        assert_eq!(s.debate.repetition_threshold, Fraction(0.6));
+        assert_eq!(s.debate.rebuttals, Rebuttals::Parallel);
+        assert_eq!(s.record.filename.0, "{date}-{slug}.md");
+        assert!(s.record.commit);
+    }
+
+    #[test]
+    fn the_example_file_parses() {
+        let text = include_str!("../settings.example.yaml");
+        let s = parse(text).unwrap();
+        assert_eq!(s.providers.default.as_deref(), Some("openai"));
+        assert!(s.providers.named.contains_key("ollama"));
+    }
+
+    #[test]
+    fn token_budget_accepts_zero_and_unlimited() {
+        for text in ["debate: {token_budget_per_round: 0}", "debate: {token_budget_per_round: unlimited}"] {
+            assert_eq!(parse(text).unwrap().debate.token_budget_per_round, TokenBudget(None));
+        }
+    }
+
+    #[test]
+    fn out_of_range_values_name_line_and_key() {
+        let err = parse("debate:\n  max_rounds: 0\n").unwrap_err();
+        assert!(err.starts_with("s.yaml:2:"), "{err}");
+        assert!(err.contains("max_rounds"), "{err}");
+        let err = parse("debate:\n  rebuttals: loud\n").unwrap_err();
+        assert!(err.contains("s.yaml:2:") && err.contains("rebuttals"), "{err}");
+    }
+
+    #[test]
+    fn provider_entries_keep_their_line_numbers() {
+        let err = parse("providers:\n  default: x\n  x:\n    kind: openai\n    modle: y\n").unwrap_err();
+        assert!(err.starts_with("s.yaml:5:"), "{err}");
+        assert!(err.contains("modle"), "{err}");
+    }
+
+    #[test]
+    fn filename_templates_are_checked() {
+        assert!(parse("record: {filename: '../{slug}.md'}").is_err());
+        assert!(parse("record: {filename: '{title}.md'}").is_err());
+        assert!(parse("record: {filename: 'fixed.md'}").is_err());
+        assert!(parse("record: {filename: '{number}-{slug}.md'}").is_ok());
+        assert!(parse("record: {directory: '../out'}").is_err());
+    }
+
+    #[test]
+    fn later_layers_win_and_mappings_merge() {
+        let mut base = json!({"debate": {"max_rounds": 3, "rebuttals": "sequential"}});
+        merge(&mut base, json!({"debate": {"max_rounds": 7}}));
+        assert_eq!(base, json!({"debate": {"max_rounds": 7, "rebuttals": "sequential"}}));
+    }
+}

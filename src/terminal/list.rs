@@ -1,0 +1,57 @@
+//! `debate --list`: a table of recent debates, or JSON.
+
+use crate::error::Result;
+use crate::store::ListRow;
+
+/// `3m`, `5h`, `2d` since an RFC 3339 time.
+pub fn age(created_at: &str, now: chrono::DateTime<chrono::Utc>) -> String {
+    let Ok(then) = chrono::DateTime::parse_from_rfc3339(created_at) else { return "?".into() };
+    let secs = (now - then.with_timezone(&chrono::Utc)).num_seconds().max(0);
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+fn shorten(text: &str, width: usize) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(width) {
+        Some((end, _)) => format!("{}…", &one_line[..end]),
+        None => one_line,
+    }
+}
+
+pub fn table(rows: &[ListRow]) -> String {
+    let now = chrono::Utc::now();
+    let mut out =
+        format!("{:<10}  {:<12}  {:>6}  {:>4}  {:<50}  {}\n", "ID", "STATUS", "ROUNDS", "AGE", "QUESTION", "RECORD");
+    for row in rows {
+        out.push_str(&format!(
+            "{:<10}  {:<12}  {:>6}  {:>4}  {:<50}  {}\n",
+            row.id,
+            row.status,
+            row.rounds,
+            age(&row.created_at, now),
+            shorten(&row.question, 48),
+            row.record_path.as_deref().map_or("-".into(), |p| relative(p, &row.repository))
+        ));
+    }
+    out
+}
+
+fn relative(path: &str, root: &str) -> String {
+    std::path::Path::new(path).strip_prefix(root).map_or_else(|_| path.to_string(), |p| p.display().to_string())
+}
+
+pub fn print(rows: &[ListRow], json: bool, scope: &str) -> Result<()> {
+    if json {
+        return super::print_json(&rows);
+    }
+    if rows.is_empty() {
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("No debates yet {scope}.\n").as_bytes());
+        return Ok(());
+    }
+    super::print_out(&table(rows))
+}

@@ -1,0 +1,175 @@
+//! Everything the user sees. Progress and reports go to stderr, results to stdout;
+//! colour only on a terminal and never with `NO_COLOR`.
+
+use std::io::{IsTerminal, Write};
+
+use crate::engine::run::Events;
+use crate::engine::state::{Contribution, DebateState, EndReason, Outcome, Round};
+use crate::error::{Error, Result};
+
+pub mod list;
+pub mod show;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verbosity {
+    Quiet,
+    Normal,
+    Verbose,
+}
+
+pub struct Terminal {
+    verbosity: Verbosity,
+    colour: bool,
+}
+
+impl Terminal {
+    pub fn new(verbosity: Verbosity) -> Terminal {
+        let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        Terminal { verbosity, colour }
+    }
+
+    /// A line on stderr at normal verbosity. A closed stderr is not worth a panic.
+    pub fn say(&self, text: &str) {
+        if self.verbosity >= Verbosity::Normal {
+            let _ = writeln!(std::io::stderr(), "{text}");
+        }
+    }
+
+    fn detail(&self, text: &str) {
+        if self.verbosity >= Verbosity::Verbose {
+            let _ = writeln!(std::io::stderr(), "{text}");
+        }
+    }
+
+    pub fn warn(&self, text: &str) {
+        let _ = writeln!(std::io::stderr(), "{} {text}", self.paint("33", "warning:"));
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.colour { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
+    }
+
+    fn heading(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+}
+
+/// Print a result on stdout. A reader that went away (`debate --list | head -1`) is
+/// not an error.
+pub fn print_out(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::general(format!("cannot write to stdout: {err}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
+    let text =
+        serde_json::to_string_pretty(value).map_err(|err| Error::general(format!("cannot encode JSON: {err}")))?;
+    print_out(&format!("{text}\n"))
+}
+
+/// `1.2s`, `850ms`.
+fn seconds(ms: u64) -> String {
+    if ms < 1000 { format!("{ms}ms") } else { format!("{:.1}s", ms as f64 / 1000.0) }
+}
+
+impl Events for Terminal {
+    fn panel(&mut self, state: &DebateState) {
+        self.say(&self.heading(&format!("Panel: {} perspectives", state.panel.len())));
+        for seat in &state.panel {
+            self.say(&format!("  • {} — {}", seat.name(), seat.reason));
+        }
+        if state.analysis.vague {
+            self.warn("the question is vague; the debaters will state their assumptions (the record notes this)");
+        }
+    }
+
+    fn round_started(&mut self, round: u32, framing: &str) {
+        self.say(&self.heading(&format!("\n═══ Round {round} ═══")));
+        self.detail(&format!("Moderator: {framing}"));
+    }
+
+    fn working(&mut self, round: u32, what: &str, who: &[String]) {
+        self.detail(&format!(
+            "  round {round}: {} {}…",
+            who.join(", "),
+            if what == "argument" { "arguing" } else { "rebutting" }
+        ));
+    }
+
+    fn contribution(&mut self, _round: u32, name: &str, c: &Contribution) {
+        self.say(&format!(
+            "  ✓ {name}: {} ({} tokens, {})",
+            c.kind,
+            c.usage.completion_tokens,
+            seconds(c.usage.latency_ms)
+        ));
+        self.detail(&format!("{}\n", c.text));
+    }
+
+    fn assessed(&mut self, state: &DebateState, round: &Round) {
+        let Some(evaluation) = &round.evaluation else { return };
+        self.say(&format!("{} {}", self.paint("36", "Moderator:"), evaluation.summary));
+        let mut facts = vec![format!("assessment: {}", evaluation.assessment.describe())];
+        if let Some(m) = &round.measures {
+            facts.push(format!("novelty {:.0}%", m.novelty * 100.0));
+            let repetition: Vec<String> = m
+                .repetition
+                .iter()
+                .enumerate()
+                .filter_map(|(seat, r)| Some(format!("{} {:.0}%", state.panel.get(seat)?.name(), r.as_ref()? * 100.0)))
+                .collect();
+            if !repetition.is_empty() {
+                facts.push(format!("repetition: {}", repetition.join(", ")));
+            }
+        }
+        if evaluation.agreement {
+            facts.push("debaters agree".into());
+        }
+        if let Some(winner) = &evaluation.clear_winner {
+            facts.push(format!("clear winner: {winner}"));
+        }
+        if evaluation.fallback {
+            facts.push("moderator answer unreadable, local measures used".into());
+        }
+        self.say(&format!("  {}", facts.join(" · ")));
+    }
+
+    fn ended(&mut self, reason: EndReason) {
+        let why = match reason {
+            EndReason::Agreement => "the debaters agree",
+            EndReason::ClearWinner => "one perspective won the others over",
+            EndReason::Stagnation => "the debate stopped producing new points",
+            EndReason::MaxRounds => "the round limit was reached without convergence",
+            EndReason::Human => "ended at a checkpoint",
+            EndReason::Timeout => "time ran out",
+        };
+        self.say(&self.heading(&format!("\nDebate ended: {reason} ({why})")));
+    }
+
+    fn synthesized(&mut self, outcome: &Outcome) {
+        let s = &outcome.synthesis;
+        self.say(&format!("{} {}", self.heading("Recommendation:"), s.recommendation));
+        self.say(&format!("Confidence: {}", outcome.confidence.as_str()));
+        for caveat in &s.caveats {
+            self.say(&format!("  caveat: {caveat}"));
+        }
+        for d in &outcome.degradations {
+            self.say(&format!("  note: {d}"));
+        }
+    }
+
+    fn recorded(&mut self, state: &DebateState, path: &str) {
+        let shown = std::path::Path::new(path)
+            .strip_prefix(&state.repo_root)
+            .map_or_else(|_| path.to_string(), |p| p.display().to_string());
+        self.say(&format!(
+            "\nDecision record written to {shown} (not committed; review it and commit it with git). Debate {} is complete.",
+            state.id
+        ));
+    }
+}
