@@ -1,6 +1,7 @@
 //! The step executor: load the state, ask for the next step, do it, persist, repeat.
 //! Provider calls of one step run concurrently; each result is committed as it lands.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -175,6 +176,9 @@ impl Engine<'_> {
                 }
             })
             .collect();
+        // Stored the moment they land; shown in panel order, not completion order.
+        let mut landed: BTreeMap<usize, Option<Contribution>> = BTreeMap::new();
+        let mut shown = 0;
         let mut failure = None;
         loop {
             let next = tokio::time::timeout_at(deadline.into(), pending.next()).await;
@@ -189,13 +193,19 @@ impl Engine<'_> {
                         model: completion.model,
                         usage: completion.usage,
                     };
-                    let name = state.panel[seat].name();
-                    self.store.save_contribution(&state.id, round, name, &contribution)?;
-                    self.events.contribution(round, name, &contribution);
+                    self.store.save_contribution(&state.id, round, state.panel[seat].name(), &contribution)?;
+                    landed.insert(seat, Some(contribution));
                 }
                 Err(err) => {
+                    landed.insert(seat, None);
                     failure.get_or_insert(err);
                 }
+            }
+            while let Some(ready) = seats.get(shown).and_then(|seat| landed.get(seat)) {
+                if let Some(contribution) = ready {
+                    self.events.contribution(round, state.panel[contribution.seat].name(), contribution);
+                }
+                shown += 1;
             }
         }
         failure.map_or(Ok(()), |err| Err(Stop::Failed(err)))

@@ -1,0 +1,244 @@
+//! A debate run as a user runs it: the binary, a real git repository, a real SQLite file.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+
+#[test]
+fn offline_debate_completes_writes_the_record_and_lists_as_complete() {
+    let sandbox = Sandbox::new();
+    let run = sandbox.cmd().args(["--offline", QUESTION]).assert().success();
+    let out = run.get_output();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+
+    // The panel with reasons, each round's assessment, the end reason and the synthesis.
+    assert!(stderr.contains("Panel: 2 perspectives"), "{stderr}");
+    assert!(stderr.contains("Performance Advocate — It mentions"), "{stderr}");
+    assert!(stderr.contains("═══ Round 1 ═══") && stderr.contains("assessment:"), "{stderr}");
+    assert!(stderr.contains("Debate ended:"), "{stderr}");
+    assert!(stderr.contains("Recommendation:") && stderr.contains("Confidence: Low"), "{stderr}");
+    assert!(stderr.contains("not reasoned by a model"), "the offline label is shown: {stderr}");
+
+    // stdout holds only the record path, and the record is under docs/decisions.
+    let records = sandbox.records();
+    assert_eq!(records.len(), 1);
+    let shown = std::path::PathBuf::from(stdout.trim());
+    assert_eq!(shown.canonicalize().unwrap(), records[0].canonicalize().unwrap());
+    let record = std::fs::read_to_string(&records[0]).unwrap();
+    assert!(record.contains("## Recommendation") && record.contains("**Offline debate.**"), "{record}");
+
+    let id = sandbox.only_id();
+    sandbox
+        .cmd()
+        .arg("--list")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(&id).and(predicate::str::contains("complete")));
+}
+
+/// Run a scripted debate to its end; returns (stdout, stderr).
+fn run_scripted(sandbox: &Sandbox, config: &std::path::Path, extra: &[&str]) -> (String, String) {
+    let mut cmd = sandbox.cmd();
+    cmd.arg("--config").arg(config).args(extra).arg(QUESTION);
+    let out = cmd.assert().success().get_output().clone();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn debate_row(sandbox: &Sandbox) -> (String, String, Option<String>, u32) {
+    sandbox
+        .sqlite()
+        .query_row(
+            "SELECT status, end_reason, confidence, (SELECT COUNT(*) FROM rounds WHERE debate_id = d.id) FROM debates d",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap()
+}
+
+fn purposes(sandbox: &Sandbox) -> Vec<String> {
+    sandbox.prompts().iter().map(|p| p["purpose"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn agreement_in_round_one_ends_after_one_round_and_still_writes_the_record() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 5, AGREE));
+    let (stdout, stderr) = run_scripted(&sandbox, &config, &[]);
+    assert!(stderr.contains("Debate ended: agreement"), "{stderr}");
+    let (status, reason, confidence, rounds) = debate_row(&sandbox);
+    assert_eq!((status.as_str(), reason.as_str(), rounds), ("complete", "agreement", 1));
+    assert_eq!(confidence.as_deref(), Some("High"), "an undegraded agreement keeps the model's confidence");
+    assert_eq!(
+        purposes(&sandbox),
+        ["analysis", "argument", "argument", "rebuttal", "rebuttal", "evaluation", "synthesis"]
+    );
+    let record = std::fs::read_to_string(stdout.trim()).unwrap();
+    assert!(record.contains("ended_by: agreement") && record.contains("Cache in Postgres now"), "{record}");
+}
+
+#[test]
+fn clear_winner_ends_the_debate() {
+    let sandbox = Sandbox::new();
+    let winner = CONTINUE.replace(r#""clear_winner": null"#, r#""clear_winner": "Operational Simplicity""#);
+    let config = sandbox.scripted(&varied_answers(&PANEL, 5, &winner));
+    let (_, stderr) = run_scripted(&sandbox, &config, &[]);
+    assert!(stderr.contains("clear winner: Operational Simplicity"), "{stderr}");
+    let (_, reason, _, rounds) = debate_row(&sandbox);
+    assert_eq!((reason.as_str(), rounds), ("clear-winner", 1));
+}
+
+#[test]
+fn repeating_debaters_stagnate() {
+    let sandbox = Sandbox::new();
+    // The same words every round: round 2 repeats round 1 entirely.
+    let same = fresh_words("same", 60);
+    let answers = format!(
+        "answers:\n  - {{purpose: argument, text: \"{{perspective}} holds {same}\"}}\n  - {{purpose: rebuttal, text: \"{{perspective}} answers {same}\"}}\n  - {{purpose: evaluation, text: '{CONTINUE}'}}\n  - {{purpose: synthesis, text: '{SYNTHESIS}'}}\n"
+    );
+    let config = sandbox.scripted(&answers);
+    let (_, stderr) = run_scripted(&sandbox, &config, &[]);
+    assert!(stderr.contains("repetition: Performance Advocate 100%, Operational Simplicity 100%"), "{stderr}");
+    let (_, reason, _, rounds) = debate_row(&sandbox);
+    assert_eq!((reason.as_str(), rounds), ("stagnation", 2));
+}
+
+#[test]
+fn max_rounds_without_convergence_gives_low_confidence_and_lists_tensions() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 3, CONTINUE));
+    let (stdout, _) = run_scripted(&sandbox, &config, &["--max-rounds", "3"]);
+    let (status, reason, confidence, rounds) = debate_row(&sandbox);
+    assert_eq!((status.as_str(), reason.as_str(), rounds), ("complete", "max-rounds", 3));
+    assert_eq!(confidence.as_deref(), Some("Low"), "the synthesis said High; max rounds forces Low");
+    let record = std::fs::read_to_string(stdout.trim()).unwrap();
+    assert!(record.contains("confidence: Low") && record.contains("- latency against operations"), "{record}");
+    assert_eq!(purposes(&sandbox).iter().filter(|p| *p == "evaluation").count(), 3, "one evaluation call per round");
+}
+
+#[test]
+fn a_round_that_times_out_goes_to_synthesis_with_what_it_has() {
+    let sandbox = Sandbox::new();
+    let mut answers = varied_answers(&PANEL, 3, CONTINUE);
+    answers =
+        answers.replacen("answers:\n", "answers:\n  - {purpose: argument, round: 2, text: slow, delay_ms: 5000}\n", 1);
+    // The slow entry is less specific than the per-perspective ones; make it win for round 2.
+    answers = answers
+        .lines()
+        .filter(|l| !(l.contains("round: 2,") && l.contains("argument") && l.contains("perspective")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let config = sandbox.scripted_with(&answers, "  round_timeout_seconds: 1\n");
+    let (_, stderr) = run_scripted(&sandbox, &config, &[]);
+    assert!(stderr.contains("Debate ended: timeout"), "{stderr}");
+    let (status, reason, confidence, rounds) = debate_row(&sandbox);
+    assert_eq!((status.as_str(), reason.as_str(), rounds), ("complete", "timeout", 2));
+    assert_eq!(confidence.as_deref(), Some("Medium"), "a timeout is a degradation: High lowered one step");
+}
+
+#[test]
+fn debater_prompts_carry_question_perspective_and_the_other_names() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 2, CONTINUE));
+    run_scripted(&sandbox, &config, &["--max-rounds", "2"]);
+    let prompts = sandbox.prompts();
+    let debater: Vec<_> = prompts.iter().filter(|p| p["perspective"].is_string()).collect();
+    assert_eq!(debater.len(), 8);
+    for p in &debater {
+        let me = p["perspective"].as_str().unwrap();
+        let other = PANEL.iter().find(|n| **n != me).unwrap();
+        let system = p["system"].as_str().unwrap();
+        let user = p["prompt"].as_str().unwrap();
+        assert!(user.contains(QUESTION), "question missing: {user}");
+        assert!(system.contains(me) && system.contains(other), "names missing: {system}");
+        assert!(system.contains("The trade-offs you accept"), "{system}");
+        assert_eq!(p["max_tokens"], 2000, "the token budget is the completion limit");
+    }
+    // Every rebuttal sees every argument of its round.
+    for p in debater.iter().filter(|p| p["purpose"] == "rebuttal") {
+        let round = p["round"].as_u64().unwrap();
+        for name in PANEL {
+            let argument = fresh_words(&format!("{name}{round}argument"), 60);
+            assert!(
+                p["prompt"].as_str().unwrap().contains(&argument),
+                "rebuttal misses {name}'s round-{round} argument"
+            );
+        }
+    }
+    // Round 2 opens with the moderator's round-1 summary, from the one evaluation call.
+    let round2 = debater.iter().find(|p| p["round"] == 2).unwrap();
+    assert!(round2["prompt"].as_str().unwrap().contains("Summary of round 1: Both sides added new points."));
+}
+
+#[test]
+fn sequential_rebuttals_see_the_rebuttals_before_them() {
+    for (mode, sees) in [("sequential", true), ("parallel", false)] {
+        let sandbox = Sandbox::new();
+        let config = sandbox.scripted_with(&varied_answers(&PANEL, 1, AGREE), &format!("  rebuttals: {mode}\n"));
+        run_scripted(&sandbox, &config, &[]);
+        let prompts = sandbox.prompts();
+        let second = prompts.iter().find(|p| p["purpose"] == "rebuttal" && p["perspective"] == PANEL[1]).unwrap();
+        let first_rebuttal = fresh_words(&format!("{}1rebuttal", PANEL[0]), 60);
+        assert_eq!(second["prompt"].as_str().unwrap().contains(&first_rebuttal), sees, "{mode}");
+    }
+}
+
+#[test]
+fn unlimited_budget_sends_no_completion_limit() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted_with(&varied_answers(&PANEL, 1, AGREE), "  token_budget_per_round: unlimited\n");
+    run_scripted(&sandbox, &config, &[]);
+    let prompts = sandbox.prompts();
+    let argument = prompts.iter().find(|p| p["purpose"] == "argument").unwrap();
+    assert!(argument["max_tokens"].is_null());
+}
+
+#[test]
+fn prompt_size_stays_bounded_as_rounds_grow() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 5, CONTINUE));
+    run_scripted(&sandbox, &config, &[]);
+    let prompts = sandbox.prompts();
+    let size = |purpose: &str, round: u64, who: &str| {
+        let p =
+            prompts.iter().find(|p| p["purpose"] == purpose && p["round"] == round && p["perspective"] == who).unwrap();
+        (p["system"].as_str().unwrap().len() + p["prompt"].as_str().unwrap().len()) as f64
+    };
+    for who in PANEL {
+        for purpose in ["argument", "rebuttal"] {
+            let ratio = size(purpose, 5, who) / size(purpose, 2, who);
+            assert!(ratio <= 1.5, "{who} {purpose}: round 5 / round 2 = {ratio:.2}");
+        }
+    }
+}
+
+#[test]
+fn contributions_are_stored_and_shown_in_panel_order_not_completion_order() {
+    let sandbox = Sandbox::new();
+    // The first seat answers last.
+    let answers = varied_answers(&PANEL, 1, AGREE).replace(
+        &format!("perspective: \"{}\", text:", PANEL[0]),
+        &format!("perspective: \"{}\", delay_ms: 300, text:", PANEL[0]),
+    );
+    let config = sandbox.scripted(&answers);
+    let (_, stderr) = run_scripted(&sandbox, &config, &[]);
+    let first = stderr.find(&format!("✓ {}: argument", PANEL[0])).unwrap();
+    let second = stderr.find(&format!("✓ {}: argument", PANEL[1])).unwrap();
+    assert!(first < second, "{stderr}");
+    let id = sandbox.only_id();
+    let shown = sandbox.cmd().args(["--show", &id]).assert().success().get_output().stdout.clone();
+    let shown = String::from_utf8(shown).unwrap();
+    let a = shown.find(&format!("[{} — argument]", PANEL[0])).unwrap();
+    let b = shown.find(&format!("[{} — argument]", PANEL[1])).unwrap();
+    assert!(a < b, "{shown}");
+    let completed: Vec<i64> = sandbox
+        .sqlite()
+        .prepare("SELECT seat FROM contributions WHERE kind = 'argument' ORDER BY created_at")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(completed, [1, 0], "the slow first seat really finished last");
+}
