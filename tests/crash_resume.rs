@@ -1,0 +1,157 @@
+//! Crash anywhere, resume, lose nothing, repeat nothing: the real binary is killed with
+//! SIGKILL at chosen points and resumed against the same SQLite file.
+
+mod common;
+
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+/// Calls in an uninterrupted 2-debater, 2-round debate: analysis, 2 × (2 arguments,
+/// 2 rebuttals, 1 evaluation), synthesis.
+const UNINTERRUPTED_CALLS: usize = 12;
+
+fn script() -> String {
+    // Every call takes a while, the first seat longer, so kills land mid-step.
+    let answers = varied_answers(&PANEL, 2, CONTINUE);
+    let mut yaml = String::from("delay_ms: 150\n");
+    for line in answers.lines() {
+        if line.contains(&format!("perspective: \"{}\"", PANEL[0])) {
+            yaml.push_str(&line.replace("text:", "delay_ms: 500, text:"));
+        } else {
+            yaml.push_str(line);
+        }
+        yaml.push('\n');
+    }
+    yaml
+}
+
+fn start(sandbox: &Sandbox, config: &std::path::Path) -> Child {
+    sandbox
+        .std_cmd()
+        .arg("--config")
+        .arg(config)
+        .args(["--max-rounds", "2", QUESTION])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("debate starts")
+}
+
+/// Results stored so far: contributions and moderator calls.
+fn stored(sandbox: &Sandbox) -> usize {
+    if !sandbox.db().exists() {
+        return 0;
+    }
+    let Ok(conn) = rusqlite::Connection::open(sandbox.db()) else { return 0 };
+    conn.query_row(
+        "SELECT (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM moderator_calls)",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .unwrap_or(0) as usize
+}
+
+fn wait_until(child: &mut Child, what: &str, mut ready: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(child.try_wait().unwrap().is_none(), "debate finished before {what}");
+        assert!(started.elapsed() < Duration::from_secs(30), "never reached {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Kill when `ready` holds, resume, and check the final state.
+fn kill_and_resume(what: &str, ready: impl Fn(&Sandbox) -> bool) {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&script());
+    let mut child = start(&sandbox, &config);
+    wait_until(&mut child, what, || ready(&sandbox));
+    child.kill().expect("SIGKILL");
+    child.wait().unwrap();
+
+    let started_calls = sandbox.prompts().len();
+    let lost = started_calls - stored(&sandbox);
+    let debates = stored_of(&sandbox, "SELECT COUNT(*) FROM debates");
+    if debates == 0 {
+        // Killed before the debate was stored: nothing may be half-written either.
+        assert_eq!(started_calls, 0, "{what}: a call started for a debate that was never stored");
+        assert!(sandbox.records().is_empty(), "{what}");
+        return;
+    }
+    let id = sandbox.only_id();
+    sandbox.cmd().args(["--config"]).arg(&config).args(["--resume", &id.to_lowercase()]).assert().success();
+
+    let conn = sandbox.sqlite();
+    let count = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+    assert_eq!(count("SELECT COUNT(*) FROM contributions"), 8, "{what}: every contribution exactly once");
+    assert_eq!(count("SELECT COUNT(DISTINCT round || seat || kind) FROM contributions"), 8, "{what}");
+    assert_eq!(count("SELECT COUNT(*) FROM rounds WHERE evaluation IS NOT NULL"), 2, "{what}");
+    assert_eq!(count("SELECT COUNT(*) FROM moderator_calls"), 4, "{what}");
+    assert_eq!(
+        conn.query_row("SELECT status FROM debates", [], |r| r.get::<_, String>(0)).unwrap(),
+        "complete",
+        "{what}"
+    );
+    let integrity: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(integrity, "ok", "{what}");
+    assert_eq!(sandbox.records().len(), 1, "{what}: one record");
+    assert_eq!(
+        sandbox.prompts().len(),
+        UNINTERRUPTED_CALLS + lost,
+        "{what}: only the {lost} calls in flight at the kill were repeated"
+    );
+}
+
+fn purposes_started(sandbox: &Sandbox, purpose: &str) -> usize {
+    sandbox.prompts().iter().filter(|p| p["purpose"] == purpose).count()
+}
+
+fn stored_of(sandbox: &Sandbox, sql: &str) -> i64 {
+    rusqlite::Connection::open(sandbox.db()).ok().and_then(|c| c.query_row(sql, [], |r| r.get(0)).ok()).unwrap_or(0)
+}
+
+#[test]
+fn uninterrupted_run_makes_the_expected_calls() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&script());
+    let status = start(&sandbox, &config).wait().unwrap();
+    assert!(status.success());
+    assert_eq!(sandbox.prompts().len(), UNINTERRUPTED_CALLS);
+}
+
+#[test]
+fn killed_during_analysis() {
+    kill_and_resume("analysis", |s| purposes_started(s, "analysis") == 1);
+}
+
+#[test]
+fn killed_mid_arguments() {
+    // One argument stored, the slower one still in flight.
+    kill_and_resume("mid-arguments", |s| {
+        stored_of(s, "SELECT COUNT(*) FROM contributions WHERE kind = 'argument' AND round = 1") == 1
+    });
+}
+
+#[test]
+fn killed_mid_rebuttals() {
+    kill_and_resume("mid-rebuttals", |s| {
+        stored_of(s, "SELECT COUNT(*) FROM contributions WHERE kind = 'rebuttal' AND round = 2") == 1
+    });
+}
+
+#[test]
+fn killed_mid_synthesis() {
+    kill_and_resume("mid-synthesis", |s| purposes_started(s, "synthesis") == 1);
+}
+
+#[test]
+fn killed_at_arbitrary_instants() {
+    for delay_ms in [20, 400, 900, 1600, 2300] {
+        let what = format!("kill after {delay_ms} ms");
+        let started = Instant::now();
+        kill_and_resume(&what, move |_| started.elapsed() >= Duration::from_millis(delay_ms));
+    }
+}
