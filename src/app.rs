@@ -97,8 +97,6 @@ fn flag_overrides(cli: &Cli) -> FlagOverrides {
         max_rounds: cli.max_rounds,
         perspectives: cli.perspectives,
         no_checkpoints: cli.no_checkpoints,
-        no_commit: cli.no_commit,
-        issue: cli.issue,
         provider: cli.provider.clone(),
         model: cli.model.clone(),
     }

@@ -65,14 +65,6 @@ pub struct Cli {
     #[arg(long)]
     pub no_checkpoints: bool,
 
-    /// Also write an issue draft
-    #[arg(long)]
-    pub issue: bool,
-
-    /// Write the record but do not commit it
-    #[arg(long)]
-    pub no_commit: bool,
-
     /// A file the debaters may read as project context (repeatable)
     #[arg(long = "context", value_name = "PATH")]
     pub context: Vec<PathBuf>,

@@ -11,7 +11,10 @@ fn main() -> ExitCode {
             "error: internal error: {info}\nhint: please report this with the command you ran"
         );
     }));
-    let cli = debate::cli::Cli::parse();
+    let cli = match debate::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -30,4 +33,19 @@ fn main() -> ExitCode {
             ExitCode::from(err.kind.exit_code())
         }
     }
+}
+
+/// Help and version as clap prints them; any other parse error in two lines (SPEC §8):
+/// clap's `error:` line and its tip, without the usage block.
+fn usage_error(err: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = err.print();
+        return ExitCode::SUCCESS;
+    }
+    let text = err.render().to_string();
+    let message = text.lines().find(|l| l.starts_with("error:")).unwrap_or("error: invalid arguments");
+    let tip = text.lines().find_map(|l| l.trim().strip_prefix("tip: ")).unwrap_or("see debate --help");
+    let _ = writeln!(std::io::stderr(), "{message}\nhint: {tip}");
+    ExitCode::from(2)
 }

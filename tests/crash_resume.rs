@@ -46,11 +46,9 @@ fn stored(sandbox: &Sandbox) -> usize {
         return 0;
     }
     let Ok(conn) = rusqlite::Connection::open(sandbox.db()) else { return 0 };
-    conn.query_row(
-        "SELECT (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM moderator_calls)",
-        [],
-        |r| r.get::<_, i64>(0),
-    )
+    conn.query_row("SELECT (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM moderator_calls)", [], |r| {
+        r.get::<_, i64>(0)
+    })
     .unwrap_or(0) as usize
 }
 

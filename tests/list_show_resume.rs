@@ -1,0 +1,203 @@
+//! `--list`, `--show` and `--resume` as a user runs them.
+
+mod common;
+
+use common::*;
+use predicates::prelude::*;
+
+fn offline(sandbox: &Sandbox, question: &str) -> String {
+    sandbox.cmd().args(["--offline", "-q", question]).assert().success();
+    sandbox
+        .sqlite()
+        .query_row("SELECT id FROM debates ORDER BY created_at DESC, rowid DESC LIMIT 1", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn list_shows_this_repository_newest_first_and_all_with_all() {
+    let one = Sandbox::new();
+    let first = offline(&one, "Should we use Redis or Postgres for caching?");
+    let second = offline(&one, "Monolith or microservices for the billing system?");
+    // Another repository sharing the same state database.
+    let other = one.repo.parent().unwrap().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q"]);
+    one.cmd().current_dir(&other).args(["--offline", "-q", "REST or GraphQL for the public API?"]).assert().success();
+
+    let out = one.cmd().arg("--list").assert().success().get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "header and this repository's two debates: {out}");
+    assert!(lines[0].starts_with("ID") && lines[0].contains("STATUS") && lines[0].contains("RECORD"));
+    assert!(lines[1].starts_with(&second) && lines[2].starts_with(&first), "newest first: {out}");
+    assert!(lines[1].contains("complete") && lines[1].contains("docs/decisions/"), "{out}");
+
+    one.cmd().args(["--list", "--all"]).assert().success().stdout(predicate::str::contains("REST or GraphQL"));
+    let limited = one.cmd().args(["--list", "--all", "--limit", "1"]).assert().success().get_output().stdout.clone();
+    assert_eq!(String::from_utf8(limited).unwrap().lines().count(), 2);
+}
+
+#[test]
+fn list_and_show_as_json_hold_only_json() {
+    let sandbox = Sandbox::new();
+    let id = offline(&sandbox, QUESTION);
+    let out = sandbox.cmd().args(["--list", "--json"]).assert().success().get_output().stdout.clone();
+    let rows: serde_json::Value = serde_json::from_slice(&out).expect("--list --json is JSON");
+    assert_eq!(rows[0]["id"], id.as_str());
+    assert_eq!(rows[0]["status"], "complete");
+    assert!(rows[0]["record_path"].as_str().unwrap().ends_with(".md"));
+
+    let out = sandbox.cmd().args(["--show", &id, "--json"]).assert().success().get_output().stdout.clone();
+    let shown: serde_json::Value = serde_json::from_slice(&out).expect("--show --json is JSON");
+    assert_eq!(shown["panel"].as_array().unwrap().len(), 2);
+    assert!(shown["rounds"][0]["arguments"][0]["text"].is_string());
+    assert!(shown["outcome"]["synthesis"]["recommendation"].is_string());
+
+    let out = sandbox.cmd().args(["--offline", "--json", QUESTION]).assert().success().get_output().stdout.clone();
+    let started: serde_json::Value = serde_json::from_slice(&out).expect("a debate with --json prints JSON");
+    assert_eq!(started["status"], "complete");
+    assert!(started["tokens"]["completion"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn an_empty_list_says_so_on_stderr() {
+    let sandbox = Sandbox::new();
+    sandbox.cmd().arg("--list").assert().success().stdout("").stderr(predicate::str::contains("No debates yet"));
+    assert!(!sandbox.db().exists(), "listing does not create a database");
+}
+
+#[test]
+fn show_prints_perspectives_rounds_and_decision() {
+    let sandbox = Sandbox::new();
+    let id = offline(&sandbox, QUESTION);
+    let prefix = id[..6].to_lowercase();
+    sandbox.cmd().args(["--show", &prefix]).assert().success().stdout(
+        predicate::str::contains(&id)
+            .and(predicate::str::contains("Panel:"))
+            .and(predicate::str::contains("═══ Round 1 ═══"))
+            .and(predicate::str::contains("═══ Decision ═══")),
+    );
+}
+
+#[test]
+fn ids_resolve_in_any_case_and_by_unique_prefix_only() {
+    let sandbox = Sandbox::new();
+    let mut ids = Vec::new();
+    // Enough debates that some share a first character.
+    for n in 0..12 {
+        ids.push(offline(&sandbox, &format!("Redis or Postgres for cache number {n}?")));
+    }
+    for id in &ids {
+        sandbox.cmd().args(["--show", &id.to_uppercase()]).assert().success();
+        sandbox.cmd().args(["--show", &id[4..]]).assert().success();
+    }
+    let first_chars: Vec<char> = ids.iter().map(|id| id.chars().nth(4).unwrap()).collect();
+    if let Some(shared) = first_chars.iter().find(|c| first_chars.iter().filter(|d| d == c).count() > 1) {
+        sandbox
+            .cmd()
+            .args(["--show", &format!("deb-{shared}")])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("matches several debates"));
+    }
+}
+
+#[test]
+fn a_provider_failure_pauses_and_resume_continues_without_repeating_calls() {
+    let sandbox = Sandbox::new();
+    let answers = varied_answers(&PANEL, 2, CONTINUE);
+    let failing = answers.replacen(
+        "answers:\n",
+        &format!("answers:\n  - {{purpose: argument, round: 2, perspective: \"{}\", error: overloaded}}\n", PANEL[1]),
+        1,
+    );
+    let failing = failing
+        .lines()
+        .filter(|l| {
+            !(l.contains("round: 2, perspective")
+                && l.contains(PANEL[1])
+                && l.contains("argument")
+                && !l.contains("error"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let config = sandbox.scripted(&failing);
+    let out = sandbox.cmd().arg("--config").arg(&config).args(["--max-rounds", "2", QUESTION]).assert().code(3);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let id = sandbox.only_id();
+    assert!(stderr.contains("overloaded") && stderr.contains(&format!("debate --resume {id}")), "{stderr}");
+    let status: String = sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap();
+    assert_eq!(status, "paused");
+    assert!(sandbox.records().is_empty());
+    let calls_before = sandbox.prompts().len();
+
+    // The provider recovers.
+    sandbox.scripted(&answers);
+    sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).assert().success();
+    let resumed: Vec<String> =
+        sandbox.prompts()[calls_before..].iter().map(|p| p["purpose"].as_str().unwrap().to_string()).collect();
+    assert_eq!(
+        resumed,
+        ["argument", "rebuttal", "rebuttal", "evaluation", "synthesis"],
+        "only the failed call is redone"
+    );
+    assert_eq!(sandbox.records().len(), 1);
+}
+
+#[test]
+fn resuming_a_complete_debate_prints_its_record_and_calls_nothing() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
+    sandbox.cmd().arg("--config").arg(&config).arg(QUESTION).assert().success();
+    let calls = sandbox.prompts().len();
+    let id = sandbox.only_id();
+    sandbox
+        .cmd()
+        .arg("--config")
+        .arg(&config)
+        .args(["--resume", &id])
+        .assert()
+        .success()
+        .stdout(predicate::str::ends_with(".md\n"))
+        .stderr(predicate::str::contains("already complete"));
+    assert_eq!(sandbox.prompts().len(), calls);
+}
+
+#[test]
+fn unreadable_moderator_answers_fall_back_and_the_record_says_so() {
+    let sandbox = Sandbox::new();
+    let answers = varied_answers(&PANEL, 1, AGREE)
+        .replace(
+            &format!("{{purpose: synthesis, text: '{SYNTHESIS}'}}"),
+            "{purpose: synthesis, text: \"## Recommendation\\n\\nUse Postgres.\\n\\n## Caveats\\n\\n- load grows\\n\"}",
+        )
+        .replace(
+            &format!("{{purpose: evaluation, text: '{AGREE}'}}"),
+            "{purpose: evaluation, text: \"I think they mostly agree\"}",
+        );
+    let config = sandbox.scripted(&answers);
+    sandbox.cmd().arg("--config").arg(&config).args(["--max-rounds", "1", QUESTION]).assert().success();
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("Use Postgres."), "{record}");
+    assert!(record.contains("recovered from the moderator's free text"), "{record}");
+    assert!(record.contains("assessment of round 1 was unreadable"), "{record}");
+    // Max rounds → Low, and nothing can go lower.
+    assert!(record.contains("confidence: Low"), "{record}");
+}
+
+#[test]
+fn outside_a_git_repository_the_record_is_written_in_the_working_directory() {
+    let sandbox = Sandbox::plain();
+    sandbox.cmd().args(["--offline", QUESTION]).assert().success();
+    assert_eq!(sandbox.records().len(), 1);
+}
+
+#[test]
+fn started_from_a_subdirectory_the_record_lands_at_the_repository_root() {
+    let sandbox = Sandbox::new();
+    let sub = sandbox.repo.join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    sandbox.cmd().current_dir(&sub).args(["--offline", QUESTION]).assert().success();
+    assert_eq!(sandbox.records().len(), 1);
+    assert!(!sub.join("docs").exists());
+}
