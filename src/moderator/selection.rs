@@ -181,8 +181,9 @@ fn ensure_opposition<'a>(
     }
     let mut replaceable: Vec<usize> = (0..panel.len()).filter(|&i| panel[i].score != u32::MAX).collect();
     replaceable.sort_by_key(|&i| panel[i].score);
-    for (position, candidate) in ranked.iter().enumerate() {
-        for &seat in &replaceable {
+    // Give up the weakest seat first; fill it with the strongest candidate that works.
+    for &seat in &replaceable {
+        for (position, candidate) in ranked.iter().enumerate() {
             let target = panel
                 .iter()
                 .enumerate()
