@@ -182,6 +182,17 @@ impl DebateState {
         if active.len() >= 2 { active } else { all }
     }
 
+    /// `"Performance Advocate 12%"` for every debater with a repetition figure in `round`.
+    pub fn repetition_figures(&self, round: &Round) -> Vec<String> {
+        let Some(measures) = &round.measures else { return Vec::new() };
+        measures
+            .repetition
+            .iter()
+            .enumerate()
+            .filter_map(|(seat, r)| Some(format!("{} {:.0}%", self.panel.get(seat)?.name(), r.as_ref()? * 100.0)))
+            .collect()
+    }
+
     pub fn measures(&self) -> Vec<RoundMeasures> {
         self.rounds.iter().filter_map(|r| r.measures.clone()).collect()
     }

@@ -168,13 +168,7 @@ fn context_lines(state: &DebateState) -> Vec<String> {
 }
 
 fn repetition_cell(state: &DebateState, round: &crate::engine::state::Round) -> String {
-    let Some(measures) = &round.measures else { return String::new() };
-    let figures: Vec<String> = measures
-        .repetition
-        .iter()
-        .enumerate()
-        .filter_map(|(seat, r)| Some(format!("{} {:.0}%", state.panel.get(seat)?.name(), r.as_ref()? * 100.0)))
-        .collect();
+    let figures = state.repetition_figures(round);
     if figures.is_empty() { "—".into() } else { figures.join(", ") }
 }
 

@@ -117,15 +117,10 @@ impl Events for Terminal {
         let mut facts = vec![format!("assessment: {}", evaluation.assessment.describe())];
         if let Some(m) = &round.measures {
             facts.push(format!("novelty {:.0}%", m.novelty * 100.0));
-            let repetition: Vec<String> = m
-                .repetition
-                .iter()
-                .enumerate()
-                .filter_map(|(seat, r)| Some(format!("{} {:.0}%", state.panel.get(seat)?.name(), r.as_ref()? * 100.0)))
-                .collect();
-            if !repetition.is_empty() {
-                facts.push(format!("repetition: {}", repetition.join(", ")));
-            }
+        }
+        let repetition = state.repetition_figures(round);
+        if !repetition.is_empty() {
+            facts.push(format!("repetition: {}", repetition.join(", ")));
         }
         if evaluation.agreement {
             facts.push("debaters agree".into());
