@@ -97,6 +97,8 @@ fn flag_overrides(cli: &Cli) -> FlagOverrides {
         max_rounds: cli.max_rounds,
         perspectives: cli.perspectives,
         no_checkpoints: cli.no_checkpoints,
+        no_commit: cli.no_commit,
+        issue: cli.issue,
         provider: cli.provider.clone(),
         model: cli.model.clone(),
     }
@@ -126,11 +128,19 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         moderator: providers::build(&moderator, &loaded.settings)?,
         debater: providers::build(&debater, &loaded.settings)?,
     };
-    record::render::template_for(&root)?;
+    record::render::template_for(&root, &record::render::DECISION)?;
+    if loaded.settings.record.issue_draft {
+        record::render::template_for(&root, &record::render::ISSUE)?;
+    }
+    let requested_branch = cli.branch.as_deref().map(str::trim);
+    if let Some(name) = requested_branch {
+        check_branch(&root, name)?;
+    }
 
     // Every input is checked; from here on the debate is stored.
     let store = Store::open(db_path)?;
     let id = new_id(&store);
+    let title = record::title_of(&question);
     let snapshot = Snapshot {
         debate: loaded.settings.debate.clone(),
         record: loaded.settings.record.clone(),
@@ -139,8 +149,11 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         context,
         requested_size,
         forced: cli.with.clone(),
+        branch: requested_branch.map(|name| match name {
+            "" => record::default_branch(&id, &title),
+            name => name.to_string(),
+        }),
     };
-    let title = record::title_of(&question);
     store.create_debate(&NewDebate {
         id: &id,
         question: &question,
@@ -222,12 +235,27 @@ fn report(cli: &Cli, state: &DebateState) -> Result<()> {
             "confidence": outcome.map(|o| o.confidence.as_str()),
             "record_path": state.record_path,
             "commit_id": state.commit_id,
+            "branch": state.snapshot.branch,
+            "issue_draft": state.snapshot.record.issue_draft.then(|| record::issue::draft_path(state)),
             "tokens": {"prompt": state.totals.prompt_tokens, "completion": state.totals.completion_tokens},
         }));
     }
     match &state.record_path {
         Some(path) => terminal::print_out(&format!("{path}\n")),
         None => Ok(()),
+    }
+}
+
+/// `--branch` needs a repository with a valid, unused branch name.
+fn check_branch(root: &Path, name: &str) -> Result<()> {
+    match record::git::open(root)? {
+        record::git::Repo::None => Err(Error::input("--branch needs a git repository")
+            .with_hint("run debate inside a git work tree, or drop --branch")),
+        record::git::Repo::Found(repo) if name.is_empty() => {
+            drop(repo);
+            Ok(())
+        }
+        record::git::Repo::Found(repo) => record::git::check_new_branch(&repo, name),
     }
 }
 

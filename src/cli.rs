@@ -65,6 +65,19 @@ pub struct Cli {
     #[arg(long)]
     pub no_checkpoints: bool,
 
+    /// Also write an issue draft to .debate/issues/<ID>.md
+    #[arg(long)]
+    pub issue: bool,
+
+    /// Write the record but do not commit it
+    #[arg(long, conflicts_with = "branch")]
+    pub no_commit: bool,
+
+    /// Commit the record onto a new branch (default decisions/<id>-<slug>) without
+    /// touching the checked-out branch, index or working tree, for a pull request
+    #[arg(long, value_name = "NAME", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub branch: Option<String>,
+
     /// A file the debaters may read as project context (repeatable)
     #[arg(long = "context", value_name = "PATH")]
     pub context: Vec<PathBuf>,

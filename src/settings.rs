@@ -381,6 +381,8 @@ pub struct FlagOverrides {
     pub max_rounds: Option<u8>,
     pub perspectives: Option<u8>,
     pub no_checkpoints: bool,
+    pub no_commit: bool,
+    pub issue: bool,
     pub provider: Option<String>,
     pub model: Option<String>,
 }
@@ -516,6 +518,12 @@ fn flags_layer(flags: &FlagOverrides) -> Value {
     }
     if flags.no_checkpoints {
         set(&["debate", "checkpoints"], json!(false));
+    }
+    if flags.no_commit {
+        set(&["record", "commit"], json!(false));
+    }
+    if flags.issue {
+        set(&["record", "issue_draft"], json!(true));
     }
     if let Some(provider) = &flags.provider {
         set(&["providers", "default"], json!(provider));

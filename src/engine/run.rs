@@ -2,7 +2,6 @@
 //! Provider calls of one step run concurrently; each result is committed as it lands.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -16,7 +15,7 @@ use crate::moderator::detection;
 use crate::moderator::evaluation::{self, Evaluation};
 use crate::moderator::{prompts, selection, synthesis};
 use crate::providers::{Brief, Completion, Panel, Provider, Purpose, Request};
-use crate::record;
+use crate::record::{self, Published, issue::Draft};
 use crate::settings::Rebuttals;
 use crate::store::Store;
 
@@ -36,7 +35,7 @@ pub trait Events {
     fn assessed(&mut self, _state: &DebateState, _round: &Round) {}
     fn ended(&mut self, _reason: EndReason) {}
     fn synthesized(&mut self, _outcome: &Outcome) {}
-    fn recorded(&mut self, _state: &DebateState, _path: &str) {}
+    fn recorded(&mut self, _state: &DebateState, _record: &Published, _draft: Option<&Draft>) {}
 }
 
 pub struct Engine<'a> {
@@ -260,19 +259,25 @@ impl Engine<'_> {
     }
 
     fn record(&mut self, state: &DebateState) -> Result<(), Stop> {
+        // The path is stored before anything is written, so a crash at any point later
+        // resumes with the same file (and finds its commit by the Debate-Id trailer).
         let path = match &state.record_path {
-            Some(path) if record::is_ours_or_free(Path::new(path), &state.id) => path.clone(),
-            _ => {
+            Some(path) => path.into(),
+            None => {
                 let path = record::plan_path(state)?;
-                let path = path.display().to_string();
-                self.store.save_record_path(&state.id, &path)?;
+                self.store.save_record_path(&state.id, &path.display().to_string())?;
                 path
             }
         };
-        record::write(state, Path::new(&path))?;
-        self.store.set_status(&state.id, Status::Complete)?;
+        let published = record::publish(state, &path)?;
+        record::failpoint("after-commit");
+        let draft = match state.snapshot.record.issue_draft {
+            true => Some(record::issue::write(state, &published)?),
+            false => None,
+        };
+        self.store.complete(&state.id, published.commit.as_deref())?;
         let done = self.store.load(&state.id)?;
-        self.events.recorded(&done, &path);
+        self.events.recorded(&done, &published, draft.as_ref());
         Ok(())
     }
 }

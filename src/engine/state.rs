@@ -68,6 +68,9 @@ pub struct Snapshot {
     /// `--perspectives` or the setting, if any.
     pub requested_size: Option<u8>,
     pub forced: Vec<String>,
+    /// `--branch`: the new branch the record is committed to.
+    #[serde(default)]
+    pub branch: Option<String>,
 }
 
 /// Which configured provider and model a role uses (never a key).

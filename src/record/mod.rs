@@ -1,5 +1,8 @@
-//! The decision record: where it goes, and writing it without ever overwriting.
+//! The decision record: where it goes, writing it without ever overwriting, and
+//! committing it (SPEC §7).
 
+pub mod git;
+pub mod issue;
 pub mod render;
 pub mod slug;
 
@@ -9,12 +12,33 @@ use std::path::{Path, PathBuf};
 use crate::engine::state::DebateState;
 use crate::error::{Error, Result};
 
-/// The record's path for a debate: `record.directory` under the repository root, named
-/// by `record.filename`; an existing name gets `-2`, `-3`, … before `.md`.
+/// What happened to the record.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Published {
+    pub path: PathBuf,
+    pub commit: Option<String>,
+    /// The branch holding the commit when it is not the checked-out one.
+    pub branch: Option<String>,
+    /// Why the record was not committed, when it was not.
+    pub not_committed: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// The record's path: `record.directory` under the repository root, named by
+/// `record.filename`. A name taken in the working tree or at HEAD gets `-2`, `-3`, …
 pub fn plan_path(state: &DebateState) -> Result<PathBuf> {
     let settings = &state.snapshot.record;
-    let directory = Path::new(&state.repo_root).join(&settings.directory.0);
-    let number = next_number(&directory);
+    let root = Path::new(&state.repo_root);
+    let directory = root.join(&settings.directory.0);
+    let repo = match git::open(root)? {
+        git::Repo::Found(repo) => Some(repo),
+        git::Repo::None => None,
+    };
+    let mut taken = numbers_in(&directory);
+    if let Some(repo) = &repo {
+        taken.extend(git::numbers_on_branches(repo, Path::new(&settings.directory.0)));
+    }
+    let number = taken.into_iter().max().map_or(1, |n| n + 1);
     let name = settings
         .filename
         .0
@@ -22,11 +46,15 @@ pub fn plan_path(state: &DebateState) -> Result<PathBuf> {
         .replace("{slug}", &slug::slug(&state.title))
         .replace("{id}", &state.id.to_lowercase())
         .replace("{number}", &format!("{number:04}"));
-    let name = if name.ends_with(".md") { name } else { format!("{name}.md") };
-    let stem = name.trim_end_matches(".md").to_string();
-    let mut path = directory.join(&name);
+    let stem = name.strip_suffix(".md").unwrap_or(&name).to_string();
+    let free = |path: &Path| {
+        let at_head =
+            repo.as_ref().is_some_and(|r| path.strip_prefix(root).is_ok_and(|rel| git::exists_at_head(r, rel)));
+        !path.exists() && !at_head
+    };
+    let mut path = directory.join(format!("{stem}.md"));
     let mut n = 2;
-    while path.exists() {
+    while !free(&path) {
         path = directory.join(format!("{stem}-{n}.md"));
         n += 1;
     }
@@ -38,24 +66,106 @@ pub fn date_of(state: &DebateState) -> String {
     state.created_at.get(..10).unwrap_or(&state.created_at).to_string()
 }
 
-/// One more than the highest leading number of a file in the directory.
-fn next_number(directory: &Path) -> u32 {
-    let highest = std::fs::read_dir(directory)
+/// The number a file name starts with, as `{number}` writes it (`0007-…`).
+pub fn leading_number(name: &str) -> Option<u32> {
+    let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
+    (!digits.is_empty() && digits.len() <= 6).then(|| digits.parse().ok()).flatten()
+}
+
+fn numbers_in(directory: &Path) -> Vec<u32> {
+    std::fs::read_dir(directory)
         .into_iter()
         .flatten()
         .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
-            digits.parse::<u32>().ok().filter(|_| digits.len() <= 6)
-        })
-        .max();
-    highest.map_or(1, |n| n + 1)
+        .filter_map(|entry| leading_number(&entry.file_name().to_string_lossy()))
+        .collect()
 }
 
-/// Whether `path` is free, or already holds this debate's record.
-pub fn is_ours_or_free(path: &Path, id: &str) -> bool {
-    !path.exists() || holds(path, id)
+/// The branch `--branch` without a name commits to.
+pub fn default_branch(id: &str, title: &str) -> String {
+    format!("decisions/{}-{}", id.to_lowercase(), slug::slug(title))
+}
+
+/// Write and commit the record as the settings and the repository allow. Repeating it
+/// after a crash finds the file and the commit already there and does neither twice.
+pub fn publish(state: &DebateState, path: &Path) -> Result<Published> {
+    let root = Path::new(&state.repo_root);
+    let relative = path.strip_prefix(root).map_err(|_| Error::record("the record path is outside the repository"))?;
+    let mut published =
+        Published { path: path.to_path_buf(), commit: None, branch: None, not_committed: None, warnings: Vec::new() };
+    let repo = match git::open(root)? {
+        git::Repo::Found(repo) => repo,
+        git::Repo::None => {
+            write(state, path)?;
+            published.not_committed = Some("not a git repository".into());
+            published
+                .warnings
+                .push(format!("{} is not a git repository; the record was written but not committed", root.display()));
+            return Ok(published);
+        }
+    };
+    let branch = state.snapshot.branch.clone();
+    if !state.snapshot.record.commit {
+        write(state, path)?;
+        published.not_committed = Some("committing is off (--no-commit or record.commit: false)".into());
+        return Ok(published);
+    }
+    if branch.is_none() && git::is_detached(&repo) {
+        write(state, path)?;
+        published.not_committed = Some("HEAD is detached".into());
+        published.warnings.push(format!(
+            "HEAD is detached, so the record was written but not committed; commit it yourself (git add {0} && git commit) or use --branch next time",
+            relative.display()
+        ));
+        return Ok(published);
+    }
+    let target = match &branch {
+        Some(name) => git::Target::Branch(name.clone()),
+        None => git::Target::Head,
+    };
+    // On the checked-out branch the file is written first; with --branch only the
+    // commit holds it.
+    let content = match &target {
+        git::Target::Head => {
+            write(state, path)?;
+            failpoint("after-record-write");
+            std::fs::read(path).map_err(|err| Error::record(format!("cannot read back {}: {err}", path.display())))?
+        }
+        git::Target::Branch(_) => render::render(state)?.into_bytes(),
+    };
+    let commit = match git::find_existing(&repo, &target, &state.id) {
+        Some(commit) => commit,
+        None => {
+            let (signature, warning) = git::identity(&repo)?;
+            published.warnings.extend(warning);
+            git::commit_record(&repo, &target, relative, &content, &commit_message(state), &signature)?
+        }
+    };
+    published.commit = Some(commit.to_string());
+    published.branch = branch;
+    Ok(published)
+}
+
+/// `docs(decisions): <title>`, then the question, panel, confidence and end reason, and
+/// the `Debate-Id:` trailer that makes recording idempotent.
+pub fn commit_message(state: &DebateState) -> String {
+    let subject: String = state.title.chars().take(72).collect();
+    let question: String = state.question.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(600).collect();
+    let confidence = state.outcome.as_ref().map_or("unknown", |o| o.confidence.as_str());
+    let ended = state.end_reason.map_or("unknown", |r| r.as_str());
+    format!(
+        "docs(decisions): {subject}\n\nQuestion: {question}\nPerspectives: {}\nConfidence: {confidence}\nEnded by: {ended}\n\nDebate-Id: {}\n",
+        state.panel_names().join(", "),
+        state.id
+    )
+}
+
+/// Test hook: `DEBATE_FAILPOINT=<name>` aborts the process at that point, as a crash
+/// would, so tests can check that `--resume` repairs every half-finished recording.
+pub fn failpoint(name: &str) {
+    if std::env::var("DEBATE_FAILPOINT").is_ok_and(|v| v == name) {
+        std::process::abort();
+    }
 }
 
 fn holds(path: &Path, id: &str) -> bool {
@@ -70,19 +180,25 @@ pub fn write(state: &DebateState, path: &Path) -> Result<()> {
         return if holds(path, &state.id) {
             Ok(())
         } else {
-            Err(Error::record(format!("{} already exists and is not this debate's record", path.display())))
+            Err(Error::record(format!("{} already exists and is not this debate's record", path.display()))
+                .with_hint("move that file away and run `debate --resume` again"))
         };
     }
     let text = render::render(state)?;
+    write_new(path, text.as_bytes(), &state.id)
+}
+
+/// Create `path` with `bytes`, atomically and never over an existing file.
+pub fn write_new(path: &Path, bytes: &[u8], id: &str) -> Result<()> {
     let directory = path.parent().ok_or_else(|| Error::record("the record path has no directory"))?;
     let failed = |err: std::io::Error| {
-        Error::record(format!("cannot write the record {}: {err}", path.display()))
-            .with_hint("check that the directory is writable, then run the same --resume again")
+        Error::record(format!("cannot write {}: {err}", path.display()))
+            .with_hint("check that the directory is writable, then run `debate --resume` again")
     };
     std::fs::create_dir_all(directory).map_err(failed)?;
-    let temporary = directory.join(format!(".{}.partial", state.id.to_lowercase()));
+    let temporary = directory.join(format!(".{}.partial", id.to_lowercase()));
     let mut file = std::fs::File::create(&temporary).map_err(failed)?;
-    file.write_all(text.as_bytes()).and_then(|_| file.sync_all()).map_err(failed)?;
+    file.write_all(bytes).and_then(|_| file.sync_all()).map_err(failed)?;
     let linked = std::fs::hard_link(&temporary, path);
     let _ = std::fs::remove_file(&temporary);
     linked.map_err(failed)

@@ -2,7 +2,7 @@
 //! `.debate/templates/decision.md`) with minijinja. The template sees plain data.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use minijinja::Environment;
 use serde::Serialize;
@@ -11,28 +11,39 @@ use super::date_of;
 use crate::engine::state::DebateState;
 use crate::error::{Error, Result};
 
-pub const BUILT_IN: &str = include_str!("../../templates/decision.md");
-
-/// The repository's override of the template, if it has one.
-pub fn override_path(repo_root: &Path) -> PathBuf {
-    repo_root.join(".debate").join("templates").join("decision.md")
+/// A template the repository may override in `.debate/templates/<name>`.
+pub struct Template {
+    pub name: &'static str,
+    built_in: &'static str,
 }
+
+pub const DECISION: Template = Template { name: "decision.md", built_in: include_str!("../../templates/decision.md") };
+pub const ISSUE: Template = Template { name: "issue.md", built_in: include_str!("../../templates/issue.md") };
 
 /// The template text for a repository, checked so that a broken override is reported
 /// before a debate starts rather than after it ends.
-pub fn template_for(repo_root: &Path) -> Result<String> {
-    let path = override_path(repo_root);
+pub fn template_for(repo_root: &Path, template: &Template) -> Result<String> {
+    let path = repo_root.join(".debate").join("templates").join(template.name);
     let text = if path.is_file() {
         std::fs::read_to_string(&path)
-            .map_err(|err| Error::config(format!("cannot read the record template {}: {err}", path.display())))?
+            .map_err(|err| Error::config(format!("cannot read the template {}: {err}", path.display())))?
     } else {
-        BUILT_IN.to_string()
+        template.built_in.to_string()
     };
     environment().template_from_str(&text).map_err(|err| {
-        Error::config(format!("record template {}: {err}", path.display()))
+        Error::config(format!("template {}: {err}", path.display()))
             .with_hint("fix the template or remove it to use the built-in one")
     })?;
     Ok(text)
+}
+
+/// Render a template of the repository with `context`.
+pub fn render_template<S: Serialize>(repo_root: &Path, template: &Template, context: &S) -> Result<String> {
+    let text = template_for(repo_root, template)?;
+    environment().render_str(&text, context).map_err(|err| {
+        Error::record(format!("cannot render {}: {err}", template.name))
+            .with_hint(format!("check .debate/templates/{}", template.name))
+    })
 }
 
 #[derive(Serialize)]
@@ -85,7 +96,6 @@ struct LogRow {
 pub fn render(state: &DebateState) -> Result<String> {
     let outcome = state.outcome.as_ref().ok_or_else(|| Error::general("the debate has no synthesis to record"))?;
     let synthesis = &outcome.synthesis;
-    let template = template_for(Path::new(&state.repo_root))?;
     let empty: &[String] = &[];
     let context = Context {
         id: &state.id,
@@ -136,10 +146,7 @@ pub fn render(state: &DebateState) -> Result<String> {
             })
             .collect(),
     };
-    environment().render_str(&template, &context).map_err(|err| {
-        Error::record(format!("cannot render the decision record: {err}"))
-            .with_hint("check .debate/templates/decision.md")
-    })
+    render_template(Path::new(&state.repo_root), &DECISION, &context)
 }
 
 fn context_lines(state: &DebateState) -> Vec<String> {

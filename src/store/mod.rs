@@ -229,6 +229,15 @@ impl Store {
         Ok(())
     }
 
+    /// The record is written (and committed, when `commit` is given): the debate is done.
+    pub fn complete(&self, id: &str, commit: Option<&str>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE debates SET status = ?2, commit_id = ?3, updated_at = ?4 WHERE id = ?1",
+            params![id, Status::Complete.as_str(), commit, now()],
+        )?;
+        Ok(())
+    }
+
     pub fn set_status(&self, id: &str, status: Status) -> Result<()> {
         set_status_in(&self.conn, id, status)
     }

@@ -25,18 +25,22 @@ fn shorten(text: &str, width: usize) -> String {
 
 pub fn table(rows: &[ListRow]) -> String {
     let now = chrono::Utc::now();
-    let mut out =
-        format!("{:<10}  {:<12}  {:>6}  {:>4}  {:<50}  {}\n", "ID", "STATUS", "ROUNDS", "AGE", "QUESTION", "RECORD");
+    let line = |cells: [&str; 7]| {
+        let [id, status, rounds, age, question, commit, record] = cells;
+        format!("{id:<10}  {status:<12}  {rounds:>6}  {age:>4}  {question:<50}  {commit:<7}  {record}\n")
+    };
+    let mut out = line(["ID", "STATUS", "ROUNDS", "AGE", "QUESTION", "COMMIT", "RECORD"]);
     for row in rows {
-        out.push_str(&format!(
-            "{:<10}  {:<12}  {:>6}  {:>4}  {:<50}  {}\n",
-            row.id,
-            row.status,
-            row.rounds,
-            age(&row.created_at, now),
-            shorten(&row.question, 48),
-            row.record_path.as_deref().map_or("-".into(), |p| relative(p, &row.repository))
-        ));
+        let record = row.record_path.as_deref().map_or("-".into(), |p| relative(p, &row.repository));
+        out.push_str(&line([
+            &row.id,
+            &row.status,
+            &row.rounds.to_string(),
+            &age(&row.created_at, now),
+            &shorten(&row.question, 48),
+            row.commit_id.as_deref().map_or("-", |c| c.get(..7).unwrap_or(c)),
+            &record,
+        ]));
     }
     out
 }

@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use crate::engine::run::Events;
 use crate::engine::state::{Contribution, DebateState, EndReason, Outcome, Round};
 use crate::error::{Error, Result};
+use crate::record::{Published, issue::Draft};
 
 pub mod list;
 pub mod show;
@@ -158,13 +159,33 @@ impl Events for Terminal {
         }
     }
 
-    fn recorded(&mut self, state: &DebateState, path: &str) {
-        let shown = std::path::Path::new(path)
-            .strip_prefix(&state.repo_root)
-            .map_or_else(|_| path.to_string(), |p| p.display().to_string());
-        self.say(&format!(
-            "\nDecision record written to {shown} (not committed; review it and commit it with git). Debate {} is complete.",
-            state.id
-        ));
+    fn recorded(&mut self, state: &DebateState, record: &Published, draft: Option<&Draft>) {
+        let shown = record.path.strip_prefix(&state.repo_root).unwrap_or(&record.path).display().to_string();
+        for warning in &record.warnings {
+            self.warn(warning);
+        }
+        let short = |commit: &str| commit.chars().take(10).collect::<String>();
+        match (&record.commit, &record.branch, &record.not_committed) {
+            (Some(commit), Some(branch), _) => {
+                self.say(&format!(
+                    "\nDecision record committed as {} on the new branch {branch} ({shown});",
+                    short(commit)
+                ));
+                self.say("your checked-out branch, index and working tree are unchanged. Open a pull request with:");
+                self.say(&format!("  git push -u origin {branch}\n  gh pr create --head {branch} --fill"));
+            }
+            (Some(commit), None, _) => {
+                self.say(&format!("\nDecision record written to {shown} and committed as {}.", short(commit)));
+            }
+            (None, _, reason) => {
+                let why = reason.as_deref().unwrap_or("committing is off");
+                self.say(&format!("\nDecision record written to {shown}; not committed ({why})."));
+            }
+        }
+        if let Some(draft) = draft {
+            let path = draft.path.strip_prefix(&state.repo_root).unwrap_or(&draft.path).display().to_string();
+            self.say(&format!("Issue draft written to {path} (not committed). File it with:\n  {}", draft.command));
+        }
+        self.say(&format!("Debate {} is complete.", state.id));
     }
 }
