@@ -1,0 +1,259 @@
+//! The decision record as a reader and a parser see it (SPEC §7): sections, front
+//! matter, naming. Records come from real debates run through the binary.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+const SECTIONS: [&str; 8] = [
+    "Question",
+    "Context",
+    "Perspectives Considered",
+    "Points of Agreement",
+    "Key Tensions",
+    "Recommendation",
+    "Dissenting View",
+    "Debate Log",
+];
+
+/// A synthesis naming every perspective on `panel`.
+fn synthesis(panel: &[&str], recommendation: &str) -> String {
+    let perspectives: Vec<String> = panel
+        .iter()
+        .map(|n| format!(r#"{{"name": "{n}", "key_arguments": ["{n} point one", "{n} point two"], "trade_offs_accepted": ["{n} gives up something"]}}"#))
+        .collect();
+    format!(
+        r#"{{"perspectives": [{}], "agreement": ["measure first"], "tensions": ["speed against simplicity"], "recommendation": "{recommendation}", "confidence": "Medium", "caveats": ["traffic grows tenfold"], "dissent": {{"perspective": "{}", "view": "it will not scale"}}}}"#,
+        perspectives.join(", "),
+        panel[0]
+    )
+}
+
+/// Run a scripted debate with this panel forced; returns the record's text with the id
+/// and date replaced by placeholders.
+fn record_for(panel: &[&str], recommendation: &str, summary: &str) -> (String, Sandbox) {
+    let sandbox = Sandbox::new();
+    let evaluation = AGREE.replace("Both now recommend Postgres first.", summary);
+    let answers = varied_answers(panel, 1, &evaluation).replace(SYNTHESIS, &synthesis(panel, recommendation));
+    let config = sandbox.scripted(&answers);
+    let mut cmd = sandbox.cmd();
+    cmd.arg("--config").arg(&config).args(["--no-commit", "-p", &panel.len().to_string()]);
+    for name in panel {
+        cmd.args(["--with", name]);
+    }
+    cmd.arg(QUESTION).assert().success();
+    let records = sandbox.records();
+    assert_eq!(records.len(), 1);
+    let (id, created): (String, String) =
+        sandbox.sqlite().query_row("SELECT id, created_at FROM debates", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let text =
+        std::fs::read_to_string(&records[0]).unwrap().replace(&id, "DEB-xxxxxx").replace(&created[..10], "YYYY-MM-DD");
+    (text, sandbox)
+}
+
+struct Structure {
+    h1: Vec<String>,
+    h2: Vec<String>,
+    /// H3 headings under "Perspectives Considered".
+    perspectives: Vec<String>,
+    /// H2 sections that contain a table.
+    tables_in: Vec<String>,
+    front_matter: String,
+}
+
+fn structure(markdown: &str) -> Structure {
+    let options = Options::ENABLE_TABLES | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    let mut s =
+        Structure { h1: vec![], h2: vec![], perspectives: vec![], tables_in: vec![], front_matter: String::new() };
+    let (mut heading, mut text, mut in_meta) = (None, String::new(), false);
+    for event in Parser::new_ext(markdown, options) {
+        match event {
+            Event::Start(Tag::MetadataBlock(_)) => in_meta = true,
+            Event::End(TagEnd::MetadataBlock(_)) => in_meta = false,
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading = Some(level);
+                text.clear();
+            }
+            Event::End(TagEnd::Heading(_)) => match heading.take() {
+                Some(HeadingLevel::H1) => s.h1.push(text.clone()),
+                Some(HeadingLevel::H2) => s.h2.push(text.clone()),
+                Some(HeadingLevel::H3) if s.h2.last().is_some_and(|h| h == "Perspectives Considered") => {
+                    s.perspectives.push(text.clone())
+                }
+                other => panic!("unexpected heading {other:?}: {text}"),
+            },
+            Event::Start(Tag::Table(_)) => s.tables_in.push(s.h2.last().cloned().unwrap_or_default()),
+            Event::Text(t) if in_meta => s.front_matter.push_str(&t),
+            Event::Text(t) | Event::Code(t) if heading.is_some() => text.push_str(&t),
+            _ => {}
+        }
+    }
+    s
+}
+
+fn assert_structure(markdown: &str, panel: &[&str]) {
+    let s = structure(markdown);
+    assert_eq!(s.h1, ["Decision: Should we use Redis or Postgres for caching"], "{markdown}");
+    assert_eq!(s.h2, SECTIONS, "{markdown}");
+    assert_eq!(s.perspectives, panel, "{markdown}");
+    assert_eq!(s.tables_in, ["Debate Log"], "{markdown}");
+    let front: serde_json::Value = serde_saphyr::from_str(&s.front_matter).expect("front matter is YAML");
+    for key in ["id", "title", "status", "date", "perspectives", "rounds", "ended_by", "confidence", "models", "tokens"]
+    {
+        assert!(!front[key].is_null(), "front matter lacks {key}: {}", s.front_matter);
+    }
+    assert_eq!(front["status"], "proposed", "MADR tools read status");
+    assert_eq!(front["perspectives"].as_array().unwrap().len(), panel.len());
+    assert!(front["tokens"]["prompt"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn two_perspective_record() {
+    let panel = ["Performance Advocate", "Operational Simplicity"];
+    let (text, _) = record_for(&panel, "Cache in Postgres now.", "Both now recommend Postgres first.");
+    assert_structure(&text, &panel);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn three_perspective_record() {
+    let panel = ["Performance Advocate", "Operational Simplicity", "Cost Control"];
+    let (text, _) = record_for(&panel, "Cache in Postgres now.", "All three converge on Postgres.");
+    assert_structure(&text, &panel);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn four_perspective_record() {
+    let panel = ["Performance Advocate", "Operational Simplicity", "Cost Control", "Reliability Engineer"];
+    let (text, _) = record_for(&panel, "Cache in Postgres now.", "All four converge on Postgres.");
+    assert_structure(&text, &panel);
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn model_text_cannot_break_the_record_structure() {
+    let panel = ["Performance Advocate", "Operational Simplicity"];
+    let (text, _) = record_for(
+        &panel,
+        "## Injected heading\\nUse Postgres.\\n---\\n# Another\\nMore text\\n===",
+        "A | B | C summary\\n## not a heading",
+    );
+    assert_structure(&text, &panel);
+    assert!(text.contains("Use Postgres."), "{text}");
+}
+
+#[test]
+fn empty_sections_are_stated_not_dropped() {
+    let sandbox = Sandbox::new();
+    let sparse = r#"{"recommendation": "Use Postgres.", "confidence": "High"}"#;
+    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE).replace(SYNTHESIS, sparse));
+    sandbox.cmd().arg("--config").arg(&config).args(["--no-commit", QUESTION]).assert().success();
+    let text = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert_structure(&text, &PANEL);
+    assert!(text.contains("*(the moderator left this empty)*"), "{text}");
+    assert!(text.contains("*(the moderator recorded no points of agreement)*"), "{text}");
+    assert!(text.contains("*(the moderator recorded no tensions)*"), "{text}");
+}
+
+fn record_name(sandbox: &Sandbox, args: &[&str], question: &str) -> PathBuf {
+    let out = sandbox.cmd().args(["--offline", "-q", "--no-commit"]).args(args).arg(question).assert().success();
+    let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
+    assert_eq!(
+        path.parent().unwrap().canonicalize().unwrap(),
+        sandbox.repo.join("docs/decisions").canonicalize().unwrap(),
+        "never outside record.directory"
+    );
+    path
+}
+
+#[test]
+fn hostile_titles_make_safe_names_inside_the_record_directory() {
+    let sandbox = Sandbox::new();
+    let long = format!("Should we {}or stop?", "really ".repeat(70));
+    for (question, expected) in [
+        (
+            "Sollen wir für das Caching Redis oder Postgres nehmen?",
+            "sollen-wir-fur-das-caching-redis-oder-postgres-nehmen",
+        ),
+        ("🚀 Redis or Postgres? 🔥", "rocket-redis-or-postgres"),
+        ("../../etc/passwd", "etc-passwd"),
+        ("???", "decision"),
+        (long.as_str(), ""),
+    ] {
+        let path = record_name(&sandbox, &[], question);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let slug = name[11..].trim_end_matches(".md");
+        assert!(name.len() <= 11 + 60 + 3, "{name}");
+        assert!(slug.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{name}");
+        if !expected.is_empty() {
+            assert!(slug.starts_with(expected), "{question:?} → {name}");
+        }
+    }
+}
+
+#[test]
+fn numbered_names_continue_past_every_local_branch() {
+    let sandbox = Sandbox::new();
+    let repo = &sandbox.repo;
+    git(repo, &["config", "user.name", "Test"]);
+    git(repo, &["config", "user.email", "test@example.com"]);
+    std::fs::create_dir_all(repo.join("docs/decisions")).unwrap();
+    std::fs::write(repo.join("docs/decisions/0003-old.md"), "old\n").unwrap();
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "old"]);
+    git(repo, &["checkout", "-qb", "elsewhere"]);
+    std::fs::write(repo.join("docs/decisions/0007-other-branch.md"), "other\n").unwrap();
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "other"]);
+    git(repo, &["checkout", "-q", "main"]);
+    std::fs::create_dir_all(repo.join(".debate")).unwrap();
+    std::fs::write(repo.join(".debate/settings.yaml"), "record:\n  filename: \"{number}-{slug}.md\"\n").unwrap();
+
+    let first = record_name(&sandbox, &[], QUESTION);
+    assert_eq!(first.file_name().unwrap(), "0008-should-we-use-redis-or-postgres-for-caching.md");
+    let second = record_name(&sandbox, &[], QUESTION);
+    assert_eq!(second.file_name().unwrap(), "0009-should-we-use-redis-or-postgres-for-caching.md");
+}
+
+#[test]
+fn id_names_use_the_debate_id() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".debate")).unwrap();
+    std::fs::write(sandbox.repo.join(".debate/settings.yaml"), "record:\n  filename: \"{id}.md\"\n").unwrap();
+    let path = record_name(&sandbox, &[], QUESTION);
+    let id = sandbox.only_id().to_lowercase();
+    assert_eq!(path.file_name().unwrap().to_string_lossy(), format!("{id}.md"));
+}
+
+#[test]
+fn a_repository_template_overrides_the_built_in_one() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".debate/templates")).unwrap();
+    std::fs::write(
+        sandbox.repo.join(".debate/templates/decision.md"),
+        "---\nid: {{ id }}\n---\n# {{ title }}\n\nOurs: {{ confidence }}\n",
+    )
+    .unwrap();
+    let path = record_name(&sandbox, &[], QUESTION);
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains("Ours: Low"), "{text}");
+}
+
+#[test]
+fn a_broken_template_is_reported_before_the_debate_starts() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.repo.join(".debate/templates")).unwrap();
+    std::fs::write(sandbox.repo.join(".debate/templates/decision.md"), "{% for x in %}").unwrap();
+    let before = sandbox.files();
+    sandbox
+        .cmd()
+        .args(["--offline", QUESTION])
+        .assert()
+        .code(4)
+        .stderr(predicates::str::contains(".debate/templates/decision.md"));
+    assert_eq!(before, sandbox.files(), "nothing written");
+}
