@@ -27,7 +27,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         (_, true) => Verbosity::Verbose,
         _ => Verbosity::Normal,
     };
-    let mut terminal = Terminal::new(if cli.json { Verbosity::Quiet } else { verbosity });
+    let mut terminal = Terminal::new(verbosity);
     let db_path = match &cli.db {
         Some(path) => path.clone(),
         None => store::default_path()?,
@@ -237,12 +237,18 @@ fn report(cli: &Cli, state: &DebateState) -> Result<()> {
             "commit_id": state.commit_id,
             "branch": state.snapshot.branch,
             "issue_draft": state.snapshot.record.issue_draft.then(|| record::issue::draft_path(state)),
+            "issue_command": state.snapshot.record.issue_draft.then(|| record::issue::command(state)),
             "tokens": {"prompt": state.totals.prompt_tokens, "completion": state.totals.completion_tokens},
         }));
     }
-    match &state.record_path {
-        Some(path) => terminal::print_out(&format!("{path}\n")),
-        None => Ok(()),
+    let Some(path) = &state.record_path else { return Ok(()) };
+    match (&state.snapshot.branch, &state.commit_id) {
+        // The record is only on the branch: print it as git names it (`git show` takes it).
+        (Some(branch), Some(_)) => {
+            let relative = Path::new(path).strip_prefix(&state.repo_root).unwrap_or(Path::new(path));
+            terminal::print_out(&format!("{branch}:{}\n", relative.display()))
+        }
+        _ => terminal::print_out(&format!("{path}\n")),
     }
 }
 

@@ -36,6 +36,11 @@ pub trait Events {
     fn ended(&mut self, _reason: EndReason) {}
     fn synthesized(&mut self, _outcome: &Outcome) {}
     fn recorded(&mut self, _state: &DebateState, _record: &Published, _draft: Option<&Draft>) {}
+    /// At the end of a debate run with checkpoints on: does the human want an issue
+    /// draft? (Only a terminal can answer.)
+    fn wants_issue_draft(&mut self) -> bool {
+        false
+    }
 }
 
 pub struct Engine<'a> {
@@ -271,7 +276,9 @@ impl Engine<'_> {
         };
         let published = record::publish(state, &path)?;
         record::failpoint("after-commit");
-        let draft = match state.snapshot.record.issue_draft {
+        let wanted =
+            state.snapshot.record.issue_draft || (state.snapshot.debate.checkpoints && self.events.wants_issue_draft());
+        let draft = match wanted {
             true => Some(record::issue::write(state, &published)?),
             false => None,
         };

@@ -52,19 +52,23 @@ pub fn write(state: &DebateState, published: &Published) -> Result<Draft> {
     };
     let body = render_template(root, &ISSUE, &context)?;
     let path = draft_path(state);
-    let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
     let failed = |err: std::io::Error| Error::record(format!("cannot write the issue draft {}: {err}", path.display()));
     std::fs::create_dir_all(path.parent().expect("has a parent")).map_err(failed)?;
     // The draft is ours to rewrite: a resumed debate writes the same text again.
     let temporary = path.with_extension("md.partial");
     std::fs::write(&temporary, body).and_then(|_| std::fs::rename(&temporary, &path)).map_err(failed)?;
-    let title = format!("Act on decision: {}", state.title);
-    let command = format!(
-        "gh issue create --title {} --body-file {}",
-        shell_quote(&title),
-        shell_quote(&relative.display().to_string())
-    );
-    Ok(Draft { path, title, command })
+    Ok(Draft { path, title: title(state), command: command(state) })
+}
+
+fn title(state: &DebateState) -> String {
+    format!("Act on decision: {}", state.title)
+}
+
+/// The `gh issue create` line that files the draft, run from the repository root.
+pub fn command(state: &DebateState) -> String {
+    let path = draft_path(state);
+    let relative = path.strip_prefix(&state.repo_root).unwrap_or(&path).display().to_string();
+    format!("gh issue create --title {} --body-file {}", shell_quote(&title(state)), shell_quote(&relative))
 }
 
 /// `.debate/issues/<ID>.md` in the debate's repository.

@@ -159,6 +159,18 @@ impl Events for Terminal {
         }
     }
 
+    fn wants_issue_draft(&mut self) -> bool {
+        if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+            return false;
+        }
+        let question = dialoguer::Confirm::new()
+            .with_prompt("Write an issue draft for the follow-up work?")
+            .default(false)
+            .interact_on_opt(&dialoguer::console::Term::stderr());
+        // Esc, EOF or a closed terminal count as no.
+        matches!(question, Ok(Some(true)))
+    }
+
     fn recorded(&mut self, state: &DebateState, record: &Published, draft: Option<&Draft>) {
         let shown = record.path.strip_prefix(&state.repo_root).unwrap_or(&record.path).display().to_string();
         for warning in &record.warnings {
