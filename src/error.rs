@@ -12,6 +12,8 @@ pub enum Kind {
     Config,
     Record,
     Interrupted,
+    /// A provider error that a shorter prompt may cure.
+    ContextLength,
 }
 
 impl Kind {
@@ -19,7 +21,7 @@ impl Kind {
         match self {
             Kind::General => 1,
             Kind::Input => 2,
-            Kind::Provider => 3,
+            Kind::Provider | Kind::ContextLength => 3,
             Kind::Config => 4,
             Kind::Record => 5,
             Kind::Interrupted => 130,

@@ -259,6 +259,31 @@ pub struct ProviderConfig {
     pub model: Option<String>,
     /// For `kind: scripted`: the YAML script to answer from (relative to the settings file).
     pub script: Option<PathBuf>,
+    /// Retries of a failed request (429, 5xx, timeouts, dropped connections); default 5.
+    pub max_retries: Option<u32>,
+    /// Requests in flight at once; default 8.
+    pub max_concurrency: Option<usize>,
+    /// Longest a request may take, in seconds; default 120.
+    pub timeout_seconds: Option<u64>,
+    /// `max_tokens` or `max_completion_tokens` (default: the latter for api.openai.com).
+    pub token_parameter: Option<crate::providers::TokenParameter>,
+}
+
+impl ProviderConfig {
+    pub fn new(kind: ProviderKind) -> ProviderConfig {
+        ProviderConfig {
+            kind,
+            base_url: None,
+            api_key_env: None,
+            api_key: None,
+            model: None,
+            script: None,
+            max_retries: None,
+            max_concurrency: None,
+            timeout_seconds: None,
+            token_parameter: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

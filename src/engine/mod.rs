@@ -1,6 +1,7 @@
 //! The debate as a state machine: every step reads the stored state, does one thing,
 //! and persists its result before the next step is chosen.
 
+pub mod calls;
 pub mod run;
 pub mod state;
 pub mod step;

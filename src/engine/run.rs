@@ -2,40 +2,49 @@
 //! Provider calls of one step run concurrently; each result is committed as it lands.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 
-use super::state::{Contribution, ContributionKind, DebateState, EndReason, Outcome, Round, Status, Usage};
+use super::calls::{self, Ask};
+use super::state::{Contribution, ContributionKind, DebateState, EndReason, Outcome, Round, Status};
 use super::step::{self, Step};
 use crate::catalog::Catalog;
 use crate::error::{Error, Kind, Result};
 use crate::moderator::detection;
 use crate::moderator::evaluation::{self, Evaluation};
-use crate::moderator::{prompts, selection, synthesis};
-use crate::providers::{Brief, Completion, Panel, Provider, Purpose, Request};
+use crate::moderator::{json, prompts, selection, synthesis};
+use crate::providers::{Completion, Panel, TextSink};
 use crate::record::{self, Published, issue::Draft};
 use crate::settings::Rebuttals;
 use crate::store::Store;
 
 /// Longest contribution we keep; an enormous answer is cut, and says so.
 const MAX_ANSWER_CHARS: usize = 60_000;
-/// Completion limits for the moderator's structured answers.
-const ANALYSIS_TOKENS: u32 = 1_000;
-const EVALUATION_TOKENS: u32 = 1_500;
-const SYNTHESIS_TOKENS: u32 = 4_000;
 
 /// What the engine reports as it goes; the terminal decides how to show it.
 pub trait Events {
     fn panel(&mut self, _state: &DebateState) {}
     fn round_started(&mut self, _round: u32, _framing: &str) {}
-    fn working(&mut self, _round: u32, _what: &str, _who: &[String]) {}
+    /// A step's calls start, for these seats (in panel order).
+    fn working(&mut self, _round: u32, _kind: ContributionKind, _seats: &[(usize, String)]) {}
     fn contribution(&mut self, _round: u32, _name: &str, _contribution: &Contribution) {}
     fn assessed(&mut self, _state: &DebateState, _round: &Round) {}
     fn ended(&mut self, _reason: EndReason) {}
     fn synthesized(&mut self, _outcome: &Outcome) {}
     fn recorded(&mut self, _state: &DebateState, _record: &Published, _draft: Option<&Draft>) {}
+    /// Whether to stream debaters' text as it arrives (a terminal that shows it).
+    fn live(&self) -> bool {
+        false
+    }
+    /// Text of the debater at `seat` as it arrives (only when `live`).
+    fn delta(&mut self, _seat: usize, _text: &str) {}
+    /// A debater's call failed this step.
+    fn failed(&mut self, _round: u32, _name: &str) {}
+    /// A debater left the panel after repeated provider failures.
+    fn dropped(&mut self, _name: &str, _reason: &str) {}
     /// At the end of a debate run with checkpoints on: does the human want an issue
     /// draft? (Only a terminal can answer.)
     fn wants_issue_draft(&mut self) -> bool {
@@ -134,11 +143,10 @@ impl Engine<'_> {
     }
 
     async fn analyze(&mut self, state: &DebateState, deadline: Instant) -> Result<(), Stop> {
-        let prompt =
-            prompts::analysis(&state.question, &state.analysis, &state.panel, self.catalog, &state.snapshot.forced);
-        let request = moderator_request(state, Purpose::Analysis, 0, prompt, ANALYSIS_TOKENS, Brief::None);
-        let completion =
-            call(self.providers.moderator.as_ref(), &request, deadline, "the moderator's analysis").await?;
+        let ask = Ask::Analysis { catalog: self.catalog };
+        let read = |text: &str| json::extract::<serde_json::Value>(text).ok();
+        let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &ask, read);
+        let (completion, _) = within(deadline, "the moderator's analysis", asked).await?;
         let panel = selection::refine(self.catalog, &state.panel, &state.snapshot.forced, &completion.text)
             .unwrap_or_else(|| state.panel.clone());
         self.store.save_panel(&state.id, &panel, &completion)?;
@@ -165,29 +173,49 @@ impl Engine<'_> {
         // Sequential rebuttals go one per step, so each sees the ones stored before it.
         let sequential = kind == ContributionKind::Rebuttal && state.snapshot.debate.rebuttals == Rebuttals::Sequential;
         let seats = if sequential { &seats[..1] } else { seats };
-        let names: Vec<String> = seats.iter().map(|&s| state.panel[s].name().to_string()).collect();
-        self.events.working(round, kind.as_str(), &names);
+        let named: Vec<(usize, String)> = seats.iter().map(|&s| (s, state.panel[s].name().to_string())).collect();
+        self.events.working(round, kind, &named);
 
+        // On a terminal the text streams in; the terminal keeps parallel debaters apart.
+        let (live_tx, mut live_rx) = tokio::sync::mpsc::unbounded_channel::<(usize, String)>();
+        let live = self.events.live();
         let provider = self.providers.debater.clone();
         let mut pending: FuturesUnordered<_> = seats
             .iter()
             .map(|&seat| {
-                let request = debater_request(state, seat, round, kind);
                 let provider = provider.clone();
+                let live_tx = live_tx.clone();
+                let sink = live.then(|| {
+                    TextSink::new(move |text| {
+                        let _ = live_tx.send((seat, text.to_string()));
+                    })
+                });
                 async move {
-                    let what = format!("{} ({} {kind})", request.perspective.clone().unwrap_or_default(), round);
-                    (seat, timed(provider.as_ref(), &request).await.and_then(|c| usable(c, &what)))
+                    let what = format!("{} ({} {kind})", state.panel[seat].name(), round);
+                    let asked = calls::ask(provider.as_ref(), state, &Ask::Debater { seat, round, kind }, sink).await;
+                    (seat, asked.and_then(|c| usable(c, &what)))
                 }
             })
             .collect();
+
         // Stored the moment they land; shown in panel order, not completion order.
         let mut landed: BTreeMap<usize, Option<Contribution>> = BTreeMap::new();
         let mut shown = 0;
-        let mut failure = None;
+        let mut failures: Vec<(usize, Error)> = Vec::new();
         loop {
-            let next = tokio::time::timeout_at(deadline.into(), pending.next()).await;
+            let next = tokio::select! {
+                biased;
+                Some((seat, text)) = live_rx.recv() => {
+                    self.events.delta(seat, &text);
+                    continue;
+                }
+                next = tokio::time::timeout_at(deadline.into(), pending.next()) => next,
+            };
             let Ok(next) = next else { return Err(Stop::TimedOut("a debate round")) };
             let Some((seat, result)) = next else { break };
+            while let Ok((seat, text)) = live_rx.try_recv() {
+                self.events.delta(seat, &text);
+            }
             match result {
                 Ok(completion) => {
                     let contribution = Contribution {
@@ -202,17 +230,40 @@ impl Engine<'_> {
                 }
                 Err(err) => {
                     landed.insert(seat, None);
-                    failure.get_or_insert(err);
+                    failures.push((seat, err));
                 }
             }
             while let Some(ready) = seats.get(shown).and_then(|seat| landed.get(seat)) {
-                if let Some(contribution) = ready {
-                    self.events.contribution(round, state.panel[contribution.seat].name(), contribution);
+                match ready {
+                    Some(contribution) => {
+                        self.events.contribution(round, state.panel[contribution.seat].name(), contribution)
+                    }
+                    None => self.events.failed(round, state.panel[seats[shown]].name()),
                 }
                 shown += 1;
             }
         }
-        failure.map_or(Ok(()), |err| Err(Stop::Failed(err)))
+        self.drop_or_fail(state, failures)
+    }
+
+    /// A debater whose provider keeps failing leaves the panel when at least two others
+    /// remain (recorded, and the result is marked degraded); otherwise the debate pauses.
+    fn drop_or_fail(&mut self, state: &DebateState, failures: Vec<(usize, Error)>) -> Result<(), Stop> {
+        if failures.is_empty() {
+            return Ok(());
+        }
+        let droppable = failures.iter().all(|(_, err)| matches!(err.kind, Kind::Provider | Kind::ContextLength));
+        let remaining = state.active_seats().len().saturating_sub(failures.len());
+        if !droppable || remaining < 2 {
+            let (_, err) = failures.into_iter().next().expect("not empty");
+            return Err(Stop::Failed(err));
+        }
+        for (seat, err) in failures {
+            let reason = err.message;
+            self.store.drop_seat(&state.id, seat, &reason)?;
+            self.events.dropped(state.panel[seat].name(), &reason);
+        }
+        Ok(())
     }
 
     async fn evaluate(&mut self, state: &DebateState, round: u32, deadline: Instant) -> Result<(), Stop> {
@@ -221,19 +272,20 @@ impl Engine<'_> {
         history.push(measures.clone());
         let rules = &state.snapshot.debate;
         let stagnating = detection::stagnating(&history, rules.repetition_threshold.0, rules.novelty_threshold.0);
-        let arguments: Vec<(String, String)> = state.rounds[round as usize - 1]
-            .arguments
-            .iter()
-            .map(|c| (state.panel[c.seat].name().to_string(), c.text.clone()))
-            .collect();
 
-        let prompt = prompts::evaluation(state, round, &measures);
-        let brief = Brief::Evaluation { arguments: arguments.clone(), novelty: measures.novelty, stagnating };
-        let request = moderator_request(state, Purpose::Evaluation, round, prompt, EVALUATION_TOKENS, brief);
-        let completion =
-            call(self.providers.moderator.as_ref(), &request, deadline, "the moderator's evaluation").await?;
-        let evaluation: Evaluation = evaluation::parse(&completion.text, &state.panel_names())
-            .unwrap_or_else(|_| evaluation::heuristic(&arguments, measures.novelty, stagnating));
+        let ask = Ask::Evaluation { round, measures: &measures, stagnating };
+        let names = state.panel_names();
+        let read = |text: &str| evaluation::parse(text, &names).ok();
+        let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &ask, read);
+        let (completion, parsed) = within(deadline, "the moderator's evaluation", asked).await?;
+        let evaluation: Evaluation = parsed.unwrap_or_else(|| {
+            let arguments: Vec<(String, String)> = state.rounds[round as usize - 1]
+                .arguments
+                .iter()
+                .map(|c| (state.panel[c.seat].name().to_string(), c.text.clone()))
+                .collect();
+            evaluation::heuristic(&arguments, measures.novelty, stagnating)
+        });
         self.store.save_evaluation(&state.id, round, &measures, &evaluation, &completion)?;
         let updated = self.store.load(&state.id)?;
         self.events.assessed(&updated, &updated.rounds[round as usize - 1]);
@@ -242,15 +294,10 @@ impl Engine<'_> {
 
     async fn synthesize(&mut self, state: &DebateState, deadline: Instant) -> Result<(), Stop> {
         let names = state.panel_names();
-        let brief = Brief::Synthesis {
-            panel: state.panel.iter().map(|s| s.perspective.clone()).collect(),
-            options: state.analysis.options.clone(),
-        };
-        let request =
-            moderator_request(state, Purpose::Synthesis, 0, prompts::synthesis(state), SYNTHESIS_TOKENS, brief);
-        let completion =
-            call(self.providers.moderator.as_ref(), &request, deadline, "the moderator's synthesis").await?;
-        let (synthesis, source) = synthesis::parse(&completion.text, &names).unwrap_or_else(|_| {
+        let read = |text: &str| synthesis::parse(text, &names).ok();
+        let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &Ask::Synthesis, read);
+        let (completion, parsed) = within(deadline, "the moderator's synthesis", asked).await?;
+        let (synthesis, source) = parsed.unwrap_or_else(|| {
             let latest = latest_arguments(state);
             let summary =
                 state.rounds.iter().rev().find_map(|r| r.evaluation.as_ref()).map_or("", |e| e.summary.as_str());
@@ -301,73 +348,9 @@ fn latest_arguments(state: &DebateState) -> Vec<(String, String)> {
         .collect()
 }
 
-fn debater_request(state: &DebateState, seat: usize, round: u32, kind: ContributionKind) -> Request {
-    let (purpose, prompt) = match kind {
-        ContributionKind::Argument => (Purpose::Argument, prompts::argument(state, seat, round)),
-        ContributionKind::Rebuttal => (Purpose::Rebuttal, prompts::rebuttal(state, seat, round)),
-    };
-    let me = &state.panel[seat];
-    Request {
-        purpose,
-        round,
-        perspective: Some(me.name().to_string()),
-        system: prompt.system,
-        prompt: prompt.user,
-        max_tokens: state.snapshot.debate.token_budget_per_round.0,
-        temperature: state.snapshot.debater.temperature,
-        json: false,
-        brief: Brief::Debater {
-            perspective: me.perspective.clone(),
-            seat,
-            question: state.question.clone(),
-            options: state.analysis.options.clone(),
-            others: state
-                .panel
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != seat)
-                .map(|(_, s)| s.perspective.clone())
-                .collect(),
-        },
-    }
-}
-
-fn moderator_request(
-    state: &DebateState,
-    purpose: Purpose,
-    round: u32,
-    prompt: prompts::Prompt,
-    max_tokens: u32,
-    brief: Brief,
-) -> Request {
-    Request {
-        purpose,
-        round,
-        perspective: None,
-        system: prompt.system,
-        prompt: prompt.user,
-        max_tokens: Some(max_tokens),
-        temperature: state.snapshot.moderator.temperature,
-        json: true,
-        brief,
-    }
-}
-
-/// One call, with its wall time as the latency.
-async fn timed(provider: &dyn Provider, request: &Request) -> Result<Completion> {
-    let started = Instant::now();
-    let mut completion = provider.complete(request).await?;
-    completion.usage = Usage { latency_ms: started.elapsed().as_millis() as u64, ..completion.usage };
-    Ok(completion)
-}
-
-async fn call(
-    provider: &dyn Provider,
-    request: &Request,
-    deadline: Instant,
-    what: &'static str,
-) -> Result<Completion, Stop> {
-    match tokio::time::timeout_at(deadline.into(), timed(provider, request)).await {
+/// A step's call, cut off at the deadline.
+async fn within<T>(deadline: Instant, what: &'static str, call: impl Future<Output = Result<T>>) -> Result<T, Stop> {
+    match tokio::time::timeout_at(deadline.into(), call).await {
         Ok(result) => Ok(result?),
         Err(_) => Err(Stop::TimedOut(what)),
     }

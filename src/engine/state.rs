@@ -164,10 +164,10 @@ impl DebateState {
         self.panel.iter().map(|s| s.name().to_string()).collect()
     }
 
-    /// Seats that still speak: a perspective flagged off-topic in two rounds is muted,
-    /// unless that would leave fewer than two.
+    /// Seats that still speak: not dropped; and a perspective flagged off-topic in two
+    /// rounds is muted, unless that would leave fewer than two.
     pub fn active_seats(&self) -> Vec<usize> {
-        let all: Vec<usize> = (0..self.panel.len()).collect();
+        let all: Vec<usize> = (0..self.panel.len()).filter(|&seat| self.panel[seat].dropped.is_none()).collect();
         let active: Vec<usize> = all
             .iter()
             .copied()

@@ -121,6 +121,9 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, reason
     if !reasoned {
         degradations.push(format!("Arguments were produced by {}.", crate::providers::OFFLINE_LABEL));
     }
+    for seat in state.panel.iter().filter(|s| s.dropped.is_some()) {
+        degradations.push(format!("{} was dropped after repeated provider failures.", seat.name()));
+    }
     match source {
         Source::Structured => {}
         Source::MarkdownSections => degradations

@@ -60,6 +60,24 @@ struct Wire {
 /// The JSON shape asked of the model.
 pub const SCHEMA_HINT: &str = r#"{"summary": "<the round in 2-4 sentences, naming each perspective's position; it opens the next round>", "assessment": "converging" | "stagnating" | "new_ground" | "diverging", "agreement": true | false, "clear_winner": null | "<perspective name the others conceded to>", "off_topic": ["<perspective names that drifted off the question>"], "new_points": ["<points raised for the first time>"]}"#;
 
+/// The JSON Schema of the answer, for providers that enforce structured output.
+pub fn schema() -> serde_json::Value {
+    let text = serde_json::json!({"type": "string"});
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "summary": text,
+            "assessment": {"type": "string", "enum": ["converging", "stagnating", "new_ground", "diverging"]},
+            "agreement": {"type": "boolean"},
+            "clear_winner": {"type": ["string", "null"]},
+            "off_topic": {"type": "array", "items": text},
+            "new_points": {"type": "array", "items": text},
+        },
+        "required": ["summary", "assessment", "agreement", "clear_winner", "off_topic", "new_points"],
+        "additionalProperties": false,
+    })
+}
+
 /// Read the moderator's answer. Names outside the panel are dropped.
 pub fn parse(text: &str, panel: &[String]) -> Result<Evaluation, String> {
     let wire: Wire = extract(text)?;

@@ -13,14 +13,24 @@ use crate::catalog::Catalog;
 use crate::engine::state::{Contribution, DebateState, Round};
 use crate::settings::Rebuttals;
 
-/// Longest quote of one contribution inside a prompt, in characters.
-const QUOTE_LIMIT: usize = 4_000;
-/// Longest moderator summary quoted as history.
-const SUMMARY_LIMIT: usize = 800;
-/// How many earlier summaries a debater sees besides the current framing.
-const SUMMARY_WINDOW: usize = 2;
-/// All `--context` files together, in characters.
-const CONTEXT_LIMIT: usize = 8_000;
+/// How much of the debate a prompt quotes, in characters.
+#[derive(Debug, Clone, Copy)]
+pub struct Size {
+    /// One contribution.
+    quote: usize,
+    /// One moderator summary quoted as history.
+    summary: usize,
+    /// Earlier summaries a debater sees besides the current framing.
+    window: usize,
+    /// All `--context` files together.
+    context: usize,
+}
+
+impl Size {
+    pub const NORMAL: Size = Size { quote: 4_000, summary: 800, window: 2, context: 8_000 };
+    /// For a second try after the model said the prompt was too long.
+    pub const COMPACT: Size = Size { quote: 1_200, summary: 300, window: 1, context: 1_500 };
+}
 
 pub struct Prompt {
     pub system: String,
@@ -38,7 +48,8 @@ pub fn framing(state: &DebateState, round: u32) -> String {
     };
     let mut text = format!("Round {round}. ");
     if let Some(evaluation) = &previous.evaluation {
-        let _ = write!(text, "Summary of round {}: {}", previous.number, cap(&evaluation.summary, SUMMARY_LIMIT));
+        let _ =
+            write!(text, "Summary of round {}: {}", previous.number, cap(&evaluation.summary, Size::NORMAL.summary));
         for name in &evaluation.off_topic {
             let _ = write!(text, " {name} drifted from the question; return to it.");
         }
@@ -72,22 +83,22 @@ pub fn debater_system(state: &DebateState, seat: usize) -> String {
     text
 }
 
-pub fn argument(state: &DebateState, seat: usize, round: u32) -> Prompt {
-    let mut user = common_context(state, round);
+pub fn argument(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
+    let mut user = common_context(state, round, size);
     let _ = write!(user, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
     Prompt { system: debater_system(state, seat), user }
 }
 
-pub fn rebuttal(state: &DebateState, seat: usize, round: u32) -> Prompt {
-    let mut user = common_context(state, round);
+pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
+    let mut user = common_context(state, round, size);
     if let Some(current) = state.rounds.get(round as usize - 1) {
         user.push_str("\nArguments this round:\n");
-        quote_all(&mut user, state, &current.arguments);
+        quote_all(&mut user, state, &current.arguments, size);
         if state.snapshot.debate.rebuttals == Rebuttals::Sequential {
             let before: Vec<Contribution> = current.rebuttals.iter().filter(|r| r.seat < seat).cloned().collect();
             if !before.is_empty() {
                 user.push_str("\nRebuttals so far this round:\n");
-                quote_all(&mut user, state, &before);
+                quote_all(&mut user, state, &before, size);
             }
         }
     }
@@ -101,11 +112,11 @@ pub fn rebuttal(state: &DebateState, seat: usize, round: u32) -> Prompt {
 
 /// The question, project context, recent summaries, the previous round in full, and
 /// this round's framing and guidance.
-fn common_context(state: &DebateState, round: u32) -> String {
+fn common_context(state: &DebateState, round: u32, size: Size) -> String {
     let mut text = format!("Question: {}\n", state.question);
-    push_context(&mut text, state);
+    push_context(&mut text, state, size);
     let earlier: Vec<&Round> = state.rounds.iter().filter(|r| r.number + 1 < round).collect();
-    let shown = &earlier[earlier.len().saturating_sub(SUMMARY_WINDOW)..];
+    let shown = &earlier[earlier.len().saturating_sub(size.window)..];
     if !shown.is_empty() {
         text.push_str("\nModerator's summaries of earlier rounds:\n");
         if earlier.len() > shown.len() {
@@ -113,14 +124,14 @@ fn common_context(state: &DebateState, round: u32) -> String {
         }
         for r in shown {
             if let Some(e) = &r.evaluation {
-                let _ = writeln!(text, "- Round {}: {}", r.number, cap(&e.summary, SUMMARY_LIMIT));
+                let _ = writeln!(text, "- Round {}: {}", r.number, cap(&e.summary, size.summary));
             }
         }
     }
     if let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)) {
         let _ = writeln!(text, "\nRound {} in full:", previous.number);
         let all: Vec<Contribution> = previous.arguments.iter().chain(&previous.rebuttals).cloned().collect();
-        quote_all(&mut text, state, &all);
+        quote_all(&mut text, state, &all, size);
     }
     if let Some(current) = state.rounds.get(round as usize - 1) {
         let _ = write!(text, "\nModerator: {}\n", current.framing);
@@ -131,11 +142,11 @@ fn common_context(state: &DebateState, round: u32) -> String {
     text
 }
 
-fn push_context(text: &mut String, state: &DebateState) {
+fn push_context(text: &mut String, state: &DebateState, size: Size) {
     if state.analysis.vague {
         text.push_str("Note: the question is vague; state the assumptions you argue under.\n");
     }
-    let mut budget = CONTEXT_LIMIT;
+    let mut budget = size.context;
     for file in &state.snapshot.context {
         if budget == 0 {
             break;
@@ -146,21 +157,21 @@ fn push_context(text: &mut String, state: &DebateState) {
     }
 }
 
-fn quote_all(text: &mut String, state: &DebateState, contributions: &[Contribution]) {
+fn quote_all(text: &mut String, state: &DebateState, contributions: &[Contribution], size: Size) {
     for c in contributions {
-        let _ = writeln!(text, "[{} — {}]\n{}\n", state.panel[c.seat].name(), c.kind, cap(&c.text, QUOTE_LIMIT));
+        let _ = writeln!(text, "[{} — {}]\n{}\n", state.panel[c.seat].name(), c.kind, cap(&c.text, size.quote));
     }
 }
 
 const MODERATOR_SYSTEM: &str = "You are the moderator of a structured debate about an engineering decision. You are impartial: \
 you judge arguments, not perspectives, and you answer in the exact JSON shape asked for, with no prose around it.";
 
-pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures) -> Prompt {
+pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, size: Size) -> Prompt {
     let current = &state.rounds[round as usize - 1];
     let mut user =
         format!("Question: {}\nPanel: {}\n\n{}\n\n", state.question, state.panel_names().join(", "), current.framing);
     let all: Vec<Contribution> = current.arguments.iter().chain(&current.rebuttals).cloned().collect();
-    quote_all(&mut user, state, &all);
+    quote_all(&mut user, state, &all, size);
     user.push_str("Local measures (share of each argument repeated from its own previous round):\n");
     for (seat, repetition) in measures.repetition.iter().enumerate() {
         if let Some(r) = repetition {
@@ -177,9 +188,9 @@ pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures) -> 
     Prompt { system: MODERATOR_SYSTEM.into(), user }
 }
 
-pub fn synthesis(state: &DebateState) -> Prompt {
+pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
     let mut user = format!("Question: {}\n", state.question);
-    push_context(&mut user, state);
+    push_context(&mut user, state, size);
     user.push_str("\nPanel:\n");
     for seat in &state.panel {
         let p = &seat.perspective;
@@ -188,7 +199,7 @@ pub fn synthesis(state: &DebateState) -> Prompt {
     user.push_str("\nRound summaries:\n");
     for r in &state.rounds {
         if let Some(e) = &r.evaluation {
-            let _ = writeln!(user, "- Round {}: {}", r.number, cap(&e.summary, SUMMARY_LIMIT));
+            let _ = writeln!(user, "- Round {}: {}", r.number, cap(&e.summary, size.summary));
         }
         if let Some(g) = &r.guidance {
             let _ = writeln!(user, "  Human guidance: {g}");
@@ -197,7 +208,7 @@ pub fn synthesis(state: &DebateState) -> Prompt {
     if let Some(last) = state.rounds.iter().rev().find(|r| !r.arguments.is_empty()) {
         let _ = writeln!(user, "\nRound {} in full:", last.number);
         let all: Vec<Contribution> = last.arguments.iter().chain(&last.rebuttals).cloned().collect();
-        quote_all(&mut user, state, &all);
+        quote_all(&mut user, state, &all, size);
     }
     if let Some(reason) = state.end_reason {
         let _ = writeln!(user, "The debate ended by: {reason}.");
@@ -239,6 +250,10 @@ pub fn analysis(question: &str, analysis: &Analysis, picks: &[Seat], catalog: &C
 fn join_or_none(items: &[String]) -> String {
     if items.is_empty() { "none".into() } else { items.join(", ") }
 }
+
+/// Added to a structured request whose first answer could not be read.
+pub const STRICTER: &str = "\n\nYour previous answer could not be read as the JSON object asked for. Answer again with \
+only that JSON object: no prose, no code fences, no comments.";
 
 /// At most `limit` characters, cut at a character boundary, marked when cut.
 pub fn cap(text: &str, limit: usize) -> String {

@@ -11,6 +11,9 @@ use crate::catalog::{Catalog, PerspectiveDef};
 pub struct Seat {
     pub perspective: PerspectiveDef,
     pub reason: String,
+    /// Why the debater left the panel, if it did (repeated provider failures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<String>,
 }
 
 impl Seat {
@@ -53,7 +56,22 @@ pub fn select(catalog: &Catalog, question: &str, analysis: &Analysis, request: &
         panel.push(ranked.remove(0));
     }
     ensure_opposition(catalog, &mut panel, &mut ranked)?;
-    Ok(panel.into_iter().map(|c| Seat { perspective: c.def.clone(), reason: c.reason }).collect())
+    Ok(panel.into_iter().map(|c| Seat { perspective: c.def.clone(), reason: c.reason, dropped: None }).collect())
+}
+
+/// The JSON Schema of the moderator's panel refinement.
+pub fn refinement_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {"perspectives": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "reason": {"type": "string"}},
+            "required": ["name", "reason"],
+            "additionalProperties": false,
+        }}},
+        "required": ["perspectives"],
+        "additionalProperties": false,
+    })
 }
 
 /// The moderator's refinement of the panel, if it keeps the rules: catalog names only,
@@ -88,7 +106,7 @@ pub fn refine(catalog: &Catalog, proposed: &[Seat], forced: &[String], answer: &
             (false, "") => earlier.unwrap_or_else(|| "chosen by the moderator".into()),
             (false, given) => given.to_string(),
         };
-        seats.push(Seat { perspective: def.clone(), reason });
+        seats.push(Seat { perspective: def.clone(), reason, dropped: None });
     }
     let has_forced = forced.iter().all(|f| seats.iter().any(|s| s.name().eq_ignore_ascii_case(f.trim())));
     let opposed =

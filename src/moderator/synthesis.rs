@@ -74,6 +74,34 @@ pub enum Source {
 
 pub const SCHEMA_HINT: &str = r#"{"perspectives": [{"name": "<panel perspective>", "key_arguments": ["..."], "trade_offs_accepted": ["..."]}], "agreement": ["<points every perspective accepts>"], "tensions": ["<unresolved conflicts; say what is unresolved>"], "recommendation": "<what to do, concretely>", "confidence": "High" | "Medium" | "Low", "caveats": ["<conditions that would change the recommendation>"], "dissent": null | {"perspective": "<name>", "view": "<its strongest disagreement>"}}"#;
 
+/// The JSON Schema of the answer, for providers that enforce structured output.
+pub fn schema() -> serde_json::Value {
+    let list = serde_json::json!({"type": "array", "items": {"type": "string"}});
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "perspectives": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "key_arguments": list, "trade_offs_accepted": list},
+                "required": ["name", "key_arguments", "trade_offs_accepted"],
+                "additionalProperties": false,
+            }},
+            "agreement": list,
+            "tensions": list,
+            "recommendation": {"type": "string"},
+            "confidence": {"type": "string", "enum": ["High", "Medium", "Low"]},
+            "caveats": list,
+            "dissent": {"anyOf": [
+                {"type": "null"},
+                {"type": "object", "properties": {"perspective": {"type": "string"}, "view": {"type": "string"}},
+                 "required": ["perspective", "view"], "additionalProperties": false},
+            ]},
+        },
+        "required": ["perspectives", "agreement", "tensions", "recommendation", "confidence", "caveats", "dissent"],
+        "additionalProperties": false,
+    })
+}
+
 #[derive(Deserialize)]
 struct WirePerspective {
     #[serde(default)]

@@ -5,9 +5,8 @@
 use async_trait::async_trait;
 use serde_json::json;
 
-use super::{Brief, Completion, Provider, Purpose, Request, estimate_tokens};
+use super::{Brief, Completion, Provider, Purpose, Request, completion};
 use crate::catalog::PerspectiveDef;
-use crate::engine::state::Usage;
 use crate::error::Result;
 use crate::moderator::evaluation::first_sentence;
 
@@ -36,12 +35,7 @@ impl Provider for Offline {
             // Analysis: keep the keyword panel as it is.
             _ => "{}".to_string(),
         };
-        let usage = Usage {
-            prompt_tokens: estimate_tokens(&request.system) + estimate_tokens(&request.prompt),
-            completion_tokens: estimate_tokens(&text),
-            latency_ms: 0,
-        };
-        Ok(Completion { text, model: "offline".into(), usage })
+        Ok(completion(request, text, None, None, "offline"))
     }
 }
 

@@ -8,6 +8,7 @@
 //!   - purpose: argument         # analysis | argument | rebuttal | evaluation | synthesis
 //!     round: 2                  # optional filter
 //!     perspective: Cost Control # optional filter
+//!     contains: "could not be read" # optional filter on the prompt text
 //!     text: "{perspective} in round {round}: ..."
 //!     delay_ms: 500             # optional, overrides the default
 //!     error: "overloaded"       # optional: fail this call instead of answering
@@ -22,8 +23,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use super::{Completion, Provider, Purpose, Request, estimate_tokens};
-use crate::engine::state::Usage;
+use super::{Completion, Provider, Purpose, Request, completion};
 use crate::error::{Error, Result};
 
 #[derive(Debug, Deserialize)]
@@ -48,6 +48,9 @@ struct Answer {
     round: Option<u32>,
     #[serde(default)]
     perspective: Option<String>,
+    /// Matches only prompts containing this text.
+    #[serde(default)]
+    contains: Option<String>,
     #[serde(default)]
     text: String,
     #[serde(default)]
@@ -63,7 +66,8 @@ impl Answer {
         let round = self.round.map(|r| r == request.round);
         let perspective =
             self.perspective.as_ref().map(|p| request.perspective.as_ref().is_some_and(|q| p.eq_ignore_ascii_case(q)));
-        let filters = [purpose, round, perspective];
+        let contains = self.contains.as_ref().map(|c| request.prompt.contains(c.as_str()));
+        let filters = [purpose, round, perspective, contains];
         filters.iter().all(|f| f.unwrap_or(true)).then(|| filters.iter().flatten().count())
     }
 }
@@ -96,7 +100,7 @@ impl Scripted {
             "prompt": request.prompt,
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
-            "json": request.json,
+            "schema": request.schema.as_ref().map(|s| s.name),
         });
         let mut file = std::fs::OpenOptions::new()
             .create(true)
@@ -146,11 +150,6 @@ impl Provider for Scripted {
                 .with_hint("add an entry under `answers:` in the script"));
             }
         };
-        let usage = Usage {
-            prompt_tokens: estimate_tokens(&request.system) + estimate_tokens(&request.prompt),
-            completion_tokens: estimate_tokens(&text),
-            latency_ms: delay,
-        };
-        Ok(Completion { text, model: self.model.clone(), usage })
+        Ok(completion(request, text, None, None, &self.model))
     }
 }

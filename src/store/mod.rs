@@ -19,7 +19,8 @@ use crate::moderator::evaluation::Evaluation;
 use crate::providers::{Completion, Purpose};
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] =
+    &[include_str!("migrations/0001_init.sql"), include_str!("migrations/0002_dropped_seats.sql")];
 
 /// Where the database lives: `--db`, else `$DEBATE_HOME`, else the user data directory.
 pub fn default_path() -> Result<PathBuf> {
@@ -60,6 +61,8 @@ pub struct ListRow {
     pub end_reason: Option<String>,
     pub confidence: Option<String>,
     pub commit_id: Option<String>,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
 }
 
 fn now() -> String {
@@ -151,6 +154,13 @@ impl Store {
         insert_call(&tx, id, Purpose::Analysis, 0, call)?;
         set_status_in(&tx, id, Status::InRound)?;
         tx.commit()?;
+        Ok(())
+    }
+
+    /// A debater leaves the panel for good.
+    pub fn drop_seat(&self, id: &str, seat: usize, reason: &str) -> Result<()> {
+        self.conn
+            .execute("UPDATE panel SET dropped = ?3 WHERE debate_id = ?1 AND seat = ?2", params![id, seat, reason])?;
         Ok(())
     }
 
@@ -260,7 +270,11 @@ impl Store {
 
     pub fn list(&self, repo_root: Option<&str>, limit: u32) -> Result<Vec<ListRow>> {
         let sql = "SELECT d.id, d.status, (SELECT COUNT(*) FROM rounds r WHERE r.debate_id = d.id), d.created_at, d.question, d.repo_root,
-                          d.record_path, d.end_reason, d.confidence, d.commit_id
+                          d.record_path, d.end_reason, d.confidence, d.commit_id,
+                          (SELECT COALESCE(SUM(prompt_tokens), 0) FROM contributions c WHERE c.debate_id = d.id)
+                            + (SELECT COALESCE(SUM(prompt_tokens), 0) FROM moderator_calls m WHERE m.debate_id = d.id),
+                          (SELECT COALESCE(SUM(completion_tokens), 0) FROM contributions c WHERE c.debate_id = d.id)
+                            + (SELECT COALESCE(SUM(completion_tokens), 0) FROM moderator_calls m WHERE m.debate_id = d.id)
                    FROM debates d WHERE (?1 IS NULL OR d.repo_root = ?1) ORDER BY d.created_at DESC, d.id LIMIT ?2";
         let mut stmt = self.conn.prepare(sql)?;
         let rows = stmt.query_map(params![repo_root, limit], |row| {
@@ -275,6 +289,8 @@ impl Store {
                 end_reason: row.get(7)?,
                 confidence: row.get(8)?,
                 commit_id: row.get(9)?,
+                prompt_tokens: row.get(10)?,
+                completion_tokens: row.get(11)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -326,11 +342,14 @@ impl Store {
     }
 
     fn load_panel(&self, id: &str) -> Result<Vec<Seat>> {
-        let mut stmt = self.conn.prepare("SELECT perspective, reason FROM panel WHERE debate_id = ?1 ORDER BY seat")?;
-        let rows: Vec<(String, String)> =
-            stmt.query_map([id], |row| Ok((row.get(0)?, row.get(1)?)))?.collect::<Result<_, _>>()?;
+        let mut stmt =
+            self.conn.prepare("SELECT perspective, reason, dropped FROM panel WHERE debate_id = ?1 ORDER BY seat")?;
+        let rows: Vec<(String, String, Option<String>)> =
+            stmt.query_map([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?.collect::<Result<_, _>>()?;
         rows.into_iter()
-            .map(|(perspective, reason)| Ok(Seat { perspective: from_json(&perspective, "perspective")?, reason }))
+            .map(|(perspective, reason, dropped)| {
+                Ok(Seat { perspective: from_json(&perspective, "perspective")?, reason, dropped })
+            })
             .collect()
     }
 

@@ -1,10 +1,11 @@
 //! Everything the user sees. Progress and reports go to stderr, results to stdout;
 //! colour only on a terminal and never with `NO_COLOR`.
 
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 
 use crate::engine::run::Events;
-use crate::engine::state::{Contribution, DebateState, EndReason, Outcome, Round};
+use crate::engine::state::{Contribution, ContributionKind, DebateState, EndReason, Outcome, Round};
 use crate::error::{Error, Result};
 use crate::record::{Published, issue::Draft};
 
@@ -21,12 +22,54 @@ pub enum Verbosity {
 pub struct Terminal {
     verbosity: Verbosity,
     colour: bool,
+    /// stderr is a terminal: debaters' text streams in as it arrives.
+    streaming: bool,
+    live: Option<Live>,
+}
+
+/// The step being streamed: one debater is shown live, the others wait their turn in
+/// panel order, so parallel debaters never interleave.
+struct Live {
+    order: Vec<(usize, String)>,
+    kind: ContributionKind,
+    current: usize,
+    waiting: BTreeMap<usize, String>,
 }
 
 impl Terminal {
     pub fn new(verbosity: Verbosity) -> Terminal {
-        let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-        Terminal { verbosity, colour }
+        let terminal = std::io::stderr().is_terminal();
+        let colour = terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        Terminal { verbosity, colour, streaming: terminal && verbosity >= Verbosity::Normal, live: None }
+    }
+
+    fn write_raw(&self, text: &str) {
+        let mut stderr = std::io::stderr();
+        let _ = stderr.write_all(text.as_bytes()).and_then(|_| stderr.flush());
+    }
+
+    /// Open the next debater's live text: a header and whatever arrived already.
+    fn show_next_live(&mut self) {
+        let Some(live) = self.live.as_mut() else { return };
+        let Some((seat, name)) = live.order.get(live.current).cloned() else { return };
+        let waiting = live.waiting.remove(&seat).unwrap_or_default();
+        let title = format!("── {name} ({}) ──", live.kind);
+        let header = self.paint("2", &title);
+        self.write_raw(&format!("{header}\n{waiting}"));
+    }
+
+    /// The live debater is done: move on to the next one.
+    fn finish_live(&mut self) {
+        if let Some(live) = self.live.as_mut() {
+            live.current += 1;
+            let done = live.current >= live.order.len();
+            self.write_raw("\n");
+            if done {
+                self.live = None;
+            } else {
+                self.show_next_live();
+            }
+        }
     }
 
     /// A line on stderr at normal verbosity. A closed stderr is not worth a panic.
@@ -94,22 +137,50 @@ impl Events for Terminal {
         self.detail(&format!("Moderator: {framing}"));
     }
 
-    fn working(&mut self, round: u32, what: &str, who: &[String]) {
-        self.detail(&format!(
-            "  round {round}: {} {}…",
-            who.join(", "),
-            if what == "argument" { "arguing" } else { "rebutting" }
-        ));
+    fn live(&self) -> bool {
+        self.streaming
+    }
+
+    fn working(&mut self, round: u32, kind: ContributionKind, seats: &[(usize, String)]) {
+        let names: Vec<&str> = seats.iter().map(|(_, n)| n.as_str()).collect();
+        let doing = if kind == ContributionKind::Argument { "arguing" } else { "rebutting" };
+        self.detail(&format!("  round {round}: {} {doing}…", names.join(", ")));
+        if self.streaming {
+            self.live = Some(Live { order: seats.to_vec(), kind, current: 0, waiting: BTreeMap::new() });
+            self.show_next_live();
+        }
+    }
+
+    fn delta(&mut self, seat: usize, text: &str) {
+        let Some(live) = self.live.as_mut() else { return };
+        if live.order.get(live.current).is_some_and(|(s, _)| *s == seat) {
+            self.write_raw(text);
+        } else {
+            live.waiting.entry(seat).or_default().push_str(text);
+        }
     }
 
     fn contribution(&mut self, _round: u32, name: &str, c: &Contribution) {
-        self.say(&format!(
-            "  ✓ {name}: {} ({} tokens, {})",
-            c.kind,
-            c.usage.completion_tokens,
-            seconds(c.usage.latency_ms)
-        ));
-        self.detail(&format!("{}\n", c.text));
+        let streamed = self.live.is_some();
+        if streamed {
+            self.finish_live();
+        }
+        let tokens = c.usage.completion_tokens;
+        self.say(&format!("  ✓ {name}: {} ({tokens} tokens, {})", c.kind, seconds(c.usage.latency_ms)));
+        if !streamed {
+            self.detail(&format!("{}\n", c.text));
+        }
+    }
+
+    fn failed(&mut self, _round: u32, name: &str) {
+        if self.live.is_some() {
+            self.finish_live();
+        }
+        self.say(&format!("  ✗ {name}: the provider failed"));
+    }
+
+    fn dropped(&mut self, name: &str, reason: &str) {
+        self.warn(&format!("{name} leaves the panel after repeated provider failures ({reason}); the record says so"));
     }
 
     fn assessed(&mut self, state: &DebateState, round: &Round) {

@@ -1,0 +1,177 @@
+//! The Anthropic Messages API, streaming (`message_start` … `message_stop`) or not.
+//! Structured answers are asked for as a forced tool call whose input is the JSON.
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use super::http::{Endpoint, Failure};
+use super::{Completion, Provider, Request, completion, sse};
+use crate::error::Result;
+
+const API_VERSION: &str = "2023-06-01";
+/// The Messages API requires a completion limit; used when the budget is unlimited.
+const DEFAULT_MAX_TOKENS: u32 = 8_192;
+
+pub struct Anthropic {
+    endpoint: Endpoint,
+}
+
+impl Anthropic {
+    pub fn new(endpoint: Endpoint) -> Anthropic {
+        Anthropic { endpoint }
+    }
+
+    fn body(&self, request: &Request) -> Value {
+        let mut body = json!({
+            "model": self.endpoint.model,
+            "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            "system": request.system,
+            "messages": [{"role": "user", "content": request.prompt}],
+            "temperature": request.temperature,
+        });
+        if request.on_text.is_some() {
+            body["stream"] = json!(true);
+        }
+        if let Some(schema) = &request.schema {
+            body["tools"] = json!([{
+                "name": schema.name,
+                "description": "Record the answer in exactly this shape.",
+                "input_schema": schema.value,
+            }]);
+            body["tool_choice"] = json!({"type": "tool", "name": schema.name});
+        }
+        body
+    }
+
+    async fn attempt(&self, request: &Request) -> std::result::Result<Completion, Failure> {
+        let mut call = self
+            .endpoint
+            .client
+            .post(self.endpoint.url("messages"))
+            .header("anthropic-version", API_VERSION)
+            .json(&self.body(request));
+        if let Some(key) = &self.endpoint.key {
+            call = call.header("x-api-key", key);
+        }
+        let response = call.send().await.map_err(|err| self.endpoint.transport(err))?;
+        let status = response.status();
+        if !status.is_success() {
+            let headers = response.headers().clone();
+            let body = response.text().await.unwrap_or_default();
+            return Err(self.endpoint.classify(status, &headers, &body));
+        }
+        if request.on_text.is_some() {
+            self.read_stream(request, response).await
+        } else {
+            self.read_whole(request, response).await
+        }
+    }
+
+    async fn read_whole(
+        &self,
+        request: &Request,
+        response: reqwest::Response,
+    ) -> std::result::Result<Completion, Failure> {
+        let body = response.text().await.map_err(|err| self.endpoint.transport(err))?;
+        let parsed: Value = serde_json::from_str(&body).map_err(|_| {
+            Failure::retry(format!(
+                "the server answered 200 with a body that is not JSON: {}",
+                body.chars().take(120).collect::<String>()
+            ))
+        })?;
+        let mut text = String::new();
+        for block in parsed["content"].as_array().into_iter().flatten() {
+            match block["type"].as_str() {
+                Some("text") => text.push_str(block["text"].as_str().unwrap_or("")),
+                Some("tool_use") => text.push_str(&block["input"].to_string()),
+                _ => {}
+            }
+        }
+        let usage = &parsed["usage"];
+        Ok(self.completion(
+            request,
+            text,
+            usage["input_tokens"].as_u64(),
+            usage["output_tokens"].as_u64(),
+            parsed["model"].as_str(),
+        ))
+    }
+
+    async fn read_stream(
+        &self,
+        request: &Request,
+        response: reqwest::Response,
+    ) -> std::result::Result<Completion, Failure> {
+        let mut events = std::pin::pin!(sse::events(&self.endpoint, response));
+        let (mut text, mut tool_input) = (String::new(), String::new());
+        let (mut input_tokens, mut output_tokens, mut model, mut finished) = (None, None, None, false);
+        while let Some(event) = events.next().await {
+            let event = event?;
+            let data: Value = match event.event.as_str() {
+                "ping" => continue,
+                _ => serde_json::from_str(&event.data).map_err(|_| {
+                    Failure::retry(format!(
+                        "a stream event is not JSON: {}",
+                        event.data.chars().take(120).collect::<String>()
+                    ))
+                })?,
+            };
+            match data["type"].as_str().unwrap_or(event.event.as_str()) {
+                "message_start" => {
+                    input_tokens = data["message"]["usage"]["input_tokens"].as_u64();
+                    model = data["message"]["model"].as_str().map(str::to_string);
+                }
+                "content_block_delta" => match data["delta"]["type"].as_str() {
+                    Some("text_delta") => {
+                        let delta = data["delta"]["text"].as_str().unwrap_or("");
+                        text.push_str(delta);
+                        if let Some(sink) = &request.on_text {
+                            sink.send(delta);
+                        }
+                    }
+                    Some("input_json_delta") => {
+                        tool_input.push_str(data["delta"]["partial_json"].as_str().unwrap_or(""))
+                    }
+                    _ => {}
+                },
+                "message_delta" => output_tokens = data["usage"]["output_tokens"].as_u64().or(output_tokens),
+                "message_stop" => {
+                    finished = true;
+                    break;
+                }
+                "error" => {
+                    let message = data["error"]["message"].as_str().unwrap_or("unknown error");
+                    return Err(Failure::retry(format!(
+                        "the stream reported an error: {}",
+                        self.endpoint.redact(message)
+                    )));
+                }
+                _ => {}
+            }
+        }
+        if !finished {
+            return Err(Failure::retry("the stream ended before message_stop"));
+        }
+        let answer = if tool_input.is_empty() { text } else { tool_input };
+        Ok(self.completion(request, answer, input_tokens, output_tokens, model.as_deref()))
+    }
+
+    fn completion(
+        &self,
+        request: &Request,
+        text: String,
+        input: Option<u64>,
+        output: Option<u64>,
+        model: Option<&str>,
+    ) -> Completion {
+        completion(request, text, input, output, model.unwrap_or(&self.endpoint.model))
+    }
+}
+
+#[async_trait]
+impl Provider for Anthropic {
+    async fn complete(&self, request: &Request) -> Result<Completion> {
+        self.endpoint.with_retries(|| self.attempt(request)).await.map_err(|failure| self.endpoint.give_up(failure))
+    }
+}

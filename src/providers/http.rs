@@ -1,0 +1,256 @@
+//! What both wire formats share: the HTTP client, a cap on requests in flight, retries
+//! with exponential backoff and jitter that honour `Retry-After`, the classification of
+//! failures, and keeping the key out of every message.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use backon::{ExponentialBuilder, Retryable};
+use tokio::sync::Semaphore;
+
+use crate::error::{Error, Kind, Result};
+
+/// How a provider reaches its server.
+#[derive(Clone)]
+pub struct Endpoint {
+    /// The provider's name in settings, for messages.
+    pub name: String,
+    pub base_url: String,
+    /// Never printed or stored; see [`Endpoint::redact`].
+    pub key: Option<String>,
+    /// Where the key came from (`OPENAI_API_KEY`, or `api_key in settings`), for messages.
+    pub key_source: String,
+    pub model: String,
+    pub max_retries: u32,
+    pub client: reqwest::Client,
+    pub in_flight: Arc<Semaphore>,
+}
+
+pub struct Limits {
+    pub timeout: Duration,
+    pub max_concurrency: usize,
+}
+
+pub fn client(limits: &Limits) -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10).min(limits.timeout))
+        .timeout(limits.timeout)
+        .build()
+        .map_err(|err| Error::config(format!("cannot set up the HTTP client: {err}")))
+}
+
+/// One failed attempt.
+#[derive(Debug)]
+pub enum Failure {
+    /// Worth another attempt: 429, 5xx, timeouts, dropped connections, cut streams.
+    Retry { message: String, after: Option<Duration> },
+    /// The server refused what we sent in a way another attempt will not fix.
+    Fatal(Error),
+    /// An OpenAI-compatible server does not support the structured-output format sent.
+    FormatRejected,
+}
+
+impl Failure {
+    pub fn retry(message: impl Into<String>) -> Failure {
+        Failure::Retry { message: message.into(), after: None }
+    }
+}
+
+impl Endpoint {
+    /// `attempt` until it succeeds, fails fatally, or `max_retries` retries are spent.
+    /// Each attempt is one HTTP request and holds one of the provider's in-flight permits.
+    pub async fn with_retries<T, F, Fut>(&self, mut attempt: F) -> std::result::Result<T, Failure>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = std::result::Result<T, Failure>>,
+    {
+        let permits = self.in_flight.clone();
+        let limited = || {
+            let permits = permits.clone();
+            let next = attempt();
+            async move {
+                let _permit = permits.acquire_owned().await.map_err(|_| Failure::retry("shutting down"))?;
+                next.await
+            }
+        };
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(Duration::from_millis(250))
+            .with_max_delay(Duration::from_secs(30))
+            .with_max_times(self.max_retries as usize)
+            .with_jitter();
+        limited
+            .retry(backoff)
+            .sleep(tokio::time::sleep)
+            .when(|failure| matches!(failure, Failure::Retry { .. }))
+            .adjust(|failure, delay| match (failure, delay) {
+                // Retry-After wins over the backoff, but never extends the number of tries.
+                (Failure::Retry { after: Some(after), .. }, Some(_)) => Some(*after),
+                (_, delay) => delay,
+            })
+            .await
+    }
+
+    /// The error to report once retrying is over.
+    pub fn give_up(&self, failure: Failure) -> Error {
+        match failure {
+            Failure::Fatal(err) => err,
+            Failure::FormatRejected => Error::provider(format!("{}: the server rejects structured output", self.name)),
+            Failure::Retry { message, .. } => Error::provider(format!(
+                "{}: {} (gave up after {} retries)",
+                self.name,
+                self.redact(&message),
+                self.max_retries
+            ))
+            .with_hint(format!("check that {} is reachable and not overloaded", self.base_url)),
+        }
+    }
+
+    /// A failure from an HTTP status and the body the server sent.
+    pub fn classify(&self, status: reqwest::StatusCode, headers: &reqwest::header::HeaderMap, body: &str) -> Failure {
+        let detail = self.redact(&server_message(body));
+        let code = status.as_u16();
+        if code == 429 || code == 529 || status.is_server_error() || code == 408 {
+            return Failure::Retry { message: format!("HTTP {code}: {detail}"), after: retry_after(headers) };
+        }
+        let (message, hint) = match code {
+            401 => (
+                format!("{}: the API key was rejected (HTTP 401)", self.name),
+                format!("check the key in {}", self.key_source),
+            ),
+            403 => (
+                format!("{}: the key may not use model {:?} (HTTP 403): {detail}", self.name, self.model),
+                format!(
+                    "check the key's permissions, or pick another model with --model; the key is read from {}",
+                    self.key_source
+                ),
+            ),
+            404 => (
+                format!(
+                    "{}: not found (HTTP 404): unknown model {:?} or wrong base_url {}",
+                    self.name, self.model, self.base_url
+                ),
+                "check `model` and `base_url` in the provider's settings".to_string(),
+            ),
+            _ if is_context_length(&detail) => {
+                let err = Error::new(
+                    Kind::ContextLength,
+                    format!("{}: the prompt is too long for the model: {detail}", self.name),
+                );
+                return Failure::Fatal(err);
+            }
+            _ => (
+                format!("{}: the request was rejected (HTTP {code}): {detail}", self.name),
+                "check the provider's `model` and `base_url`; run with -v for more detail".to_string(),
+            ),
+        };
+        Failure::Fatal(Error::provider(message).with_hint(hint))
+    }
+
+    /// A transport error (no HTTP status): timeouts and dropped connections are retried.
+    pub fn transport(&self, err: reqwest::Error) -> Failure {
+        let what = if err.is_timeout() {
+            "the request timed out"
+        } else if err.is_connect() {
+            "cannot connect"
+        } else {
+            "the connection failed"
+        };
+        Failure::retry(format!("{what} ({})", self.redact(&error_chain(&err))))
+    }
+
+    /// The text with the key, if it appears, replaced.
+    pub fn redact(&self, text: &str) -> String {
+        match &self.key {
+            Some(key) if key.len() >= 4 => text.replace(key.as_str(), "[redacted]"),
+            _ => text.to_string(),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}/{}", self.base_url.trim_end_matches('/'), path.trim_start_matches('/'))
+    }
+}
+
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}
+
+/// `Retry-After` in seconds (the HTTP-date form is rare from APIs and treated as absent).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
+    value.parse::<f64>().ok().filter(|s| *s >= 0.0 && *s <= 600.0).map(Duration::from_secs_f64)
+}
+
+/// The error message inside an OpenAI or Anthropic error body, else the body itself.
+fn server_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|v| v["error"]["message"].as_str().or(v["message"].as_str()));
+    let text = message.map(str::to_string).unwrap_or_else(|| body.trim().to_string());
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match text.char_indices().nth(300) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None if text.is_empty() => "(empty body)".into(),
+        None => text,
+    }
+}
+
+fn is_context_length(message: &str) -> bool {
+    let lower = message.to_lowercase();
+    ["context length", "context_length", "context window", "maximum context", "prompt is too long", "too many tokens"]
+        .iter()
+        .any(|needle| lower.contains(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn endpoint() -> Endpoint {
+        Endpoint {
+            name: "openai".into(),
+            base_url: "http://127.0.0.1:1/v1".into(),
+            key: Some("sk-secret-123456".into()),
+            key_source: "OPENAI_API_KEY".into(),
+            model: "m".into(),
+            max_retries: 0,
+            client: reqwest::Client::new(),
+            in_flight: Arc::new(Semaphore::new(1)),
+        }
+    }
+
+    #[test]
+    fn statuses_are_classified() {
+        let e = endpoint();
+        let headers = reqwest::header::HeaderMap::new();
+        for code in [429, 500, 502, 503, 529] {
+            let status = reqwest::StatusCode::from_u16(code).unwrap();
+            assert!(matches!(e.classify(status, &headers, "{}"), Failure::Retry { .. }), "{code}");
+        }
+        let Failure::Fatal(err) = e.classify(reqwest::StatusCode::UNAUTHORIZED, &headers, "bad key sk-secret-123456")
+        else {
+            panic!("401 is fatal")
+        };
+        assert!(err.hint.unwrap().contains("OPENAI_API_KEY"));
+        assert!(!err.message.contains("sk-secret"));
+        let body = r#"{"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}}"#;
+        let Failure::Fatal(err) = e.classify(reqwest::StatusCode::BAD_REQUEST, &headers, body) else { panic!() };
+        assert_eq!(err.kind, Kind::ContextLength);
+    }
+
+    #[test]
+    fn retry_after_is_read_in_seconds() {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(reqwest::header::RETRY_AFTER, "2".parse().unwrap());
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
+        headers.insert(reqwest::header::RETRY_AFTER, "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
+        assert_eq!(retry_after(&headers), None);
+    }
+}

@@ -1,0 +1,204 @@
+//! Any OpenAI-compatible chat-completions endpoint (OpenAI, OpenRouter, Ollama's `/v1`,
+//! vLLM, LM Studio, llama.cpp server), streaming or not.
+//!
+//! Structured answers ask for `response_format: json_schema`; a server that rejects it
+//! is asked for `json_object`, then for plain text with the instructions in the prompt,
+//! and the step down is remembered for the rest of the run.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use super::http::{Endpoint, Failure};
+use super::{Completion, Provider, Request, completion, sse};
+use crate::error::Result;
+
+/// How structured output is asked for, from most to least strict.
+const JSON_SCHEMA: u8 = 0;
+const JSON_OBJECT: u8 = 1;
+const INSTRUCTIONS: u8 = 2;
+
+/// The name of the completion-limit field the endpoint understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenParameter {
+    MaxTokens,
+    MaxCompletionTokens,
+}
+
+pub struct OpenAi {
+    endpoint: Endpoint,
+    token_parameter: TokenParameter,
+    format: AtomicU8,
+}
+
+impl OpenAi {
+    pub fn new(endpoint: Endpoint, token_parameter: Option<TokenParameter>) -> OpenAi {
+        // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
+        let default = if endpoint.base_url.contains("api.openai.com") {
+            TokenParameter::MaxCompletionTokens
+        } else {
+            TokenParameter::MaxTokens
+        };
+        OpenAi { endpoint, token_parameter: token_parameter.unwrap_or(default), format: AtomicU8::new(JSON_SCHEMA) }
+    }
+
+    fn body(&self, request: &Request, format: u8) -> Value {
+        let mut body = json!({
+            "model": self.endpoint.model,
+            "messages": [
+                {"role": "system", "content": request.system},
+                {"role": "user", "content": request.prompt},
+            ],
+            "temperature": request.temperature,
+        });
+        if let Some(limit) = request.max_tokens {
+            let field = match self.token_parameter {
+                TokenParameter::MaxTokens => "max_tokens",
+                TokenParameter::MaxCompletionTokens => "max_completion_tokens",
+            };
+            body[field] = json!(limit);
+        }
+        if request.on_text.is_some() {
+            body["stream"] = json!(true);
+            body["stream_options"] = json!({"include_usage": true});
+        }
+        if let Some(schema) = &request.schema {
+            match format {
+                JSON_SCHEMA => {
+                    body["response_format"] =
+                        json!({"type": "json_schema", "json_schema": {"name": schema.name, "schema": schema.value}})
+                }
+                JSON_OBJECT => body["response_format"] = json!({"type": "json_object"}),
+                _ => {}
+            }
+        }
+        body
+    }
+
+    async fn attempt(&self, request: &Request) -> std::result::Result<Completion, Failure> {
+        let format = self.format.load(Ordering::Relaxed);
+        let mut call =
+            self.endpoint.client.post(self.endpoint.url("chat/completions")).json(&self.body(request, format));
+        if let Some(key) = &self.endpoint.key {
+            call = call.bearer_auth(key);
+        }
+        let response = call.send().await.map_err(|err| self.endpoint.transport(err))?;
+        let status = response.status();
+        if !status.is_success() {
+            let headers = response.headers().clone();
+            let body = response.text().await.unwrap_or_default();
+            if status.as_u16() == 400 && request.schema.is_some() && format < INSTRUCTIONS && rejects_format(&body) {
+                return Err(Failure::FormatRejected);
+            }
+            return Err(self.endpoint.classify(status, &headers, &body));
+        }
+        if request.on_text.is_some() {
+            self.read_stream(request, response).await
+        } else {
+            self.read_whole(request, response).await
+        }
+    }
+
+    async fn read_whole(
+        &self,
+        request: &Request,
+        response: reqwest::Response,
+    ) -> std::result::Result<Completion, Failure> {
+        let body = response.text().await.map_err(|err| self.endpoint.transport(err))?;
+        let parsed: Value = serde_json::from_str(&body).map_err(|_| {
+            Failure::retry(format!("the server answered 200 with a body that is not JSON: {}", preview(&body)))
+        })?;
+        let text = parsed["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string();
+        let usage = &parsed["usage"];
+        Ok(self.completion(
+            request,
+            text,
+            usage["prompt_tokens"].as_u64(),
+            usage["completion_tokens"].as_u64(),
+            parsed["model"].as_str(),
+        ))
+    }
+
+    async fn read_stream(
+        &self,
+        request: &Request,
+        response: reqwest::Response,
+    ) -> std::result::Result<Completion, Failure> {
+        let mut events = std::pin::pin!(sse::events(&self.endpoint, response));
+        let (mut text, mut usage, mut model, mut finished) = (String::new(), Value::Null, None, false);
+        while let Some(event) = events.next().await {
+            let event = event?;
+            if event.data.trim() == "[DONE]" {
+                finished = true;
+                break;
+            }
+            let chunk: Value = serde_json::from_str(&event.data)
+                .map_err(|_| Failure::retry(format!("a stream event is not JSON: {}", preview(&event.data))))?;
+            if chunk.get("error").is_some() {
+                return Err(Failure::retry(format!("the stream reported an error: {}", preview(&event.data))));
+            }
+            if let Some(delta) = chunk["choices"][0]["delta"]["content"].as_str() {
+                text.push_str(delta);
+                if let Some(sink) = &request.on_text {
+                    sink.send(delta);
+                }
+            }
+            finished |= chunk["choices"][0]["finish_reason"].is_string();
+            if chunk["usage"].is_object() {
+                usage = chunk["usage"].clone();
+            }
+            model = model.or(chunk["model"].as_str().map(str::to_string));
+        }
+        if !finished {
+            return Err(Failure::retry("the stream ended before the answer was complete"));
+        }
+        Ok(self.completion(
+            request,
+            text,
+            usage["prompt_tokens"].as_u64(),
+            usage["completion_tokens"].as_u64(),
+            model.as_deref(),
+        ))
+    }
+
+    fn completion(
+        &self,
+        request: &Request,
+        text: String,
+        input: Option<u64>,
+        output: Option<u64>,
+        model: Option<&str>,
+    ) -> Completion {
+        completion(request, text, input, output, model.unwrap_or(&self.endpoint.model))
+    }
+}
+
+#[async_trait]
+impl Provider for OpenAi {
+    async fn complete(&self, request: &Request) -> Result<Completion> {
+        loop {
+            match self.endpoint.with_retries(|| self.attempt(request)).await {
+                Ok(completion) => return Ok(completion),
+                Err(Failure::FormatRejected) => {
+                    // Step down once for this and every later call of the run.
+                    let current = self.format.load(Ordering::Relaxed);
+                    self.format.store((current + 1).min(INSTRUCTIONS), Ordering::Relaxed);
+                }
+                Err(failure) => return Err(self.endpoint.give_up(failure)),
+            }
+        }
+    }
+}
+
+/// A 400 that is about the structured-output request rather than anything else.
+fn rejects_format(body: &str) -> bool {
+    let lower = body.to_lowercase();
+    ["response_format", "json_schema", "json_object", "structured output"].iter().any(|n| lower.contains(n))
+}
+
+fn preview(text: &str) -> String {
+    text.chars().take(120).collect()
+}
