@@ -58,17 +58,14 @@ impl Terminal {
         self.write_raw(&format!("{header}\n{waiting}"));
     }
 
-    /// The live debater is done: move on to the next one.
-    fn finish_live(&mut self) {
-        if let Some(live) = self.live.as_mut() {
-            live.current += 1;
-            let done = live.current >= live.order.len();
-            self.write_raw("\n");
-            if done {
-                self.live = None;
-            } else {
-                self.show_next_live();
-            }
+    /// The live debater is done and its ✓ line is out: open the next one.
+    fn advance_live(&mut self) {
+        let Some(live) = self.live.as_mut() else { return };
+        live.current += 1;
+        if live.current >= live.order.len() {
+            self.live = None;
+        } else {
+            self.show_next_live();
         }
     }
 
@@ -163,20 +160,26 @@ impl Events for Terminal {
     fn contribution(&mut self, _round: u32, name: &str, c: &Contribution) {
         let streamed = self.live.is_some();
         if streamed {
-            self.finish_live();
+            self.write_raw("\n");
         }
         let tokens = c.usage.completion_tokens;
         self.say(&format!("  ✓ {name}: {} ({tokens} tokens, {})", c.kind, seconds(c.usage.latency_ms)));
-        if !streamed {
+        if streamed {
+            self.advance_live();
+        } else {
             self.detail(&format!("{}\n", c.text));
         }
     }
 
     fn failed(&mut self, _round: u32, name: &str) {
-        if self.live.is_some() {
-            self.finish_live();
+        let streamed = self.live.is_some();
+        if streamed {
+            self.write_raw("\n");
         }
         self.say(&format!("  ✗ {name}: the provider failed"));
+        if streamed {
+            self.advance_live();
+        }
     }
 
     fn dropped(&mut self, name: &str, reason: &str) {

@@ -2,6 +2,8 @@
 //! database), and the real `debate` binary run inside it.
 #![allow(dead_code)]
 
+pub mod llm;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
@@ -65,6 +67,21 @@ impl Sandbox {
     /// `prompts.jsonl` in the home directory.
     pub fn scripted(&self, answers_yaml: &str) -> PathBuf {
         self.scripted_with(answers_yaml, "")
+    }
+
+    /// A settings file whose default provider is the OpenAI-compatible server at
+    /// `base_url`, its key read from `DEBATE_TEST_KEY`; `extra` adds provider keys
+    /// (`max_retries: 1`) and `debate` adds `debate:` lines (indented by two spaces).
+    pub fn openai_compatible(&self, base_url: &str, extra: &str, debate: &str) -> PathBuf {
+        let config = self.home.join("settings.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "providers:\n  default: mock\n  mock: {{kind: openai, base_url: \"{base_url}\", api_key_env: DEBATE_TEST_KEY, model: mock-model{extra}}}\ndebate:\n  checkpoints: false\n{debate}"
+            ),
+        )
+        .unwrap();
+        config
     }
 
     /// Like `scripted`, with extra `debate:` settings lines (indented by two spaces).

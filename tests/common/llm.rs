@@ -1,0 +1,110 @@
+//! A mock OpenAI-compatible server on 127.0.0.1 that answers like a model would:
+//! prose for debaters, JSON for the moderator, streaming when asked. Every request
+//! body is logged; a test may answer any request itself to inject faults.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use wiremock::{Mock, MockServer, Request, ResponseTemplate, matchers};
+
+/// Tokens the mock reports for every call.
+pub const PROMPT_TOKENS: u64 = 100;
+pub const COMPLETION_TOKENS: u64 = 40;
+
+type Rule = dyn Fn(&Value, usize) -> Option<ResponseTemplate> + Send + Sync;
+
+pub struct MockLlm {
+    pub server: MockServer,
+    log: Arc<Mutex<Vec<Value>>>,
+}
+
+impl MockLlm {
+    /// A server whose moderator never sees agreement (debates run to max rounds).
+    pub async fn start() -> MockLlm {
+        Self::with_rule(|_, _| None).await
+    }
+
+    /// `rule(body, n)` may answer the n-th request (0-based) itself.
+    pub async fn with_rule(
+        rule: impl Fn(&Value, usize) -> Option<ResponseTemplate> + Send + Sync + 'static,
+    ) -> MockLlm {
+        let server = MockServer::start().await;
+        let log: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let rule: Arc<Rule> = Arc::new(rule);
+        let seen = log.clone();
+        Mock::given(matchers::method("POST"))
+            .and(matchers::path("/v1/chat/completions"))
+            .respond_with(move |request: &Request| {
+                let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+                let n = {
+                    let mut log = seen.lock().unwrap();
+                    log.push(json!({"body": body, "authorization": request.headers.get("authorization").map(|v| v.to_str().unwrap_or("").to_string())}));
+                    log.len() - 1
+                };
+                rule(&body, n).unwrap_or_else(|| answer(&body))
+            })
+            .mount(&server)
+            .await;
+        MockLlm { server, log }
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("{}/v1", self.server.uri())
+    }
+
+    /// Every request: `{"body": …, "authorization": …}`.
+    pub fn requests(&self) -> Vec<Value> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+/// The prompt text (system and user) of a chat-completions body.
+pub fn prompt_of(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["content"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn answer(body: &Value) -> ResponseTemplate {
+    let prompt = prompt_of(body);
+    let text = if prompt.contains("Choose exactly") {
+        "{}".to_string()
+    } else if prompt.contains("Evaluate round") {
+        json!({"summary": "The perspectives traded new points.", "assessment": "new_ground", "agreement": false,
+               "clear_winner": null, "off_topic": [], "new_points": ["cost"]})
+        .to_string()
+    } else if prompt.contains("Write the synthesis") {
+        json!({"perspectives": [], "agreement": ["measure first"], "tensions": ["latency against operations"],
+               "recommendation": "Use Postgres now and revisit at ten times the load.", "confidence": "High",
+               "caveats": ["traffic grows tenfold"], "dissent": null})
+        .to_string()
+    } else {
+        // A debater: new words every time, so nothing repeats.
+        format!("From my perspective {}", super::fresh_words(&prompt, 50))
+    };
+    ok(body, &text)
+}
+
+/// A successful answer with `text`, streamed as SSE if the request asked for it.
+pub fn ok(body: &Value, text: &str) -> ResponseTemplate {
+    let usage = json!({"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS});
+    if body["stream"] == true {
+        let mut sse = String::new();
+        for piece in text.split_inclusive(' ') {
+            let chunk = json!({"model": "mock-model", "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
+            sse.push_str(&format!("data: {chunk}\n\n"));
+        }
+        let last = json!({"model": "mock-model", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage});
+        sse.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
+        return ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(sse);
+    }
+    ResponseTemplate::new(200).set_body_json(json!({
+        "id": "chatcmpl-mock", "object": "chat.completion", "model": "mock-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": usage,
+    }))
+}

@@ -1,0 +1,313 @@
+//! The binary against a local OpenAI-compatible server over real HTTP: a full debate,
+//! token accounting, failures that pause and resume, degraded servers, and the key
+//! never leaking anywhere.
+
+mod common;
+
+use std::process::Output;
+
+use common::llm::{self, MockLlm, prompt_of};
+use common::*;
+use serde_json::{Value, json};
+use wiremock::ResponseTemplate;
+
+const KEY: &str = "sk-live-DISTINCTIVE-key-9f8e7d6c5b4a";
+
+/// Run the binary to its end off the async runtime (the mock server keeps serving).
+async fn run(sandbox: &Sandbox, config: &std::path::Path, args: &[&str]) -> Output {
+    let mut cmd = sandbox.std_cmd();
+    cmd.arg("--config").arg(config).args(args).env("DEBATE_TEST_KEY", KEY);
+    tokio::task::spawn_blocking(move || cmd.output().expect("debate runs")).await.unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn identity(sandbox: &Sandbox) {
+    git(&sandbox.repo, &["config", "user.name", "Test"]);
+    git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_three_perspective_debate_completes_records_tokens_and_commits() {
+    let mock = MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let out = run(&sandbox, &config, &["-p", "3", "-r", "2", "--json", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(result["status"], "complete");
+
+    let requests = mock.requests();
+    // analysis + 2 rounds × (3 arguments + 3 rebuttals + 1 evaluation) + synthesis
+    assert_eq!(requests.len(), 16, "one HTTP request per call");
+    for r in &requests {
+        assert_eq!(r["authorization"], format!("Bearer {KEY}"));
+        assert_eq!(r["body"]["model"], "mock-model");
+    }
+    let n = requests.len() as u64;
+    assert_eq!(result["tokens"]["prompt"], n * llm::PROMPT_TOKENS, "the server's usage is what is recorded");
+    assert_eq!(result["tokens"]["completion"], n * llm::COMPLETION_TOKENS);
+
+    let listed = sandbox.cmd().args(["--list", "--json"]).assert().success().get_output().stdout.clone();
+    let listed: Value = serde_json::from_slice(&listed).unwrap();
+    assert_eq!(listed[0]["prompt_tokens"], n * llm::PROMPT_TOKENS);
+    let record = std::fs::read_to_string(result["record_path"].as_str().unwrap()).unwrap();
+    assert!(record.contains(&format!("tokens: {{prompt: {}, completion: {}}}", n * 100, n * 40)), "{record}");
+    assert!(record.contains("models: [\"mock-model\"]"), "{record}");
+    let log = git(&sandbox.repo, &["log", "--format=%B", "-1"]);
+    assert!(log.contains(&format!("Debate-Id: {}", result["id"].as_str().unwrap())), "{log}");
+    // Debater calls carry the token budget; moderator calls ask for structured output.
+    let argument = requests.iter().find(|r| prompt_of(&r["body"]).contains("Write your round-1 argument")).unwrap();
+    assert_eq!(argument["body"]["max_tokens"], 2000);
+    assert!(argument["body"]["response_format"].is_null());
+    let evaluation = requests.iter().find(|r| prompt_of(&r["body"]).contains("Evaluate round 1")).unwrap();
+    assert_eq!(evaluation["body"]["response_format"]["type"], "json_schema");
+    assert!(argument["body"]["stream"].is_null(), "no streaming without a terminal");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_keeps_failing_pauses_the_debate_and_resume_finishes_it() {
+    // Round 2 arguments fail with 503 until the server "recovers".
+    let healthy = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = healthy.clone();
+    let mock = MockLlm::with_rule(move |body, _| {
+        let failing =
+            !flag.load(std::sync::atomic::Ordering::SeqCst) && prompt_of(body).contains("Write your round-2 argument");
+        failing.then(|| ResponseTemplate::new(503).set_body_string("overloaded"))
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), ", max_retries: 1", "");
+    let out = run(&sandbox, &config, &["-r", "2", QUESTION]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let id = sandbox.only_id();
+    assert!(stderr.contains("HTTP 503") && stderr.contains(&format!("debate --resume {id}")), "{stderr}");
+    assert!(stderr.lines().filter(|l| !l.trim().is_empty()).count() > 2, "progress precedes the error");
+    let status: String = sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap();
+    assert_eq!(status, "paused");
+    let failed_attempts =
+        mock.requests().iter().filter(|r| prompt_of(&r["body"]).contains("Write your round-2 argument")).count();
+    assert_eq!(failed_attempts, 4, "two debaters × (1 try + 1 retry)");
+
+    healthy.store(true, std::sync::atomic::Ordering::SeqCst);
+    let before = mock.requests().len();
+    let out = run(&sandbox, &config, &["--resume", &id]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Round 2: 2 arguments, 2 rebuttals, 1 evaluation; then the synthesis. Nothing from round 1 again.
+    assert_eq!(mock.requests().len() - before, 6);
+    assert_eq!(sandbox.records().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_key_is_not_retried_and_the_message_names_the_variable_not_the_key() {
+    let mock = MockLlm::with_rule(|_, _| {
+        // Servers that echo what they got must not leak the key through us.
+        Some(
+            ResponseTemplate::new(401)
+                .set_body_json(json!({"error": {"message": format!("Incorrect API key provided: {KEY}")}})),
+        )
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let out = run(&sandbox, &config, &[QUESTION]).await;
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("DEBATE_TEST_KEY") && stderr.contains("401"), "{stderr}");
+    assert!(!stderr.contains(KEY) && !text(&out.stdout).contains(KEY), "{stderr}");
+    assert_eq!(mock.requests().len(), 1, "401 is not retried");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_json_schema_support_is_downgraded_once_and_the_debate_completes() {
+    let mock = MockLlm::with_rule(|body, _| {
+        (body["response_format"]["type"] == "json_schema").then(|| {
+            ResponseTemplate::new(400).set_body_json(
+                json!({"error": {"message": "response_format json_schema is not supported by this server"}}),
+            )
+        })
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let out = run(&sandbox, &config, &["-r", "2", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let formats: Vec<Value> =
+        mock.requests().iter().map(|r| r["body"]["response_format"]["type"].clone()).filter(|t| !t.is_null()).collect();
+    assert_eq!(formats[0], "json_schema");
+    assert!(formats[1..].iter().all(|t| t == "json_object"), "the downgrade is remembered: {formats:?}");
+    assert_eq!(formats.iter().filter(|t| **t == "json_schema").count(), 1);
+    assert_eq!(sandbox.records().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_context_length_error_is_retried_once_with_a_shorter_prompt() {
+    // Long round-1 answers make the round-2 prompts too long at normal size.
+    let mock = MockLlm::with_rule(|body, _| {
+        let prompt = prompt_of(body);
+        if prompt.contains("Write your round-1 argument") {
+            return Some(llm::ok(body, &fresh_words(&prompt, 600)));
+        }
+        (prompt.len() > 6_000).then(|| {
+            ResponseTemplate::new(400).set_body_json(
+                json!({"error": {"message": "This model's maximum context length is 4096 tokens", "code": "context_length_exceeded"}}),
+            )
+        })
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let out = run(&sandbox, &config, &["-r", "2", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let round2: Vec<usize> = mock
+        .requests()
+        .iter()
+        .map(|r| prompt_of(&r["body"]))
+        .filter(|p| p.contains("Write your round-2 argument"))
+        .map(|p| p.len())
+        .collect();
+    assert_eq!(round2.len(), 4, "each round-2 argument: one too long, one compact: {round2:?}");
+    assert!(round2.iter().filter(|l| **l > 6_000).count() == 2 && round2.iter().filter(|l| **l <= 6_000).count() == 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_debater_that_keeps_failing_is_dropped_when_two_remain() {
+    let mock = MockLlm::with_rule(|body, _| {
+        let prompt = prompt_of(body);
+        let mine = prompt.contains("as Cost Control") || prompt.contains("\"Cost Control\": a viewpoint");
+        mine.then(|| ResponseTemplate::new(500).set_body_string("upstream exploded"))
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), ", max_retries: 0", "");
+    let out = run(
+        &sandbox,
+        &config,
+        &[
+            "-p",
+            "3",
+            "--with",
+            "Performance Advocate",
+            "--with",
+            "Operational Simplicity",
+            "--with",
+            "Cost Control",
+            "-r",
+            "2",
+            QUESTION,
+        ],
+    )
+    .await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("Cost Control leaves the panel"), "{stderr}");
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("Cost Control was dropped after repeated provider failures"), "{record}");
+    assert!(record.contains("confidence: Low"), "max rounds → Low, and a drop cannot raise it: {record}");
+    let dropped: Option<String> =
+        sandbox.sqlite().query_row("SELECT dropped FROM panel WHERE name = 'Cost Control'", [], |r| r.get(0)).unwrap();
+    assert!(dropped.unwrap().contains("HTTP 500"));
+    let later = mock
+        .requests()
+        .iter()
+        .filter(|r| prompt_of(&r["body"]).contains("Write your round-2 argument as Cost Control"))
+        .count();
+    assert_eq!(later, 0, "a dropped debater is not asked again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_appears_nowhere_the_tool_writes() {
+    let mock = MockLlm::with_rule(|body, n| {
+        // One failure that echoes the key, then normal answers.
+        (n == 1).then(|| {
+            ResponseTemplate::new(500)
+                .set_body_string(format!("echo: Authorization: Bearer {KEY} body={}", body["model"]))
+        })
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), ", max_retries: 2", "");
+    let out = run(&sandbox, &config, &["-v", "--issue", "-r", "1", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id = sandbox.only_id();
+    let shown = sandbox.cmd().args(["--show", &id, "--json"]).assert().success().get_output().stdout.clone();
+    let listed = sandbox.cmd().args(["--list", "--json"]).assert().success().get_output().stdout.clone();
+    for (what, bytes) in
+        [("stdout", out.stdout.clone()), ("stderr", out.stderr.clone()), ("--show", shown), ("--list", listed)]
+    {
+        assert!(!text(&bytes).contains(KEY), "the key leaked into {what}");
+    }
+    let files = sandbox.files();
+    assert!(files.keys().any(|p| p.ends_with("debates.sqlite3")));
+    for (path, bytes) in files {
+        let needle = KEY.as_bytes();
+        assert!(!bytes.windows(needle.len()).any(|w| w == needle), "the key leaked into {}", path.display());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_terminal_debaters_stream_in_panel_order_without_interleaving() {
+    let mock = MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let mut cmd = sandbox.std_cmd();
+    cmd.arg("--config").arg(&config).args(["-r", "1", "--no-checkpoints", QUESTION]);
+    cmd.env("DEBATE_TEST_KEY", KEY).env("NO_COLOR", "1").env("TERM", "dumb");
+    // What each debater's live section shows, between its header and its ✓ line.
+    let sections = tokio::task::spawn_blocking(move || {
+        let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).expect("pty");
+        let mut sections = Vec::new();
+        // rexpect reads bytes as Latin-1: the needles stay ASCII.
+        for name in PANEL {
+            p.exp_string(&format!("{name} (argument)")).expect("a header per debater");
+            let section = p.exp_string(&format!("{name}: argument (")).expect("its text, then its done line");
+            // Up to the header line's end, and without the done line's mark.
+            let section = section.split_once('\n').map_or("", |(_, rest)| rest);
+            sections.push(section.rsplit_once('\n').map_or(section, |(text, _)| text).to_string());
+        }
+        p.exp_string("is complete").expect("the debate finishes");
+        sections
+    })
+    .await
+    .unwrap();
+    let requests = mock.requests();
+    let words = |text: &str| text.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    for (name, section) in PANEL.iter().zip(&sections) {
+        let request =
+            requests.iter().find(|r| prompt_of(&r["body"]).contains(&format!("round-1 argument as {name}"))).unwrap();
+        let answer = format!("From my perspective {}", fresh_words(&prompt_of(&request["body"]), 50));
+        assert_eq!(words(section), words(&answer), "{name}'s section holds exactly its own streamed answer");
+    }
+    let streamed: Vec<&Value> = requests.iter().filter(|r| r["body"]["stream"] == true).collect();
+    assert_eq!(streamed.len(), 4, "every debater call streams on a terminal, moderator calls do not");
+    assert!(streamed.iter().all(|r| r["body"]["response_format"].is_null()));
+}
+
+#[test]
+fn an_unreadable_structured_answer_is_asked_for_once_more_with_a_stricter_instruction() {
+    let sandbox = Sandbox::new();
+    let answers = varied_answers(&PANEL, 1, AGREE).replacen(
+        "answers:\n",
+        &format!(
+            "answers:\n  - {{purpose: evaluation, text: \"Sure! They agree.\"}}\n  - {{purpose: evaluation, contains: \"could not be read\", text: '{AGREE}'}}\n"
+        ),
+        1,
+    );
+    // The plain evaluation entry in varied_answers must not win over the prose one.
+    let answers = answers
+        .lines()
+        .filter(|l| !l.contains(&format!("text: '{AGREE}'}}")) || l.contains("contains"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let config = sandbox.scripted(&answers);
+    sandbox.cmd().arg("--config").arg(&config).arg(QUESTION).assert().success();
+    let evaluations: Vec<Value> = sandbox.prompts().into_iter().filter(|p| p["purpose"] == "evaluation").collect();
+    assert_eq!(evaluations.len(), 2);
+    assert!(evaluations[1]["prompt"].as_str().unwrap().contains("could not be read as the JSON object"));
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("ended_by: agreement") && !record.contains("was unreadable"), "{record}");
+}
