@@ -124,10 +124,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     )
     .map_err(Error::input)?;
     let (moderator, debater) = providers::choose(&loaded.settings, cli.offline)?;
-    let providers = providers::Panel {
-        moderator: providers::build(&moderator, &loaded.settings)?,
-        debater: providers::build(&debater, &loaded.settings)?,
-    };
+    let providers = providers::build_panel(&moderator, &debater, &loaded.settings)?;
     record::render::template_for(&root, &record::render::DECISION)?;
     if loaded.settings.record.issue_draft {
         record::render::template_for(&root, &record::render::ISSUE)?;
@@ -186,10 +183,7 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
         moderator.provider.clone_from(&name);
         debater.provider = name;
     }
-    let providers = providers::Panel {
-        moderator: providers::build(&moderator, &loaded.settings)?,
-        debater: providers::build(&debater, &loaded.settings)?,
-    };
+    let providers = providers::build_panel(&moderator, &debater, &loaded.settings)?;
     terminal.say(&format!(
         "Resuming {}: {} ({}, {} round{} so far)",
         state.id,

@@ -188,6 +188,15 @@ fn no_provider() -> Error {
     )
 }
 
+/// Build both roles' providers; roles that name the same provider and model share one
+/// instance, so its in-flight cap and what it learned about the server apply to both.
+pub fn build_panel(moderator: &RoleChoice, debater: &RoleChoice, settings: &Settings) -> Result<Panel> {
+    let moderator_provider = build(moderator, settings)?;
+    let same = moderator.provider == debater.provider && moderator.model == debater.model;
+    let debater_provider = if same { moderator_provider.clone() } else { build(debater, settings)? };
+    Ok(Panel { moderator: moderator_provider, debater: debater_provider })
+}
+
 /// Build the provider a role uses.
 pub fn build(choice: &RoleChoice, settings: &Settings) -> Result<Arc<dyn Provider>> {
     if choice.provider == "offline" && !settings.providers.named.contains_key("offline") {
