@@ -77,7 +77,7 @@ impl Anthropic {
         let parsed: Value = serde_json::from_str(&body).map_err(|_| {
             Failure::retry(format!(
                 "the server answered 200 with a body that is not JSON: {}",
-                body.chars().take(120).collect::<String>()
+                self.endpoint.preview(&body)
             ))
         })?;
         let mut text = String::new();
@@ -111,10 +111,7 @@ impl Anthropic {
             let data: Value = match event.event.as_str() {
                 "ping" => continue,
                 _ => serde_json::from_str(&event.data).map_err(|_| {
-                    Failure::retry(format!(
-                        "a stream event is not JSON: {}",
-                        event.data.chars().take(120).collect::<String>()
-                    ))
+                    Failure::retry(format!("a stream event is not JSON: {}", self.endpoint.preview(&event.data)))
                 })?,
             };
             match data["type"].as_str().unwrap_or(event.event.as_str()) {

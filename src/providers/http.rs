@@ -108,7 +108,8 @@ impl Endpoint {
 
     /// A failure from an HTTP status and the body the server sent.
     pub fn classify(&self, status: reqwest::StatusCode, headers: &reqwest::header::HeaderMap, body: &str) -> Failure {
-        let detail = self.redact(&server_message(body));
+        // Mask before shortening: a key cut in half would survive the mask.
+        let detail = server_message(&self.redact(body));
         let code = status.as_u16();
         if code == 429 || code == 529 || status.is_server_error() || code == 408 {
             return Failure::Retry { message: format!("HTTP {code}: {detail}"), after: retry_after(headers) };
@@ -157,6 +158,11 @@ impl Endpoint {
             "the connection failed"
         };
         Failure::retry(format!("{what} ({})", self.redact(&error_chain(&err))))
+    }
+
+    /// The start of a text the server sent, for a message: key masked first, then cut.
+    pub fn preview(&self, text: &str) -> String {
+        self.redact(text).chars().take(120).collect()
     }
 
     /// The text with the key, if it appears, replaced.

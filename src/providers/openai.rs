@@ -109,7 +109,10 @@ impl OpenAi {
     ) -> std::result::Result<Completion, Failure> {
         let body = response.text().await.map_err(|err| self.endpoint.transport(err))?;
         let parsed: Value = serde_json::from_str(&body).map_err(|_| {
-            Failure::retry(format!("the server answered 200 with a body that is not JSON: {}", preview(&body)))
+            Failure::retry(format!(
+                "the server answered 200 with a body that is not JSON: {}",
+                self.endpoint.preview(&body)
+            ))
         })?;
         let text = parsed["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string();
         let usage = &parsed["usage"];
@@ -135,10 +138,14 @@ impl OpenAi {
                 finished = true;
                 break;
             }
-            let chunk: Value = serde_json::from_str(&event.data)
-                .map_err(|_| Failure::retry(format!("a stream event is not JSON: {}", preview(&event.data))))?;
+            let chunk: Value = serde_json::from_str(&event.data).map_err(|_| {
+                Failure::retry(format!("a stream event is not JSON: {}", self.endpoint.preview(&event.data)))
+            })?;
             if chunk.get("error").is_some() {
-                return Err(Failure::retry(format!("the stream reported an error: {}", preview(&event.data))));
+                return Err(Failure::retry(format!(
+                    "the stream reported an error: {}",
+                    self.endpoint.preview(&event.data)
+                )));
             }
             if let Some(delta) = chunk["choices"][0]["delta"]["content"].as_str() {
                 text.push_str(delta);
@@ -197,8 +204,4 @@ impl Provider for OpenAi {
 fn rejects_format(body: &str) -> bool {
     let lower = body.to_lowercase();
     ["response_format", "json_schema", "json_object", "structured output"].iter().any(|n| lower.contains(n))
-}
-
-fn preview(text: &str) -> String {
-    text.chars().take(120).collect()
 }
