@@ -5,16 +5,16 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::catalog::Catalog;
-use crate::cli::Cli;
+use crate::cli::{Cli, Command};
 use crate::engine::run::Engine;
-use crate::engine::state::{ContextFile, DebateState, Snapshot, Status};
+use crate::engine::state::{Clarification, ContextFile, DebateState, Snapshot, Status};
 use crate::error::{Error, Result};
 use crate::moderator::{analysis, selection};
 use crate::providers::{self, OFFLINE_LABEL};
 use crate::record;
 use crate::settings::{self, FlagOverrides, PanelSize};
 use crate::store::{self, NewDebate, Store};
-use crate::terminal::{self, Terminal, Verbosity};
+use crate::terminal::{self, Terminal, Verbosity, prompt};
 
 /// Largest question we accept, from any source.
 const MAX_QUESTION_BYTES: usize = 16 * 1024;
@@ -22,6 +22,11 @@ const MAX_QUESTION_BYTES: usize = 16 * 1024;
 const MAX_CONTEXT_BYTES: usize = 256 * 1024;
 
 pub async fn run(cli: Cli) -> Result<()> {
+    if let Some(Command::Completions { shell }) = cli.command {
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "debate", &mut script);
+        return terminal::print_out(&String::from_utf8_lossy(&script));
+    }
     let verbosity = match (cli.quiet, cli.verbose) {
         (true, _) => Verbosity::Quiet,
         (_, true) => Verbosity::Verbose,
@@ -111,18 +116,6 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let catalog = Catalog::build(&loaded.overlays)
         .map_err(|msg| Error::config(msg).with_hint("fix the perspective catalog entry named above"))?;
     let context = read_context(&cli.context)?;
-    let analysis = analysis::analyse(&question);
-    let requested_size = match loaded.settings.debate.default_perspectives {
-        PanelSize::Fixed(n) => Some(n),
-        PanelSize::Auto => None,
-    };
-    let panel = selection::select(
-        &catalog,
-        &question,
-        &analysis,
-        &selection::Request { size: requested_size, forced: &cli.with },
-    )
-    .map_err(Error::input)?;
     let (moderator, debater) = providers::choose(&loaded.settings, cli.offline)?;
     let providers = providers::build_panel(&moderator, &debater, &loaded.settings)?;
     record::render::template_for(&root, &record::render::DECISION)?;
@@ -133,6 +126,28 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     if let Some(name) = requested_branch {
         check_branch(&root, name)?;
     }
+
+    // A vague question gets the moderator's clarifying question when someone can answer;
+    // the answer becomes part of what is analysed and debated.
+    let mut analysis = analysis::analyse(&question);
+    let interactive = loaded.settings.debate.checkpoints && prompt::interactive();
+    let clarification = match analysis.vague && interactive {
+        true => clarify()?,
+        false => None,
+    };
+    let subject = match &clarification {
+        Some(c) => format!("{question}\n{}", c.answer),
+        None => question.clone(),
+    };
+    if clarification.is_some() {
+        analysis = analysis::analyse(&subject);
+    }
+    let requested_size = match loaded.settings.debate.default_perspectives {
+        PanelSize::Fixed(n) => Some(n),
+        PanelSize::Auto => None,
+    };
+    let request = selection::Request { size: requested_size, forced: &cli.with };
+    let panel = selection::select(&catalog, &subject, &analysis, &request).map_err(Error::input)?;
 
     // Every input is checked; from here on the debate is stored.
     let store = Store::open(db_path)?;
@@ -159,6 +174,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         snapshot: &snapshot,
         analysis: &analysis,
         panel: &panel,
+        clarification: clarification.as_ref(),
     })?;
     terminal.say(&format!("Debate {id}: {title}"));
     if !providers.debater.reasoned() {
@@ -184,14 +200,7 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
         debater.provider = name;
     }
     let providers = providers::build_panel(&moderator, &debater, &loaded.settings)?;
-    terminal.say(&format!(
-        "Resuming {}: {} ({}, {} round{} so far)",
-        state.id,
-        state.title,
-        state.status,
-        state.rounds.len(),
-        if state.rounds.len() == 1 { "" } else { "s" }
-    ));
+    terminal.resume_summary(&state);
     drive(cli, &store, &state.id, providers, &catalog, terminal).await
 }
 
@@ -209,8 +218,7 @@ async fn drive(
         result = engine.run(id) => result?,
         _ = tokio::signal::ctrl_c() => {
             store.set_status(id, Status::Paused)?;
-            return Err(Error::interrupted("interrupted; every finished step is saved")
-                .with_hint(format!("continue with: debate --resume {id}")));
+            return Err(crate::engine::run::interrupted(id));
         }
     };
     report(cli, &finished)
@@ -256,6 +264,19 @@ fn check_branch(root: &Path, name: &str) -> Result<()> {
             Ok(())
         }
         record::git::Repo::Found(repo) => record::git::check_new_branch(&repo, name),
+    }
+}
+
+/// Ask the clarifying question; an empty answer debates the question as it is.
+fn clarify() -> Result<Option<Clarification>> {
+    match prompt::clarify() {
+        prompt::Clarified::Answer(answer) => {
+            Ok(Some(Clarification { question: prompt::CLARIFYING_QUESTION.into(), answer }))
+        }
+        prompt::Clarified::Skipped => Ok(None),
+        prompt::Clarified::Interrupted => {
+            Err(Error::interrupted("interrupted before the debate started; nothing was saved"))
+        }
     }
 }
 

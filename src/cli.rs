@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgGroup, Parser};
+use clap::{ArgGroup, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -14,10 +14,14 @@ use clap::{ArgGroup, Parser};
                   decision record to docs/decisions/. Every step is kept in SQLite, so an \
                   interrupted debate continues with --resume.",
     group(ArgGroup::new("mode").args(["resume", "list", "show"]).multiple(false)),
+    args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  debate --offline \"Should we use Redis or Postgres for caching?\"\n  \
                   debate --list\n  debate --resume DEB-k3x9q2\n  debate --show deb-k3"
 )]
 pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// The question to debate; `-` reads it from stdin
     #[arg(value_name = "QUESTION", conflicts_with_all = ["resume", "list", "show", "file"])]
     pub question: Option<String>,
@@ -113,4 +117,13 @@ pub struct Cli {
     /// More detail on stderr
     #[arg(short, long)]
     pub verbose: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print shell completions, e.g. `debate completions bash > ~/.local/share/bash-completion/completions/debate`
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }

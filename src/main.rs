@@ -22,7 +22,10 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(debate::app::run(cli)) {
+    let result = runtime.block_on(debate::app::run(cli));
+    // A checkpoint question left waiting on stdin must not keep the process alive.
+    runtime.shutdown_background();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             let mut stderr = std::io::stderr();

@@ -1,30 +1,276 @@
-//! The binary on a pseudo-terminal, answering its questions as a person would.
+//! The binary on a pseudo-terminal, answered as a person would: checkpoints, the
+//! clarifying question, the issue-draft question; and the same debate without a
+//! terminal, which must never ask anything.
+//!
+//! rexpect reads bytes as Latin-1, so needles stay ASCII; a key is sent only once its
+//! prompt is fully drawn (the terminal switches to raw mode to read it).
 
 mod common;
 
-use common::*;
+use std::time::Duration;
 
-/// Answer a yes/no question once it waits for a key (dialoguer switches the terminal to
-/// raw mode after drawing the prompt; a key sent earlier would be discarded).
-fn answer(p: &mut rexpect::session::PtySession, key: &str) {
-    p.exp_string("Write an issue draft for the follow-up work?").unwrap();
-    p.exp_string("[y/N]").unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+use common::*;
+use rexpect::process::WaitStatus;
+use rexpect::session::PtySession;
+
+fn session(sandbox: &Sandbox, config: Option<&std::path::Path>, args: &[&str]) -> PtySession {
+    let mut cmd = sandbox.std_cmd();
+    if let Some(config) = config {
+        cmd.arg("--config").arg(config);
+    }
+    cmd.args(args).env("TERM", "dumb").env("NO_COLOR", "1");
+    rexpect::session::spawn_command(cmd, Some(30_000)).expect("debate starts on a pty")
+}
+
+/// Wait for `prompt`, then press `key`.
+fn answer(p: &mut PtySession, prompt: &str, key: &str) {
+    p.exp_string(prompt).unwrap_or_else(|err| panic!("waiting for {prompt:?}: {err}"));
+    std::thread::sleep(Duration::from_millis(300));
     p.send(key).unwrap();
     p.flush().unwrap();
 }
 
-fn session(sandbox: &Sandbox) -> rexpect::session::PtySession {
-    let mut cmd = sandbox.std_cmd();
-    cmd.args(["--offline", QUESTION]).env("TERM", "dumb");
-    rexpect::session::spawn_command(cmd, Some(30_000)).expect("debate starts on a pty")
+const MENU: &str = "[C]ontinue  [G]uide  [E]nd early  [P]ause";
+const ISSUE: &str = "Write an issue draft for the follow-up work?";
+
+fn exit_code(p: &mut PtySession) -> i32 {
+    match p.process().wait().unwrap() {
+        WaitStatus::Exited(_, code) => code,
+        other => panic!("debate did not exit normally: {other:?}"),
+    }
+}
+
+/// A scripted debate of up to `rounds` rounds that never converges on its own.
+fn scripted(sandbox: &Sandbox, rounds: u32, extra: &str) -> std::path::PathBuf {
+    let config = sandbox.scripted(&format!("{extra}{}", varied_answers(&PANEL, rounds, CONTINUE)));
+    // Checkpoints are on for these debates (the harness turns them off by default).
+    let text = std::fs::read_to_string(&config).unwrap().replace("checkpoints: false", "checkpoints: true");
+    std::fs::write(&config, text).unwrap();
+    config
+}
+
+fn status(sandbox: &Sandbox) -> String {
+    sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap()
+}
+
+fn rounds(sandbox: &Sandbox) -> i64 {
+    sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn continue_runs_the_next_round() {
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, 2, "");
+    let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
+    p.exp_string("Round 1 Complete").unwrap();
+    p.exp_string("assessment: new points emerging").unwrap();
+    answer(&mut p, MENU, "c");
+    p.exp_string("Round 2 Complete").unwrap();
+    answer(&mut p, ISSUE, "n");
+    p.exp_string("is complete").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+    assert_eq!((status(&sandbox).as_str(), rounds(&sandbox)), ("complete", 2));
+}
+
+#[test]
+fn guidance_reaches_the_next_round_and_the_record() {
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, 2, "");
+    let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
+    answer(&mut p, MENU, "g");
+    p.exp_string("Your guidance for the next round").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    p.send_line("Focus on our team's PostgreSQL experience").unwrap();
+    answer(&mut p, ISSUE, "n");
+    p.exp_string("is complete").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+    let round2: Vec<_> =
+        sandbox.prompts().into_iter().filter(|q| q["round"] == 2 && q["perspective"].is_string()).collect();
+    assert_eq!(round2.len(), 4);
+    for q in &round2 {
+        assert!(q["prompt"].as_str().unwrap().contains("Focus on our team's PostgreSQL experience"), "{q}");
+    }
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("Guidance before round 2: Focus on our team's PostgreSQL experience"), "{record}");
+}
+
+#[test]
+fn ending_early_goes_straight_to_synthesis() {
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, 3, "");
+    let mut p = session(&sandbox, Some(&config), &["-r", "3", QUESTION]);
+    answer(&mut p, MENU, "e");
+    p.exp_string("Debate ended: human").unwrap();
+    answer(&mut p, ISSUE, "n");
+    p.exp_string("is complete").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+    assert_eq!((status(&sandbox).as_str(), rounds(&sandbox)), ("complete", 1));
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("ended_by: human"), "{record}");
+}
+
+#[test]
+fn pause_then_resume_asks_again_and_repeats_nothing() {
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, 2, "");
+    let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
+    answer(&mut p, MENU, "p");
+    p.exp_string("Continue with: debate --resume DEB-").unwrap();
+    assert_eq!(exit_code(&mut p), 0, "a pause is a success");
+    assert_eq!(status(&sandbox), "paused");
+    assert!(sandbox.records().is_empty());
+    let calls_before = sandbox.prompts().len();
+    assert_eq!(calls_before, 6, "analysis and round 1");
+
+    let id = sandbox.only_id();
+    let mut p = session(&sandbox, Some(&config), &["--resume", &id.to_lowercase()]);
+    p.exp_string(&format!("Resuming {id}")).unwrap();
+    p.exp_string("1 round so far").unwrap();
+    p.exp_string("Round 1 Complete").unwrap();
+    answer(&mut p, MENU, "c");
+    answer(&mut p, ISSUE, "n");
+    p.exp_string("is complete").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+    let resumed: Vec<String> =
+        sandbox.prompts()[calls_before..].iter().map(|q| q["purpose"].as_str().unwrap().to_string()).collect();
+    assert_eq!(resumed, ["argument", "argument", "rebuttal", "rebuttal", "evaluation", "synthesis"]);
+}
+
+#[test]
+fn ctrl_c_in_the_middle_of_a_round_saves_and_resume_repeats_no_finished_call() {
+    let sandbox = Sandbox::new();
+    // Round 2: one debater answers fast, the other slowly.
+    let slow = format!(
+        "answers:\n  - {{purpose: argument, round: 2, perspective: \"{}\", delay_ms: 4000, text: slow}}\n",
+        PANEL[0]
+    );
+    let config = scripted(&sandbox, 2, "");
+    let script = sandbox.home.join("script.yaml");
+    let text = std::fs::read_to_string(&script).unwrap().replacen("answers:\n", &slow, 1);
+    let text = text
+        .lines()
+        .filter(|l| {
+            !(l.contains("round: 2, perspective")
+                && l.contains(PANEL[0])
+                && l.contains("argument")
+                && !l.contains("slow"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&script, text).unwrap();
+
+    let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
+    answer(&mut p, MENU, "c");
+    // The fast debater's argument is stored while the slow one is still in flight.
+    let stored_round2 = || -> i64 {
+        sandbox.sqlite().query_row("SELECT COUNT(*) FROM contributions WHERE round = 2", [], |r| r.get(0)).unwrap_or(0)
+    };
+    let waited = std::time::Instant::now();
+    while stored_round2() < 1 {
+        assert!(waited.elapsed() < Duration::from_secs(20), "round 2 never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    p.send_control('c').unwrap();
+    p.exp_string("debate --resume").unwrap();
+    assert_eq!(exit_code(&mut p), 130);
+    assert_eq!(status(&sandbox), "paused");
+    let started = sandbox.prompts().len();
+    let stored: i64 = sandbox
+        .sqlite()
+        .query_row("SELECT (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM moderator_calls)", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let lost = started - stored as usize;
+    assert_eq!(lost, 1, "only the slow argument was in flight");
+
+    let id = sandbox.only_id();
+    sandbox.cmd().arg("--config").arg(&config).args(["--no-checkpoints", "--resume", &id]).assert().success();
+    let uninterrupted = 1 + 5 + 5 + 1;
+    assert_eq!(sandbox.prompts().len(), uninterrupted + lost);
+    assert_eq!(status(&sandbox), "complete");
+}
+
+#[test]
+fn end_of_input_at_a_checkpoint_pauses() {
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, 2, "");
+    let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
+    p.exp_string(MENU).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    p.send_control('d').unwrap();
+    p.exp_string("input ended at the checkpoint").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+    assert_eq!(status(&sandbox), "paused");
+}
+
+#[test]
+fn an_unanswered_checkpoint_pauses_after_its_timeout() {
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, 2, "");
+    let text = std::fs::read_to_string(&config).unwrap() + "  checkpoint_timeout_seconds: 1\n";
+    std::fs::write(&config, text).unwrap();
+    let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
+    p.exp_string(MENU).unwrap();
+    p.exp_string("no answer at the checkpoint in time").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+    assert_eq!(status(&sandbox), "paused");
+}
+
+#[test]
+fn a_vague_question_gets_a_clarifying_question_on_a_terminal() {
+    let sandbox = Sandbox::new();
+    let mut p = session(&sandbox, None, &["--offline", "-r", "1", "What should we do?"]);
+    p.exp_string("The question is vague.").unwrap();
+    p.exp_string("Clarification").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    p.send_line("Choose between Redis and Postgres for caching our product pages").unwrap();
+    p.exp_string("Performance Advocate").unwrap();
+    answer(&mut p, ISSUE, "n");
+    p.exp_string("is complete").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+    let answer: String = sandbox.sqlite().query_row("SELECT answer FROM clarifications", [], |r| r.get(0)).unwrap();
+    assert!(answer.contains("Redis and Postgres"));
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("The question was clarified before the debate"), "{record}");
+    assert!(!record.contains("The question was vague"), "{record}");
+}
+
+#[test]
+fn without_a_terminal_a_vague_question_proceeds_with_a_note() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.cmd().args(["--offline", "What should we do?"]).write_stdin("").assert().success();
+    assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("Clarification"));
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("The question was vague"), "{record}");
+}
+
+#[test]
+fn without_a_terminal_nothing_is_asked_no_escape_codes_and_stdout_holds_only_the_result() {
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, 3, "");
+    let out = sandbox
+        .std_cmd()
+        .arg("--config")
+        .arg(&config)
+        .args(["-r", "3", QUESTION])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!stderr.contains("[C]ontinue") && !stderr.contains(ISSUE), "{stderr}");
+    assert!(!stdout.contains('\x1b') && !stderr.contains('\x1b'), "no ANSI escape sequences");
+    assert_eq!(stdout.lines().count(), 1);
+    assert!(stdout.trim().ends_with(".md") && std::path::Path::new(stdout.trim()).is_file());
+    assert_eq!(rounds(&sandbox), 3, "checkpoints continued by themselves");
 }
 
 #[test]
 fn an_interactive_debate_offers_an_issue_draft_and_writes_it_on_yes() {
     let sandbox = Sandbox::new();
-    let mut p = session(&sandbox);
-    answer(&mut p, "y");
+    let mut p = session(&sandbox, None, &["--offline", "-r", "1", QUESTION]);
+    answer(&mut p, ISSUE, "y");
     p.exp_string("gh issue create --title").unwrap();
     p.exp_eof().unwrap();
     let id = sandbox.only_id();
@@ -34,8 +280,8 @@ fn an_interactive_debate_offers_an_issue_draft_and_writes_it_on_yes() {
 #[test]
 fn answering_no_writes_no_draft() {
     let sandbox = Sandbox::new();
-    let mut p = session(&sandbox);
-    answer(&mut p, "n");
+    let mut p = session(&sandbox, None, &["--offline", "-r", "1", QUESTION]);
+    answer(&mut p, ISSUE, "n");
     p.exp_string("is complete").unwrap();
     p.exp_eof().unwrap();
     assert!(!sandbox.repo.join(".debate/issues").exists());

@@ -256,7 +256,7 @@ async fn on_a_terminal_debaters_stream_in_panel_order_without_interleaving() {
     let config = sandbox.openai_compatible(&mock.base_url(), "", "");
     let mut cmd = sandbox.std_cmd();
     cmd.arg("--config").arg(&config).args(["-r", "1", "--no-checkpoints", QUESTION]);
-    cmd.env("DEBATE_TEST_KEY", KEY).env("NO_COLOR", "1").env("TERM", "dumb");
+    cmd.env("DEBATE_TEST_KEY", KEY).env("NO_COLOR", "1").env("TERM", "xterm-256color");
     // What each debater's live section shows, between its header and its ✓ line.
     let sections = tokio::task::spawn_blocking(move || {
         let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).expect("pty");

@@ -24,8 +24,33 @@ use crate::store::Store;
 /// Longest contribution we keep; an enormous answer is cut, and says so.
 const MAX_ANSWER_CHARS: usize = 60_000;
 
+/// The human's answer at a checkpoint (SPEC §2.4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Continue,
+    /// Continue, with this guidance for the next round.
+    Guide(String),
+    /// Go to synthesis now.
+    End,
+    Pause,
+    /// Stdin ended: nobody can answer; the debate pauses.
+    EndOfInput,
+    /// Ctrl-C.
+    Interrupted,
+}
+
+/// A question that blocks until the human answers; run off the async runtime.
+pub type Checkpoint = Box<dyn FnOnce() -> Decision + Send>;
+
 /// What the engine reports as it goes; the terminal decides how to show it.
 pub trait Events {
+    /// Between rounds: the question to ask, or `None` when nobody can answer (no
+    /// terminal). Called with the round just finished.
+    fn checkpoint(&mut self, _state: &DebateState, _round: u32) -> Option<Checkpoint> {
+        None
+    }
+    /// The moderator is at work (analysing, evaluating, synthesising).
+    fn moderating(&mut self, _what: &str) {}
     fn panel(&mut self, _state: &DebateState) {}
     fn round_started(&mut self, _round: u32, _framing: &str) {}
     /// A step's calls start, for these seats (in panel order).
@@ -42,9 +67,11 @@ pub trait Events {
     /// Text of the debater at `seat` as it arrives (only when `live`).
     fn delta(&mut self, _seat: usize, _text: &str) {}
     /// A debater's call failed this step.
-    fn failed(&mut self, _round: u32, _name: &str) {}
+    fn failed(&mut self, _round: u32, _seat: usize, _name: &str) {}
     /// A debater left the panel after repeated provider failures.
     fn dropped(&mut self, _name: &str, _reason: &str) {}
+    /// The debate paused and can be resumed.
+    fn paused(&mut self, _id: &str, _why: &str) {}
     /// At the end of a debate run with checkpoints on: does the human want an issue
     /// draft? (Only a terminal can answer.)
     fn wants_issue_draft(&mut self) -> bool {
@@ -63,6 +90,9 @@ pub struct Engine<'a> {
 enum Stop {
     TimedOut(&'static str),
     Failed(Error),
+    /// Paused at a checkpoint (by the human, end of input, or no answer in time).
+    Paused(&'static str),
+    Interrupted,
 }
 
 impl From<Error> for Stop {
@@ -95,7 +125,7 @@ impl Engine<'_> {
             let result = match &step {
                 Step::Done => return Ok(state),
                 Step::Analyze => self.analyze(&state, Instant::now() + round_timeout).await,
-                Step::StartRound(round) => self.start_round(&state, *round),
+                Step::StartRound(round) => self.start_round(&state, *round).await,
                 Step::Argue { round, seats } => {
                     self.debaters(&state, *round, ContributionKind::Argument, seats, round_deadline(*round)).await
                 }
@@ -124,8 +154,19 @@ impl Engine<'_> {
                             .pause(id, Error::provider(format!("{what} timed out before anything usable was said"))));
                     }
                 }
-                Err(Stop::Failed(err)) if err.kind == Kind::Provider => return Err(self.pause(id, err)),
+                Err(Stop::Failed(err)) if matches!(err.kind, Kind::Provider | Kind::ContextLength) => {
+                    return Err(self.pause(id, err));
+                }
                 Err(Stop::Failed(err)) => return Err(err),
+                Err(Stop::Paused(why)) => {
+                    self.store.set_status(id, Status::Paused)?;
+                    self.events.paused(id, why);
+                    return self.store.load(id);
+                }
+                Err(Stop::Interrupted) => {
+                    self.store.set_status(id, Status::Paused)?;
+                    return Err(interrupted(id));
+                }
             }
         }
     }
@@ -143,6 +184,7 @@ impl Engine<'_> {
     }
 
     async fn analyze(&mut self, state: &DebateState, deadline: Instant) -> Result<(), Stop> {
+        self.events.moderating("choosing the panel");
         let ask = Ask::Analysis { catalog: self.catalog };
         let read = |text: &str| json::extract::<serde_json::Value>(text).ok();
         let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &ask, read);
@@ -155,9 +197,32 @@ impl Engine<'_> {
         Ok(())
     }
 
-    fn start_round(&mut self, state: &DebateState, round: u32) -> Result<(), Stop> {
+    /// Open round N; from round 2 on, with checkpoints on and someone to answer, the
+    /// human decides first. An unanswered checkpoint is just a round not yet started.
+    async fn start_round(&mut self, state: &DebateState, round: u32) -> Result<(), Stop> {
+        let mut guidance = None;
+        let rules = &state.snapshot.debate;
+        let question = if round > 1 && rules.checkpoints { self.events.checkpoint(state, round - 1) } else { None };
+        if let Some(question) = question {
+            self.store.set_status(&state.id, Status::Checkpoint)?;
+            let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
+            let answer = tokio::time::timeout(patience, tokio::task::spawn_blocking(question)).await;
+            match answer {
+                Err(_) => return Err(Stop::Paused("no answer at the checkpoint in time")),
+                Ok(Err(_)) | Ok(Ok(Decision::EndOfInput)) => return Err(Stop::Paused("input ended at the checkpoint")),
+                Ok(Ok(Decision::Pause)) => return Err(Stop::Paused("paused at the checkpoint")),
+                Ok(Ok(Decision::Interrupted)) => return Err(Stop::Interrupted),
+                Ok(Ok(Decision::End)) => {
+                    self.store.save_end(&state.id, EndReason::Human)?;
+                    self.events.ended(EndReason::Human);
+                    return Ok(());
+                }
+                Ok(Ok(Decision::Guide(text))) => guidance = Some(text),
+                Ok(Ok(Decision::Continue)) => {}
+            }
+        }
         let framing = prompts::framing(state, round);
-        self.store.start_round(&state.id, round, &framing, None)?;
+        self.store.start_round(&state.id, round, &framing, guidance.as_deref())?;
         self.events.round_started(round, &framing);
         Ok(())
     }
@@ -238,7 +303,7 @@ impl Engine<'_> {
                     Some(contribution) => {
                         self.events.contribution(round, state.panel[contribution.seat].name(), contribution)
                     }
-                    None => self.events.failed(round, state.panel[seats[shown]].name()),
+                    None => self.events.failed(round, seats[shown], state.panel[seats[shown]].name()),
                 }
                 shown += 1;
             }
@@ -273,6 +338,7 @@ impl Engine<'_> {
         let rules = &state.snapshot.debate;
         let stagnating = detection::stagnating(&history, rules.repetition_threshold.0, rules.novelty_threshold.0);
 
+        self.events.moderating("evaluating the round");
         let ask = Ask::Evaluation { round, measures: &measures, stagnating };
         let names = state.panel_names();
         let read = |text: &str| evaluation::parse(text, &names).ok();
@@ -293,6 +359,7 @@ impl Engine<'_> {
     }
 
     async fn synthesize(&mut self, state: &DebateState, deadline: Instant) -> Result<(), Stop> {
+        self.events.moderating("writing the synthesis");
         let names = state.panel_names();
         let read = |text: &str| synthesis::parse(text, &names).ok();
         let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &Ask::Synthesis, read);
@@ -346,6 +413,12 @@ fn latest_arguments(state: &DebateState) -> Vec<(String, String)> {
             Some((s.name().to_string(), text))
         })
         .collect()
+}
+
+/// Ctrl-C: everything finished is stored; say how to continue.
+pub fn interrupted(id: &str) -> Error {
+    Error::interrupted("interrupted; every finished step is saved")
+        .with_hint(format!("continue with: debate --resume {id}"))
 }
 
 /// A step's call, cut off at the deadline.

@@ -157,6 +157,14 @@ pub struct DebateState {
     pub totals: Usage,
     /// The moderator's analysis call is stored: the panel is final.
     pub analyzed: bool,
+    /// The moderator's clarifying question for a vague question, and the answer.
+    pub clarification: Option<Clarification>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Clarification {
+    pub question: String,
+    pub answer: String,
 }
 
 impl DebateState {

@@ -143,6 +143,9 @@ fn common_context(state: &DebateState, round: u32, size: Size) -> String {
 }
 
 fn push_context(text: &mut String, state: &DebateState, size: Size) {
+    if let Some(c) = &state.clarification {
+        let _ = writeln!(text, "Clarification — asked: {} Answered: {}", c.question, c.answer);
+    }
     if state.analysis.vague {
         text.push_str("Note: the question is vague; state the assumptions you argue under.\n");
     }

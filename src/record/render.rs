@@ -151,6 +151,9 @@ pub fn render(state: &DebateState) -> Result<String> {
 
 fn context_lines(state: &DebateState) -> Vec<String> {
     let mut lines = Vec::new();
+    if let Some(c) = &state.clarification {
+        lines.push(format!("The question was clarified before the debate: {}", c.answer));
+    }
     if state.analysis.vague {
         lines.push(
             "The question was vague and no clarification was given; the debaters stated their own assumptions."

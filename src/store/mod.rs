@@ -10,7 +10,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::engine::state::{
-    Contribution, ContributionKind, DebateState, EndReason, Outcome, Round, Seat, Snapshot, Status, Usage,
+    Clarification, Contribution, ContributionKind, DebateState, EndReason, Outcome, Round, Seat, Snapshot, Status,
+    Usage,
 };
 use crate::error::{Error, Result};
 use crate::moderator::analysis::Analysis;
@@ -46,6 +47,7 @@ pub struct NewDebate<'a> {
     pub snapshot: &'a Snapshot,
     pub analysis: &'a Analysis,
     pub panel: &'a [Seat],
+    pub clarification: Option<&'a Clarification>,
 }
 
 /// One line of `--list`.
@@ -142,6 +144,12 @@ impl Store {
             ],
         )?;
         write_panel(&tx, new.id, new.panel)?;
+        if let Some(c) = new.clarification {
+            tx.execute(
+                "INSERT INTO clarifications (debate_id, question, answer, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![new.id, c.question, c.answer, time],
+            )?;
+        }
         tx.commit()?;
         Ok(())
     }
@@ -316,6 +324,15 @@ impl Store {
             [id],
             |row| Ok(Usage { prompt_tokens: row.get(0)?, completion_tokens: row.get(1)?, latency_ms: row.get(2)? }),
         )?;
+        let clarification = self
+            .conn
+            .query_row("SELECT question, answer FROM clarifications WHERE debate_id = ?1 LIMIT 1", [id], |row| {
+                Ok(Clarification {
+                    question: row.get(0)?,
+                    answer: row.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                })
+            })
+            .optional()?;
         let analyzed = self.conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM moderator_calls WHERE debate_id = ?1 AND purpose = 'analysis')",
             [id],
@@ -338,6 +355,7 @@ impl Store {
             commit_id: head.commit_id,
             totals,
             analyzed,
+            clarification,
         })
     }
 

@@ -1,16 +1,20 @@
 //! Everything the user sees. Progress and reports go to stderr, results to stdout;
 //! colour only on a terminal and never with `NO_COLOR`.
 
-use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
+use std::time::Instant;
 
-use crate::engine::run::Events;
+use crate::engine::run::{Checkpoint, Events};
 use crate::engine::state::{Contribution, ContributionKind, DebateState, EndReason, Outcome, Round};
 use crate::error::{Error, Result};
 use crate::record::{Published, issue::Draft};
 
 pub mod list;
+pub mod progress;
+pub mod prompt;
 pub mod show;
+
+use progress::Progress;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verbosity {
@@ -22,68 +26,43 @@ pub enum Verbosity {
 pub struct Terminal {
     verbosity: Verbosity,
     colour: bool,
-    /// stderr is a terminal: debaters' text streams in as it arrives.
-    streaming: bool,
-    live: Option<Live>,
-}
-
-/// The step being streamed: one debater is shown live, the others wait their turn in
-/// panel order, so parallel debaters never interleave.
-struct Live {
-    order: Vec<(usize, String)>,
-    kind: ContributionKind,
-    current: usize,
-    waiting: BTreeMap<usize, String>,
+    /// Spinners, on a terminal only; lines then go above them.
+    progress: Option<Progress>,
+    started: Instant,
 }
 
 impl Terminal {
     pub fn new(verbosity: Verbosity) -> Terminal {
         let terminal = std::io::stderr().is_terminal();
         let colour = terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-        Terminal { verbosity, colour, streaming: terminal && verbosity >= Verbosity::Normal, live: None }
+        let progress = if terminal && verbosity >= Verbosity::Normal { Progress::on_stderr() } else { None };
+        Terminal { verbosity, colour, progress, started: Instant::now() }
     }
 
-    fn write_raw(&self, text: &str) {
-        let mut stderr = std::io::stderr();
-        let _ = stderr.write_all(text.as_bytes()).and_then(|_| stderr.flush());
-    }
-
-    /// Open the next debater's live text: a header and whatever arrived already.
-    fn show_next_live(&mut self) {
-        let Some(live) = self.live.as_mut() else { return };
-        let Some((seat, name)) = live.order.get(live.current).cloned() else { return };
-        let waiting = live.waiting.remove(&seat).unwrap_or_default();
-        let title = format!("── {name} ({}) ──", live.kind);
-        let header = self.paint("2", &title);
-        self.write_raw(&format!("{header}\n{waiting}"));
-    }
-
-    /// The live debater is done and its ✓ line is out: open the next one.
-    fn advance_live(&mut self) {
-        let Some(live) = self.live.as_mut() else { return };
-        live.current += 1;
-        if live.current >= live.order.len() {
-            self.live = None;
-        } else {
-            self.show_next_live();
+    fn line(&self, text: &str) {
+        match &self.progress {
+            Some(progress) => progress.println(text),
+            None => {
+                let _ = writeln!(std::io::stderr(), "{text}");
+            }
         }
     }
 
     /// A line on stderr at normal verbosity. A closed stderr is not worth a panic.
     pub fn say(&self, text: &str) {
         if self.verbosity >= Verbosity::Normal {
-            let _ = writeln!(std::io::stderr(), "{text}");
+            self.line(text);
         }
     }
 
     fn detail(&self, text: &str) {
         if self.verbosity >= Verbosity::Verbose {
-            let _ = writeln!(std::io::stderr(), "{text}");
+            self.line(text);
         }
     }
 
     pub fn warn(&self, text: &str) {
-        let _ = writeln!(std::io::stderr(), "{} {text}", self.paint("33", "warning:"));
+        self.line(&format!("{} {text}", self.paint("33", "warning:")));
     }
 
     fn paint(&self, code: &str, text: &str) -> String {
@@ -92,6 +71,48 @@ impl Terminal {
 
     fn heading(&self, text: &str) -> String {
         self.paint("1", text)
+    }
+
+    fn clear_progress(&mut self) {
+        if let Some(progress) = self.progress.as_mut() {
+            progress.clear();
+        }
+    }
+
+    /// Where a debate being resumed stands: question, panel, rounds so far, last assessment.
+    pub fn resume_summary(&self, state: &DebateState) {
+        self.say(&format!("Resuming {}: {}", state.id, state.question));
+        self.say(&format!("Panel: {}", state.panel_names().join(", ")));
+        let rounds = state.rounds.len();
+        self.say(&format!("{rounds} round{} so far; status {}", if rounds == 1 { "" } else { "s" }, state.status));
+        if let Some(round) = state.rounds.iter().rev().find(|r| r.evaluation.is_some()) {
+            self.round_report(state, round);
+        }
+    }
+
+    /// `═══ Round N Complete ═══`, the moderator's assessment and the local measures.
+    fn round_report(&self, state: &DebateState, round: &Round) {
+        let Some(evaluation) = &round.evaluation else { return };
+        self.say(&self.heading(&format!("═══ Round {} Complete ═══", round.number)));
+        self.say(&format!("{} {}", self.paint("36", "Moderator:"), evaluation.summary));
+        let mut facts = vec![format!("assessment: {}", evaluation.assessment.describe())];
+        if let Some(m) = &round.measures {
+            facts.push(format!("novelty {:.0}%", m.novelty * 100.0));
+        }
+        let repetition = state.repetition_figures(round);
+        if !repetition.is_empty() {
+            facts.push(format!("repetition: {}", repetition.join(", ")));
+        }
+        if evaluation.agreement {
+            facts.push("debaters agree".into());
+        }
+        if let Some(winner) = &evaluation.clear_winner {
+            facts.push(format!("clear winner: {winner}"));
+        }
+        if evaluation.fallback {
+            facts.push("moderator answer unreadable, local measures used".into());
+        }
+        self.say(&format!("  {}", facts.join(" · ")));
     }
 }
 
@@ -119,7 +140,19 @@ fn seconds(ms: u64) -> String {
 }
 
 impl Events for Terminal {
+    fn checkpoint(&mut self, _state: &DebateState, _round: u32) -> Option<Checkpoint> {
+        prompt::interactive().then(|| Box::new(prompt::checkpoint) as Checkpoint)
+    }
+
+    fn moderating(&mut self, what: &str) {
+        match self.progress.as_mut() {
+            Some(progress) => progress.moderator(what),
+            None => self.detail(&format!("  moderator: {what}…")),
+        }
+    }
+
     fn panel(&mut self, state: &DebateState) {
+        self.clear_progress();
         self.say(&self.heading(&format!("Panel: {} perspectives", state.panel.len())));
         for seat in &state.panel {
             self.say(&format!("  • {} — {}", seat.name(), seat.reason));
@@ -135,51 +168,49 @@ impl Events for Terminal {
     }
 
     fn live(&self) -> bool {
-        self.streaming
+        self.progress.is_some()
     }
 
     fn working(&mut self, round: u32, kind: ContributionKind, seats: &[(usize, String)]) {
-        let names: Vec<&str> = seats.iter().map(|(_, n)| n.as_str()).collect();
         let doing = if kind == ContributionKind::Argument { "arguing" } else { "rebutting" };
-        self.detail(&format!("  round {round}: {} {doing}…", names.join(", ")));
-        if self.streaming {
-            self.live = Some(Live { order: seats.to_vec(), kind, current: 0, waiting: BTreeMap::new() });
-            self.show_next_live();
+        match self.progress.as_mut() {
+            Some(progress) => progress.debaters(seats, doing),
+            None => {
+                let names: Vec<&str> = seats.iter().map(|(_, n)| n.as_str()).collect();
+                self.detail(&format!("  round {round}: {} {doing}…", names.join(", ")));
+            }
         }
     }
 
     fn delta(&mut self, seat: usize, text: &str) {
-        let Some(live) = self.live.as_mut() else { return };
-        if live.order.get(live.current).is_some_and(|(s, _)| *s == seat) {
-            self.write_raw(text);
-        } else {
-            live.waiting.entry(seat).or_default().push_str(text);
+        if let Some(progress) = self.progress.as_mut() {
+            progress.text(seat, text);
         }
     }
 
     fn contribution(&mut self, _round: u32, name: &str, c: &Contribution) {
-        let streamed = self.live.is_some();
-        if streamed {
-            self.write_raw("\n");
+        let on_terminal = self.progress.is_some();
+        if let Some(progress) = self.progress.as_mut() {
+            progress.done(c.seat);
         }
         let tokens = c.usage.completion_tokens;
-        self.say(&format!("  ✓ {name}: {} ({tokens} tokens, {})", c.kind, seconds(c.usage.latency_ms)));
-        if streamed {
-            self.advance_live();
+        let done = format!("  ✓ {name}: {} ({tokens} tokens, {})", c.kind, seconds(c.usage.latency_ms));
+        if on_terminal {
+            // The debate is read as it happens: header, text and done line in one write,
+            // so no spinner redraw lands in between.
+            let header = self.paint("2", &format!("── {name} ({}) ──", c.kind));
+            self.say(&format!("{header}\n{}\n{done}", c.text.trim()));
         } else {
+            self.say(&done);
             self.detail(&format!("{}\n", c.text));
         }
     }
 
-    fn failed(&mut self, _round: u32, name: &str) {
-        let streamed = self.live.is_some();
-        if streamed {
-            self.write_raw("\n");
+    fn failed(&mut self, _round: u32, seat: usize, name: &str) {
+        if let Some(progress) = self.progress.as_mut() {
+            progress.done(seat);
         }
         self.say(&format!("  ✗ {name}: the provider failed"));
-        if streamed {
-            self.advance_live();
-        }
     }
 
     fn dropped(&mut self, name: &str, reason: &str) {
@@ -187,29 +218,12 @@ impl Events for Terminal {
     }
 
     fn assessed(&mut self, state: &DebateState, round: &Round) {
-        let Some(evaluation) = &round.evaluation else { return };
-        self.say(&format!("{} {}", self.paint("36", "Moderator:"), evaluation.summary));
-        let mut facts = vec![format!("assessment: {}", evaluation.assessment.describe())];
-        if let Some(m) = &round.measures {
-            facts.push(format!("novelty {:.0}%", m.novelty * 100.0));
-        }
-        let repetition = state.repetition_figures(round);
-        if !repetition.is_empty() {
-            facts.push(format!("repetition: {}", repetition.join(", ")));
-        }
-        if evaluation.agreement {
-            facts.push("debaters agree".into());
-        }
-        if let Some(winner) = &evaluation.clear_winner {
-            facts.push(format!("clear winner: {winner}"));
-        }
-        if evaluation.fallback {
-            facts.push("moderator answer unreadable, local measures used".into());
-        }
-        self.say(&format!("  {}", facts.join(" · ")));
+        self.clear_progress();
+        self.round_report(state, round);
     }
 
     fn ended(&mut self, reason: EndReason) {
+        self.clear_progress();
         let why = match reason {
             EndReason::Agreement => "the debaters agree",
             EndReason::ClearWinner => "one perspective won the others over",
@@ -222,6 +236,7 @@ impl Events for Terminal {
     }
 
     fn synthesized(&mut self, outcome: &Outcome) {
+        self.clear_progress();
         let s = &outcome.synthesis;
         self.say(&format!("{} {}", self.heading("Recommendation:"), s.recommendation));
         self.say(&format!("Confidence: {}", outcome.confidence.as_str()));
@@ -233,19 +248,17 @@ impl Events for Terminal {
         }
     }
 
+    fn paused(&mut self, id: &str, why: &str) {
+        self.clear_progress();
+        self.say(&format!("\nPaused ({why}); every finished step is saved. Continue with: debate --resume {id}"));
+    }
+
     fn wants_issue_draft(&mut self) -> bool {
-        if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
-            return false;
-        }
-        let question = dialoguer::Confirm::new()
-            .with_prompt("Write an issue draft for the follow-up work?")
-            .default(false)
-            .interact_on_opt(&dialoguer::console::Term::stderr());
-        // Esc, EOF or a closed terminal count as no.
-        matches!(question, Ok(Some(true)))
+        prompt::interactive() && prompt::confirm("Write an issue draft for the follow-up work?")
     }
 
     fn recorded(&mut self, state: &DebateState, record: &Published, draft: Option<&Draft>) {
+        self.clear_progress();
         let shown = record.path.strip_prefix(&state.repo_root).unwrap_or(&record.path).display().to_string();
         for warning in &record.warnings {
             self.warn(warning);
@@ -272,6 +285,15 @@ impl Events for Terminal {
             let path = draft.path.strip_prefix(&state.repo_root).unwrap_or(&draft.path).display().to_string();
             self.say(&format!("Issue draft written to {path} (not committed). File it with:\n  {}", draft.command));
         }
-        self.say(&format!("Debate {} is complete.", state.id));
+        let tokens = state.totals.prompt_tokens + state.totals.completion_tokens;
+        self.say(&format!(
+            "Debate {} is complete: {} round{} · ended by {} · confidence {} · {tokens} tokens · {} · {shown}",
+            state.id,
+            state.rounds.len(),
+            if state.rounds.len() == 1 { "" } else { "s" },
+            state.end_reason.map_or("unknown", |r| r.as_str()),
+            state.outcome.as_ref().map_or("unknown", |o| o.confidence.as_str()),
+            seconds(self.started.elapsed().as_millis() as u64),
+        ));
     }
 }
