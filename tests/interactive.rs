@@ -287,3 +287,20 @@ fn answering_no_writes_no_draft() {
     assert!(!sandbox.repo.join(".debate/issues").exists());
     assert_eq!(sandbox.records().len(), 1);
 }
+
+#[test]
+fn no_colour_with_no_color_even_on_a_terminal() {
+    for (no_color, coloured) in [(true, false), (false, true)] {
+        let sandbox = Sandbox::new();
+        let mut cmd = sandbox.std_cmd();
+        cmd.args(["--offline", "--no-checkpoints", "-r", "1", QUESTION]).env("TERM", "xterm-256color");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        }
+        let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).unwrap();
+        let screen = p.exp_eof().unwrap();
+        // Bold headings and dim headers are the colours this tool uses.
+        let has_colour = screen.contains("\x1b[1m") || screen.contains("\x1b[2m") || screen.contains("\x1b[36m");
+        assert_eq!(has_colour, coloured, "NO_COLOR set: {no_color}");
+    }
+}

@@ -201,3 +201,29 @@ fn started_from_a_subdirectory_the_record_lands_at_the_repository_root() {
     assert_eq!(sandbox.records().len(), 1);
     assert!(!sub.join("docs").exists());
 }
+
+#[test]
+fn resume_with_json_prints_one_json_document() {
+    let sandbox = Sandbox::new();
+    let answers = varied_answers(&PANEL, 1, AGREE);
+    let failing = answers.replacen("answers:\n", "answers:\n  - {purpose: synthesis, error: overloaded}\n", 1);
+    let failing = failing.lines().filter(|l| !l.contains("purpose: synthesis, text")).collect::<Vec<_>>().join("\n");
+    let config = sandbox.scripted(&failing);
+    let out = sandbox.cmd().arg("--config").arg(&config).args(["--json", QUESTION]).assert().code(3);
+    assert!(out.get_output().stdout.is_empty(), "an error prints no JSON");
+    sandbox.scripted(&answers);
+    let id = sandbox.only_id();
+    let out = sandbox.cmd().arg("--config").arg(&config).args(["--json", "--resume", &id]).assert().success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("one JSON document");
+    assert_eq!((json["id"].as_str(), json["status"].as_str()), (Some(id.as_str()), Some("complete")));
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    let sandbox = Sandbox::new();
+    for (shell, marker) in [("bash", "_debate()"), ("zsh", "#compdef debate"), ("fish", "complete -c debate")] {
+        let out = sandbox.cmd().args(["completions", shell]).assert().success().get_output().stdout.clone();
+        let script = String::from_utf8(out).unwrap();
+        assert!(script.contains(marker) && script.contains("resume"), "{shell}: {script}");
+    }
+}
