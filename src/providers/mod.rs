@@ -255,6 +255,7 @@ fn endpoint(name: &str, config: &ProviderConfig, model: Option<String>) -> Resul
         timeout: Duration::from_secs(config.timeout_seconds.unwrap_or(120).max(1)),
         max_concurrency: config.max_concurrency.unwrap_or(8).max(1),
     };
+    let client = http::client(&base_url, &limits)?;
     Ok(http::Endpoint {
         name: name.to_string(),
         base_url,
@@ -262,7 +263,7 @@ fn endpoint(name: &str, config: &ProviderConfig, model: Option<String>) -> Resul
         key_source,
         model,
         max_retries: config.max_retries.unwrap_or(5),
-        client: http::client(&limits)?,
+        client,
         in_flight: Arc::new(tokio::sync::Semaphore::new(limits.max_concurrency)),
     })
 }
