@@ -70,8 +70,13 @@ pub fn prompt_of(body: &Value) -> String {
 }
 
 fn answer(body: &Value) -> ResponseTemplate {
+    ok(body, &reply(body))
+}
+
+/// What a model would say to this request: prose for a debater, JSON for the moderator.
+pub fn reply(body: &Value) -> String {
     let prompt = prompt_of(body);
-    let text = if prompt.contains("Choose exactly") {
+    if prompt.contains("Choose exactly") {
         "{}".to_string()
     } else if prompt.contains("Evaluate round") {
         json!({"summary": "The perspectives traded new points.", "assessment": "new_ground", "agreement": false,
@@ -85,8 +90,16 @@ fn answer(body: &Value) -> ResponseTemplate {
     } else {
         // A debater: new words every time, so nothing repeats.
         format!("From my perspective {}", super::fresh_words(&prompt, 50))
-    };
-    ok(body, &text)
+    }
+}
+
+/// A non-streaming chat-completions answer carrying `text`.
+pub fn completion_body(text: &str) -> Value {
+    json!({
+        "id": "chatcmpl-mock", "object": "chat.completion", "model": "mock-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS},
+    })
 }
 
 /// A successful answer with `text`, streamed as SSE if the request asked for it.
@@ -102,9 +115,5 @@ pub fn ok(body: &Value, text: &str) -> ResponseTemplate {
         sse.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
         return ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(sse);
     }
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "chatcmpl-mock", "object": "chat.completion", "model": "mock-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": usage,
-    }))
+    ResponseTemplate::new(200).set_body_json(completion_body(text))
 }

@@ -1,0 +1,393 @@
+//! The benchmark runner (SPEC §9): `cargo bench --bench debate`.
+//!
+//! Starts a mock OpenAI-compatible server with a fixed latency per call
+//! (`DEBATE_BENCH_LATENCY_MS`, default 200), runs real release-built `debate` processes
+//! against it and prints markdown tables: wall time against the critical path, prompt
+//! size by round and role, tokens per debate, `--list` on 0 / 1,000 / 10,000 debates
+//! (written through the store's own code), and the peak RSS of a 4-perspective,
+//! 5-round debate. Ratios, not bare times, are what the targets constrain.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use std::sync::{Arc, Mutex};
+
+use common::llm::{completion_body, prompt_of, reply};
+use common::{QUESTION, Sandbox, git};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    runtime.block_on(run());
+}
+
+async fn run() {
+    let latency = Duration::from_millis(
+        std::env::var("DEBATE_BENCH_LATENCY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(200),
+    );
+    let mock = Server::start(latency).await;
+    println!("# debate benchmarks\n");
+    println!("Mock model latency: {} ms per call. Machine: {}.\n", latency.as_millis(), machine());
+
+    let rss_kib = peak_rss(&mock).await;
+    let (worst, prompts) = overhead(&mock, latency).await;
+    let prompt_ratio = prompt_growth(&prompts);
+    let list_ratio = list_scaling();
+
+    println!("## Targets (SPEC §9)\n");
+    println!("| target | measured | met |\n|---|---|---|");
+    let row = |what: &str, measured: String, met: bool| {
+        println!("| {what} | {measured} | {} |", if met { "yes" } else { "NO" })
+    };
+    row("wall time ≤ 1.05 × critical path", format!("{worst:.3} (worst case)"), worst <= 1.05);
+    row(
+        "round-5 prompt ≤ 1.5 × round-2 prompt",
+        format!("{prompt_ratio:.2} (worst debater call)"),
+        prompt_ratio <= 1.5,
+    );
+    row("`--list` at 10,000 debates ≤ 2 × empty", format!("{list_ratio:.2}"), list_ratio <= 2.0);
+    row(
+        "peak RSS of a 4-perspective 5-round debate ≤ 30 MB",
+        format!("{:.1} MB", rss_kib as f64 / 1024.0),
+        rss_kib <= 30 * 1024,
+    );
+}
+
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    format!("{cores} cores, {cpu}, {} {}", std::env::consts::OS, std::env::consts::ARCH)
+}
+
+/// A repository with an identity, and settings pointing at the mock server.
+fn sandbox(mock: &Server, rebuttals: &str) -> (Sandbox, PathBuf) {
+    let sandbox = Sandbox::new();
+    git(&sandbox.repo, &["config", "user.name", "Bench"]);
+    git(&sandbox.repo, &["config", "user.email", "bench@example.com"]);
+    let config = sandbox.openai_compatible(&mock.base_url(), "", &format!("  rebuttals: {rebuttals}\n"));
+    (sandbox, config)
+}
+
+fn debate_command(sandbox: &Sandbox, config: &Path, perspectives: u32, rounds: u32) -> Command {
+    let mut cmd = sandbox.std_cmd();
+    cmd.arg("--config")
+        .arg(config)
+        .args(["--json", "-q", "-p", &perspectives.to_string(), "-r", &rounds.to_string(), QUESTION])
+        .env("DEBATE_TEST_KEY", "bench-key")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Peak resident memory of one debate process, from wait4's rusage.
+async fn peak_rss(mock: &Server) -> i64 {
+    let (sandbox, config) = sandbox(mock, "parallel");
+    let mut cmd = debate_command(&sandbox, &config, 4, 5);
+    cmd.stdout(Stdio::null()).stderr(Stdio::null());
+    tokio::task::spawn_blocking(move || {
+        // Reaped by wait4 below, which also reports the child's own peak memory.
+        #[allow(clippy::zombie_processes)]
+        let child = cmd.spawn().expect("debate starts");
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: the pid is our own child, not yet waited for; the pointers are valid.
+        let waited = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+        assert!(waited > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "the debate failed");
+        println!(
+            "## Peak memory\n\nA 4-perspective, 5-round debate: peak RSS {:.1} MB.\n",
+            usage.ru_maxrss as f64 / 1024.0
+        );
+        usage.ru_maxrss
+    })
+    .await
+    .expect("measured")
+}
+
+/// Runs of each configuration; the median is reported.
+const RUNS_PER_CONFIGURATION: usize = 3;
+
+/// The calls on the critical path: analysis, per round the arguments (parallel), the
+/// rebuttals (parallel: one call deep; sequential: one per debater) and the
+/// evaluation, then the synthesis.
+fn critical_calls(perspectives: u32, rounds: u32, sequential: bool) -> u32 {
+    let rebuttal_depth = if sequential { perspectives } else { 1 };
+    2 + rounds * (1 + rebuttal_depth + 1)
+}
+
+/// Wall time against the critical path for every configuration. Returns the worst
+/// ratio and the request log of the 4-perspective 5-round parallel debate.
+async fn overhead(mock: &Server, latency: Duration) -> (f64, Vec<Value>) {
+    println!("## Wall time against the critical path\n");
+    println!("Median of {RUNS_PER_CONFIGURATION} runs per configuration.\n");
+    println!(
+        "| rebuttals | perspectives | rounds | calls | critical path | wall time | ratio | prompt tokens | completion tokens |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let (mut worst, mut prompts) = (0.0f64, Vec::new());
+    for rebuttals in ["parallel", "sequential"] {
+        for perspectives in [2, 3, 4] {
+            for rounds in [1, 3, 5] {
+                let mut walls = Vec::new();
+                let (mut result, mut requests) = (Value::Null, Vec::new());
+                for _ in 0..RUNS_PER_CONFIGURATION {
+                    let (sandbox, config) = sandbox(mock, rebuttals);
+                    let before = mock.requests().len();
+                    let mut cmd = debate_command(&sandbox, &config, perspectives, rounds);
+                    let started = Instant::now();
+                    let out = tokio::task::spawn_blocking(move || cmd.output().expect("debate runs")).await.unwrap();
+                    walls.push(started.elapsed());
+                    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                    result = serde_json::from_slice(&out.stdout).expect("--json");
+                    requests = mock.requests()[before..].to_vec();
+                }
+                walls.sort();
+                let wall = walls[walls.len() / 2];
+                let calls = requests.len() as u32;
+                assert_eq!(calls, 2 + rounds * (2 * perspectives + 1), "every call made once");
+                let critical = latency * critical_calls(perspectives, rounds, rebuttals == "sequential");
+                let ratio = wall.as_secs_f64() / critical.as_secs_f64();
+                worst = worst.max(ratio);
+                println!(
+                    "| {rebuttals} | {perspectives} | {rounds} | {calls} | {:.2} s | {:.2} s | {ratio:.3} | {} | {} |",
+                    critical.as_secs_f64(),
+                    wall.as_secs_f64(),
+                    result["tokens"]["prompt"],
+                    result["tokens"]["completion"]
+                );
+                if rebuttals == "parallel" && perspectives == 4 && rounds == 5 {
+                    prompts = requests;
+                }
+            }
+        }
+    }
+    println!();
+    (worst, prompts)
+}
+
+/// Prompt size per call by round and role in the 4-perspective 5-round debate; the
+/// worst round-5 / round-2 ratio of a debater call.
+fn prompt_growth(requests: &[Value]) -> f64 {
+    println!("## Prompt size by round and role (4 perspectives, 5 rounds)\n");
+    println!("Largest prompt of each kind, in bytes (≈ tokens at 4 bytes a token).\n");
+    println!("| round | argument | rebuttal | moderator evaluation |\n|---|---|---|---|");
+    let largest = |round: u32, marker: &str| -> usize {
+        requests
+            .iter()
+            .map(|r| prompt_of(&r["body"]))
+            .filter(|p| p.contains(&marker.replace("{round}", &round.to_string())))
+            .map(|p| p.len())
+            .max()
+            .unwrap_or(0)
+    };
+    let kinds = ["Write your round-{round} argument", "Write your round-{round} rebuttal", "Evaluate round {round}:"];
+    for round in 1..=5 {
+        let cells: Vec<String> = kinds.iter().map(|k| largest(round, k)).map(|b| format!("{b} (≈{})", b / 4)).collect();
+        println!("| {round} | {} |", cells.join(" | "));
+    }
+    let ratio = kinds[..2].iter().map(|k| largest(5, k) as f64 / largest(2, k) as f64).fold(0.0, f64::max);
+    println!("\nRound 5 / round 2, worst debater call: {ratio:.2}\n");
+    ratio
+}
+
+/// `debate --list` on databases of 0, 1,000 and 10,000 debates; the 10,000 / empty ratio.
+/// The databases are written first and synced, then timed in turn, so that disk
+/// writeback and machine noise fall on every size alike.
+fn list_scaling() -> f64 {
+    const SIZES: [usize; 3] = [0, 1_000, 10_000];
+    const RUNS: usize = 21;
+    println!("## `debate --list` against the number of debates\n");
+    println!(
+        "Median of {RUNS} runs of the real binary (process start included), sizes interleaved; this repository's debates.\n"
+    );
+    println!("| debates | median | ratio to empty |\n|---|---|---|");
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let repo = scratch.path().join("project");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q"]);
+    let root = repo.canonicalize().unwrap().display().to_string();
+    let databases: Vec<PathBuf> = SIZES
+        .iter()
+        .map(|count| {
+            let db = scratch.path().join(format!("{count}.sqlite3"));
+            populate(&db, *count, &root);
+            db
+        })
+        .collect();
+    // SAFETY: sync(2) takes no arguments and cannot fail.
+    unsafe { libc::sync() };
+    let bin = assert_cmd::cargo::cargo_bin!("debate");
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); SIZES.len()];
+    for _ in 0..RUNS {
+        for (db, samples) in databases.iter().zip(&mut times) {
+            let started = Instant::now();
+            let out =
+                Command::new(bin).current_dir(&repo).arg("--db").arg(db).arg("--list").output().expect("--list runs");
+            samples.push(started.elapsed());
+            assert!(out.status.success());
+        }
+    }
+    let medians: Vec<Duration> = times
+        .into_iter()
+        .map(|mut samples| {
+            samples.sort();
+            samples[samples.len() / 2]
+        })
+        .collect();
+    for (count, median) in SIZES.iter().zip(&medians) {
+        let ratio = median.as_secs_f64() / medians[0].as_secs_f64();
+        println!("| {count} | {:.1} ms | {ratio:.2} |", median.as_secs_f64() * 1000.0);
+    }
+    println!();
+    medians[2].as_secs_f64() / medians[0].as_secs_f64()
+}
+
+/// `count` complete debates written through the store's own operations, spread over
+/// ten repositories (one of them `root`).
+fn populate(path: &Path, count: usize, root: &str) {
+    use debate::engine::state::{Contribution, ContributionKind, EndReason, Outcome, RoleChoice, Snapshot, Usage};
+    use debate::moderator::{analysis, selection, synthesis};
+    use debate::providers::Completion;
+
+    let store = debate::store::Store::open(path).expect("store");
+    let catalog = debate::catalog::Catalog::build(&[]).unwrap();
+    let analysis = analysis::analyse(QUESTION);
+    let panel = selection::select(&catalog, QUESTION, &analysis, &selection::Request::default()).unwrap();
+    let role = RoleChoice { provider: "bench".into(), model: Some("mock".into()), temperature: 0.5 };
+    let snapshot = Snapshot {
+        debate: Default::default(),
+        record: Default::default(),
+        moderator: role.clone(),
+        debater: role,
+        context: Vec::new(),
+        requested_size: None,
+        forced: Vec::new(),
+        branch: None,
+    };
+    let usage = Usage { prompt_tokens: 100, completion_tokens: 40, latency_ms: 200 };
+    let call = |text: &str| Completion { text: text.into(), model: "mock".into(), usage };
+    let evaluation = debate::moderator::evaluation::heuristic(&[], 1.0, false);
+    let measures = debate::moderator::detection::RoundMeasures { repetition: vec![None, None], novelty: 1.0 };
+    let (synthesis, _) =
+        synthesis::parse(r#"{"recommendation": "Use Postgres.", "confidence": "Medium"}"#, &[]).unwrap();
+    let outcome = Outcome {
+        synthesis,
+        source: synthesis::Source::Structured,
+        confidence: synthesis::Confidence::Medium,
+        degradations: Vec::new(),
+    };
+    for n in 0..count {
+        let id = format!("DEB-{n:06}");
+        let repo = if n % 10 == 0 { root.to_string() } else { format!("/bench/repo-{}", n % 10) };
+        let question = format!("{QUESTION} (#{n})");
+        let new = debate::store::NewDebate {
+            id: &id,
+            question: &question,
+            title: &question,
+            repo_root: &repo,
+            snapshot: &snapshot,
+            analysis: &analysis,
+            panel: &panel,
+            clarification: None,
+        };
+        store.create_debate(&new).unwrap();
+        store.save_panel(&id, &panel, &call("{}")).unwrap();
+        store.start_round(&id, 1, "Round 1.", None).unwrap();
+        for (seat, member) in panel.iter().enumerate() {
+            for kind in [ContributionKind::Argument, ContributionKind::Rebuttal] {
+                let text = "An argument of ordinary length.".repeat(20);
+                let c = Contribution { seat, kind, text, model: "mock".into(), usage };
+                store.save_contribution(&id, 1, member.name(), &c).unwrap();
+            }
+        }
+        store.save_evaluation(&id, 1, &measures, &evaluation, &call("{}")).unwrap();
+        store.save_end(&id, EndReason::Agreement).unwrap();
+        store.save_outcome(&id, &outcome, &call("{}")).unwrap();
+        store.save_record_path(&id, &format!("{repo}/docs/decisions/{id}.md")).unwrap();
+        store.complete(&id, Some("0123456789abcdef0123456789abcdef01234567")).unwrap();
+    }
+}
+
+/// An OpenAI-compatible server that answers every request after a fixed latency, the
+/// way a well-behaved API server does: TCP_NODELAY, each response in one write,
+/// connections kept alive. (A server that writes headers and body separately without
+/// TCP_NODELAY adds the client's delayed-ACK time, ~40 ms, to every call on a reused
+/// connection: that would be measured as the tool's overhead.)
+struct Server {
+    address: String,
+    log: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Server {
+    async fn start(latency: Duration) -> Server {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
+        let address = format!("http://{}", listener.local_addr().unwrap());
+        let log: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let seen = log.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                stream.set_nodelay(true).ok();
+                let seen = seen.clone();
+                tokio::spawn(async move {
+                    let (read, mut write) = stream.into_split();
+                    let mut read = BufReader::new(read);
+                    while let Some(body) = read_request(&mut read).await {
+                        seen.lock().unwrap().push(json!({"body": body}));
+                        tokio::time::sleep(latency).await;
+                        let payload = completion_body(&reply(&body)).to_string();
+                        let response = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{payload}",
+                            payload.len()
+                        );
+                        if write.write_all(response.as_bytes()).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        Server { address, log }
+    }
+
+    fn base_url(&self) -> String {
+        format!("{}/v1", self.address)
+    }
+
+    fn requests(&self) -> Vec<Value> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+/// One HTTP/1.1 request's JSON body, or `None` when the connection closes.
+async fn read_request(read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> Option<Value> {
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if read.read_line(&mut line).await.ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0; length];
+    read.read_exact(&mut body).await.ok()?;
+    serde_json::from_slice(&body).ok()
+}
