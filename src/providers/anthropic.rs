@@ -54,13 +54,7 @@ impl Anthropic {
         if let Some(key) = &self.endpoint.key {
             call = call.header("x-api-key", key);
         }
-        let response = call.send().await.map_err(|err| self.endpoint.transport(err))?;
-        let status = response.status();
-        if !status.is_success() {
-            let headers = response.headers().clone();
-            let body = response.text().await.unwrap_or_default();
-            return Err(self.endpoint.classify(status, &headers, &body));
-        }
+        let response = self.endpoint.send(call, |_, _| None).await?;
         if request.on_text.is_some() {
             self.read_stream(request, response).await
         } else {
@@ -73,13 +67,7 @@ impl Anthropic {
         request: &Request,
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
-        let body = response.text().await.map_err(|err| self.endpoint.transport(err))?;
-        let parsed: Value = serde_json::from_str(&body).map_err(|_| {
-            Failure::retry(format!(
-                "the server answered 200 with a body that is not JSON: {}",
-                self.endpoint.preview(&body)
-            ))
-        })?;
+        let parsed = self.endpoint.json(response).await?;
         let mut text = String::new();
         for block in parsed["content"].as_array().into_iter().flatten() {
             match block["type"].as_str() {

@@ -109,6 +109,31 @@ impl Endpoint {
         }
     }
 
+    /// Send one request. A refusal is classified, unless `refused` recognises it first
+    /// (from its status and body).
+    pub async fn send(
+        &self,
+        call: reqwest::RequestBuilder,
+        refused: impl FnOnce(reqwest::StatusCode, &str) -> Option<Failure>,
+    ) -> std::result::Result<reqwest::Response, Failure> {
+        let response = call.send().await.map_err(|err| self.transport(err))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let headers = response.headers().clone();
+        let body = response.text().await.unwrap_or_default();
+        Err(refused(status, &body).unwrap_or_else(|| self.classify(status, &headers, &body)))
+    }
+
+    /// A whole JSON response body; anything else is worth another attempt.
+    pub async fn json(&self, response: reqwest::Response) -> std::result::Result<serde_json::Value, Failure> {
+        let body = response.text().await.map_err(|err| self.transport(err))?;
+        serde_json::from_str(&body).map_err(|_| {
+            Failure::retry(format!("the server answered 200 with a body that is not JSON: {}", self.preview(&body)))
+        })
+    }
+
     /// A failure from an HTTP status and the body the server sent.
     pub fn classify(&self, status: reqwest::StatusCode, headers: &reqwest::header::HeaderMap, body: &str) -> Failure {
         // Mask before shortening: a key cut in half would survive the mask.

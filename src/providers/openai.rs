@@ -85,16 +85,12 @@ impl OpenAi {
         if let Some(key) = &self.endpoint.key {
             call = call.bearer_auth(key);
         }
-        let response = call.send().await.map_err(|err| self.endpoint.transport(err))?;
-        let status = response.status();
-        if !status.is_success() {
-            let headers = response.headers().clone();
-            let body = response.text().await.unwrap_or_default();
-            if status.as_u16() == 400 && request.schema.is_some() && format < INSTRUCTIONS && rejects_format(&body) {
-                return Err(Failure::FormatRejected);
-            }
-            return Err(self.endpoint.classify(status, &headers, &body));
-        }
+        let schema = request.schema.is_some();
+        let rejects_schema = |status: reqwest::StatusCode, body: &str| {
+            (status.as_u16() == 400 && schema && format < INSTRUCTIONS && rejects_format(body))
+                .then_some(Failure::FormatRejected)
+        };
+        let response = self.endpoint.send(call, rejects_schema).await?;
         if request.on_text.is_some() {
             self.read_stream(request, response).await
         } else {
@@ -107,13 +103,7 @@ impl OpenAi {
         request: &Request,
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
-        let body = response.text().await.map_err(|err| self.endpoint.transport(err))?;
-        let parsed: Value = serde_json::from_str(&body).map_err(|_| {
-            Failure::retry(format!(
-                "the server answered 200 with a body that is not JSON: {}",
-                self.endpoint.preview(&body)
-            ))
-        })?;
+        let parsed = self.endpoint.json(response).await?;
         let text = parsed["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string();
         let usage = &parsed["usage"];
         Ok(self.completion(
