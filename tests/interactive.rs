@@ -210,10 +210,27 @@ fn an_unanswered_checkpoint_pauses_after_its_timeout() {
     let config = scripted(&sandbox, 2, "");
     let text = std::fs::read_to_string(&config).unwrap() + "  checkpoint_timeout_seconds: 1\n";
     std::fs::write(&config, text).unwrap();
-    let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
+    // Then `stty -a` in the same terminal: the abandoned question must not leave it raw.
+    let debate = sandbox.std_cmd();
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(format!(
+        "'{}' --config '{}' -r 2 '{QUESTION}'; stty -a",
+        debate.get_program().to_string_lossy(),
+        config.display()
+    ));
+    cmd.current_dir(&sandbox.repo).env("TERM", "dumb").env("NO_COLOR", "1");
+    for (key, value) in debate.get_envs() {
+        match value {
+            Some(value) => cmd.env(key, value),
+            None => cmd.env_remove(key),
+        };
+    }
+    let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).unwrap();
     p.exp_string(MENU).unwrap();
     p.exp_string("no answer at the checkpoint in time").unwrap();
-    assert_eq!(exit_code(&mut p), 0);
+    let settings = p.exp_eof().unwrap();
+    // rexpect starts its terminals with echo off; canonical mode is what raw mode takes away.
+    assert!(settings.contains(" icanon") && !settings.contains("-icanon"), "terminal left raw: {settings}");
     assert_eq!(status(&sandbox), "paused");
 }
 

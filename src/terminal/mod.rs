@@ -29,6 +29,8 @@ pub struct Terminal {
     /// Spinners, on a terminal only; lines then go above them.
     progress: Option<Progress>,
     started: Instant,
+    /// Saved when a checkpoint is asked, restored if the debate pauses without an answer.
+    saved_terminal: Option<prompt::SavedTerminal>,
 }
 
 impl Terminal {
@@ -36,7 +38,7 @@ impl Terminal {
         let terminal = std::io::stderr().is_terminal();
         let colour = terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         let progress = if terminal && verbosity >= Verbosity::Normal { Progress::on_stderr() } else { None };
-        Terminal { verbosity, colour, progress, started: Instant::now() }
+        Terminal { verbosity, colour, progress, started: Instant::now(), saved_terminal: None }
     }
 
     fn line(&self, text: &str) {
@@ -141,7 +143,11 @@ fn seconds(ms: u64) -> String {
 
 impl Events for Terminal {
     fn checkpoint(&mut self, _state: &DebateState, _round: u32) -> Option<Checkpoint> {
-        prompt::interactive().then(|| Box::new(prompt::checkpoint) as Checkpoint)
+        if !prompt::interactive() {
+            return None;
+        }
+        self.saved_terminal = prompt::SavedTerminal::save();
+        Some(Box::new(prompt::checkpoint))
     }
 
     fn moderating(&mut self, what: &str) {
@@ -249,6 +255,10 @@ impl Events for Terminal {
     }
 
     fn paused(&mut self, id: &str, why: &str) {
+        // A question still waiting for a key holds the terminal in raw mode.
+        if let Some(saved) = self.saved_terminal.take() {
+            saved.restore();
+        }
         self.clear_progress();
         self.say(&format!("\nPaused ({why}); every finished step is saved. Continue with: debate --resume {id}"));
     }

@@ -8,6 +8,24 @@ use dialoguer::console::{Key, Term};
 
 use crate::engine::run::Decision;
 
+/// The terminal's settings as they were before a question switched it to raw mode.
+/// A question abandoned by a timeout never restores them itself.
+pub struct SavedTerminal(libc::termios);
+
+impl SavedTerminal {
+    pub fn save() -> Option<SavedTerminal> {
+        // SAFETY: an all-zero termios is a valid buffer for tcgetattr to fill.
+        let mut settings: libc::termios = unsafe { std::mem::zeroed() };
+        // SAFETY: stdin is a valid descriptor and the pointer is to a live termios.
+        (unsafe { libc::tcgetattr(libc::STDIN_FILENO, &mut settings) } == 0).then_some(SavedTerminal(settings))
+    }
+
+    pub fn restore(&self) {
+        // SAFETY: the settings came from tcgetattr on the same descriptor.
+        unsafe { libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &self.0) };
+    }
+}
+
 /// Someone can answer: stdin and stderr are both a terminal.
 pub fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
