@@ -259,10 +259,8 @@ fn check_branch(root: &Path, name: &str) -> Result<()> {
     match record::git::open(root)? {
         record::git::Repo::None => Err(Error::input("--branch needs a git repository")
             .with_hint("run debate inside a git work tree, or drop --branch")),
-        record::git::Repo::Found(repo) if name.is_empty() => {
-            drop(repo);
-            Ok(())
-        }
+        // The default name holds the new debate's id, so it cannot be taken yet.
+        record::git::Repo::Found(_) if name.is_empty() => Ok(()),
         record::git::Repo::Found(repo) => record::git::check_new_branch(&repo, name),
     }
 }
