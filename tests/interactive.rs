@@ -40,9 +40,9 @@ fn exit_code(p: &mut PtySession) -> i32 {
     }
 }
 
-/// A scripted debate of up to `rounds` rounds that never converges on its own.
-fn scripted(sandbox: &Sandbox, rounds: u32, extra: &str) -> std::path::PathBuf {
-    let config = sandbox.scripted(&format!("{extra}{}", varied_answers(&PANEL, rounds, CONTINUE)));
+/// A scripted debate with checkpoints on.
+fn scripted(sandbox: &Sandbox, answers: &str) -> std::path::PathBuf {
+    let config = sandbox.scripted(answers);
     // Checkpoints are on for these debates (the harness turns them off by default).
     let text = std::fs::read_to_string(&config).unwrap().replace("checkpoints: false", "checkpoints: true");
     std::fs::write(&config, text).unwrap();
@@ -60,7 +60,7 @@ fn rounds(sandbox: &Sandbox) -> i64 {
 #[test]
 fn continue_runs_the_next_round() {
     let sandbox = Sandbox::new();
-    let config = scripted(&sandbox, 2, "");
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 2, CONTINUE));
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
     p.exp_string("Round 1 Complete").unwrap();
     p.exp_string("assessment: new points emerging").unwrap();
@@ -75,7 +75,7 @@ fn continue_runs_the_next_round() {
 #[test]
 fn guidance_reaches_the_next_round_and_the_record() {
     let sandbox = Sandbox::new();
-    let config = scripted(&sandbox, 2, "");
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 2, CONTINUE));
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
     answer(&mut p, MENU, "g");
     p.exp_string("Your guidance for the next round").unwrap();
@@ -97,7 +97,7 @@ fn guidance_reaches_the_next_round_and_the_record() {
 #[test]
 fn ending_early_goes_straight_to_synthesis() {
     let sandbox = Sandbox::new();
-    let config = scripted(&sandbox, 3, "");
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 3, CONTINUE));
     let mut p = session(&sandbox, Some(&config), &["-r", "3", QUESTION]);
     answer(&mut p, MENU, "e");
     p.exp_string("Debate ended: human").unwrap();
@@ -112,7 +112,7 @@ fn ending_early_goes_straight_to_synthesis() {
 #[test]
 fn pause_then_resume_asks_again_and_repeats_nothing() {
     let sandbox = Sandbox::new();
-    let config = scripted(&sandbox, 2, "");
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 2, CONTINUE));
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
     answer(&mut p, MENU, "p");
     p.exp_string("Continue with: debate --resume DEB-").unwrap();
@@ -140,24 +140,12 @@ fn pause_then_resume_asks_again_and_repeats_nothing() {
 fn ctrl_c_in_the_middle_of_a_round_saves_and_resume_repeats_no_finished_call() {
     let sandbox = Sandbox::new();
     // Round 2: one debater answers fast, the other slowly.
-    let slow = format!(
-        "answers:\n  - {{purpose: argument, round: 2, perspective: \"{}\", delay_ms: 4000, text: slow}}\n",
-        PANEL[0]
+    let slow_debater = format!("{{purpose: argument, round: 2, perspective: \"{}\"", PANEL[0]);
+    let answers = varied_answers(&PANEL, 2, CONTINUE);
+    let config = scripted(
+        &sandbox,
+        &replace_answers(&answers, &slow_debater, &format!("{slow_debater}, delay_ms: 4000, text: slow}}")),
     );
-    let config = scripted(&sandbox, 2, "");
-    let script = sandbox.home.join("script.yaml");
-    let text = std::fs::read_to_string(&script).unwrap().replacen("answers:\n", &slow, 1);
-    let text = text
-        .lines()
-        .filter(|l| {
-            !(l.contains("round: 2, perspective")
-                && l.contains(PANEL[0])
-                && l.contains("argument")
-                && !l.contains("slow"))
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    std::fs::write(&script, text).unwrap();
 
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
     answer(&mut p, MENU, "c");
@@ -194,7 +182,7 @@ fn ctrl_c_in_the_middle_of_a_round_saves_and_resume_repeats_no_finished_call() {
 #[test]
 fn end_of_input_at_a_checkpoint_pauses() {
     let sandbox = Sandbox::new();
-    let config = scripted(&sandbox, 2, "");
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 2, CONTINUE));
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
     p.exp_string(MENU).unwrap();
     std::thread::sleep(Duration::from_millis(300));
@@ -207,7 +195,7 @@ fn end_of_input_at_a_checkpoint_pauses() {
 #[test]
 fn an_unanswered_checkpoint_pauses_after_its_timeout() {
     let sandbox = Sandbox::new();
-    let config = scripted(&sandbox, 2, "");
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 2, CONTINUE));
     let text = std::fs::read_to_string(&config).unwrap() + "  checkpoint_timeout_seconds: 1\n";
     std::fs::write(&config, text).unwrap();
     // Then `stty -a` in the same terminal: the abandoned question must not leave it raw.
@@ -265,7 +253,7 @@ fn without_a_terminal_a_vague_question_proceeds_with_a_note() {
 #[test]
 fn without_a_terminal_nothing_is_asked_no_escape_codes_and_stdout_holds_only_the_result() {
     let sandbox = Sandbox::new();
-    let config = scripted(&sandbox, 3, "");
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 3, CONTINUE));
     let out = sandbox
         .std_cmd()
         .arg("--config")

@@ -106,21 +106,8 @@ fn ids_resolve_in_any_case_and_by_unique_prefix_only() {
 fn a_provider_failure_pauses_and_resume_continues_without_repeating_calls() {
     let sandbox = Sandbox::new();
     let answers = varied_answers(&PANEL, 2, CONTINUE);
-    let failing = answers.replacen(
-        "answers:\n",
-        &format!("answers:\n  - {{purpose: argument, round: 2, perspective: \"{}\", error: overloaded}}\n", PANEL[1]),
-        1,
-    );
-    let failing = failing
-        .lines()
-        .filter(|l| {
-            !(l.contains("round: 2, perspective")
-                && l.contains(PANEL[1])
-                && l.contains("argument")
-                && !l.contains("error"))
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let this_debater = format!("{{purpose: argument, round: 2, perspective: \"{}\"", PANEL[1]);
+    let failing = replace_answers(&answers, &this_debater, &format!("{this_debater}, error: overloaded}}"));
     let config = sandbox.scripted(&failing);
     let out = sandbox.cmd().arg("--config").arg(&config).args(["--max-rounds", "2", QUESTION]).assert().code(3);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
@@ -206,8 +193,7 @@ fn started_from_a_subdirectory_the_record_lands_at_the_repository_root() {
 fn resume_with_json_prints_one_json_document() {
     let sandbox = Sandbox::new();
     let answers = varied_answers(&PANEL, 1, AGREE);
-    let failing = answers.replacen("answers:\n", "answers:\n  - {purpose: synthesis, error: overloaded}\n", 1);
-    let failing = failing.lines().filter(|l| !l.contains("purpose: synthesis, text")).collect::<Vec<_>>().join("\n");
+    let failing = replace_answers(&answers, "{purpose: synthesis", "{purpose: synthesis, error: overloaded}");
     let config = sandbox.scripted(&failing);
     let out = sandbox.cmd().arg("--config").arg(&config).args(["--json", QUESTION]).assert().code(3);
     assert!(out.get_output().stdout.is_empty(), "an error prints no JSON");

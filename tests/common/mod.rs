@@ -202,6 +202,25 @@ pub fn varied_answers(panel: &[&str], rounds: u32, evaluation: &str) -> String {
     yaml
 }
 
+/// `answers` (as `varied_answers` writes them) with every entry that starts with
+/// `prefix`, e.g. `{purpose: argument, round: 2, perspective: "Cost Control"`, replaced
+/// by `entry`, a YAML flow mapping.
+pub fn replace_answers(answers: &str, prefix: &str, entry: &str) -> String {
+    let mut replaced = 0;
+    let lines: Vec<String> = answers
+        .lines()
+        .map(|line| match line.trim_start().strip_prefix("- ").is_some_and(|e| e.starts_with(prefix)) {
+            true => {
+                replaced += 1;
+                format!("  - {entry}")
+            }
+            false => line.to_string(),
+        })
+        .collect();
+    assert!(replaced > 0, "no answer starts with {prefix}");
+    lines.join("\n") + "\n"
+}
+
 pub const CONTINUE: &str = r#"{"summary": "Both sides added new points.", "assessment": "new_ground", "agreement": false, "clear_winner": null, "off_topic": [], "new_points": ["x"]}"#;
 pub const AGREE: &str = r#"{"summary": "Both now recommend Postgres first.", "assessment": "converging", "agreement": true, "clear_winner": null, "off_topic": [], "new_points": []}"#;
 pub const SYNTHESIS: &str = r#"{"perspectives": [{"name": "Performance Advocate", "key_arguments": ["sub-millisecond reads"], "trade_offs_accepted": ["another service"]}, {"name": "Operational Simplicity", "key_arguments": ["one database to run"], "trade_offs_accepted": ["slower cache hits"]}], "agreement": ["measure before adding Redis"], "tensions": ["latency against operations"], "recommendation": "Cache in Postgres now; add Redis when p99 exceeds 50 ms.", "confidence": "High", "caveats": ["traffic grows tenfold"], "dissent": null}"#;
