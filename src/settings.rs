@@ -431,11 +431,6 @@ const ENVIRONMENT: &[(&str, &[&str])] = &[
     ("DEBATE_ISSUE_DRAFT", &["record", "issue_draft"]),
 ];
 
-/// The environment variables read as settings, for documentation and tests.
-pub fn environment_variables() -> impl Iterator<Item = &'static str> {
-    ENVIRONMENT.iter().map(|(name, _)| *name)
-}
-
 /// The user's settings file: `$XDG_CONFIG_HOME/debate/settings.yaml` on Linux.
 pub fn user_settings_path() -> Option<PathBuf> {
     directories::BaseDirs::new().map(|dirs| dirs.config_dir().join("debate").join("settings.yaml"))

@@ -189,7 +189,7 @@ pub fn write(state: &DebateState, path: &Path) -> Result<()> {
 }
 
 /// Create `path` with `bytes`, atomically and never over an existing file.
-pub fn write_new(path: &Path, bytes: &[u8], id: &str) -> Result<()> {
+fn write_new(path: &Path, bytes: &[u8], id: &str) -> Result<()> {
     let directory = path.parent().ok_or_else(|| Error::record("the record path has no directory"))?;
     let failed = |err: std::io::Error| {
         Error::record(format!("cannot write {}: {err}", path.display()))
