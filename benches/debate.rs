@@ -7,7 +7,7 @@
 //! (written through the store's own code), and the peak RSS of a 4-perspective,
 //! 5-round debate. Ratios, not bare times, are what the targets constrain.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -256,15 +256,22 @@ fn list_scaling() -> f64 {
 /// `count` complete debates written through the store's own operations, spread over
 /// ten repositories (one of them `root`).
 fn populate(path: &Path, count: usize, root: &str) {
-    use debate::engine::state::{Contribution, ContributionKind, EndReason, Outcome, RoleChoice, Snapshot, Usage};
+    use debate::model::{
+        Completion, Confidence, Contribution, ContributionKind, EndReason, Outcome, ProviderKind, RoleChoice,
+        RoundMeasures, Snapshot, Source, Usage,
+    };
     use debate::moderator::{analysis, selection, synthesis};
-    use debate::providers::Completion;
 
     let store = debate::store::Store::open(path).expect("store");
     let catalog = debate::catalog::Catalog::build(&[]).unwrap();
     let analysis = analysis::analyse(QUESTION);
     let panel = selection::select(&catalog, QUESTION, &analysis, &selection::Request::default()).unwrap();
-    let role = RoleChoice { provider: "bench".into(), model: Some("mock".into()), temperature: 0.5 };
+    let role = RoleChoice {
+        provider: "bench".into(),
+        kind: ProviderKind::Openai,
+        model: Some("mock".into()),
+        temperature: 0.5,
+    };
     let snapshot = Snapshot {
         debate: Default::default(),
         record: Default::default(),
@@ -278,15 +285,11 @@ fn populate(path: &Path, count: usize, root: &str) {
     let usage = Usage { prompt_tokens: 100, completion_tokens: 40, latency_ms: 200 };
     let call = |text: &str| Completion { text: text.into(), model: "mock".into(), usage };
     let evaluation = debate::moderator::evaluation::heuristic(&[], 1.0, false);
-    let measures = debate::moderator::detection::RoundMeasures { repetition: vec![None, None], novelty: 1.0 };
+    let measures = RoundMeasures { repetition: vec![None, None], novelty: 1.0 };
     let (synthesis, _) =
         synthesis::parse(r#"{"recommendation": "Use Postgres.", "confidence": "Medium"}"#, &[]).unwrap();
-    let outcome = Outcome {
-        synthesis,
-        source: synthesis::Source::Structured,
-        confidence: synthesis::Confidence::Medium,
-        degradations: Vec::new(),
-    };
+    let outcome =
+        Outcome { synthesis, source: Source::Structured, confidence: Confidence::Medium, degradations: Vec::new() };
     for n in 0..count {
         let id = format!("DEB-{n:06}");
         let repo = if n % 10 == 0 { root.to_string() } else { format!("/bench/repo-{}", n % 10) };

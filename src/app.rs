@@ -3,18 +3,22 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::catalog::Catalog;
 use crate::cli::{Cli, Command};
 use crate::engine::run::Engine;
-use crate::engine::state::{Clarification, ContextFile, DebateState, Snapshot, Status};
 use crate::error::{Error, Result};
+use crate::model::{
+    Clarification, Clarified, ContextFile, DebateState, Events, Listing, PanelSize, ProviderKind, Snapshot, Status,
+};
 use crate::moderator::{analysis, selection};
 use crate::providers::{self, OFFLINE_LABEL};
-use crate::record;
-use crate::settings::{self, FlagOverrides, PanelSize};
+use crate::record::{self, RecordError, Templates};
+use crate::settings::{self, FlagOverrides};
 use crate::store::{self, NewDebate, Store};
 use crate::terminal::{self, Terminal, Verbosity, prompt};
+use crate::view::{Detail, IssueDraft, Summary};
 
 /// Largest question we accept, from any source.
 const MAX_QUESTION_BYTES: usize = 16 * 1024;
@@ -25,7 +29,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     if let Some(Command::Completions { shell }) = cli.command {
         let mut script = Vec::new();
         clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "debate", &mut script);
-        return terminal::print_out(&String::from_utf8_lossy(&script));
+        return Ok(terminal::print_out(&String::from_utf8_lossy(&script))?);
     }
     let verbosity = match (cli.quiet, cli.verbose) {
         (true, _) => Verbosity::Quiet,
@@ -42,11 +46,14 @@ pub async fn run(cli: Cli) -> Result<()> {
     }
     if let Some(id) = &cli.show {
         let state = load_existing(&db_path, id)?.1;
-        return if cli.json {
-            terminal::print_json(&state)
+        if cli.json {
+            let mut detail = Detail::of(&state);
+            detail.summary.issue_draft = issue_draft(&state.repo_root, &state.id, &state.title);
+            terminal::print_json(&detail)?;
         } else {
-            terminal::print_out(&terminal::show::text(&state))
-        };
+            terminal::print_out(&terminal::show::text(&state))?;
+        }
+        return Ok(());
     }
     if let Some(id) = &cli.resume {
         return resume(&cli, &db_path, id, &mut terminal).await;
@@ -57,16 +64,11 @@ pub async fn run(cli: Cli) -> Result<()> {
 /// The repository the command is about: the git work tree around the working
 /// directory, else the working directory itself.
 fn project_root() -> Result<PathBuf> {
-    let cwd =
-        std::env::current_dir().map_err(|err| Error::general(format!("cannot read the working directory: {err}")))?;
+    let cwd = std::env::current_dir().map_err(Error::WorkingDirectory)?;
     match git2::Repository::discover(&cwd) {
         Ok(repo) => match repo.workdir() {
             Some(dir) => Ok(canonical(dir)),
-            None => Err(Error::record(format!(
-                "{} is a bare git repository: there is no work tree to write a record into",
-                repo.path().display()
-            ))
-            .with_hint("run debate inside a checkout (a clone with a working tree)")),
+            None => Err(RecordError::Bare(repo.path().to_path_buf()).into()),
         },
         Err(_) => Ok(canonical(&cwd)),
     }
@@ -81,11 +83,29 @@ fn canonical(path: &Path) -> PathBuf {
 fn list(cli: &Cli, db_path: &Path) -> Result<()> {
     let root = project_root()?;
     let scope = if cli.all { "in any repository".to_string() } else { format!("in {}", root.display()) };
-    let rows = match Store::open_existing(db_path)? {
+    let rows: Vec<Listing> = match Store::open_existing(db_path)? {
         Some(store) => store.list((!cli.all).then(|| root.to_string_lossy()).as_deref(), cli.limit)?,
         None => Vec::new(),
     };
-    terminal::list::print(&rows, cli.json, &scope)
+    if cli.json {
+        let summaries: Vec<Summary> = rows
+            .iter()
+            .map(|row| Summary { issue_draft: issue_draft(&row.repository, &row.id, &row.title), ..Summary::from(row) })
+            .collect();
+        terminal::print_json(&summaries)?;
+    } else {
+        terminal::list::print(&rows, &scope)?;
+    }
+    Ok(())
+}
+
+/// The debate's issue draft, if one was written.
+fn issue_draft(repo_root: &str, id: &str, title: &str) -> Option<IssueDraft> {
+    let path = record::issue::draft_path(Path::new(repo_root), id);
+    path.is_file().then(|| IssueDraft {
+        command: record::issue::command(Path::new(repo_root), title, &path),
+        path: path.display().to_string(),
+    })
 }
 
 fn load_existing(db_path: &Path, id: &str) -> Result<(Store, DebateState)> {
@@ -113,15 +133,11 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let question = read_question(cli)?;
     let root = project_root()?;
     let loaded = settings::load(&root, cli.config.as_deref(), &flag_overrides(cli))?;
-    let catalog = Catalog::build(&loaded.overlays)
-        .map_err(|msg| Error::config(msg).with_hint("fix the perspective catalog entry named above"))?;
+    let catalog = Catalog::build(&loaded.overlays)?;
     let context = read_context(&cli.context)?;
     let (moderator, debater) = providers::choose(&loaded.settings, cli.offline)?;
     let providers = providers::build_panel(&moderator, &debater, &loaded.settings)?;
-    record::render::template_for(&root, &record::render::DECISION)?;
-    if loaded.settings.record.issue_draft {
-        record::render::template_for(&root, &record::render::ISSUE)?;
-    }
+    let templates = Templates::load(&root)?;
     let requested_branch = cli.branch.as_deref().map(str::trim);
     if let Some(name) = requested_branch {
         check_branch(&root, name)?;
@@ -130,9 +146,9 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     // A vague question gets the moderator's clarifying question when someone can answer;
     // the answer becomes part of what is analysed and debated.
     let mut analysis = analysis::analyse(&question);
-    let interactive = loaded.settings.debate.checkpoints && prompt::interactive();
-    let clarification = match analysis.vague && interactive {
-        true => clarify()?,
+    let rules = &loaded.settings.debate;
+    let clarification = match analysis.vague && rules.checkpoints {
+        true => clarify(terminal, &question, Duration::from_secs(rules.checkpoint_timeout_seconds.0)).await?,
         false => None,
     };
     let subject = match &clarification {
@@ -147,7 +163,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         PanelSize::Auto => None,
     };
     let request = selection::Request { size: requested_size, forced: &cli.with };
-    let panel = selection::select(&catalog, &subject, &analysis, &request).map_err(Error::input)?;
+    let panel = selection::select(&catalog, &subject, &analysis, &request)?;
 
     // Every input is checked; from here on the debate is stored.
     let store = Store::open(db_path)?;
@@ -177,10 +193,10 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         clarification: clarification.as_ref(),
     })?;
     terminal.say(&format!("Debate {id}: {title}"));
-    if !providers.debater.reasoned() {
+    if providers.debater.identity().kind == ProviderKind::Offline {
         terminal.say(&format!("Provider: {OFFLINE_LABEL}"));
     }
-    drive(cli, &store, &id, providers, &catalog, terminal).await
+    drive(cli, &store, &id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
 }
 
 async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) -> Result<()> {
@@ -191,29 +207,31 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
     }
     let root = PathBuf::from(&state.repo_root);
     let loaded = settings::load(&root, cli.config.as_deref(), &FlagOverrides::default())?;
-    let catalog = Catalog::build(&loaded.overlays).map_err(Error::config)?;
+    let catalog = Catalog::build(&loaded.overlays)?;
     let mut moderator = state.snapshot.moderator.clone();
     let mut debater = state.snapshot.debater.clone();
-    if cli.offline || cli.provider.is_some() {
-        let name = if cli.offline { "offline".to_string() } else { cli.provider.clone().unwrap_or_default() };
-        moderator.provider.clone_from(&name);
-        debater.provider = name;
+    let switch_to = if cli.offline { Some("offline") } else { cli.provider.as_deref() };
+    if let Some(name) = switch_to {
+        moderator = providers::switch(&moderator, &loaded.settings, name)?;
+        debater = providers::switch(&debater, &loaded.settings, name)?;
     }
     let providers = providers::build_panel(&moderator, &debater, &loaded.settings)?;
+    let templates = Templates::load(&root)?;
     terminal.resume_summary(&state);
-    drive(cli, &store, &state.id, providers, &catalog, terminal).await
+    drive(cli, &store, &state.id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
+}
+
+/// What a run of the engine needs besides the store.
+struct Run<'a> {
+    providers: providers::Panel,
+    catalog: &'a Catalog,
+    templates: &'a Templates,
 }
 
 /// Run the engine until the debate completes, pauses or is interrupted.
-async fn drive(
-    cli: &Cli,
-    store: &Store,
-    id: &str,
-    providers: providers::Panel,
-    catalog: &Catalog,
-    terminal: &mut Terminal,
-) -> Result<()> {
-    let mut engine = Engine { store, providers, catalog, events: terminal };
+async fn drive(cli: &Cli, store: &Store, id: &str, run: Run<'_>, terminal: &mut Terminal) -> Result<()> {
+    let Run { providers, catalog, templates } = run;
+    let mut engine = Engine { store, providers, catalog, templates, events: terminal };
     let finished = tokio::select! {
         result = engine.run(id) => result?,
         _ = tokio::signal::ctrl_c() => {
@@ -227,31 +245,20 @@ async fn drive(
 /// The result on stdout: the record path, or JSON.
 fn report(cli: &Cli, state: &DebateState) -> Result<()> {
     if cli.json {
-        let outcome = state.outcome.as_ref();
-        return terminal::print_json(&serde_json::json!({
-            "id": state.id,
-            "status": state.status.as_str(),
-            "question": state.question,
-            "rounds": state.rounds.len(),
-            "ended_by": state.end_reason.map(|r| r.as_str()),
-            "confidence": outcome.map(|o| o.confidence.as_str()),
-            "record_path": state.record_path,
-            "commit_id": state.commit_id,
-            "branch": state.snapshot.branch,
-            "issue_draft": state.snapshot.record.issue_draft.then(|| record::issue::draft_path(state)),
-            "issue_command": state.snapshot.record.issue_draft.then(|| record::issue::command(state)),
-            "tokens": {"prompt": state.totals.prompt_tokens, "completion": state.totals.completion_tokens},
-        }));
+        let summary =
+            Summary { issue_draft: issue_draft(&state.repo_root, &state.id, &state.title), ..Summary::of(state) };
+        return Ok(terminal::print_json(&summary)?);
     }
     let Some(path) = &state.record_path else { return Ok(()) };
     match (&state.snapshot.branch, &state.commit_id) {
         // The record is only on the branch: print it as git names it (`git show` takes it).
         (Some(branch), Some(_)) => {
             let relative = Path::new(path).strip_prefix(&state.repo_root).unwrap_or(Path::new(path));
-            terminal::print_out(&format!("{branch}:{}\n", relative.display()))
+            terminal::print_out(&format!("{branch}:{}\n", relative.display()))?;
         }
-        _ => terminal::print_out(&format!("{path}\n")),
+        _ => terminal::print_out(&format!("{path}\n"))?,
     }
+    Ok(())
 }
 
 /// `--branch` needs a repository with a valid, unused branch name.
@@ -261,20 +268,18 @@ fn check_branch(root: &Path, name: &str) -> Result<()> {
             .with_hint("run debate inside a git work tree, or drop --branch")),
         // The default name holds the new debate's id, so it cannot be taken yet.
         record::git::Repo::Found(_) if name.is_empty() => Ok(()),
-        record::git::Repo::Found(repo) => record::git::check_new_branch(&repo, name),
+        record::git::Repo::Found(repo) => Ok(record::git::check_new_branch(&repo, name)?),
     }
 }
 
-/// Ask the clarifying question; an empty answer debates the question as it is.
-fn clarify() -> Result<Option<Clarification>> {
-    match prompt::clarify() {
-        prompt::Clarified::Answer(answer) => {
-            Ok(Some(Clarification { question: prompt::CLARIFYING_QUESTION.into(), answer }))
-        }
-        prompt::Clarified::Skipped => Ok(None),
-        prompt::Clarified::Interrupted => {
-            Err(Error::interrupted("interrupted before the debate started; nothing was saved"))
-        }
+/// Ask the clarifying question, when someone can answer; an empty answer debates the
+/// question as it is.
+async fn clarify(events: &mut dyn Events, question: &str, patience: Duration) -> Result<Option<Clarification>> {
+    let Some(answer) = events.clarify(question, patience) else { return Ok(None) };
+    match answer.await {
+        Clarified::Answer(answer) => Ok(Some(Clarification { question: prompt::CLARIFYING_QUESTION.into(), answer })),
+        Clarified::Skipped => Ok(None),
+        Clarified::Interrupted => Err(Error::interrupted("interrupted before the debate started; nothing was saved")),
     }
 }
 

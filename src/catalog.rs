@@ -1,34 +1,16 @@
 //! The perspective catalog (SPEC §3): built-in entries, overlays from settings and the
 //! repository, and validation. Pure: the caller reads the files.
 
-use serde::{Deserialize, Serialize};
-
-use crate::settings::CatalogOverlay;
+use crate::model::{CatalogFile, CatalogOverlay, PerspectiveDef};
 
 /// The catalog compiled into the binary.
 pub const BUILT_IN: &str = include_str!("../perspectives.yaml");
 const BUILT_IN_ORIGIN: &str = "perspectives.yaml (built in)";
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CatalogFile {
-    pub perspectives: Vec<PerspectiveDef>,
-}
-
-/// One viewpoint a debater argues.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct PerspectiveDef {
-    pub name: String,
-    pub priorities: Vec<String>,
-    pub trade_offs: String,
-    #[serde(default)]
-    pub keywords: Vec<String>,
-    #[serde(default)]
-    pub opposes: Vec<String>,
-    #[serde(default)]
-    pub domains: Vec<String>,
-}
+/// A catalog entry that breaks the rules, named by file, entry and field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CatalogError(pub String);
 
 /// A validated catalog, in a stable order (built-in order, then additions).
 #[derive(Debug, Clone)]
@@ -39,8 +21,8 @@ pub struct Catalog {
 impl Catalog {
     /// The built-in catalog with `overlays` applied in order; a later entry with the same
     /// name (compared without case) replaces the earlier one.
-    pub fn build(overlays: &[CatalogOverlay]) -> Result<Catalog, String> {
-        let built_in: CatalogFile = crate::yaml::parse(BUILT_IN, BUILT_IN_ORIGIN)?;
+    pub fn build(overlays: &[CatalogOverlay]) -> Result<Catalog, CatalogError> {
+        let built_in: CatalogFile = crate::text::yaml::parse(BUILT_IN, BUILT_IN_ORIGIN).map_err(CatalogError)?;
         let mut entries: Vec<(String, PerspectiveDef)> = Vec::new();
         let sources = std::iter::once((BUILT_IN_ORIGIN, &built_in.perspectives))
             .chain(overlays.iter().map(|o| (o.origin.as_str(), &o.entries)));
@@ -50,7 +32,10 @@ impl Catalog {
                 validate_entry(def, origin)?;
                 let key = def.name.trim().to_lowercase();
                 if seen.contains(&key) {
-                    return Err(format!("{origin}: perspective {:?} is defined twice; names must be unique", def.name));
+                    return Err(CatalogError(format!(
+                        "{origin}: perspective {:?} is defined twice; names must be unique",
+                        def.name
+                    )));
                 }
                 seen.push(key.clone());
                 let def = PerspectiveDef { name: def.name.trim().to_string(), ..def.clone() };
@@ -82,7 +67,7 @@ impl Catalog {
         names(a, b) || names(b, a)
     }
 
-    fn validate_references(&self, overlays: &[CatalogOverlay]) -> Result<(), String> {
+    fn validate_references(&self, overlays: &[CatalogOverlay]) -> Result<(), CatalogError> {
         for entry in &self.entries {
             for opposed in &entry.opposes {
                 if self.find(opposed).is_none() {
@@ -91,10 +76,10 @@ impl Catalog {
                         .rev()
                         .find(|o| o.entries.iter().any(|e| e.name.trim().eq_ignore_ascii_case(&entry.name)))
                         .map_or(BUILT_IN_ORIGIN, |o| o.origin.as_str());
-                    return Err(format!(
+                    return Err(CatalogError(format!(
                         "{origin}: perspective {:?}, field `opposes`: {opposed:?} is not in the catalog",
                         entry.name
-                    ));
+                    )));
                 }
             }
         }
@@ -102,11 +87,12 @@ impl Catalog {
     }
 }
 
-fn validate_entry(def: &PerspectiveDef, origin: &str) -> Result<(), String> {
-    let field_error =
-        |field: &str, what: &str| format!("{origin}: perspective {:?}, field `{field}`: {what}", def.name);
+fn validate_entry(def: &PerspectiveDef, origin: &str) -> Result<(), CatalogError> {
+    let field_error = |field: &str, what: &str| {
+        CatalogError(format!("{origin}: perspective {:?}, field `{field}`: {what}", def.name))
+    };
     if def.name.trim().is_empty() {
-        return Err(format!("{origin}: a perspective has an empty `name`"));
+        return Err(CatalogError(format!("{origin}: a perspective has an empty `name`")));
     }
     if def.name.chars().count() > 60 {
         return Err(field_error("name", "must be at most 60 characters"));
@@ -128,7 +114,7 @@ mod tests {
     use super::*;
 
     fn overlay(yaml: &str) -> CatalogOverlay {
-        let file: CatalogFile = crate::yaml::parse(yaml, "custom.yaml").unwrap();
+        let file: CatalogFile = crate::text::yaml::parse(yaml, "custom.yaml").unwrap();
         CatalogOverlay { origin: "custom.yaml".into(), entries: file.perspectives }
     }
 
@@ -171,15 +157,15 @@ mod tests {
         let err = Catalog::build(&[overlay("perspectives:\n  - name: Empty\n    priorities: []\n    trade_offs: y\n")])
             .unwrap_err();
         assert_eq!(
-            err,
+            err.0,
             "custom.yaml: perspective \"Empty\", field `priorities`: must list at least one non-empty priority"
         );
         let err = Catalog::build(&[overlay(
             "perspectives:\n  - name: A\n    priorities: [p]\n    trade_offs: y\n    opposes: [Nobody]\n",
         )])
         .unwrap_err();
-        assert!(err.starts_with("custom.yaml: perspective \"A\", field `opposes`"), "{err}");
+        assert!(err.0.starts_with("custom.yaml: perspective \"A\", field `opposes`"), "{err}");
         let err = Catalog::build(&[overlay("perspectives:\n  - {name: A, priorities: [p], trade_offs: y}\n  - {name: a, priorities: [p], trade_offs: y}\n")]).unwrap_err();
-        assert!(err.contains("defined twice"), "{err}");
+        assert!(err.0.contains("defined twice"), "{err}");
     }
 }

@@ -1,82 +1,126 @@
-//! One error type for the whole program: what went wrong, what to do about it, and the
-//! exit code SPEC §8 assigns to it. `main` prints it in one or two lines.
+//! Every way a command can fail, each with its exit code (SPEC §8) and a hint. The
+//! modules below keep their own typed errors, with their causes; this is where they
+//! meet, and `main` reports one of them in one or two lines (`-v`: with its causes).
 
-use std::fmt;
+use crate::catalog::CatalogError;
+use crate::moderator::selection::SelectionError;
+use crate::providers::ProviderError;
+use crate::record::RecordError;
+use crate::settings::SettingsError;
+use crate::store::StoreError;
+use crate::terminal::OutputError;
 
-/// The exit-code classes of SPEC §8.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    General,
-    Input,
-    Provider,
-    Config,
-    Record,
-    Interrupted,
-    /// A provider error that a shorter prompt may cure.
-    ContextLength,
-}
-
-impl Kind {
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Kind::General => 1,
-            Kind::Input => 2,
-            Kind::Provider | Kind::ContextLength => 3,
-            Kind::Config => 4,
-            Kind::Record => 5,
-            Kind::Interrupted => 130,
-        }
-    }
-}
-
-#[derive(Debug)]
-pub struct Error {
-    pub kind: Kind,
-    pub message: String,
-    pub hint: Option<String>,
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Invalid arguments or input: exit 2.
+    #[error("{message}")]
+    Input { message: String, hint: Option<String> },
+    /// Configuration that cannot be used: exit 4.
+    #[error("{message}")]
+    Config { message: String, hint: Option<String> },
+    /// Interrupted; the state is saved: exit 130.
+    #[error("{message}")]
+    Interrupted { message: String, hint: Option<String> },
+    #[error("cannot read the working directory: {0}")]
+    WorkingDirectory(#[source] std::io::Error),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error(transparent)]
+    Selection(#[from] SelectionError),
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// A failure that left the debate paused: exit code and message of the failure,
+    /// and the way to resume.
+    #[error("{source}")]
+    Paused {
+        id: String,
+        #[source]
+        source: Box<Error>,
+    },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub fn new(kind: Kind, message: impl Into<String>) -> Self {
-        Error { kind, message: message.into(), hint: None }
+    pub fn input(message: impl Into<String>) -> Error {
+        Error::Input { message: message.into(), hint: None }
     }
-    pub fn general(message: impl Into<String>) -> Self {
-        Self::new(Kind::General, message)
+
+    pub fn config(message: impl Into<String>) -> Error {
+        Error::Config { message: message.into(), hint: None }
     }
-    pub fn input(message: impl Into<String>) -> Self {
-        Self::new(Kind::Input, message)
+
+    pub fn interrupted(message: impl Into<String>) -> Error {
+        Error::Interrupted { message: message.into(), hint: None }
     }
-    pub fn provider(message: impl Into<String>) -> Self {
-        Self::new(Kind::Provider, message)
-    }
-    pub fn config(message: impl Into<String>) -> Self {
-        Self::new(Kind::Config, message)
-    }
-    pub fn record(message: impl Into<String>) -> Self {
-        Self::new(Kind::Record, message)
-    }
-    pub fn interrupted(message: impl Into<String>) -> Self {
-        Self::new(Kind::Interrupted, message)
-    }
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+
+    /// The same error with this hint (for the kinds that carry their own).
+    pub fn with_hint(mut self, text: impl Into<String>) -> Error {
+        if let Error::Input { hint, .. } | Error::Config { hint, .. } | Error::Interrupted { hint, .. } = &mut self {
+            *hint = Some(text.into());
+        }
         self
     }
-}
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Input { .. } | Error::Selection(_) => 2,
+            Error::Config { .. } | Error::Settings(_) | Error::Catalog(_) => 4,
+            Error::Interrupted { .. } => 130,
+            Error::Provider(ProviderError::Setup { .. }) => 4,
+            Error::Provider(ProviderError::Io { .. }) => 1,
+            Error::Provider(_) => 3,
+            Error::Store(StoreError::UnknownId(_) | StoreError::Ambiguous { .. }) => 2,
+            Error::Store(StoreError::CreateDir { .. } | StoreError::Open { .. } | StoreError::Newer { .. }) => 4,
+            Error::Store(StoreError::NoHome) => 4,
+            Error::Store(_) => 1,
+            Error::Record(RecordError::InvalidBranchName(_) | RecordError::BranchExists(_)) => 2,
+            Error::Record(RecordError::ReadTemplate { .. } | RecordError::Template { .. }) => 4,
+            Error::Record(_) => 5,
+            Error::Output(_) | Error::WorkingDirectory(_) => 1,
+            Error::Paused { source, .. } => source.exit_code(),
+        }
     }
-}
 
-impl std::error::Error for Error {}
+    /// What to do about it, in one line.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Error::Input { hint, .. } | Error::Config { hint, .. } | Error::Interrupted { hint, .. } => hint.clone(),
+            Error::Settings(err) => err.hint.clone(),
+            Error::Catalog(_) => Some("fix the perspective catalog entry named above".into()),
+            Error::Selection(_) | Error::Output(_) | Error::WorkingDirectory(_) => None,
+            Error::Provider(err) => err.hint().map(str::to_string),
+            Error::Store(err) => err.hint().map(str::to_string),
+            Error::Record(err) => err.hint(),
+            Error::Paused { id, source } => Some(match source.hint() {
+                Some(hint) => format!("{hint}; the debate is paused: debate --resume {id}"),
+                None => format!("the debate is paused; continue it with: debate --resume {id}"),
+            }),
+        }
+    }
 
-impl From<rusqlite::Error> for Error {
-    fn from(err: rusqlite::Error) -> Self {
-        Error::general(format!("state database: {err}"))
-            .with_hint("check that the --db path (or $DEBATE_HOME) is writable and not used by an older debate version")
+    /// The chain of causes below the message, outermost first; a cause that only
+    /// repeats the line above it is left out.
+    pub fn causes(&self) -> Vec<String> {
+        let mut causes: Vec<String> = Vec::new();
+        let mut above = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            let text = cause.to_string();
+            if text != above {
+                causes.push(text.clone());
+            }
+            above = text;
+            source = cause.source();
+        }
+        causes
     }
 }

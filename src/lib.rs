@@ -3,15 +3,19 @@
 //! Data flows one way: command line → settings → engine → (providers, store) →
 //! record. See `docs/architecture.md`.
 
+#![forbid(unsafe_code)]
+
 pub mod app;
 pub mod catalog;
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod model;
 pub mod moderator;
 pub mod providers;
 pub mod record;
 pub mod settings;
 pub mod store;
 pub mod terminal;
-mod yaml;
+pub mod text;
+pub mod view;

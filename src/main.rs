@@ -1,3 +1,5 @@
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -22,19 +24,27 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let result = runtime.block_on(debate::app::run(cli));
-    // A checkpoint question left waiting on stdin must not keep the process alive.
-    runtime.shutdown_background();
-    match result {
+    let verbose = cli.verbose;
+    match runtime.block_on(debate::app::run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            let mut stderr = std::io::stderr();
-            let _ = writeln!(stderr, "error: {}", err.message);
-            if let Some(hint) = &err.hint {
-                let _ = writeln!(stderr, "hint: {hint}");
-            }
-            ExitCode::from(err.kind.exit_code())
+            report(&err, verbose);
+            ExitCode::from(err.exit_code())
         }
+    }
+}
+
+/// The error in one line, what to do about it in a second; with `-v`, its causes too.
+fn report(err: &debate::error::Error, verbose: bool) {
+    let mut stderr = std::io::stderr();
+    let _ = writeln!(stderr, "error: {err}");
+    if verbose {
+        for cause in err.causes() {
+            let _ = writeln!(stderr, "  caused by: {cause}");
+        }
+    }
+    if let Some(hint) = err.hint() {
+        let _ = writeln!(stderr, "hint: {hint}");
     }
 }
 

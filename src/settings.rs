@@ -9,12 +9,33 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value, json};
 
-use crate::catalog::PerspectiveDef;
-use crate::error::{Error, Result};
-use crate::yaml;
+pub use crate::model::ProviderKind;
+use crate::model::{CatalogFile, CatalogOverlay, DebateSettings, RecordSettings};
+use crate::text::yaml;
+
+/// A settings file, variable or value that cannot be used: what is wrong, and what to do.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct SettingsError {
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl SettingsError {
+    fn new(message: impl Into<String>) -> SettingsError {
+        SettingsError { message: message.into(), hint: None }
+    }
+
+    fn with_hint(mut self, hint: impl Into<String>) -> SettingsError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+type Result<T, E = SettingsError> = std::result::Result<T, E>;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -23,186 +44,6 @@ pub struct Settings {
     pub providers: Providers,
     pub roles: Roles,
     pub record: RecordSettings,
-}
-
-/// How a debate runs. Stored with each debate, so a resumed debate keeps its rules.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct DebateSettings {
-    pub max_rounds: Rounds,
-    pub default_perspectives: PanelSize,
-    pub token_budget_per_round: TokenBudget,
-    pub repetition_threshold: Fraction,
-    pub novelty_threshold: Fraction,
-    pub rebuttals: Rebuttals,
-    pub checkpoints: bool,
-    pub round_timeout_seconds: Seconds,
-    pub checkpoint_timeout_seconds: Seconds,
-    pub total_timeout_seconds: Seconds,
-    #[serde(skip_serializing)]
-    pub custom_perspectives: Vec<PerspectiveDef>,
-}
-
-impl Default for DebateSettings {
-    fn default() -> Self {
-        DebateSettings {
-            max_rounds: Rounds(5),
-            default_perspectives: PanelSize::Auto,
-            token_budget_per_round: TokenBudget(Some(2000)),
-            repetition_threshold: Fraction(0.6),
-            novelty_threshold: Fraction(0.2),
-            rebuttals: Rebuttals::Parallel,
-            checkpoints: true,
-            round_timeout_seconds: Seconds(120),
-            checkpoint_timeout_seconds: Seconds(1800),
-            total_timeout_seconds: Seconds(1800),
-            custom_perspectives: Vec::new(),
-        }
-    }
-}
-
-/// A number of rounds, 1–20.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "i64", into = "u8")]
-pub struct Rounds(pub u8);
-
-impl TryFrom<i64> for Rounds {
-    type Error = String;
-    fn try_from(value: i64) -> Result<Self, String> {
-        match u8::try_from(value) {
-            Ok(n @ 1..=20) => Ok(Rounds(n)),
-            _ => Err(format!("max_rounds must be a whole number from 1 to 20, not {value}")),
-        }
-    }
-}
-
-impl From<Rounds> for u8 {
-    fn from(rounds: Rounds) -> u8 {
-        rounds.0
-    }
-}
-
-/// `auto` or a panel size of 2–4.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "Scalar", into = "Scalar")]
-pub enum PanelSize {
-    Auto,
-    Fixed(u8),
-}
-
-/// The completion limit per debater and round; `None` is unlimited.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "Scalar", into = "Scalar")]
-pub struct TokenBudget(pub Option<u32>);
-
-/// A number or a word, as YAML and environment variables give them.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Scalar {
-    Number(i64),
-    Text(String),
-}
-
-impl TryFrom<Scalar> for PanelSize {
-    type Error = String;
-    fn try_from(value: Scalar) -> Result<Self, String> {
-        match value {
-            Scalar::Text(text) if text.eq_ignore_ascii_case("auto") => Ok(PanelSize::Auto),
-            Scalar::Number(n @ 2..=4) => Ok(PanelSize::Fixed(n as u8)),
-            other => Err(format!("default_perspectives must be `auto` or 2, 3 or 4, not {other}")),
-        }
-    }
-}
-
-impl From<PanelSize> for Scalar {
-    fn from(size: PanelSize) -> Scalar {
-        match size {
-            PanelSize::Auto => Scalar::Text("auto".into()),
-            PanelSize::Fixed(n) => Scalar::Number(n.into()),
-        }
-    }
-}
-
-impl TryFrom<Scalar> for TokenBudget {
-    type Error = String;
-    fn try_from(value: Scalar) -> Result<Self, String> {
-        match value {
-            Scalar::Text(text) if text.eq_ignore_ascii_case("unlimited") => Ok(TokenBudget(None)),
-            Scalar::Number(0) => Ok(TokenBudget(None)),
-            Scalar::Number(n) if (1..=1_000_000).contains(&n) => Ok(TokenBudget(Some(n as u32))),
-            other => Err(format!("token_budget_per_round must be a number of tokens, 0 or `unlimited`, not {other}")),
-        }
-    }
-}
-
-impl From<TokenBudget> for Scalar {
-    fn from(budget: TokenBudget) -> Scalar {
-        match budget.0 {
-            None => Scalar::Text("unlimited".into()),
-            Some(n) => Scalar::Number(n.into()),
-        }
-    }
-}
-
-impl fmt::Display for Scalar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Scalar::Number(n) => write!(f, "{n}"),
-            Scalar::Text(text) => write!(f, "`{text}`"),
-        }
-    }
-}
-
-/// A share between 0 and 1.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "f64", into = "f64")]
-pub struct Fraction(pub f64);
-
-impl TryFrom<f64> for Fraction {
-    type Error = String;
-    fn try_from(value: f64) -> Result<Self, String> {
-        if (0.0..=1.0).contains(&value) {
-            Ok(Fraction(value))
-        } else {
-            Err(format!("expected a share between 0 and 1, not {value}"))
-        }
-    }
-}
-
-impl From<Fraction> for f64 {
-    fn from(fraction: Fraction) -> f64 {
-        fraction.0
-    }
-}
-
-/// A positive number of seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "i64", into = "u64")]
-pub struct Seconds(pub u64);
-
-impl TryFrom<i64> for Seconds {
-    type Error = String;
-    fn try_from(value: i64) -> Result<Self, String> {
-        match u64::try_from(value) {
-            Ok(n) if n > 0 => Ok(Seconds(n)),
-            _ => Err(format!("expected a positive number of seconds, not {value}")),
-        }
-    }
-}
-
-impl From<Seconds> for u64 {
-    fn from(seconds: Seconds) -> u64 {
-        seconds.0
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Rebuttals {
-    /// Every debater rebuts at once, seeing all arguments.
-    Parallel,
-    /// Each debater also sees the rebuttals written before its own.
-    Sequential,
 }
 
 /// Named providers and the default one. Written by hand so that `default` can sit
@@ -238,15 +79,6 @@ impl<'de> Deserialize<'de> for Providers {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    Openai,
-    Anthropic,
-    Offline,
-    Scripted,
-}
-
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderConfig {
@@ -266,7 +98,7 @@ pub struct ProviderConfig {
     /// Longest a request may take, in seconds; default 120.
     pub timeout_seconds: Option<u64>,
     /// `max_tokens` or `max_completion_tokens` (default: the latter for api.openai.com).
-    pub token_parameter: Option<crate::providers::TokenParameter>,
+    pub token_parameter: Option<TokenParameter>,
 }
 
 impl ProviderConfig {
@@ -286,6 +118,14 @@ impl ProviderConfig {
     }
 }
 
+/// The name of the completion-limit field an OpenAI-compatible endpoint understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenParameter {
+    MaxTokens,
+    MaxCompletionTokens,
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Roles {
@@ -299,97 +139,6 @@ pub struct RoleSettings {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub temperature: Option<f32>,
-}
-
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RecordSettings {
-    pub directory: RecordDirectory,
-    pub filename: FilenameTemplate,
-    pub commit: bool,
-    pub issue_draft: bool,
-}
-
-impl Default for RecordSettings {
-    fn default() -> Self {
-        RecordSettings {
-            directory: RecordDirectory("docs/decisions".into()),
-            filename: FilenameTemplate("{date}-{slug}.md".into()),
-            commit: true,
-            issue_draft: false,
-        }
-    }
-}
-
-/// A directory inside the repository: relative, without `..`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct RecordDirectory(pub String);
-
-impl TryFrom<String> for RecordDirectory {
-    type Error = String;
-    fn try_from(value: String) -> Result<Self, String> {
-        let path = Path::new(&value);
-        let inside = !value.trim().is_empty()
-            && path.is_relative()
-            && path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
-        if inside {
-            Ok(RecordDirectory(value))
-        } else {
-            Err(format!("record.directory must be a relative path inside the repository without `..`, not {value:?}"))
-        }
-    }
-}
-
-impl From<RecordDirectory> for String {
-    fn from(dir: RecordDirectory) -> String {
-        dir.0
-    }
-}
-
-/// A file-name template using `{date}`, `{slug}`, `{number}` and `{id}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct FilenameTemplate(pub String);
-
-impl TryFrom<String> for FilenameTemplate {
-    type Error = String;
-    fn try_from(value: String) -> Result<Self, String> {
-        let mut rest = value.as_str();
-        while let Some(start) = rest.find('{') {
-            let end = rest[start..]
-                .find('}')
-                .map(|e| start + e)
-                .ok_or_else(|| format!("unclosed `{{` in record.filename {value:?}"))?;
-            let name = &rest[start + 1..end];
-            if !["date", "slug", "number", "id"].contains(&name) {
-                return Err(format!(
-                    "record.filename: unknown placeholder {{{name}}}; use {{date}}, {{slug}}, {{number}} or {{id}}"
-                ));
-            }
-            rest = &rest[end + 1..];
-        }
-        if value.contains('/') || value.contains('\\') || value.contains("..") || value.trim().is_empty() {
-            return Err(format!("record.filename must be a plain file name, not {value:?}"));
-        }
-        if !value.contains("{slug}") && !value.contains("{id}") && !value.contains("{number}") {
-            return Err(format!("record.filename needs {{slug}}, {{id}} or {{number}} so names differ, not {value:?}"));
-        }
-        Ok(FilenameTemplate(value))
-    }
-}
-
-impl From<FilenameTemplate> for String {
-    fn from(template: FilenameTemplate) -> String {
-        template.0
-    }
-}
-
-/// The perspectives a settings layer adds to the catalog, with where they came from.
-#[derive(Debug, Clone)]
-pub struct CatalogOverlay {
-    pub origin: String,
-    pub entries: Vec<PerspectiveDef>,
 }
 
 /// Settings as loaded, with the catalog overlays in precedence order.
@@ -453,7 +202,7 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
     }
     if let Some(path) = config {
         if !path.is_file() {
-            return Err(Error::config(format!("settings file {} does not exist", path.display()))
+            return Err(SettingsError::new(format!("settings file {} does not exist", path.display()))
                 .with_hint("pass an existing YAML file to --config, e.g. a copy of settings.example.yaml"));
         }
         merge_file(path, &mut merged, &mut overlays)?;
@@ -462,13 +211,14 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
     merge(&mut merged, environment_layer()?);
     merge(&mut merged, flags_layer(flags));
 
-    let settings: Settings = serde_json::from_value(merged).map_err(|err| Error::config(format!("settings: {err}")))?;
+    let settings: Settings =
+        serde_json::from_value(merged).map_err(|err| SettingsError::new(format!("settings: {err}")))?;
     Ok(Loaded { settings, overlays, files })
 }
 
 fn read_text(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).map_err(|err| {
-        Error::config(format!("cannot read {}: {err}", path.display()))
+        SettingsError::new(format!("cannot read {}: {err}", path.display()))
             .with_hint("settings and catalog files must be readable UTF-8 YAML")
     })
 }
@@ -477,12 +227,13 @@ fn merge_file(path: &Path, merged: &mut Value, overlays: &mut Vec<CatalogOverlay
     let text = read_text(path)?;
     let origin = path.display().to_string();
     let typed: Settings = yaml::parse::<Option<Settings>>(&text, &origin)
-        .map_err(|msg| Error::config(msg).with_hint("see settings.example.yaml for every key and its type"))?
+        .map_err(|msg| SettingsError::new(msg).with_hint("see settings.example.yaml for every key and its type"))?
         .unwrap_or_default();
     if !typed.debate.custom_perspectives.is_empty() {
         overlays.push(CatalogOverlay { origin: origin.clone(), entries: typed.debate.custom_perspectives });
     }
-    let mut layer: Value = yaml::parse::<Option<Value>>(&text, &origin).map_err(Error::config)?.unwrap_or(Value::Null);
+    let mut layer: Value =
+        yaml::parse::<Option<Value>>(&text, &origin).map_err(SettingsError::new)?.unwrap_or(Value::Null);
     if let Some(debate) = layer.get_mut("debate").and_then(Value::as_object_mut) {
         debate.remove("custom_perspectives");
     }
@@ -507,7 +258,7 @@ fn resolve_script_paths(layer: &mut Value, base: &Path) {
 fn read_catalog_file(path: &Path) -> Result<CatalogOverlay> {
     let origin = path.display().to_string();
     let text = read_text(path)?;
-    let file: crate::catalog::CatalogFile = yaml::parse(&text, &origin).map_err(Error::config)?;
+    let file: CatalogFile = yaml::parse(&text, &origin).map_err(SettingsError::new)?;
     Ok(CatalogOverlay { origin, entries: file.perspectives })
 }
 
@@ -519,7 +270,7 @@ fn environment_layer() -> Result<Value> {
         let patch = nest(key, value);
         // Read the variable on its own, so a bad value is blamed on the variable.
         serde_json::from_value::<Settings>(patch.clone()).map_err(|err| {
-            Error::config(format!("environment variable {name}={raw:?}: {err}"))
+            SettingsError::new(format!("environment variable {name}={raw:?}: {err}"))
                 .with_hint(format!("fix or unset {name}"))
         })?;
         merge(&mut layer, patch);
@@ -577,6 +328,7 @@ fn merge(base: &mut Value, layer: Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Fraction, Rebuttals, Rounds, TokenBudget};
 
     fn parse(text: &str) -> std::result::Result<Settings, String> {
         yaml::parse(text, "s.yaml")

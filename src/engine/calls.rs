@@ -4,13 +4,14 @@
 
 use std::time::Instant;
 
-use super::state::{ContributionKind, DebateState, Usage};
 use crate::catalog::Catalog;
-use crate::error::{Kind, Result};
-use crate::moderator::detection::RoundMeasures;
+use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpose, RoundMeasures};
+use crate::moderator::answers::{self, Answer};
+use crate::moderator::evaluation::RoundVerdict;
 use crate::moderator::prompts::{self, STRICTER, Size};
-use crate::moderator::{evaluation, selection, synthesis};
-use crate::providers::{Brief, Completion, Provider, Purpose, Request, Schema, TextSink};
+use crate::moderator::selection::PanelChoice;
+use crate::moderator::synthesis::SynthesisAnswer;
+use crate::providers::{Brief, Provider, Request, Result, Schema, TextSink};
 
 /// Completion limits for the moderator's structured answers.
 const ANALYSIS_TOKENS: u32 = 1_000;
@@ -19,9 +20,20 @@ const SYNTHESIS_TOKENS: u32 = 4_000;
 
 /// What is being asked.
 pub enum Ask<'a> {
-    Debater { seat: usize, round: u32, kind: ContributionKind },
-    Analysis { catalog: &'a Catalog },
-    Evaluation { round: u32, measures: &'a RoundMeasures, stagnating: bool },
+    Debater {
+        seat: usize,
+        round: u32,
+        kind: ContributionKind,
+    },
+    Analysis {
+        catalog: &'a Catalog,
+    },
+    /// `local` is the evaluation the measures alone give.
+    Evaluation {
+        round: u32,
+        measures: &'a RoundMeasures,
+        local: &'a Evaluation,
+    },
     Synthesis,
 }
 
@@ -31,27 +43,20 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
         Ask::Analysis { catalog } => {
             let prompt =
                 prompts::analysis(&state.question, &state.analysis, &state.panel, catalog, &state.snapshot.forced);
-            let schema = Schema { name: "choose_panel", value: selection::refinement_schema() };
-            moderator(state, Purpose::Analysis, 0, prompt, ANALYSIS_TOKENS, schema, Brief::None)
+            moderator::<PanelChoice>(state, Purpose::Analysis, 0, prompt, ANALYSIS_TOKENS, Brief::None)
         }
-        Ask::Evaluation { round, measures, stagnating } => {
-            let arguments = state.rounds[*round as usize - 1]
-                .arguments
-                .iter()
-                .map(|c| (state.panel[c.seat].name().to_string(), c.text.clone()))
-                .collect();
-            let brief = Brief::Evaluation { arguments, novelty: measures.novelty, stagnating: *stagnating };
-            let schema = Schema { name: "evaluate_round", value: evaluation::schema() };
+        Ask::Evaluation { round, measures, local } => {
+            let brief = Brief::Evaluation { local: (*local).clone() };
             let prompt = prompts::evaluation(state, *round, measures, size);
-            moderator(state, Purpose::Evaluation, *round, prompt, EVALUATION_TOKENS, schema, brief)
+            moderator::<RoundVerdict>(state, Purpose::Evaluation, *round, prompt, EVALUATION_TOKENS, brief)
         }
         Ask::Synthesis => {
             let brief = Brief::Synthesis {
                 panel: state.panel.iter().map(|s| s.perspective.clone()).collect(),
                 options: state.analysis.options.clone(),
             };
-            let schema = Schema { name: "write_synthesis", value: synthesis::schema() };
-            moderator(state, Purpose::Synthesis, 0, prompts::synthesis(state, size), SYNTHESIS_TOKENS, schema, brief)
+            let prompt = prompts::synthesis(state, size);
+            moderator::<SynthesisAnswer>(state, Purpose::Synthesis, 0, prompt, SYNTHESIS_TOKENS, brief)
         }
     }
 }
@@ -88,13 +93,12 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
     }
 }
 
-fn moderator(
+fn moderator<T: Answer>(
     state: &DebateState,
     purpose: Purpose,
     round: u32,
     prompt: prompts::Prompt,
     max_tokens: u32,
-    schema: Schema,
     brief: Brief,
 ) -> Request {
     Request {
@@ -105,13 +109,14 @@ fn moderator(
         prompt: prompt.user,
         max_tokens: Some(max_tokens),
         temperature: state.snapshot.moderator.temperature,
-        schema: Some(schema),
+        schema: Some(Schema { name: T::NAME, value: answers::schema::<T>() }),
         on_text: None,
         brief,
     }
 }
 
-/// One call. A context-length error gets one more try with a compact prompt.
+/// One call. A failure that a shorter prompt may cure gets one more try with a
+/// compact prompt.
 pub async fn ask(
     provider: &dyn Provider,
     state: &DebateState,
@@ -121,7 +126,7 @@ pub async fn ask(
     let mut normal = request(state, ask, Size::NORMAL);
     normal.on_text = on_text.clone();
     match timed(provider, &normal).await {
-        Err(err) if err.kind == Kind::ContextLength => {
+        Err(err) if err.retryable() => {
             let mut compact = request(state, ask, Size::COMPACT);
             compact.on_text = on_text;
             timed(provider, &compact).await
@@ -143,7 +148,7 @@ pub async fn ask_structured<T>(
     if let Some(value) = read(&first.text) {
         return Ok((first, Some(value)));
     }
-    if !provider.reasoned() {
+    if !provider.identity().reasoned {
         // The offline provider would only say the same again.
         return Ok((first, None));
     }
@@ -151,12 +156,7 @@ pub async fn ask_structured<T>(
     stricter.prompt.push_str(STRICTER);
     let second = timed(provider, &stricter).await?;
     let value = read(&second.text);
-    let usage = Usage {
-        prompt_tokens: first.usage.prompt_tokens + second.usage.prompt_tokens,
-        completion_tokens: first.usage.completion_tokens + second.usage.completion_tokens,
-        latency_ms: first.usage.latency_ms + second.usage.latency_ms,
-    };
-    Ok((Completion { usage, ..second }, value))
+    Ok((Completion { usage: first.usage + second.usage, ..second }, value))
 }
 
 /// One call, with its wall time as the latency.

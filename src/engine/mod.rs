@@ -3,5 +3,4 @@
 
 pub mod calls;
 pub mod run;
-pub mod state;
 pub mod step;

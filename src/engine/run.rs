@@ -3,86 +3,34 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
+use tokio::time::Instant;
 
 use super::calls::{self, Ask};
-use super::state::{Contribution, ContributionKind, DebateState, EndReason, Outcome, Round, Status};
 use super::step::{self, Step};
 use crate::catalog::Catalog;
-use crate::error::{Error, Kind, Result};
-use crate::moderator::detection;
-use crate::moderator::evaluation::{self, Evaluation};
-use crate::moderator::{json, prompts, selection, synthesis};
-use crate::providers::{Completion, Panel, TextSink};
-use crate::record::{self, Published, issue::Draft};
-use crate::settings::Rebuttals;
-use crate::store::Store;
+use crate::error::{Error, Result};
+use crate::model::{
+    Completion, Contribution, ContributionKind, DebateState, Decision, EndReason, Events, Rebuttals, Source, Status,
+};
+use crate::moderator::answers;
+use crate::moderator::selection::{self, PanelChoice};
+use crate::moderator::{detection, evaluation, prompts, synthesis};
+use crate::providers::{self, Panel, ProviderError, TextSink};
+use crate::record::{self, RecordError, Templates};
+use crate::store::{Store, StoreError};
 
 /// Longest contribution we keep; an enormous answer is cut, and says so.
 const MAX_ANSWER_CHARS: usize = 60_000;
-
-/// The human's answer at a checkpoint (SPEC §2.4).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    Continue,
-    /// Continue, with this guidance for the next round.
-    Guide(String),
-    /// Go to synthesis now.
-    End,
-    Pause,
-    /// Stdin ended: nobody can answer; the debate pauses.
-    EndOfInput,
-    /// Ctrl-C.
-    Interrupted,
-}
-
-/// A question that blocks until the human answers; run off the async runtime.
-pub type Checkpoint = Box<dyn FnOnce() -> Decision + Send>;
-
-/// What the engine reports as it goes; the terminal decides how to show it.
-pub trait Events {
-    /// Between rounds: the question to ask, or `None` when nobody can answer (no
-    /// terminal). Called with the round just finished.
-    fn checkpoint(&mut self, _state: &DebateState, _round: u32) -> Option<Checkpoint> {
-        None
-    }
-    /// The moderator is at work (analysing, evaluating, synthesising).
-    fn moderating(&mut self, _what: &str) {}
-    fn panel(&mut self, _state: &DebateState) {}
-    fn round_started(&mut self, _round: u32, _framing: &str) {}
-    /// A step's calls start, for these seats (in panel order).
-    fn working(&mut self, _round: u32, _kind: ContributionKind, _seats: &[(usize, String)]) {}
-    fn contribution(&mut self, _round: u32, _name: &str, _contribution: &Contribution) {}
-    fn assessed(&mut self, _state: &DebateState, _round: &Round) {}
-    fn ended(&mut self, _reason: EndReason) {}
-    fn synthesized(&mut self, _outcome: &Outcome) {}
-    fn recorded(&mut self, _state: &DebateState, _record: &Published, _draft: Option<&Draft>) {}
-    /// Whether to stream debaters' text as it arrives (a terminal that shows it).
-    fn live(&self) -> bool {
-        false
-    }
-    /// Text of the debater at `seat` as it arrives (only when `live`).
-    fn delta(&mut self, _seat: usize, _text: &str) {}
-    /// A debater's call failed this step.
-    fn failed(&mut self, _round: u32, _seat: usize, _name: &str) {}
-    /// A debater left the panel after repeated provider failures.
-    fn dropped(&mut self, _name: &str, _reason: &str) {}
-    /// The debate paused and can be resumed.
-    fn paused(&mut self, _id: &str, _why: &str) {}
-    /// At the end of a debate run with checkpoints on: does the human want an issue
-    /// draft? (Only a terminal can answer.)
-    fn wants_issue_draft(&mut self) -> bool {
-        false
-    }
-}
 
 pub struct Engine<'a> {
     pub store: &'a Store,
     pub providers: Panel,
     pub catalog: &'a Catalog,
+    pub templates: &'a Templates,
     pub events: &'a mut dyn Events,
 }
 
@@ -98,6 +46,24 @@ enum Stop {
 impl From<Error> for Stop {
     fn from(err: Error) -> Stop {
         Stop::Failed(err)
+    }
+}
+
+impl From<StoreError> for Stop {
+    fn from(err: StoreError) -> Stop {
+        Stop::Failed(err.into())
+    }
+}
+
+impl From<ProviderError> for Stop {
+    fn from(err: ProviderError) -> Stop {
+        Stop::Failed(err.into())
+    }
+}
+
+impl From<RecordError> for Stop {
+    fn from(err: RecordError) -> Stop {
+        Stop::Failed(err.into())
     }
 }
 
@@ -139,7 +105,7 @@ impl Engine<'_> {
                     Ok(())
                 }
                 Step::Synthesize => self.synthesize(&state, Instant::now() + round_timeout).await,
-                Step::Record => self.record(&state),
+                Step::Record => self.record(&state).await,
             };
             match result {
                 Ok(()) => {}
@@ -150,18 +116,19 @@ impl Engine<'_> {
                         self.store.save_end(id, EndReason::Timeout)?;
                         self.events.ended(EndReason::Timeout);
                     } else {
-                        return Err(self
-                            .pause(id, Error::provider(format!("{what} timed out before anything usable was said"))));
+                        let timed_out =
+                            ProviderError::Unusable(format!("{what} timed out before anything usable was said"));
+                        return Err(self.pause(id, timed_out.into()));
                     }
                 }
-                Err(Stop::Failed(err)) if matches!(err.kind, Kind::Provider | Kind::ContextLength) => {
-                    return Err(self.pause(id, err));
+                Err(Stop::Failed(Error::Provider(err))) if err.from_service() => {
+                    return Err(self.pause(id, err.into()));
                 }
                 Err(Stop::Failed(err)) => return Err(err),
                 Err(Stop::Paused(why)) => {
                     self.store.set_status(id, Status::Paused)?;
                     self.events.paused(id, why);
-                    return self.store.load(id);
+                    return Ok(self.store.load(id)?);
                 }
                 Err(Stop::Interrupted) => {
                     self.store.set_status(id, Status::Paused)?;
@@ -173,23 +140,20 @@ impl Engine<'_> {
 
     /// Leave the debate resumable and say how to resume it.
     fn pause(&self, id: &str, err: Error) -> Error {
-        if let Err(store_err) = self.store.set_status(id, Status::Paused) {
-            return store_err;
+        match self.store.set_status(id, Status::Paused) {
+            Ok(()) => Error::Paused { id: id.to_string(), source: Box::new(err) },
+            Err(store_err) => store_err.into(),
         }
-        let hint = match err.hint {
-            Some(hint) => format!("{hint}; the debate is paused: debate --resume {id}"),
-            None => format!("the debate is paused; continue it with: debate --resume {id}"),
-        };
-        Error { hint: Some(hint), ..err }
     }
 
     async fn analyze(&mut self, state: &DebateState, deadline: Instant) -> Result<(), Stop> {
         self.events.moderating("choosing the panel");
         let ask = Ask::Analysis { catalog: self.catalog };
-        let read = |text: &str| json::extract::<serde_json::Value>(text).ok();
+        let read = |text: &str| answers::read::<PanelChoice>(text).ok();
         let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &ask, read);
-        let (completion, _) = within(deadline, "the moderator's analysis", asked).await?;
-        let panel = selection::refine(self.catalog, &state.panel, &state.snapshot.forced, &completion.text)
+        let (completion, choice) = within(deadline, "the moderator's analysis", asked).await?;
+        let panel = choice
+            .and_then(|choice| selection::refine(self.catalog, &state.panel, &state.snapshot.forced, &choice))
             .unwrap_or_else(|| state.panel.clone());
         self.store.save_panel(&state.id, &panel, &completion)?;
         let chosen = self.store.load(&state.id)?;
@@ -202,23 +166,23 @@ impl Engine<'_> {
     async fn start_round(&mut self, state: &DebateState, round: u32) -> Result<(), Stop> {
         let mut guidance = None;
         let rules = &state.snapshot.debate;
-        let question = if round > 1 && rules.checkpoints { self.events.checkpoint(state, round - 1) } else { None };
-        if let Some(question) = question {
+        let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
+        let question =
+            if round > 1 && rules.checkpoints { self.events.checkpoint(state, round - 1, patience) } else { None };
+        if let Some(answer) = question {
             self.store.set_status(&state.id, Status::Checkpoint)?;
-            let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
-            let answer = tokio::time::timeout(patience, tokio::task::spawn_blocking(question)).await;
-            match answer {
-                Err(_) => return Err(Stop::Paused("no answer at the checkpoint in time")),
-                Ok(Err(_)) | Ok(Ok(Decision::EndOfInput)) => return Err(Stop::Paused("input ended at the checkpoint")),
-                Ok(Ok(Decision::Pause)) => return Err(Stop::Paused("paused at the checkpoint")),
-                Ok(Ok(Decision::Interrupted)) => return Err(Stop::Interrupted),
-                Ok(Ok(Decision::End)) => {
+            match answer.await {
+                Decision::TimedOut => return Err(Stop::Paused("no answer at the checkpoint in time")),
+                Decision::EndOfInput => return Err(Stop::Paused("input ended at the checkpoint")),
+                Decision::Pause => return Err(Stop::Paused("paused at the checkpoint")),
+                Decision::Interrupted => return Err(Stop::Interrupted),
+                Decision::End => {
                     self.store.save_end(&state.id, EndReason::Human)?;
                     self.events.ended(EndReason::Human);
                     return Ok(());
                 }
-                Ok(Ok(Decision::Guide(text))) => guidance = Some(text),
-                Ok(Ok(Decision::Continue)) => {}
+                Decision::Guide(text) => guidance = Some(text),
+                Decision::Continue => {}
             }
         }
         let framing = prompts::framing(state, round);
@@ -266,7 +230,7 @@ impl Engine<'_> {
         // Stored the moment they land; shown in panel order, not completion order.
         let mut landed: BTreeMap<usize, Option<Contribution>> = BTreeMap::new();
         let mut shown = 0;
-        let mut failures: Vec<(usize, Error)> = Vec::new();
+        let mut failures: Vec<(usize, ProviderError)> = Vec::new();
         loop {
             let next = tokio::select! {
                 biased;
@@ -274,7 +238,7 @@ impl Engine<'_> {
                     self.events.delta(seat, &text);
                     continue;
                 }
-                next = tokio::time::timeout_at(deadline.into(), pending.next()) => next,
+                next = tokio::time::timeout_at(deadline, pending.next()) => next,
             };
             let Ok(next) = next else { return Err(Stop::TimedOut("a debate round")) };
             let Some((seat, result)) = next else { break };
@@ -303,7 +267,7 @@ impl Engine<'_> {
                     Some(contribution) => {
                         self.events.contribution(round, state.panel[contribution.seat].name(), contribution)
                     }
-                    None => self.events.failed(round, seats[shown], state.panel[seats[shown]].name()),
+                    None => self.events.failed(round, seats[shown], state.name(seats[shown])),
                 }
                 shown += 1;
             }
@@ -313,18 +277,18 @@ impl Engine<'_> {
 
     /// A debater whose provider keeps failing leaves the panel when at least two others
     /// remain (recorded, and the result is marked degraded); otherwise the debate pauses.
-    fn drop_or_fail(&mut self, state: &DebateState, failures: Vec<(usize, Error)>) -> Result<(), Stop> {
+    fn drop_or_fail(&mut self, state: &DebateState, failures: Vec<(usize, ProviderError)>) -> Result<(), Stop> {
         if failures.is_empty() {
             return Ok(());
         }
-        let droppable = failures.iter().all(|(_, err)| matches!(err.kind, Kind::Provider | Kind::ContextLength));
+        let droppable = failures.iter().all(|(_, err)| err.from_service());
         let remaining = state.active_seats().len().saturating_sub(failures.len());
         if !droppable || remaining < 2 {
             let (_, err) = failures.into_iter().next().expect("not empty");
-            return Err(Stop::Failed(err));
+            return Err(err.into());
         }
         for (seat, err) in failures {
-            let reason = err.message;
+            let reason = err.to_string();
             self.store.drop_seat(&state.id, seat, &reason)?;
             self.events.dropped(state.panel[seat].name(), &reason);
         }
@@ -338,20 +302,20 @@ impl Engine<'_> {
         let rules = &state.snapshot.debate;
         let stagnating = detection::stagnating(&history, rules.repetition_threshold.0, rules.novelty_threshold.0);
 
+        let arguments: Vec<(String, String)> = state.rounds[round as usize - 1]
+            .arguments
+            .iter()
+            .map(|c| (state.name(c.seat).to_string(), c.text.clone()))
+            .collect();
+        let local = evaluation::heuristic(&arguments, measures.novelty, stagnating);
+
         self.events.moderating("evaluating the round");
-        let ask = Ask::Evaluation { round, measures: &measures, stagnating };
+        let ask = Ask::Evaluation { round, measures: &measures, local: &local };
         let names = state.panel_names();
         let read = |text: &str| evaluation::parse(text, &names).ok();
         let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &ask, read);
         let (completion, parsed) = within(deadline, "the moderator's evaluation", asked).await?;
-        let evaluation: Evaluation = parsed.unwrap_or_else(|| {
-            let arguments: Vec<(String, String)> = state.rounds[round as usize - 1]
-                .arguments
-                .iter()
-                .map(|c| (state.panel[c.seat].name().to_string(), c.text.clone()))
-                .collect();
-            evaluation::heuristic(&arguments, measures.novelty, stagnating)
-        });
+        let evaluation = parsed.unwrap_or(local);
         self.store.save_evaluation(&state.id, round, &measures, &evaluation, &completion)?;
         let updated = self.store.load(&state.id)?;
         self.events.assessed(&updated, &updated.rounds[round as usize - 1]);
@@ -368,16 +332,30 @@ impl Engine<'_> {
             let latest = latest_arguments(state);
             let summary =
                 state.rounds.iter().rev().find_map(|r| r.evaluation.as_ref()).map_or("", |e| e.summary.as_str());
-            (synthesis::from_transcript(&latest, summary), synthesis::Source::Transcript)
+            (synthesis::from_transcript(&latest, summary), Source::Transcript)
         });
-        let reasoned = self.providers.moderator.reasoned() && self.providers.debater.reasoned();
+        let reasoned = self.providers.moderator.identity().reasoned && self.providers.debater.identity().reasoned;
         let outcome = step::outcome(state, synthesis, source, reasoned);
         self.store.save_outcome(&state.id, &outcome, &completion)?;
         self.events.synthesized(&outcome);
         Ok(())
     }
 
-    fn record(&mut self, state: &DebateState) -> Result<(), Stop> {
+    /// At the end of a debate run with checkpoints: ask whether to write an issue draft.
+    /// No answer in time is no.
+    async fn wants_issue_draft(&mut self, state: &DebateState) -> bool {
+        let rules = &state.snapshot.debate;
+        if !rules.checkpoints {
+            return false;
+        }
+        let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
+        match self.events.wants_issue_draft(patience) {
+            Some(answer) => answer.await,
+            None => false,
+        }
+    }
+
+    async fn record(&mut self, state: &DebateState) -> Result<(), Stop> {
         // The path is stored before anything is written, so a crash at any point later
         // resumes with the same file (and finds its commit by the Debate-Id trailer).
         let path = match &state.record_path {
@@ -388,12 +366,11 @@ impl Engine<'_> {
                 path
             }
         };
-        let published = record::publish(state, &path)?;
+        let published = record::publish(state, self.templates, &path)?;
         record::failpoint("after-commit");
-        let wanted =
-            state.snapshot.record.issue_draft || (state.snapshot.debate.checkpoints && self.events.wants_issue_draft());
+        let wanted = state.snapshot.record.issue_draft || self.wants_issue_draft(state).await;
         let draft = match wanted {
-            true => Some(record::issue::write(state, &published)?),
+            true => Some(record::issue::write(state, self.templates, &published)?),
             false => None,
         };
         self.store.complete(&state.id, published.commit.as_deref())?;
@@ -422,18 +399,22 @@ pub fn interrupted(id: &str) -> Error {
 }
 
 /// A step's call, cut off at the deadline.
-async fn within<T>(deadline: Instant, what: &'static str, call: impl Future<Output = Result<T>>) -> Result<T, Stop> {
-    match tokio::time::timeout_at(deadline.into(), call).await {
+async fn within<T>(
+    deadline: Instant,
+    what: &'static str,
+    call: impl Future<Output = providers::Result<T>>,
+) -> Result<T, Stop> {
+    match tokio::time::timeout_at(deadline, call).await {
         Ok(result) => Ok(result?),
         Err(_) => Err(Stop::TimedOut(what)),
     }
 }
 
 /// A debater's answer must say something; an enormous one is cut.
-fn usable(mut completion: Completion, what: &str) -> Result<Completion> {
+fn usable(mut completion: Completion, what: &str) -> providers::Result<Completion> {
     let text = completion.text.trim();
     if text.is_empty() {
-        return Err(Error::provider(format!("the model returned an empty answer for {what}")));
+        return Err(ProviderError::Unusable(format!("the model returned an empty answer for {what}")));
     }
     completion.text = match text.char_indices().nth(MAX_ANSWER_CHARS) {
         Some((end, _)) => format!("{} […cut at {MAX_ANSWER_CHARS} characters]", &text[..end]),

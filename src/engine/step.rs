@@ -1,9 +1,9 @@
 //! The next step, derived from the stored state alone. Pure: resuming a debate is
 //! just asking this again.
 
-use super::state::{DebateState, EndReason, Outcome, Status};
-use crate::moderator::detection::{self, RoundMeasures};
-use crate::moderator::synthesis::{Confidence, Source, Synthesis};
+use crate::model::{Confidence, DebateState, EndReason, Outcome, Round, RoundMeasures, Source, Status, Synthesis};
+use crate::moderator::detection;
+use crate::providers::OFFLINE_LABEL;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
@@ -105,12 +105,10 @@ pub fn measure(state: &DebateState, round: u32) -> RoundMeasures {
             Some(detection::containment(&now.text, &before.text))
         })
         .collect();
-    let texts =
-        |r: &super::state::Round| r.arguments.iter().chain(&r.rebuttals).map(|c| c.text.clone()).collect::<Vec<_>>();
-    let current_texts = texts(current);
-    let earlier_texts: Vec<String> = state.rounds[..index].iter().flat_map(texts).collect();
-    let novelty =
-        detection::novelty(current_texts.iter().map(String::as_str), earlier_texts.iter().map(String::as_str));
+    fn texts(round: &Round) -> impl Iterator<Item = &str> {
+        round.contributions().map(|c| c.text.as_str())
+    }
+    let novelty = detection::novelty(texts(current), state.rounds[..index].iter().flat_map(texts));
     RoundMeasures { repetition, novelty }
 }
 
@@ -119,7 +117,7 @@ pub fn measure(state: &DebateState, round: u32) -> RoundMeasures {
 pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, reasoned: bool) -> Outcome {
     let mut degradations = Vec::new();
     if !reasoned {
-        degradations.push(format!("Arguments were produced by {}.", crate::providers::OFFLINE_LABEL));
+        degradations.push(format!("Arguments were produced by {OFFLINE_LABEL}."));
     }
     for seat in state.panel.iter().filter(|s| s.dropped.is_some()) {
         degradations.push(format!("{} was dropped after repeated provider failures.", seat.name()));

@@ -1,29 +1,7 @@
 //! Question → decision domains, the options named, implicit constraints, vagueness and
 //! panel size (SPEC §2.1). A keyword heuristic: deterministic, no model needed.
 
-use serde::{Deserialize, Serialize};
-
-/// What the moderator read from the question.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Analysis {
-    /// Decision domains, strongest first (e.g. `data`, `security`).
-    pub domains: Vec<String>,
-    /// The options the question names ("Redis", "Postgres").
-    pub options: Vec<String>,
-    pub constraints: Vec<Constraint>,
-    /// Too vague to debate well: no options, no subject, a few words.
-    pub vague: bool,
-    /// Panel size the question calls for (2 for a binary choice, else 3–4).
-    pub panel_size: u8,
-}
-
-/// A constraint implied by the wording, and the perspectives it gives weight to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Constraint {
-    pub phrase: String,
-    pub meaning: String,
-    pub favours: Vec<String>,
-}
+use crate::model::{Analysis, Constraint};
 
 const DOMAINS: &[(&str, &[&str])] = &[
     (

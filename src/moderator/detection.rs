@@ -5,6 +5,8 @@
 
 use std::collections::HashSet;
 
+use crate::model::RoundMeasures;
+
 /// Lowercase words made of letters and digits; everything else separates words.
 pub fn normalised_words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
@@ -45,29 +47,18 @@ pub fn novelty<'a>(round: impl IntoIterator<Item = &'a str>, earlier: impl IntoI
     1.0 - share_seen(&current, &seen)
 }
 
-/// The local measures of one round.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct RoundMeasures {
-    /// Per debater: containment of its argument in its own previous-round argument
-    /// (`None` in its first round).
-    pub repetition: Vec<Option<f64>>,
-    pub novelty: f64,
-}
-
-impl RoundMeasures {
-    /// Every debater that also spoke in the previous round repeated itself above the
-    /// threshold. A seat without a figure (first round, or muted) does not count.
-    pub fn all_repetitive(&self, threshold: f64) -> bool {
-        let scored: Vec<f64> = self.repetition.iter().flatten().copied().collect();
-        !scored.is_empty() && scored.iter().all(|&r| r > threshold)
-    }
+/// Every debater that also spoke in the previous round repeated itself above the
+/// threshold. A seat without a figure (first round, or muted) does not count.
+pub fn all_repetitive(measures: &RoundMeasures, threshold: f64) -> bool {
+    let scored: Vec<f64> = measures.repetition.iter().flatten().copied().collect();
+    !scored.is_empty() && scored.iter().all(|&r| r > threshold)
 }
 
 /// Stagnating: every debater repetitive in the latest round, or novelty under the
 /// threshold in the latest two rounds.
 pub fn stagnating(history: &[RoundMeasures], repetition_threshold: f64, novelty_threshold: f64) -> bool {
     let Some(latest) = history.last() else { return false };
-    if latest.all_repetitive(repetition_threshold) {
+    if all_repetitive(latest, repetition_threshold) {
         return true;
     }
     history.len() >= 2 && history[history.len() - 2..].iter().all(|m| m.novelty < novelty_threshold)
@@ -110,9 +101,9 @@ mod tests {
         let above = "one two three four five six seven eight nine ten";
         assert_eq!(containment(above, previous), 5.0 / 8.0);
         let at = RoundMeasures { repetition: vec![Some(0.6), Some(0.6)], novelty: 1.0 };
-        assert!(!at.all_repetitive(0.6));
+        assert!(!all_repetitive(&at, 0.6));
         let over = RoundMeasures { repetition: vec![Some(0.61), Some(0.7)], novelty: 1.0 };
-        assert!(over.all_repetitive(0.6));
+        assert!(all_repetitive(&over, 0.6));
     }
 
     #[test]

@@ -1,119 +1,79 @@
 //! The moderator's round evaluation (SPEC §2.2 step 4, §2.3): one call gives the
 //! assessment and the summary that opens the next round.
 
-use serde::{Deserialize, Serialize};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Deserialize;
+use strum::VariantNames;
 
-use super::json::{extract, one_or_many};
+use super::answers::{self, Answer, Unreadable};
+use crate::model::{Assessment, Evaluation};
+use crate::text::first_sentence;
+use crate::text::json::{flag, one_or_many, text, text_or_none};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Assessment {
-    Converging,
-    Stagnating,
-    NewGround,
-    Diverging,
-}
-
-impl Assessment {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Assessment::Converging => "converging",
-            Assessment::Stagnating => "stagnating",
-            Assessment::NewGround => "new points emerging",
-            Assessment::Diverging => "diverging",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Evaluation {
+/// The evaluation as a model writes it.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RoundVerdict {
+    /// the round in 2-4 sentences, naming each perspective's position; it opens the next round
+    #[serde(default, deserialize_with = "text")]
     pub summary: String,
-    pub assessment: Assessment,
-    /// The debaters' recommendations align.
+    #[serde(default, deserialize_with = "assessment")]
+    #[schemars(schema_with = "assessment_schema")]
+    pub assessment: Option<Assessment>,
+    /// whether the debaters' recommendations agree
+    #[serde(default, deserialize_with = "flag")]
     pub agreement: bool,
-    /// A perspective the others conceded to.
+    /// perspective name the others conceded to
+    #[serde(default, deserialize_with = "text_or_none")]
     pub clear_winner: Option<String>,
+    /// perspective names that drifted off the question
+    #[serde(default, deserialize_with = "one_or_many")]
     pub off_topic: Vec<String>,
+    /// points raised for the first time
+    #[serde(default, deserialize_with = "one_or_many")]
     pub new_points: Vec<String>,
-    /// The moderator's answer could not be read; this was derived locally.
-    #[serde(default)]
-    pub fallback: bool,
 }
 
-/// What a model may send: every field optional and lenient.
-#[derive(Deserialize)]
-struct Wire {
-    #[serde(default)]
-    summary: String,
-    #[serde(default)]
-    assessment: Option<String>,
-    #[serde(default)]
-    agreement: Option<serde_json::Value>,
-    #[serde(default)]
-    clear_winner: Option<serde_json::Value>,
-    #[serde(default, deserialize_with = "one_or_many")]
-    off_topic: Vec<String>,
-    #[serde(default, deserialize_with = "one_or_many")]
-    new_points: Vec<String>,
+impl Answer for RoundVerdict {
+    const NAME: &'static str = "evaluate_round";
 }
 
-/// The JSON shape asked of the model.
-pub const SCHEMA_HINT: &str = r#"{"summary": "<the round in 2-4 sentences, naming each perspective's position; it opens the next round>", "assessment": "converging" | "stagnating" | "new_ground" | "diverging", "agreement": true | false, "clear_winner": null | "<perspective name the others conceded to>", "off_topic": ["<perspective names that drifted off the question>"], "new_points": ["<points raised for the first time>"]}"#;
+fn assessment_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "string", "enum": Assessment::VARIANTS})
+}
 
-/// The JSON Schema of the answer, for providers that enforce structured output.
-pub fn schema() -> serde_json::Value {
-    let text = serde_json::json!({"type": "string"});
-    serde_json::json!({
-        "type": "object",
-        "properties": {
-            "summary": text,
-            "assessment": {"type": "string", "enum": ["converging", "stagnating", "new_ground", "diverging"]},
-            "agreement": {"type": "boolean"},
-            "clear_winner": {"type": ["string", "null"]},
-            "off_topic": {"type": "array", "items": text},
-            "new_points": {"type": "array", "items": text},
-        },
-        "required": ["summary", "assessment", "agreement", "clear_winner", "off_topic", "new_points"],
-        "additionalProperties": false,
-    })
+/// An assessment as a model may spell it: "New ground", "converging.", "circular".
+fn assessment<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Assessment>, D::Error> {
+    let written = text(deserializer)?.to_lowercase().replace([' ', '-'], "_");
+    Ok(Some(match written.as_str() {
+        a if a.starts_with("converg") => Assessment::Converging,
+        a if a.starts_with("stagnat") || a == "circular" => Assessment::Stagnating,
+        a if a.starts_with("diverg") => Assessment::Diverging,
+        a if a.starts_with("new") => Assessment::NewGround,
+        _ => return Ok(None),
+    }))
 }
 
 /// Read the moderator's answer. Names outside the panel are dropped.
-pub fn parse(text: &str, panel: &[String]) -> Result<Evaluation, String> {
-    let wire: Wire = extract(text)?;
-    let summary = wire.summary.trim().to_string();
-    if summary.is_empty() {
-        return Err("the evaluation has no summary".into());
+pub fn parse(text: &str, panel: &[String]) -> Result<Evaluation, Unreadable> {
+    let verdict: RoundVerdict = answers::read(text)?;
+    if verdict.summary.is_empty() {
+        return Err(Unreadable::Missing("summary"));
     }
     let on_panel = |name: &str| panel.iter().find(|p| p.eq_ignore_ascii_case(name.trim())).cloned();
-    let assessment = match wire.assessment.as_deref().map(|a| a.trim().to_lowercase().replace([' ', '-'], "_")) {
-        Some(a) if a.starts_with("converg") => Assessment::Converging,
-        Some(a) if a.starts_with("stagnat") || a == "circular" => Assessment::Stagnating,
-        Some(a) if a.starts_with("diverg") => Assessment::Diverging,
-        _ => Assessment::NewGround,
-    };
-    let agreement = match wire.agreement {
-        Some(serde_json::Value::Bool(b)) => b,
-        Some(serde_json::Value::String(s)) => matches!(s.trim().to_lowercase().as_str(), "true" | "yes"),
-        _ => false,
-    };
-    let clear_winner = match wire.clear_winner {
-        Some(serde_json::Value::String(name)) => on_panel(&name),
-        _ => None,
-    };
     Ok(Evaluation {
-        summary,
-        assessment,
-        agreement,
-        clear_winner,
-        off_topic: wire.off_topic.iter().filter_map(|n| on_panel(n)).collect(),
-        new_points: wire.new_points,
+        summary: verdict.summary,
+        assessment: verdict.assessment.unwrap_or(Assessment::NewGround),
+        agreement: verdict.agreement,
+        clear_winner: verdict.clear_winner.as_deref().and_then(on_panel),
+        off_topic: verdict.off_topic.iter().filter_map(|n| on_panel(n)).collect(),
+        new_points: verdict.new_points,
         fallback: false,
     })
 }
 
-/// A local evaluation for when the moderator's answer is unusable: a summary from the
-/// first sentence of each argument, and an assessment from the measures alone.
+/// A local evaluation for when the moderator's answer is unusable (and what the
+/// offline provider answers): a summary from the first sentence of each argument, and
+/// an assessment from the measures alone.
 pub fn heuristic(arguments: &[(String, String)], novelty: f64, stagnating: bool) -> Evaluation {
     let summary =
         arguments.iter().map(|(name, text)| format!("{name}: {}", first_sentence(text))).collect::<Vec<_>>().join(" ");
@@ -133,14 +93,6 @@ pub fn heuristic(arguments: &[(String, String)], novelty: f64, stagnating: bool)
         new_points: Vec::new(),
         fallback: true,
     }
-}
-
-/// The first sentence of a text, at most 240 characters.
-pub fn first_sentence(text: &str) -> String {
-    let text = text.trim();
-    let end = text.find(['.', '!', '?', '\n']).map_or(text.len(), |i| i + 1);
-    let sentence: String = text[..end].chars().take(240).collect();
-    sentence.trim().to_string()
 }
 
 #[cfg(test)]
@@ -178,14 +130,26 @@ mod tests {
 
     #[test]
     fn an_empty_summary_is_unusable() {
-        assert!(parse(r#"{"summary": "  "}"#, &panel()).is_err());
+        assert!(matches!(parse(r#"{"summary": "  "}"#, &panel()), Err(Unreadable::Missing("summary"))));
         assert!(parse("", &panel()).is_err());
     }
 
     #[test]
-    fn heuristic_summarises_first_sentences() {
-        let e = heuristic(&[("A".into(), "Use Redis. It is fast.".into())], 0.9, false);
-        assert_eq!(e.summary, "A: Use Redis.");
-        assert!(e.fallback);
+    fn the_heuristic_reads_back_as_itself() {
+        let local = heuristic(&[("A".into(), "Use Redis. It is fast.".into())], 0.9, false);
+        assert_eq!(local.summary, "A: Use Redis.");
+        assert!(local.fallback);
+        let read = parse(&serde_json::to_string(&local).unwrap(), &["A".into()]).unwrap();
+        assert_eq!(read, Evaluation { fallback: false, ..local });
+    }
+
+    #[test]
+    fn the_schema_lists_every_assessment() {
+        let schema = answers::schema::<RoundVerdict>();
+        assert_eq!(
+            schema["properties"]["assessment"]["enum"],
+            serde_json::json!(["converging", "stagnating", "new_ground", "diverging"])
+        );
+        assert!(answers::shape::<RoundVerdict>().contains(r#""agreement": true | false"#));
     }
 }

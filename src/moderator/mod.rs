@@ -1,9 +1,9 @@
 //! The moderator's judgement. Everything here is pure: text and data in, data out.
 
 pub mod analysis;
+pub mod answers;
 pub mod detection;
 pub mod evaluation;
-pub mod json;
 pub mod prompts;
 pub mod selection;
 pub mod synthesis;

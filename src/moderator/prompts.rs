@@ -6,12 +6,13 @@
 
 use std::fmt::Write;
 
-use super::analysis::Analysis;
-use super::detection::RoundMeasures;
-use super::{evaluation, selection::Seat, synthesis};
+use super::answers::{self, Answer};
+use super::evaluation::RoundVerdict;
+use super::selection::PanelChoice;
+use super::synthesis::SynthesisAnswer;
 use crate::catalog::Catalog;
-use crate::engine::state::{Contribution, DebateState, Round};
-use crate::settings::Rebuttals;
+use crate::model::{Analysis, Contribution, DebateState, Rebuttals, Round, RoundMeasures, Seat};
+use crate::text::cap;
 
 /// How much of the debate a prompt quotes, in characters.
 #[derive(Debug, Clone, Copy)]
@@ -185,8 +186,8 @@ pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, siz
     let _ = write!(
         user,
         "\nEvaluate round {round}: are the debaters converging, stagnating, breaking new ground or diverging? Do their recommendations agree? \
-         Has one perspective won the others over? Did anyone drift off the question? Answer with one JSON object: {}",
-        evaluation::SCHEMA_HINT
+         Has one perspective won the others over? Did anyone drift off the question? {}",
+        answer_with::<RoundVerdict>()
     );
     Prompt { system: MODERATOR_SYSTEM.into(), user }
 }
@@ -220,8 +221,8 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
         user,
         "\nWrite the synthesis: for each perspective its key arguments and the trade-offs it accepts; the points of agreement; \
          the key tensions and what is unresolved; a concrete recommendation with confidence High, Medium or Low and the caveats \
-         that would change it; and a dissenting view if a perspective strongly disagrees. Answer with one JSON object: {}",
-        synthesis::SCHEMA_HINT
+         that would change it; and a dissenting view if a perspective strongly disagrees. {}",
+        answer_with::<SynthesisAnswer>()
     );
     Prompt { system: MODERATOR_SYSTEM.into(), user }
 }
@@ -241,11 +242,11 @@ pub fn analysis(question: &str, analysis: &Analysis, picks: &[Seat], catalog: &C
     let proposed: Vec<String> = picks.iter().map(|p| format!("{} ({})", p.perspective.name, p.reason)).collect();
     let _ = write!(
         user,
-        "\nProposed panel: {}.\nChoose exactly {} perspectives from the catalog for this question{}. At least two must oppose each other. \
-         Answer with one JSON object: {{\"perspectives\": [{{\"name\": \"<catalog name>\", \"reason\": \"<why this viewpoint matters here>\"}}]}}",
+        "\nProposed panel: {}.\nChoose exactly {} perspectives from the catalog for this question{}. At least two must oppose each other. {}",
         proposed.join("; "),
         picks.len(),
-        if forced.is_empty() { String::new() } else { format!(", including {}", forced.join(", ")) }
+        if forced.is_empty() { String::new() } else { format!(", including {}", forced.join(", ")) },
+        answer_with::<PanelChoice>()
     );
     Prompt { system: MODERATOR_SYSTEM.into(), user }
 }
@@ -254,25 +255,10 @@ fn join_or_none(items: &[String]) -> String {
     if items.is_empty() { "none".into() } else { items.join(", ") }
 }
 
+fn answer_with<T: Answer>() -> String {
+    format!("Answer with one JSON object: {}", answers::shape::<T>())
+}
+
 /// Added to a structured request whose first answer could not be read.
 pub const STRICTER: &str = "\n\nYour previous answer could not be read as the JSON object asked for. Answer again with \
 only that JSON object: no prose, no code fences, no comments.";
-
-/// At most `limit` characters, cut at a character boundary, marked when cut.
-pub fn cap(text: &str, limit: usize) -> String {
-    match text.char_indices().nth(limit) {
-        None => text.trim().to_string(),
-        Some((end, _)) => format!("{} […]", text[..end].trim_end()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::cap;
-
-    #[test]
-    fn cap_respects_character_boundaries() {
-        assert_eq!(cap("héllo wörld", 4), "héll […]");
-        assert_eq!(cap("short", 10), "short");
-    }
-}

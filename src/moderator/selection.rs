@@ -1,25 +1,49 @@
 //! Catalog + analysis → a panel of 2–4 perspectives with a reason for each pick
 //! (SPEC §2.1). At least one pair on the panel always opposes.
 
-use serde::{Deserialize, Serialize};
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use super::analysis::{Analysis, match_terms};
-use crate::catalog::{Catalog, PerspectiveDef};
+use super::analysis::match_terms;
+use super::answers::Answer;
+use crate::catalog::Catalog;
+use crate::model::{Analysis, PerspectiveDef, Seat};
+use crate::text::json::text;
 
-/// One seat on the panel: the perspective chosen and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Seat {
-    pub perspective: PerspectiveDef,
-    pub reason: String,
-    /// Why the debater left the panel, if it did (repeated provider failures).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dropped: Option<String>,
+/// A panel that cannot be formed as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectionError {
+    #[error("--with {name:?}: no such perspective in the catalog (known: {known})")]
+    UnknownName { name: String, known: String },
+    #[error("--with names {forced} perspectives but the panel has {size} seats; raise --perspectives or name fewer")]
+    MoreForcedThanSeats { forced: usize, size: usize },
+    #[error("--with names {0} perspectives; a panel has at most 4")]
+    TooManyForced(usize),
+    #[error(
+        "the perspectives {0} do not oppose each other and leave no seat for one that does; add a seat with --perspectives or name an opposing perspective with --with"
+    )]
+    NoOpposition(String),
 }
 
-impl Seat {
-    pub fn name(&self) -> &str {
-        &self.perspective.name
-    }
+/// The moderator's refinement of the keyword panel.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PanelChoice {
+    #[serde(default)]
+    pub perspectives: Vec<PanelPick>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PanelPick {
+    /// catalog name
+    #[serde(default, deserialize_with = "text")]
+    pub name: String,
+    /// why this viewpoint matters here
+    #[serde(default, deserialize_with = "text")]
+    pub reason: String,
+}
+
+impl Answer for PanelChoice {
+    const NAME: &'static str = "choose_panel";
 }
 
 /// What the caller asks of the panel.
@@ -39,7 +63,12 @@ struct Candidate<'a> {
 
 /// Choose the panel. Errors are user-facing messages (an unknown `--with` name, more
 /// forced names than seats, forced names that leave no room for opposition).
-pub fn select(catalog: &Catalog, question: &str, analysis: &Analysis, request: &Request) -> Result<Vec<Seat>, String> {
+pub fn select(
+    catalog: &Catalog,
+    question: &str,
+    analysis: &Analysis,
+    request: &Request,
+) -> Result<Vec<Seat>, SelectionError> {
     let forced = resolve_forced(catalog, request.forced)?;
     let size = panel_size(analysis, request, forced.len())?;
     let mut ranked = rank(catalog, question, analysis);
@@ -59,49 +88,21 @@ pub fn select(catalog: &Catalog, question: &str, analysis: &Analysis, request: &
     Ok(panel.into_iter().map(|c| Seat { perspective: c.def.clone(), reason: c.reason, dropped: None }).collect())
 }
 
-/// The JSON Schema of the moderator's panel refinement.
-pub fn refinement_schema() -> serde_json::Value {
-    serde_json::json!({
-        "type": "object",
-        "properties": {"perspectives": {"type": "array", "items": {
-            "type": "object",
-            "properties": {"name": {"type": "string"}, "reason": {"type": "string"}},
-            "required": ["name", "reason"],
-            "additionalProperties": false,
-        }}},
-        "required": ["perspectives"],
-        "additionalProperties": false,
-    })
-}
-
 /// The moderator's refinement of the panel, if it keeps the rules: catalog names only,
 /// the same number of seats, no repeats, every forced name, and an opposing pair.
-pub fn refine(catalog: &Catalog, proposed: &[Seat], forced: &[String], answer: &str) -> Option<Vec<Seat>> {
-    #[derive(Deserialize)]
-    struct Wire {
-        #[serde(default)]
-        perspectives: Vec<WireSeat>,
-    }
-    #[derive(Deserialize)]
-    struct WireSeat {
-        #[serde(default)]
-        name: String,
-        #[serde(default)]
-        reason: String,
-    }
-    let wire: Wire = super::json::extract(answer).ok()?;
-    if wire.perspectives.len() != proposed.len() {
+pub fn refine(catalog: &Catalog, proposed: &[Seat], forced: &[String], choice: &PanelChoice) -> Option<Vec<Seat>> {
+    if choice.perspectives.len() != proposed.len() {
         return None;
     }
     let mut seats: Vec<Seat> = Vec::new();
-    for pick in wire.perspectives {
+    for pick in &choice.perspectives {
         let def = catalog.find(&pick.name)?;
         if seats.iter().any(|s| s.name() == def.name) {
             return None;
         }
         let is_forced = forced.iter().any(|f| f.trim().eq_ignore_ascii_case(&def.name));
         let earlier = proposed.iter().find(|p| p.name() == def.name).map(|p| p.reason.clone());
-        let reason = match (is_forced, pick.reason.trim()) {
+        let reason = match (is_forced, pick.reason.as_str()) {
             (true, _) => "requested with --with".to_string(),
             (false, "") => earlier.unwrap_or_else(|| "chosen by the moderator".into()),
             (false, given) => given.to_string(),
@@ -114,12 +115,12 @@ pub fn refine(catalog: &Catalog, proposed: &[Seat], forced: &[String], answer: &
     (has_forced && opposed).then_some(seats)
 }
 
-fn resolve_forced<'a>(catalog: &'a Catalog, names: &[String]) -> Result<Vec<&'a PerspectiveDef>, String> {
+fn resolve_forced<'a>(catalog: &'a Catalog, names: &[String]) -> Result<Vec<&'a PerspectiveDef>, SelectionError> {
     let mut forced: Vec<&PerspectiveDef> = Vec::new();
     for name in names {
         let def = catalog.find(name).ok_or_else(|| {
             let known: Vec<&str> = catalog.entries().iter().map(|e| e.name.as_str()).collect();
-            format!("--with {name:?}: no such perspective in the catalog (known: {})", known.join(", "))
+            SelectionError::UnknownName { name: name.clone(), known: known.join(", ") }
         })?;
         if !forced.iter().any(|f| f.name == def.name) {
             forced.push(def);
@@ -128,13 +129,13 @@ fn resolve_forced<'a>(catalog: &'a Catalog, names: &[String]) -> Result<Vec<&'a 
     Ok(forced)
 }
 
-fn panel_size(analysis: &Analysis, request: &Request, forced: usize) -> Result<usize, String> {
+fn panel_size(analysis: &Analysis, request: &Request, forced: usize) -> Result<usize, SelectionError> {
     match request.size {
-        Some(size) if (size as usize) < forced => Err(format!(
-            "--with names {forced} perspectives but the panel has {size} seats; raise --perspectives or name fewer"
-        )),
+        Some(size) if (size as usize) < forced => {
+            Err(SelectionError::MoreForcedThanSeats { forced, size: size as usize })
+        }
         Some(size) => Ok(size as usize),
-        None if forced > 4 => Err(format!("--with names {forced} perspectives; a panel has at most 4")),
+        None if forced > 4 => Err(SelectionError::TooManyForced(forced)),
         None => Ok((analysis.panel_size as usize).max(forced).clamp(2, 4)),
     }
 }
@@ -190,7 +191,7 @@ fn ensure_opposition<'a>(
     catalog: &Catalog,
     panel: &mut Vec<Candidate<'a>>,
     ranked: &mut Vec<Candidate<'a>>,
-) -> Result<(), String> {
+) -> Result<(), SelectionError> {
     let opposed_pair = |panel: &[Candidate]| {
         panel.iter().enumerate().any(|(i, a)| panel[i + 1..].iter().any(|b| catalog.opposed(&a.def.name, &b.def.name)))
     };
@@ -220,10 +221,7 @@ fn ensure_opposition<'a>(
         }
     }
     let names: Vec<&str> = panel.iter().map(|c| c.def.name.as_str()).collect();
-    Err(format!(
-        "the perspectives {} do not oppose each other and leave no seat for one that does; add a seat with --perspectives or name an opposing perspective with --with",
-        names.join(", ")
-    ))
+    Err(SelectionError::NoOpposition(names.join(", ")))
 }
 
 fn quoted(words: &[&str]) -> String {
@@ -240,7 +238,7 @@ mod tests {
     use super::*;
     use crate::moderator::analysis::analyse;
 
-    fn panel(question: &str, request: &Request) -> Result<Vec<String>, String> {
+    fn panel(question: &str, request: &Request) -> Result<Vec<String>, SelectionError> {
         let catalog = Catalog::build(&[]).unwrap();
         let seats = select(&catalog, question, &analyse(question), request)?;
         Ok(seats.into_iter().map(|p| p.perspective.name).collect())
@@ -258,7 +256,7 @@ mod tests {
     #[test]
     fn unknown_with_name_is_an_error_listing_known_names() {
         let forced = vec!["Wizard".to_string()];
-        let err = panel("Redis or Postgres?", &Request { size: None, forced: &forced }).unwrap_err();
+        let err = panel("Redis or Postgres?", &Request { size: None, forced: &forced }).unwrap_err().to_string();
         assert!(err.contains("\"Wizard\"") && err.contains("Performance Advocate"), "{err}");
     }
 
@@ -266,7 +264,7 @@ mod tests {
     fn forced_names_that_agree_fill_every_seat_is_an_error() {
         let forced = vec!["Performance Advocate".to_string(), "Reliability Engineer".to_string()];
         let err = panel("Redis or Postgres?", &Request { size: Some(2), forced: &forced }).unwrap_err();
-        assert!(err.contains("do not oppose"), "{err}");
+        assert!(matches!(err, SelectionError::NoOpposition(_)), "{err}");
     }
 
     #[test]
@@ -278,6 +276,10 @@ mod tests {
 
     #[test]
     fn refinement_keeps_the_rules() {
+        let refine = |catalog: &Catalog, proposed: &[Seat], forced: &[String], answer: &str| {
+            let choice = crate::moderator::answers::read::<PanelChoice>(answer).ok()?;
+            refine(catalog, proposed, forced, &choice)
+        };
         let catalog = Catalog::build(&[]).unwrap();
         let q = "Should we use Redis or Postgres for caching?";
         let proposed = select(&catalog, q, &analyse(q), &Request::default()).unwrap();

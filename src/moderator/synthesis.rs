@@ -2,151 +2,110 @@
 //! JSON first, then the sections of a markdown answer (pulldown-cmark).
 
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
-use serde::{Deserialize, Serialize};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Deserialize;
+use serde_json::Value;
 
-use super::json::{extract, one_or_many};
+use super::answers::{self, Answer, Unreadable};
+use crate::model::{Confidence, Dissent, PerspectiveSummary, Source, Synthesis};
+use crate::text::first_sentence;
+use crate::text::json::{one_or_many, text};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Confidence {
-    Low,
-    Medium,
-    High,
+/// The synthesis as a model writes it.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SynthesisAnswer {
+    #[serde(default)]
+    pub perspectives: Vec<PerspectiveAnswer>,
+    /// points every perspective accepts
+    #[serde(default, alias = "points_of_agreement", deserialize_with = "one_or_many")]
+    pub agreement: Vec<String>,
+    /// unresolved conflicts; say what is unresolved
+    #[serde(default, alias = "key_tensions", deserialize_with = "one_or_many")]
+    pub tensions: Vec<String>,
+    /// what to do, concretely
+    #[serde(default, deserialize_with = "text")]
+    pub recommendation: String,
+    #[serde(default, deserialize_with = "confidence")]
+    #[schemars(schema_with = "confidence_schema")]
+    pub confidence: Option<Confidence>,
+    /// conditions that would change the recommendation
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub caveats: Vec<String>,
+    #[serde(default, deserialize_with = "dissent")]
+    pub dissent: Option<DissentAnswer>,
 }
 
-impl Confidence {
-    pub fn lowered(self) -> Confidence {
-        match self {
-            Confidence::High => Confidence::Medium,
-            _ => Confidence::Low,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Confidence::High => "High",
-            Confidence::Medium => "Medium",
-            Confidence::Low => "Low",
-        }
-    }
-    fn read(text: &str) -> Option<Confidence> {
-        let text = text.trim().to_lowercase();
-        [Confidence::High, Confidence::Medium, Confidence::Low]
-            .into_iter()
-            .find(|c| text.starts_with(&c.as_str().to_lowercase()))
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PerspectiveSummary {
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PerspectiveAnswer {
+    /// panel perspective
+    #[serde(default, deserialize_with = "text")]
     pub name: String,
+    /// its strongest arguments
+    #[serde(default, deserialize_with = "one_or_many")]
     pub key_arguments: Vec<String>,
+    /// what it gives up
+    #[serde(default, alias = "trade_offs", deserialize_with = "one_or_many")]
     pub trade_offs_accepted: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Dissent {
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DissentAnswer {
+    /// the dissenting perspective
+    #[serde(default, deserialize_with = "text")]
     pub perspective: String,
+    /// its strongest disagreement
+    #[serde(default, deserialize_with = "text")]
     pub view: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Synthesis {
-    /// One entry per panel perspective, in panel order.
-    pub perspectives: Vec<PerspectiveSummary>,
-    pub agreement: Vec<String>,
-    pub tensions: Vec<String>,
-    pub recommendation: String,
-    pub confidence: Confidence,
-    pub caveats: Vec<String>,
-    pub dissent: Option<Dissent>,
+impl Answer for SynthesisAnswer {
+    const NAME: &'static str = "write_synthesis";
 }
 
-/// How the synthesis was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Source {
-    /// The model's structured answer.
-    Structured,
-    /// Recovered from the sections of a free-text answer.
-    MarkdownSections,
-    /// The moderator's answer was unusable; assembled from the debate itself.
-    Transcript,
+fn confidence_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "string", "enum": ["High", "Medium", "Low"]})
 }
 
-pub const SCHEMA_HINT: &str = r#"{"perspectives": [{"name": "<panel perspective>", "key_arguments": ["..."], "trade_offs_accepted": ["..."]}], "agreement": ["<points every perspective accepts>"], "tensions": ["<unresolved conflicts; say what is unresolved>"], "recommendation": "<what to do, concretely>", "confidence": "High" | "Medium" | "Low", "caveats": ["<conditions that would change the recommendation>"], "dissent": null | {"perspective": "<name>", "view": "<its strongest disagreement>"}}"#;
-
-/// The JSON Schema of the answer, for providers that enforce structured output.
-pub fn schema() -> serde_json::Value {
-    let list = serde_json::json!({"type": "array", "items": {"type": "string"}});
-    serde_json::json!({
-        "type": "object",
-        "properties": {
-            "perspectives": {"type": "array", "items": {
-                "type": "object",
-                "properties": {"name": {"type": "string"}, "key_arguments": list, "trade_offs_accepted": list},
-                "required": ["name", "key_arguments", "trade_offs_accepted"],
-                "additionalProperties": false,
-            }},
-            "agreement": list,
-            "tensions": list,
-            "recommendation": {"type": "string"},
-            "confidence": {"type": "string", "enum": ["High", "Medium", "Low"]},
-            "caveats": list,
-            "dissent": {"anyOf": [
-                {"type": "null"},
-                {"type": "object", "properties": {"perspective": {"type": "string"}, "view": {"type": "string"}},
-                 "required": ["perspective", "view"], "additionalProperties": false},
-            ]},
-        },
-        "required": ["perspectives", "agreement", "tensions", "recommendation", "confidence", "caveats", "dissent"],
-        "additionalProperties": false,
-    })
+/// "High", "medium", "Low confidence", …
+fn confidence<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Confidence>, D::Error> {
+    Ok(read_confidence(&text(deserializer)?))
 }
 
-#[derive(Deserialize)]
-struct WirePerspective {
-    #[serde(default)]
-    name: String,
-    #[serde(default, deserialize_with = "one_or_many")]
-    key_arguments: Vec<String>,
-    #[serde(default, alias = "trade_offs", deserialize_with = "one_or_many")]
-    trade_offs_accepted: Vec<String>,
+fn read_confidence(text: &str) -> Option<Confidence> {
+    let text = text.trim().to_lowercase();
+    [Confidence::High, Confidence::Medium, Confidence::Low]
+        .into_iter()
+        .find(|c| text.starts_with(&c.as_str().to_lowercase()))
 }
 
-#[derive(Deserialize)]
-struct Wire {
-    #[serde(default)]
-    perspectives: Vec<WirePerspective>,
-    #[serde(default, alias = "points_of_agreement", deserialize_with = "one_or_many")]
-    agreement: Vec<String>,
-    #[serde(default, alias = "key_tensions", deserialize_with = "one_or_many")]
-    tensions: Vec<String>,
-    #[serde(default)]
-    recommendation: String,
-    #[serde(default)]
-    confidence: String,
-    #[serde(default, deserialize_with = "one_or_many")]
-    caveats: Vec<String>,
-    #[serde(default)]
-    dissent: Option<serde_json::Value>,
+/// An object with a view, or the view alone as a string.
+fn dissent<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<DissentAnswer>, D::Error> {
+    let found = match Value::deserialize(deserializer)? {
+        Value::Object(map) => {
+            let field = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or("").trim().to_string();
+            DissentAnswer { perspective: field("perspective"), view: field("view") }
+        }
+        Value::String(view) => DissentAnswer { perspective: String::new(), view: view.trim().to_string() },
+        _ => return Ok(None),
+    };
+    Ok((!found.view.is_empty()).then_some(found))
 }
 
 /// Read a synthesis: JSON, else markdown sections. `panel` fixes the perspective order;
 /// a perspective the model left out is kept with empty lists (the record says so).
-pub fn parse(text: &str, panel: &[String]) -> Result<(Synthesis, Source), String> {
-    match extract::<Wire>(text) {
-        Ok(wire) if !wire.recommendation.trim().is_empty() => Ok((from_wire(wire, panel), Source::Structured)),
-        Ok(_) => Err("the synthesis has no recommendation".into()),
-        Err(json_error) => from_markdown(text, panel)
-            .map(|s| (s, Source::MarkdownSections))
-            .ok_or(format!("{json_error}, and no recommendation section was found either")),
+pub fn parse(text: &str, panel: &[String]) -> Result<(Synthesis, Source), Unreadable> {
+    match answers::read::<SynthesisAnswer>(text) {
+        Ok(answer) if !answer.recommendation.is_empty() => Ok((from_answer(answer, panel), Source::Structured)),
+        Ok(_) => Err(Unreadable::Missing("recommendation")),
+        Err(json_error) => from_markdown(text, panel).map(|s| (s, Source::MarkdownSections)).ok_or(json_error),
     }
 }
 
-fn from_wire(wire: Wire, panel: &[String]) -> Synthesis {
+fn from_answer(answer: SynthesisAnswer, panel: &[String]) -> Synthesis {
     let perspectives = panel
         .iter()
         .map(|name| {
-            let found = wire.perspectives.iter().find(|p| p.name.trim().eq_ignore_ascii_case(name));
+            let found = answer.perspectives.iter().find(|p| p.name.eq_ignore_ascii_case(name));
             PerspectiveSummary {
                 name: name.clone(),
                 key_arguments: found.map(|p| p.key_arguments.clone()).unwrap_or_default(),
@@ -154,25 +113,14 @@ fn from_wire(wire: Wire, panel: &[String]) -> Synthesis {
             }
         })
         .collect();
-    let dissent = match wire.dissent {
-        Some(serde_json::Value::Object(map)) => {
-            let field = |k: &str| map.get(k).and_then(|v| v.as_str()).unwrap_or("").trim().to_string();
-            let view = field("view");
-            (!view.is_empty()).then(|| Dissent { perspective: field("perspective"), view })
-        }
-        Some(serde_json::Value::String(view)) if !view.trim().is_empty() => {
-            Some(Dissent { perspective: String::new(), view: view.trim().to_string() })
-        }
-        _ => None,
-    };
     Synthesis {
         perspectives,
-        agreement: wire.agreement,
-        tensions: wire.tensions,
-        recommendation: wire.recommendation.trim().to_string(),
-        confidence: Confidence::read(&wire.confidence).unwrap_or(Confidence::Medium),
-        caveats: wire.caveats,
-        dissent,
+        agreement: answer.agreement,
+        tensions: answer.tensions,
+        recommendation: answer.recommendation,
+        confidence: answer.confidence.unwrap_or(Confidence::Medium),
+        caveats: answer.caveats,
+        dissent: answer.dissent.map(|d| Dissent { perspective: d.perspective, view: d.view }),
     }
 }
 
@@ -217,12 +165,12 @@ fn from_markdown(text: &str, panel: &[String]) -> Option<Synthesis> {
     }
     let confidence = section(&["confidence"])
         .first()
-        .and_then(|c| Confidence::read(c))
+        .and_then(|c| read_confidence(c))
         .or_else(|| {
             text.to_lowercase()
                 .split("confidence")
                 .nth(1)
-                .and_then(|rest| Confidence::read(rest.trim_start_matches([':', '*', ' '])))
+                .and_then(|rest| read_confidence(rest.trim_start_matches([':', '*', ' '])))
         })
         .unwrap_or(Confidence::Medium);
     let perspectives = panel
@@ -253,7 +201,7 @@ pub fn from_transcript(latest: &[(String, String)], last_summary: &str) -> Synth
             .iter()
             .map(|(name, text)| PerspectiveSummary {
                 name: name.clone(),
-                key_arguments: vec![super::evaluation::first_sentence(text)],
+                key_arguments: vec![first_sentence(text)],
                 trade_offs_accepted: Vec::new(),
             })
             .collect(),
@@ -315,5 +263,16 @@ mod tests {
         assert_eq!(Confidence::High.lowered(), Confidence::Medium);
         assert_eq!(Confidence::Medium.lowered(), Confidence::Low);
         assert_eq!(Confidence::Low.lowered(), Confidence::Low);
+    }
+
+    #[test]
+    fn a_serialised_synthesis_reads_back_as_itself() {
+        let (s, _) = parse(
+            r#"{"perspectives": [{"name": "Performance Advocate", "key_arguments": ["a"], "trade_offs_accepted": ["b"]}], "recommendation": "Do it.", "confidence": "Low", "dissent": {"perspective": "Operational Simplicity", "view": "no"}}"#,
+            &panel(),
+        )
+        .unwrap();
+        let (again, source) = parse(&serde_json::to_string(&s).unwrap(), &panel()).unwrap();
+        assert_eq!((again, source), (s, Source::Structured));
     }
 }

@@ -6,8 +6,8 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
-use super::{Completion, Provider, Request, completion, sse};
-use crate::error::Result;
+use super::{Provider, Request, Result, completion, sse};
+use crate::model::{Completion, Identity, ProviderKind};
 
 const API_VERSION: &str = "2023-06-01";
 /// The Messages API requires a completion limit; used when the budget is unlimited.
@@ -156,6 +156,10 @@ impl Anthropic {
 
 #[async_trait]
 impl Provider for Anthropic {
+    fn identity(&self) -> Identity {
+        Identity { kind: ProviderKind::Anthropic, reasoned: true }
+    }
+
     async fn complete(&self, request: &Request) -> Result<Completion> {
         self.endpoint.with_retries(|| self.attempt(request)).await.map_err(|failure| self.endpoint.give_up(failure))
     }

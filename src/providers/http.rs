@@ -9,7 +9,7 @@ use std::time::Duration;
 use backon::{ExponentialBuilder, Retryable};
 use tokio::sync::Semaphore;
 
-use crate::error::{Error, Kind, Result};
+use super::{ProviderError, Result};
 
 /// How a provider reaches its server.
 #[derive(Clone)]
@@ -40,7 +40,9 @@ pub fn client(base_url: &str, limits: &Limits) -> Result<reqwest::Client> {
         // more at start-up than everything else before the first request.
         builder = builder.tls_certs_only(Vec::<reqwest::Certificate>::new());
     }
-    builder.build().map_err(|err| Error::config(format!("cannot set up the HTTP client: {err}")))
+    builder
+        .build()
+        .map_err(|err| ProviderError::Setup { message: format!("cannot set up the HTTP client: {err}"), hint: None })
 }
 
 /// One failed attempt.
@@ -49,7 +51,7 @@ pub enum Failure {
     /// Worth another attempt: 429, 5xx, timeouts, dropped connections, cut streams.
     Retry { message: String, after: Option<Duration> },
     /// The server refused what we sent in a way another attempt will not fix.
-    Fatal(Error),
+    Fatal(ProviderError),
     /// An OpenAI-compatible server does not support the structured-output format sent.
     FormatRejected,
 }
@@ -95,17 +97,19 @@ impl Endpoint {
     }
 
     /// The error to report once retrying is over.
-    pub fn give_up(&self, failure: Failure) -> Error {
+    pub fn give_up(&self, failure: Failure) -> ProviderError {
         match failure {
             Failure::Fatal(err) => err,
-            Failure::FormatRejected => Error::provider(format!("{}: the server rejects structured output", self.name)),
-            Failure::Retry { message, .. } => Error::provider(format!(
-                "{}: {} (gave up after {} retries)",
-                self.name,
-                self.redact(&message),
-                self.max_retries
-            ))
-            .with_hint(format!("check that {} is reachable and not overloaded", self.base_url)),
+            Failure::FormatRejected => ProviderError::Refused {
+                message: format!("{}: the server rejects structured output", self.name),
+                hint: None,
+            },
+            Failure::Retry { message, .. } => ProviderError::Unavailable {
+                provider: self.name.clone(),
+                message: self.redact(&message),
+                retries: self.max_retries,
+                hint: format!("check that {} is reachable and not overloaded", self.base_url),
+            },
         }
     }
 
@@ -162,18 +166,14 @@ impl Endpoint {
                 "check `model` and `base_url` in the provider's settings".to_string(),
             ),
             _ if is_context_length(&detail) => {
-                let err = Error::new(
-                    Kind::ContextLength,
-                    format!("{}: the prompt is too long for the model: {detail}", self.name),
-                );
-                return Failure::Fatal(err);
+                return Failure::Fatal(ProviderError::ContextLength { provider: self.name.clone(), detail });
             }
             _ => (
                 format!("{}: the request was rejected (HTTP {code}): {detail}", self.name),
                 "check the provider's `model` and `base_url`; run with -v for more detail".to_string(),
             ),
         };
-        Failure::Fatal(Error::provider(message).with_hint(hint))
+        Failure::Fatal(ProviderError::Refused { message, hint: Some(hint) })
     }
 
     /// A transport error (no HTTP status): timeouts and dropped connections are retried.
@@ -272,11 +272,11 @@ mod tests {
         else {
             panic!("401 is fatal")
         };
-        assert!(err.hint.unwrap().contains("OPENAI_API_KEY"));
-        assert!(!err.message.contains("sk-secret"));
+        assert!(err.hint().unwrap().contains("OPENAI_API_KEY"));
+        assert!(!err.to_string().contains("sk-secret"));
         let body = r#"{"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}}"#;
         let Failure::Fatal(err) = e.classify(reqwest::StatusCode::BAD_REQUEST, &headers, body) else { panic!() };
-        assert_eq!(err.kind, Kind::ContextLength);
+        assert!(err.retryable(), "{err}");
     }
 
     #[test]

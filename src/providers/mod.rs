@@ -8,29 +8,72 @@ mod openai;
 mod scripted;
 mod sse;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::catalog::PerspectiveDef;
-use crate::engine::state::{RoleChoice, Usage};
-use crate::error::{Error, Result};
-use crate::settings::{ProviderConfig, ProviderKind, Settings};
+use crate::model::{Completion, Evaluation, Identity, PerspectiveDef, ProviderKind, Purpose, RoleChoice, Usage};
+use crate::settings::{ProviderConfig, Settings};
+use crate::text::estimate_tokens;
 
 pub use offline::OFFLINE_LABEL;
-pub use openai::TokenParameter;
 
-/// Why a call is made; the scripted provider matches on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Purpose {
-    Analysis,
-    Argument,
-    Rebuttal,
-    Evaluation,
-    Synthesis,
+/// Why a call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// Every attempt failed in a way that is usually passing: 429, 5xx, timeouts,
+    /// dropped connections, cut streams.
+    #[error("{provider}: {message} (gave up after {retries} retries)")]
+    Unavailable { provider: String, message: String, retries: u32, hint: String },
+    /// The server refused the request in a way another attempt will not fix.
+    #[error("{message}")]
+    Refused { message: String, hint: Option<String> },
+    /// The prompt is longer than the model takes.
+    #[error("{provider}: the prompt is too long for the model: {detail}")]
+    ContextLength { provider: String, detail: String },
+    /// The answer came, but cannot be used.
+    #[error("{0}")]
+    Unusable(String),
+    /// The provider cannot be set up from the settings.
+    #[error("{message}")]
+    Setup { message: String, hint: Option<String> },
+    /// A file the provider writes could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
+
+impl ProviderError {
+    /// A shorter prompt may succeed where this one failed.
+    pub fn retryable(&self) -> bool {
+        matches!(self, ProviderError::ContextLength { .. })
+    }
+
+    /// A failure of the model service, rather than of this machine or its settings: a
+    /// debater failing this way may leave the panel.
+    pub fn from_service(&self) -> bool {
+        !matches!(self, ProviderError::Setup { .. } | ProviderError::Io { .. })
+    }
+
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            ProviderError::Unavailable { hint, .. } => Some(hint),
+            ProviderError::Refused { hint, .. } | ProviderError::Setup { hint, .. } => hint.as_deref(),
+            ProviderError::ContextLength { .. } | ProviderError::Unusable(_) | ProviderError::Io { .. } => None,
+        }
+    }
+
+    fn setup(message: impl Into<String>, hint: impl Into<String>) -> ProviderError {
+        ProviderError::Setup { message: message.into(), hint: Some(hint.into()) }
+    }
+}
+
+pub type Result<T, E = ProviderError> = std::result::Result<T, E>;
 
 /// Structured facts behind a prompt, for providers that compose answers without a
 /// model (offline). Model providers read only the prompt text.
@@ -44,10 +87,9 @@ pub enum Brief {
         options: Vec<String>,
         others: Vec<PerspectiveDef>,
     },
+    /// The evaluation the engine derives locally from the round's measures.
     Evaluation {
-        arguments: Vec<(String, String)>,
-        novelty: f64,
-        stagnating: bool,
+        local: Evaluation,
     },
     Synthesis {
         panel: Vec<PerspectiveDef>,
@@ -98,13 +140,6 @@ pub struct Request {
     pub brief: Brief,
 }
 
-#[derive(Debug, Clone)]
-pub struct Completion {
-    pub text: String,
-    pub model: String,
-    pub usage: Usage,
-}
-
 /// A completion with the server's token counts, or estimates where it gave none.
 pub fn completion(
     request: &Request,
@@ -120,10 +155,8 @@ pub fn completion(
 
 #[async_trait]
 pub trait Provider: Send + Sync {
-    /// Whether a model reasons behind the answers (false for offline).
-    fn reasoned(&self) -> bool {
-        true
-    }
+    /// What kind of provider this is, and whether a model reasons behind its answers.
+    fn identity(&self) -> Identity;
     async fn complete(&self, request: &Request) -> Result<Completion>;
 }
 
@@ -141,13 +174,24 @@ const BUILT_IN: &[(&str, ProviderKind, &str, &str, &str)] = &[
     ("openrouter", ProviderKind::Openai, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openai/gpt-4o-mini"),
 ];
 
-/// A provider by name: from settings, else built in.
-fn config_for(settings: &Settings, name: &str) -> Option<ProviderConfig> {
+/// A provider by name: from settings, else built in (`offline` included).
+fn config_for(settings: &Settings, name: &str) -> Result<ProviderConfig> {
     if let Some(config) = settings.providers.named.get(name) {
-        return Some(config.clone());
+        return Ok(config.clone());
     }
-    let (_, kind, base_url, key_env, model) = BUILT_IN.iter().find(|b| b.0 == name)?;
-    Some(ProviderConfig {
+    if name == "offline" {
+        return Ok(ProviderConfig::new(ProviderKind::Offline));
+    }
+    let Some((_, kind, base_url, key_env, model)) = BUILT_IN.iter().find(|b| b.0 == name) else {
+        let mut known: Vec<&str> = settings.providers.named.keys().map(String::as_str).collect();
+        known.extend(BUILT_IN.iter().map(|b| b.0));
+        known.push("offline");
+        return Err(ProviderError::setup(
+            format!("provider {name:?} is not configured (known: {})", known.join(", ")),
+            "add it under `providers:` in your settings, or pick another with --provider",
+        ));
+    };
+    Ok(ProviderConfig {
         kind: *kind,
         base_url: Some(base_url.to_string()),
         api_key_env: Some(key_env.to_string()),
@@ -173,6 +217,7 @@ pub fn choose(settings: &Settings, offline: bool) -> Result<(RoleChoice, RoleCho
                 .ok_or_else(no_provider)?
         };
         Ok(RoleChoice {
+            kind: config_for(settings, &provider)?.kind,
             provider,
             model: role.model.clone(),
             temperature: role.temperature.unwrap_or(default_temperature),
@@ -181,8 +226,16 @@ pub fn choose(settings: &Settings, offline: bool) -> Result<(RoleChoice, RoleCho
     Ok((role(&settings.roles.moderator, 0.2)?, role(&settings.roles.debater, 0.8)?))
 }
 
-fn no_provider() -> Error {
-    Error::config("no LLM provider is configured").with_hint(
+/// The same role on another configured provider (`--provider` or `--offline` when a
+/// debate resumes).
+pub fn switch(choice: &RoleChoice, settings: &Settings, provider: &str) -> Result<RoleChoice> {
+    let kind = config_for(settings, provider)?.kind;
+    Ok(RoleChoice { provider: provider.to_string(), kind, ..choice.clone() })
+}
+
+fn no_provider() -> ProviderError {
+    ProviderError::setup(
+        "no LLM provider is configured",
         "set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENROUTER_API_KEY; or configure `providers:` in .debate/settings.yaml \
          or ~/.config/debate/settings.yaml (see settings.example.yaml); or run with --offline (no key, not model-reasoned)",
     )
@@ -199,25 +252,17 @@ pub fn build_panel(moderator: &RoleChoice, debater: &RoleChoice, settings: &Sett
 
 /// Build the provider a role uses.
 pub fn build(choice: &RoleChoice, settings: &Settings) -> Result<Arc<dyn Provider>> {
-    if choice.provider == "offline" && !settings.providers.named.contains_key("offline") {
-        return Ok(Arc::new(offline::Offline));
-    }
-    let config = config_for(settings, &choice.provider).ok_or_else(|| {
-        let mut known: Vec<&str> = settings.providers.named.keys().map(String::as_str).collect();
-        known.extend(BUILT_IN.iter().map(|b| b.0));
-        known.push("offline");
-        Error::config(format!("provider {:?} is not configured (known: {})", choice.provider, known.join(", ")))
-            .with_hint("add it under `providers:` in your settings, or pick another with --provider")
-    })?;
+    let config = config_for(settings, &choice.provider)?;
     let model = choice.model.clone().or(config.model.clone());
     match config.kind {
         ProviderKind::Offline => Ok(Arc::new(offline::Offline)),
         ProviderKind::Scripted => {
-            let path = config.script.as_ref().ok_or_else(|| {
-                Error::config(format!(
+            let path = config.script.as_ref().ok_or_else(|| ProviderError::Setup {
+                message: format!(
                     "provider {:?} (kind scripted) needs `script: <path to a YAML script>`",
                     choice.provider
-                ))
+                ),
+                hint: None,
             })?;
             Ok(Arc::new(scripted::Scripted::load(path, model)?))
         }
@@ -235,8 +280,10 @@ fn endpoint(name: &str, config: &ProviderConfig, model: Option<String>) -> Resul
     };
     let base_url = config.base_url.clone().unwrap_or_else(|| default_url.to_string());
     let model = model.ok_or_else(|| {
-        Error::config(format!("provider {name:?} has no model"))
-            .with_hint(format!("set providers.{name}.model, or pass --model"))
+        ProviderError::setup(
+            format!("provider {name:?} has no model"),
+            format!("set providers.{name}.model, or pass --model"),
+        )
     })?;
     // The key: written in settings, else from its variable. Local servers need none.
     let key_env = config.api_key_env.clone().unwrap_or_else(|| default_env.to_string());
@@ -248,8 +295,10 @@ fn endpoint(name: &str, config: &ProviderConfig, model: Option<String>) -> Resul
         || base_url.contains("api.anthropic.com")
         || base_url.contains("openrouter.ai");
     if key.is_none() && hosted {
-        return Err(Error::config(format!("provider {name:?} needs an API key, and {key_env} is not set"))
-            .with_hint(format!("export {key_env}=…, set providers.{name}.api_key_env, or run with --offline")));
+        return Err(ProviderError::setup(
+            format!("provider {name:?} needs an API key, and {key_env} is not set"),
+            format!("export {key_env}=…, set providers.{name}.api_key_env, or run with --offline"),
+        ));
     }
     let limits = http::Limits {
         timeout: Duration::from_secs(config.timeout_seconds.unwrap_or(120).max(1)),
@@ -266,9 +315,4 @@ fn endpoint(name: &str, config: &ProviderConfig, model: Option<String>) -> Resul
         client,
         in_flight: Arc::new(tokio::sync::Semaphore::new(limits.max_concurrency)),
     })
-}
-
-/// A rough token count for providers that do not report one: four bytes a token.
-pub fn estimate_tokens(text: &str) -> u64 {
-    (text.len() as u64).div_ceil(4)
 }

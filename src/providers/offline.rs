@@ -3,12 +3,11 @@
 //! labelled as such wherever its words appear.
 
 use async_trait::async_trait;
-use serde_json::json;
 
-use super::{Brief, Completion, Provider, Purpose, Request, completion};
-use crate::catalog::PerspectiveDef;
-use crate::error::Result;
-use crate::moderator::evaluation::first_sentence;
+use super::{Brief, Provider, Request, Result, completion};
+use crate::model::{
+    Completion, Confidence, Identity, PerspectiveDef, PerspectiveSummary, ProviderKind, Purpose, Synthesis,
+};
 
 pub const OFFLINE_LABEL: &str = "the offline provider (composed from the catalog, not reasoned by a model)";
 
@@ -16,8 +15,8 @@ pub struct Offline;
 
 #[async_trait]
 impl Provider for Offline {
-    fn reasoned(&self) -> bool {
-        false
+    fn identity(&self) -> Identity {
+        Identity { kind: ProviderKind::Offline, reasoned: false }
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion> {
@@ -28,10 +27,9 @@ impl Provider for Offline {
             (Purpose::Rebuttal, Brief::Debater { perspective, seat, options, others, .. }) => {
                 rebuttal(perspective, *seat, options, others, request.round)
             }
-            (Purpose::Evaluation, Brief::Evaluation { arguments, novelty, stagnating }) => {
-                evaluation(arguments, *novelty, *stagnating)
-            }
-            (Purpose::Synthesis, Brief::Synthesis { panel, options }) => synthesis(panel, options),
+            // The moderator's own local reading of the round, as a model would write it.
+            (Purpose::Evaluation, Brief::Evaluation { local }) => json(local),
+            (Purpose::Synthesis, Brief::Synthesis { panel, options }) => json(&synthesis(panel, options)),
             // Analysis: keep the keyword panel as it is.
             _ => "{}".to_string(),
         };
@@ -90,33 +88,24 @@ fn rebuttal(p: &PerspectiveDef, seat: usize, options: &[String], others: &[Persp
         .join(" ")
 }
 
-fn evaluation(arguments: &[(String, String)], novelty: f64, stagnating: bool) -> String {
-    let summary =
-        arguments.iter().map(|(name, text)| format!("{name}: {}", first_sentence(text))).collect::<Vec<_>>().join(" ");
-    let assessment = if stagnating {
-        "stagnating"
-    } else if novelty > 0.5 {
-        "new_ground"
-    } else {
-        "diverging"
-    };
-    json!({"summary": summary, "assessment": assessment, "agreement": false, "clear_winner": null, "off_topic": [], "new_points": []}).to_string()
+fn json<T: serde::Serialize>(answer: &T) -> String {
+    serde_json::to_string(answer).expect("answers serialise")
 }
 
-fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> String {
-    let perspectives: Vec<_> = panel
+fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> Synthesis {
+    let perspectives = panel
         .iter()
         .enumerate()
         .map(|(seat, p)| {
             let lean = favoured(options, seat).map_or(String::new(), |o| format!("favours {o}; "));
-            json!({
-                "name": p.name,
-                "key_arguments": [format!("{lean}optimises for {}", p.priorities.join(", "))],
-                "trade_offs_accepted": [p.trade_offs],
-            })
+            PerspectiveSummary {
+                name: p.name.clone(),
+                key_arguments: vec![format!("{lean}optimises for {}", p.priorities.join(", "))],
+                trade_offs_accepted: vec![p.trade_offs.clone()],
+            }
         })
         .collect();
-    let tensions: Vec<String> = panel
+    let tensions = panel
         .iter()
         .enumerate()
         .flat_map(|(i, a)| {
@@ -128,17 +117,20 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> String {
         .map(|(a, b)| format!("{} ({}) against {} ({})", a.name, a.priorities[0], b.name, b.priorities[0]))
         .collect();
     let subject = if options.is_empty() { "the options".to_string() } else { options.join(" or ") };
-    json!({
-        "perspectives": perspectives,
-        "agreement": [format!("Every perspective wants {subject} judged against explicit criteria rather than habit.")],
-        "tensions": tensions,
-        "recommendation": format!(
+    Synthesis {
+        perspectives,
+        agreement: vec![format!(
+            "Every perspective wants {subject} judged against explicit criteria rather than habit."
+        )],
+        tensions,
+        recommendation: format!(
             "No model reasoned about this question. Weigh {subject} against the criteria above, starting with the tensions listed; \
              run the debate again with a configured provider for a reasoned recommendation."
         ),
-        "confidence": "Low",
-        "caveats": ["These arguments were composed from the perspective catalog, not from knowledge of this project."],
-        "dissent": null,
-    })
-    .to_string()
+        confidence: Confidence::Low,
+        caveats: vec![
+            "These arguments were composed from the perspective catalog, not from knowledge of this project.".into(),
+        ],
+        dissent: None,
+    }
 }

@@ -12,21 +12,14 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
-use super::{Completion, Provider, Request, completion, sse};
-use crate::error::Result;
+use super::{Provider, Request, Result, completion, sse};
+use crate::model::{Completion, Identity, ProviderKind};
+use crate::settings::TokenParameter;
 
 /// How structured output is asked for, from most to least strict.
 const JSON_SCHEMA: u8 = 0;
 const JSON_OBJECT: u8 = 1;
 const INSTRUCTIONS: u8 = 2;
-
-/// The name of the completion-limit field the endpoint understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TokenParameter {
-    MaxTokens,
-    MaxCompletionTokens,
-}
 
 pub struct OpenAi {
     endpoint: Endpoint,
@@ -175,6 +168,10 @@ impl OpenAi {
 
 #[async_trait]
 impl Provider for OpenAi {
+    fn identity(&self) -> Identity {
+        Identity { kind: ProviderKind::Openai, reasoned: true }
+    }
+
     async fn complete(&self, request: &Request) -> Result<Completion> {
         loop {
             match self.endpoint.with_retries(|| self.attempt(request)).await {

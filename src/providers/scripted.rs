@@ -23,8 +23,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use super::{Completion, Provider, Purpose, Request, completion};
-use crate::error::{Error, Result};
+use super::{Provider, ProviderError, Request, Result, completion};
+use crate::model::{Completion, Identity, ProviderKind, Purpose};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -81,9 +81,9 @@ pub struct Scripted {
 impl Scripted {
     pub fn load(path: &Path, model: Option<String>) -> Result<Scripted> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|err| Error::config(format!("cannot read script {origin}: {err}")))?;
-        let script: Script = crate::yaml::parse(&text, &origin).map_err(Error::config)?;
+        let setup = |message: String| ProviderError::Setup { message, hint: None };
+        let text = std::fs::read_to_string(path).map_err(|err| setup(format!("cannot read script {origin}: {err}")))?;
+        let script: Script = crate::text::yaml::parse(&text, &origin).map_err(setup)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let log = script.log.as_ref().map(|l| base.join(l));
         let model = model.or(script.model.clone()).unwrap_or_else(|| "scripted".into());
@@ -102,19 +102,20 @@ impl Scripted {
             "temperature": request.temperature,
             "schema": request.schema.as_ref().map(|s| s.name),
         });
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|err| Error::general(format!("cannot write the script log {}: {err}", path.display())))?;
+        let failed = |source| ProviderError::Io { path: path.clone(), source };
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(failed)?;
         // One write per line, so concurrent appends never interleave.
-        file.write_all(format!("{line}\n").as_bytes())
-            .map_err(|err| Error::general(format!("cannot write the script log {}: {err}", path.display())))
+        file.write_all(format!("{line}\n").as_bytes()).map_err(failed)
     }
 }
 
 #[async_trait]
 impl Provider for Scripted {
+    fn identity(&self) -> Identity {
+        // Canned text: repeatable, not reasoned, but written as a model would.
+        Identity { kind: ProviderKind::Scripted, reasoned: true }
+    }
+
     async fn complete(&self, request: &Request) -> Result<Completion> {
         self.record(request)?;
         let best = self
@@ -133,7 +134,7 @@ impl Provider for Scripted {
         }
         let text = match best {
             Some(Answer { error: Some(message), .. }) => {
-                return Err(Error::provider(format!("scripted provider: {message}")));
+                return Err(ProviderError::Refused { message: format!("scripted provider: {message}"), hint: None });
             }
             Some(answer) => answer
                 .text
@@ -141,13 +142,15 @@ impl Provider for Scripted {
                 .replace("{round}", &request.round.to_string()),
             None if request.purpose == Purpose::Analysis => "{}".into(),
             None => {
-                return Err(Error::provider(format!(
-                    "scripted provider: the script has no answer for {:?} in round {}{}",
-                    request.purpose,
-                    request.round,
-                    request.perspective.as_ref().map(|p| format!(" by {p}")).unwrap_or_default()
-                ))
-                .with_hint("add an entry under `answers:` in the script"));
+                return Err(ProviderError::Refused {
+                    message: format!(
+                        "scripted provider: the script has no answer for {:?} in round {}{}",
+                        request.purpose,
+                        request.round,
+                        request.perspective.as_ref().map(|p| format!(" by {p}")).unwrap_or_default()
+                    ),
+                    hint: Some("add an entry under `answers:` in the script".into()),
+                });
             }
         };
         Ok(completion(request, text, None, None, &self.model))

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use git2::{Commit, ErrorCode, Index, IndexEntry, IndexTime, Oid, Repository, Signature};
 
-use crate::error::{Error, Result};
+use super::{RecordError, Result};
 
 /// Where the record's commit goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +32,7 @@ pub fn open(root: &Path) -> Result<Repo> {
     match Repository::open(root) {
         Ok(repo) => Ok(Repo::Found(repo)),
         Err(err) if err.code() == ErrorCode::NotFound => Ok(Repo::None),
-        Err(err) => {
-            Err(Error::record(format!("cannot open the git repository at {}: {}", root.display(), err.message())))
-        }
+        Err(source) => Err(RecordError::OpenRepository { root: root.to_path_buf(), source }),
     }
 }
 
@@ -48,7 +46,7 @@ pub fn identity(repo: &Repository) -> Result<(Signature<'static>, Option<String>
     match repo.signature() {
         Ok(signature) => Ok((signature, None)),
         Err(_) => {
-            let fallback = Signature::now("debate", "debate@localhost").map_err(git_error)?;
+            let fallback = Signature::now("debate", "debate@localhost")?;
             let warning = "no git identity (user.name and user.email) is configured; committed as \"debate <debate@localhost>\" — set one with `git config --global user.email you@example.com`".to_string();
             Ok((fallback, Some(warning)))
         }
@@ -84,36 +82,32 @@ pub fn commit_record(
     signature: &Signature,
 ) -> Result<Oid> {
     let parent = head_commit(repo)?;
-    let relative_text = relative.to_str().ok_or_else(|| Error::record("the record path is not valid UTF-8"))?;
-    let path = relative_text.replace('\\', "/");
+    let path = relative.to_string_lossy().replace('\\', "/");
 
-    let mut index = Index::new().map_err(git_error)?;
+    let mut index = Index::new()?;
     if let Some(parent) = &parent {
-        index.read_tree(&parent.tree().map_err(git_error)?).map_err(git_error)?;
+        index.read_tree(&parent.tree()?)?;
     }
-    let blob = repo.blob(content).map_err(git_error)?;
-    index.add(&entry(&path, blob, content.len())).map_err(git_error)?;
-    let tree = repo.find_tree(index.write_tree_to(repo).map_err(git_error)?).map_err(git_error)?;
+    let blob = repo.blob(content)?;
+    index.add(&entry(&path, blob, content.len()))?;
+    let tree = repo.find_tree(index.write_tree_to(repo)?)?;
     let parents: Vec<&Commit> = parent.iter().collect();
 
     match target {
         Target::Head => {
-            let commit =
-                repo.commit(Some("HEAD"), signature, signature, message, &tree, &parents).map_err(git_error)?;
+            let commit = repo.commit(Some("HEAD"), signature, signature, message, &tree, &parents)?;
             // Stage exactly the record's entry, from the file just written, so its stat
             // data is right and `git status` shows nothing for it.
-            let mut real = repo.index().map_err(git_error)?;
-            real.add_path(relative).map_err(git_error)?;
-            real.write().map_err(git_error)?;
+            let mut real = repo.index()?;
+            real.add_path(relative)?;
+            real.write()?;
             Ok(commit)
         }
         Target::Branch(name) => {
-            let commit = repo.commit(None, signature, signature, message, &tree, &parents).map_err(git_error)?;
+            let commit = repo.commit(None, signature, signature, message, &tree, &parents)?;
             let log = format!("debate: decision record on {name}");
-            repo.reference(&format!("refs/heads/{name}"), commit, false, &log).map_err(|err| {
-                Error::record(format!("cannot create branch {name}: {}", err.message()))
-                    .with_hint("name another branch with --branch=NAME")
-            })?;
+            repo.reference(&format!("refs/heads/{name}"), commit, false, &log)
+                .map_err(|source| RecordError::Branch { name: name.clone(), source })?;
             Ok(commit)
         }
     }
@@ -122,13 +116,10 @@ pub fn commit_record(
 /// A branch name git accepts and that does not exist yet.
 pub fn check_new_branch(repo: &Repository, name: &str) -> Result<()> {
     if !git2::Branch::name_is_valid(name).unwrap_or(false) {
-        return Err(Error::input(format!("{name:?} is not a valid branch name"))
-            .with_hint("pass another name with --branch=NAME"));
+        return Err(RecordError::InvalidBranchName(name.to_string()));
     }
     if repo.find_branch(name, git2::BranchType::Local).is_ok() {
-        return Err(
-            Error::input(format!("branch {name} already exists")).with_hint("pass another name with --branch=NAME")
-        );
+        return Err(RecordError::BranchExists(name.to_string()));
     }
     Ok(())
 }
@@ -154,9 +145,9 @@ pub fn exists_at_head(repo: &Repository, relative: &Path) -> bool {
 
 fn head_commit(repo: &Repository) -> Result<Option<Commit<'_>>> {
     match repo.head() {
-        Ok(head) => Ok(Some(head.peel_to_commit().map_err(git_error)?)),
+        Ok(head) => Ok(Some(head.peel_to_commit()?)),
         Err(err) if matches!(err.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
-        Err(err) => Err(git_error(err)),
+        Err(err) => Err(err.into()),
     }
 }
 
@@ -175,9 +166,4 @@ fn entry(path: &str, id: Oid, size: usize) -> IndexEntry {
         flags_extended: 0,
         path: path.as_bytes().to_vec(),
     }
-}
-
-fn git_error(err: git2::Error) -> Error {
-    Error::record(format!("git: {}", err.message()))
-        .with_hint("the record file is kept; fix the repository and run `debate --resume` again")
 }

@@ -6,19 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::Published;
-use super::render::{ISSUE, render_template};
-use crate::engine::state::DebateState;
-use crate::error::{Error, Result};
-use crate::moderator::evaluation::first_sentence;
-
-/// A written draft and the command that files it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Draft {
-    pub path: PathBuf,
-    pub title: String,
-    pub command: String,
-}
+use super::{RecordError, Result, Templates};
+use crate::model::{DebateState, Draft, Published};
+use crate::text::first_sentence;
 
 #[derive(Serialize)]
 struct Context<'a> {
@@ -34,8 +24,8 @@ struct Context<'a> {
     actions: Vec<String>,
 }
 
-pub fn write(state: &DebateState, published: &Published) -> Result<Draft> {
-    let outcome = state.outcome.as_ref().ok_or_else(|| Error::general("the debate has no synthesis for an issue"))?;
+pub fn write(state: &DebateState, templates: &Templates, published: &Published) -> Result<Draft> {
+    let outcome = state.outcome.as_ref().ok_or(RecordError::NoOutcome)?;
     let root = Path::new(&state.repo_root);
     let record = published.path.strip_prefix(root).unwrap_or(&published.path).display().to_string();
     let context = Context {
@@ -50,30 +40,35 @@ pub fn write(state: &DebateState, published: &Published) -> Result<Draft> {
         caveats: &outcome.synthesis.caveats,
         actions: action_items(&outcome.synthesis.recommendation),
     };
-    let body = render_template(root, &ISSUE, &context)?;
-    let path = draft_path(state);
-    let failed = |err: std::io::Error| Error::record(format!("cannot write the issue draft {}: {err}", path.display()));
+    let body = templates.issue(&context)?;
+    let path = draft_path(root, &state.id);
+    let failed = |source| RecordError::Write { path: path.clone(), source };
     std::fs::create_dir_all(path.parent().expect("has a parent")).map_err(failed)?;
     // The draft is ours to rewrite: a resumed debate writes the same text again.
     let temporary = path.with_extension("md.partial");
     std::fs::write(&temporary, body).and_then(|_| std::fs::rename(&temporary, &path)).map_err(failed)?;
-    Ok(Draft { path, title: title(state), command: command(state) })
+    let command = command(root, &state.title, &path);
+    Ok(Draft { path, title: issue_title(&state.title), command })
 }
 
-fn title(state: &DebateState) -> String {
-    format!("Act on decision: {}", state.title)
+fn issue_title(debate_title: &str) -> String {
+    format!("Act on decision: {debate_title}")
 }
 
-/// The `gh issue create` line that files the draft, run from the repository root.
-pub fn command(state: &DebateState) -> String {
-    let path = draft_path(state);
-    let relative = path.strip_prefix(&state.repo_root).unwrap_or(&path).display().to_string();
-    format!("gh issue create --title {} --body-file {}", shell_quote(&title(state)), shell_quote(&relative))
+/// The `gh issue create` line that files the draft at `path`, run from the repository
+/// root.
+pub fn command(repo_root: &Path, debate_title: &str, path: &Path) -> String {
+    let relative = path.strip_prefix(repo_root).unwrap_or(path).display().to_string();
+    format!(
+        "gh issue create --title {} --body-file {}",
+        shell_quote(&issue_title(debate_title)),
+        shell_quote(&relative)
+    )
 }
 
 /// `.debate/issues/<ID>.md` in the debate's repository.
-pub fn draft_path(state: &DebateState) -> PathBuf {
-    Path::new(&state.repo_root).join(".debate").join("issues").join(format!("{}.md", state.id))
+pub fn draft_path(repo_root: &Path, id: &str) -> PathBuf {
+    repo_root.join(".debate").join("issues").join(format!("{id}.md"))
 }
 
 /// One action item per sentence of the recommendation (at most six).

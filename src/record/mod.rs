@@ -9,20 +9,89 @@ pub mod slug;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::engine::state::DebateState;
-use crate::error::{Error, Result};
+use crate::model::{DebateState, Published};
 
-/// What happened to the record.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Published {
-    pub path: PathBuf,
-    pub commit: Option<String>,
-    /// The branch holding the commit when it is not the checked-out one.
-    pub branch: Option<String>,
-    /// Why the record was not committed, when it was not.
-    pub not_committed: Option<String>,
-    pub warnings: Vec<String>,
+pub use render::Templates;
+
+/// Why the record (or its issue draft) could not be written or committed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("git: {}", .0.message())]
+    Git(#[from] git2::Error),
+    #[error("cannot open the git repository at {}: {}", root.display(), source.message())]
+    OpenRepository {
+        root: PathBuf,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("{} is a bare git repository: there is no work tree to write a record into", .0.display())]
+    Bare(PathBuf),
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} already exists and is not this debate's record", .0.display())]
+    Taken(PathBuf),
+    #[error("the record path {} is outside the repository", .0.display())]
+    Outside(PathBuf),
+    #[error("cannot create branch {name}: {}", source.message())]
+    Branch {
+        name: String,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("{0:?} is not a valid branch name")]
+    InvalidBranchName(String),
+    #[error("branch {0} already exists")]
+    BranchExists(String),
+    #[error("cannot read the template {}: {source}", path.display())]
+    ReadTemplate {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("template {}: {source}", path.display())]
+    Template {
+        path: PathBuf,
+        #[source]
+        source: minijinja::Error,
+    },
+    #[error("cannot render {name}: {source}")]
+    Render {
+        name: &'static str,
+        #[source]
+        source: minijinja::Error,
+    },
+    #[error("the debate has no synthesis to record")]
+    NoOutcome,
 }
+
+impl RecordError {
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            RecordError::Git(_) | RecordError::OpenRepository { .. } => {
+                "the record file is kept; fix the repository and run `debate --resume` again".into()
+            }
+            RecordError::Bare(_) => "run debate inside a checkout (a clone with a working tree)".into(),
+            RecordError::Write { .. } => {
+                "check that the directory is writable, then run `debate --resume` again".into()
+            }
+            RecordError::Taken(_) => "move that file away and run `debate --resume` again".into(),
+            RecordError::Branch { .. } | RecordError::InvalidBranchName(_) | RecordError::BranchExists(_) => {
+                "pass another name with --branch=NAME".into()
+            }
+            RecordError::ReadTemplate { .. } | RecordError::Template { .. } => {
+                "fix the template or remove it to use the built-in one".into()
+            }
+            RecordError::Render { name, .. } => format!("check .debate/templates/{name}"),
+            RecordError::Outside(_) | RecordError::NoOutcome => return None,
+        })
+    }
+}
+
+pub type Result<T, E = RecordError> = std::result::Result<T, E>;
 
 /// The record's path: `record.directory` under the repository root, named by
 /// `record.filename`. A name taken in the working tree or at HEAD gets `-2`, `-3`, …
@@ -88,15 +157,15 @@ pub fn default_branch(id: &str, title: &str) -> String {
 
 /// Write and commit the record as the settings and the repository allow. Repeating it
 /// after a crash finds the file and the commit already there and does neither twice.
-pub fn publish(state: &DebateState, path: &Path) -> Result<Published> {
+pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Result<Published> {
     let root = Path::new(&state.repo_root);
-    let relative = path.strip_prefix(root).map_err(|_| Error::record("the record path is outside the repository"))?;
+    let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
     let mut published =
         Published { path: path.to_path_buf(), commit: None, branch: None, not_committed: None, warnings: Vec::new() };
     let repo = match git::open(root)? {
         git::Repo::Found(repo) => repo,
         git::Repo::None => {
-            write(state, path)?;
+            write(state, templates, path)?;
             published.not_committed = Some("not a git repository".into());
             published
                 .warnings
@@ -106,12 +175,12 @@ pub fn publish(state: &DebateState, path: &Path) -> Result<Published> {
     };
     let branch = state.snapshot.branch.clone();
     if !state.snapshot.record.commit {
-        write(state, path)?;
+        write(state, templates, path)?;
         published.not_committed = Some("committing is off (--no-commit or record.commit: false)".into());
         return Ok(published);
     }
     if branch.is_none() && git::is_detached(&repo) {
-        write(state, path)?;
+        write(state, templates, path)?;
         published.not_committed = Some("HEAD is detached".into());
         published.warnings.push(format!(
             "HEAD is detached, so the record was written but not committed; commit it yourself (git add {0} && git commit) or use --branch next time",
@@ -127,11 +196,11 @@ pub fn publish(state: &DebateState, path: &Path) -> Result<Published> {
     // commit holds it.
     let content = match &target {
         git::Target::Head => {
-            write(state, path)?;
+            write(state, templates, path)?;
             failpoint("after-record-write");
-            std::fs::read(path).map_err(|err| Error::record(format!("cannot read back {}: {err}", path.display())))?
+            std::fs::read(path).map_err(|source| RecordError::Write { path: path.to_path_buf(), source })?
         }
-        git::Target::Branch(_) => render::render(state)?.into_bytes(),
+        git::Target::Branch(_) => templates.decision(state)?.into_bytes(),
     };
     let commit = match git::find_existing(&repo, &target, &state.id) {
         Some(commit) => commit,
@@ -160,13 +229,18 @@ pub fn commit_message(state: &DebateState) -> String {
     )
 }
 
-/// Test hook: `DEBATE_FAILPOINT=<name>` aborts the process at that point, as a crash
-/// would, so tests can check that `--resume` repairs every half-finished recording.
+/// Test hook, in test builds only (the `failpoints` feature): `DEBATE_FAILPOINT=<name>`
+/// aborts the process at that point, as a crash would, so tests can check that
+/// `--resume` repairs every half-finished recording.
+#[cfg(feature = "failpoints")]
 pub fn failpoint(name: &str) {
     if std::env::var("DEBATE_FAILPOINT").is_ok_and(|v| v == name) {
         std::process::abort();
     }
 }
+
+#[cfg(not(feature = "failpoints"))]
+pub fn failpoint(_name: &str) {}
 
 fn holds(path: &Path, id: &str) -> bool {
     std::fs::read_to_string(path).is_ok_and(|text| text.lines().take(30).any(|l| l.trim() == format!("id: {id}")))
@@ -175,26 +249,18 @@ fn holds(path: &Path, id: &str) -> bool {
 /// Render and write the record. Already there (a resumed debate): nothing to do. The
 /// file appears whole or not at all: written beside it, then linked into place, which
 /// fails rather than overwrite.
-pub fn write(state: &DebateState, path: &Path) -> Result<()> {
+pub fn write(state: &DebateState, templates: &Templates, path: &Path) -> Result<()> {
     if path.exists() {
-        return if holds(path, &state.id) {
-            Ok(())
-        } else {
-            Err(Error::record(format!("{} already exists and is not this debate's record", path.display()))
-                .with_hint("move that file away and run `debate --resume` again"))
-        };
+        return if holds(path, &state.id) { Ok(()) } else { Err(RecordError::Taken(path.to_path_buf())) };
     }
-    let text = render::render(state)?;
+    let text = templates.decision(state)?;
     write_new(path, text.as_bytes(), &state.id)
 }
 
 /// Create `path` with `bytes`, atomically and never over an existing file.
 fn write_new(path: &Path, bytes: &[u8], id: &str) -> Result<()> {
-    let directory = path.parent().ok_or_else(|| Error::record("the record path has no directory"))?;
-    let failed = |err: std::io::Error| {
-        Error::record(format!("cannot write {}: {err}", path.display()))
-            .with_hint("check that the directory is writable, then run `debate --resume` again")
-    };
+    let directory = path.parent().ok_or_else(|| RecordError::Outside(path.to_path_buf()))?;
+    let failed = |source| RecordError::Write { path: path.to_path_buf(), source };
     std::fs::create_dir_all(directory).map_err(failed)?;
     let temporary = directory.join(format!(".{}.partial", id.to_lowercase()));
     let mut file = std::fs::File::create(&temporary).map_err(failed)?;

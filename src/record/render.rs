@@ -7,43 +7,54 @@ use std::path::Path;
 use minijinja::Environment;
 use serde::Serialize;
 
-use super::date_of;
-use crate::engine::state::DebateState;
-use crate::error::{Error, Result};
+use super::{RecordError, Result, date_of};
+use crate::model::{DebateState, Dissent, ProviderKind, Round};
 
 /// A template the repository may override in `.debate/templates/<name>`.
-pub struct Template {
-    pub name: &'static str,
+struct Template {
+    name: &'static str,
     built_in: &'static str,
 }
 
-pub const DECISION: Template = Template { name: "decision.md", built_in: include_str!("../../templates/decision.md") };
-pub const ISSUE: Template = Template { name: "issue.md", built_in: include_str!("../../templates/issue.md") };
+const DECISION: Template = Template { name: "decision.md", built_in: include_str!("../../templates/decision.md") };
+const ISSUE: Template = Template { name: "issue.md", built_in: include_str!("../../templates/issue.md") };
 
-/// The template text for a repository, checked so that a broken override is reported
-/// before a debate starts rather than after it ends.
-pub fn template_for(repo_root: &Path, template: &Template) -> Result<String> {
+/// The record and issue templates of a repository, read and checked once, before a
+/// debate starts or resumes, so a broken override is reported before any model call
+/// and what is rendered later is exactly what was checked.
+pub struct Templates {
+    decision: String,
+    issue: String,
+}
+
+impl Templates {
+    pub fn load(repo_root: &Path) -> Result<Templates> {
+        Ok(Templates { decision: read(repo_root, &DECISION)?, issue: read(repo_root, &ISSUE)? })
+    }
+
+    /// The decision record of a debate that has its outcome.
+    pub fn decision(&self, state: &DebateState) -> Result<String> {
+        render(&self.decision, DECISION.name, &context(state)?)
+    }
+
+    pub fn issue<S: Serialize>(&self, context: &S) -> Result<String> {
+        render(&self.issue, ISSUE.name, context)
+    }
+}
+
+fn read(repo_root: &Path, template: &Template) -> Result<String> {
     let path = repo_root.join(".debate").join("templates").join(template.name);
     let text = if path.is_file() {
-        std::fs::read_to_string(&path)
-            .map_err(|err| Error::config(format!("cannot read the template {}: {err}", path.display())))?
+        std::fs::read_to_string(&path).map_err(|source| RecordError::ReadTemplate { path: path.clone(), source })?
     } else {
         template.built_in.to_string()
     };
-    environment().template_from_str(&text).map_err(|err| {
-        Error::config(format!("template {}: {err}", path.display()))
-            .with_hint("fix the template or remove it to use the built-in one")
-    })?;
+    environment().template_from_str(&text).map_err(|source| RecordError::Template { path, source })?;
     Ok(text)
 }
 
-/// Render a template of the repository with `context`.
-pub fn render_template<S: Serialize>(repo_root: &Path, template: &Template, context: &S) -> Result<String> {
-    let text = template_for(repo_root, template)?;
-    environment().render_str(&text, context).map_err(|err| {
-        Error::record(format!("cannot render {}: {err}", template.name))
-            .with_hint(format!("check .debate/templates/{}", template.name))
-    })
+fn render<S: Serialize>(text: &str, name: &'static str, context: &S) -> Result<String> {
+    environment().render_str(text, context).map_err(|source| RecordError::Render { name, source })
 }
 
 #[derive(Serialize)]
@@ -65,7 +76,7 @@ struct Context<'a> {
     tensions: &'a [String],
     recommendation: &'a str,
     caveats: &'a [String],
-    dissent: Option<&'a crate::moderator::synthesis::Dissent>,
+    dissent: Option<&'a Dissent>,
     degradations: &'a [String],
     log: Vec<LogRow>,
 }
@@ -93,11 +104,11 @@ struct LogRow {
     verdict: String,
 }
 
-pub fn render(state: &DebateState) -> Result<String> {
-    let outcome = state.outcome.as_ref().ok_or_else(|| Error::general("the debate has no synthesis to record"))?;
+fn context(state: &DebateState) -> Result<Context<'_>> {
+    let outcome = state.outcome.as_ref().ok_or(RecordError::NoOutcome)?;
     let synthesis = &outcome.synthesis;
     let empty: &[String] = &[];
-    let context = Context {
+    Ok(Context {
         id: &state.id,
         title: &state.title,
         date: date_of(state),
@@ -105,14 +116,9 @@ pub fn render(state: &DebateState) -> Result<String> {
         rounds: state.rounds.len(),
         ended_by: state.end_reason.map_or("unknown", |r| r.as_str()),
         confidence: outcome.confidence.as_str(),
-        models: state
-            .rounds
-            .iter()
-            .flat_map(|r| r.arguments.iter().chain(&r.rebuttals))
-            .map(|c| c.model.as_str())
-            .collect(),
+        models: state.rounds.iter().flat_map(Round::contributions).map(|c| c.model.as_str()).collect(),
         tokens: Tokens { prompt: state.totals.prompt_tokens, completion: state.totals.completion_tokens },
-        offline: state.snapshot.debater.provider == "offline" || state.snapshot.moderator.provider == "offline",
+        offline: [&state.snapshot.debater, &state.snapshot.moderator].iter().any(|r| r.kind == ProviderKind::Offline),
         names: state.panel_names(),
         context: context_lines(state),
         panel: state
@@ -145,8 +151,7 @@ pub fn render(state: &DebateState) -> Result<String> {
                 verdict: r.evaluation.as_ref().map_or_else(String::new, |e| e.assessment.describe().to_string()),
             })
             .collect(),
-    };
-    render_template(Path::new(&state.repo_root), &DECISION, &context)
+    })
 }
 
 fn context_lines(state: &DebateState) -> Vec<String> {
@@ -177,7 +182,7 @@ fn context_lines(state: &DebateState) -> Vec<String> {
     lines
 }
 
-fn repetition_cell(state: &DebateState, round: &crate::engine::state::Round) -> String {
+fn repetition_cell(state: &DebateState, round: &Round) -> String {
     let figures = state.repetition_figures(round);
     if figures.is_empty() { "—".into() } else { figures.join(", ") }
 }

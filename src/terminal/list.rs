@@ -1,7 +1,7 @@
-//! `debate --list`: a table of recent debates, or JSON.
+//! `debate --list`: a table of recent debates.
 
-use crate::error::Result;
-use crate::store::ListRow;
+use super::{OutputError, print_out};
+use crate::model::Listing;
 
 /// `3m`, `5h`, `2d` since an RFC 3339 time.
 pub fn age(created_at: &str, now: chrono::DateTime<chrono::Utc>) -> String {
@@ -23,7 +23,7 @@ fn shorten(text: &str, width: usize) -> String {
     }
 }
 
-pub fn table(rows: &[ListRow]) -> String {
+pub fn table(rows: &[Listing]) -> String {
     let now = chrono::Utc::now();
     let line = |cells: [&str; 7]| {
         let [id, status, rounds, age, question, commit, record] = cells;
@@ -34,7 +34,7 @@ pub fn table(rows: &[ListRow]) -> String {
         let record = row.record_path.as_deref().map_or("-".into(), |p| relative(p, &row.repository));
         out.push_str(&line([
             &row.id,
-            &row.status,
+            row.status.as_str(),
             &row.rounds.to_string(),
             &age(&row.created_at, now),
             &shorten(&row.question, 48),
@@ -49,13 +49,11 @@ fn relative(path: &str, root: &str) -> String {
     std::path::Path::new(path).strip_prefix(root).map_or_else(|_| path.to_string(), |p| p.display().to_string())
 }
 
-pub fn print(rows: &[ListRow], json: bool, scope: &str) -> Result<()> {
-    if json {
-        return super::print_json(&rows);
-    }
+/// The table on stdout; no debates is said on stderr.
+pub fn print(rows: &[Listing], scope: &str) -> Result<(), OutputError> {
     if rows.is_empty() {
         let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("No debates yet {scope}.\n").as_bytes());
         return Ok(());
     }
-    super::print_out(&table(rows))
+    print_out(&table(rows))
 }

@@ -1,13 +1,16 @@
 //! Everything the user sees. Progress and reports go to stderr, results to stdout;
-//! colour only on a terminal and never with `NO_COLOR`.
+//! colour only on a terminal, never with `NO_COLOR`, always with `CLICOLOR_FORCE`
+//! (anstream decides, anstyle styles).
 
 use std::io::{IsTerminal, Write};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use crate::engine::run::{Checkpoint, Events};
-use crate::engine::state::{Contribution, ContributionKind, DebateState, EndReason, Outcome, Round};
-use crate::error::{Error, Result};
-use crate::record::{Published, issue::Draft};
+use anstyle::{AnsiColor, Style};
+
+use crate::model::{
+    Clarified, Contribution, ContributionKind, DebateState, Decision, Draft, EndReason, Events, Outcome, Pending,
+    Published, Round,
+};
 
 pub mod list;
 pub mod progress;
@@ -15,6 +18,16 @@ pub mod prompt;
 pub mod show;
 
 use progress::Progress;
+
+const HEADING: Style = Style::new().bold();
+const HEADER: Style = Style::new().dimmed();
+const MODERATOR: Style = AnsiColor::Cyan.on_default();
+const WARNING: Style = AnsiColor::Yellow.on_default();
+
+/// Writing a result failed for a reason other than a reader that went away.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write to stdout: {0}")]
+pub struct OutputError(#[from] std::io::Error);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verbosity {
@@ -25,28 +38,22 @@ pub enum Verbosity {
 
 pub struct Terminal {
     verbosity: Verbosity,
-    colour: bool,
     /// Spinners, on a terminal only; lines then go above them.
     progress: Option<Progress>,
     started: Instant,
-    /// Saved when a checkpoint is asked, restored if the debate pauses without an answer.
-    saved_terminal: Option<prompt::SavedTerminal>,
 }
 
 impl Terminal {
     pub fn new(verbosity: Verbosity) -> Terminal {
         let terminal = std::io::stderr().is_terminal();
-        let colour = terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         let progress = if terminal && verbosity >= Verbosity::Normal { Progress::on_stderr() } else { None };
-        Terminal { verbosity, colour, progress, started: Instant::now(), saved_terminal: None }
+        Terminal { verbosity, progress, started: Instant::now() }
     }
 
     fn line(&self, text: &str) {
         match &self.progress {
-            Some(progress) => progress.println(text),
-            None => {
-                let _ = writeln!(std::io::stderr(), "{text}");
-            }
+            Some(progress) => progress.suspend(|| eprint_line(text)),
+            None => eprint_line(text),
         }
     }
 
@@ -64,15 +71,7 @@ impl Terminal {
     }
 
     pub fn warn(&self, text: &str) {
-        self.line(&format!("{} {text}", self.paint("33", "warning:")));
-    }
-
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.colour { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
-    }
-
-    fn heading(&self, text: &str) -> String {
-        self.paint("1", text)
+        self.line(&format!("{} {text}", paint(WARNING, "warning:")));
     }
 
     fn clear_progress(&mut self) {
@@ -95,8 +94,8 @@ impl Terminal {
     /// `═══ Round N Complete ═══`, the moderator's assessment and the local measures.
     fn round_report(&self, state: &DebateState, round: &Round) {
         let Some(evaluation) = &round.evaluation else { return };
-        self.say(&self.heading(&format!("═══ Round {} Complete ═══", round.number)));
-        self.say(&format!("{} {}", self.paint("36", "Moderator:"), evaluation.summary));
+        self.say(&paint(HEADING, &format!("═══ Round {} Complete ═══", round.number)));
+        self.say(&format!("{} {}", paint(MODERATOR, "Moderator:"), evaluation.summary));
         let mut facts = vec![format!("assessment: {}", evaluation.assessment.describe())];
         if let Some(m) = &round.measures {
             facts.push(format!("novelty {:.0}%", m.novelty * 100.0));
@@ -118,22 +117,29 @@ impl Terminal {
     }
 }
 
+/// `text` in `style`; anstream drops the style where colour is not wanted.
+fn paint(style: Style, text: &str) -> String {
+    format!("{style}{text}{style:#}")
+}
+
+/// A line on stderr, coloured only where colour is wanted. A closed stderr is not
+/// worth a panic.
+fn eprint_line(text: &str) {
+    let _ = writeln!(anstream::stderr(), "{text}");
+}
+
 /// Print a result on stdout. A reader that went away (`debate --list | head -1`) is
 /// not an error.
-pub fn print_out(text: &str) -> Result<()> {
+pub fn print_out(text: &str) -> Result<(), OutputError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(Error::general(format!("cannot write to stdout: {err}")))
-        }
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err.into()),
         _ => Ok(()),
     }
 }
 
-pub fn print_json<T: serde::Serialize>(value: &T) -> Result<()> {
-    let text =
-        serde_json::to_string_pretty(value).map_err(|err| Error::general(format!("cannot encode JSON: {err}")))?;
-    print_out(&format!("{text}\n"))
+pub fn print_json<T: serde::Serialize>(value: &T) -> Result<(), OutputError> {
+    print_out(&format!("{}\n", serde_json::to_string_pretty(value).expect("documents serialise")))
 }
 
 /// `1.2s`, `850ms`.
@@ -141,13 +147,33 @@ fn seconds(ms: u64) -> String {
     if ms < 1000 { format!("{ms}ms") } else { format!("{:.1}s", ms as f64 / 1000.0) }
 }
 
-impl Events for Terminal {
-    fn checkpoint(&mut self, _state: &DebateState, _round: u32) -> Option<Checkpoint> {
+impl Terminal {
+    /// A question for the human, if one can answer: spinners are cleared first.
+    fn ask<T: Send + 'static>(
+        &mut self,
+        patience: Duration,
+        fallback: T,
+        question: impl FnOnce(&prompt::Asking) -> T + Send + 'static,
+    ) -> Option<Pending<T>> {
         if !prompt::interactive() {
             return None;
         }
-        self.saved_terminal = prompt::SavedTerminal::save();
-        Some(Box::new(prompt::checkpoint))
+        self.clear_progress();
+        Some(prompt::ask(patience, fallback, question))
+    }
+}
+
+impl Events for Terminal {
+    fn checkpoint(&mut self, _state: &DebateState, _round: u32, patience: Duration) -> Option<Pending<Decision>> {
+        self.ask(patience, Decision::EndOfInput, prompt::checkpoint)
+    }
+
+    fn clarify(&mut self, _question: &str, patience: Duration) -> Option<Pending<Clarified>> {
+        self.ask(patience, Clarified::Skipped, prompt::clarify)
+    }
+
+    fn wants_issue_draft(&mut self, patience: Duration) -> Option<Pending<bool>> {
+        self.ask(patience, false, |asking| prompt::confirm(asking, "Write an issue draft for the follow-up work?"))
     }
 
     fn moderating(&mut self, what: &str) {
@@ -159,7 +185,7 @@ impl Events for Terminal {
 
     fn panel(&mut self, state: &DebateState) {
         self.clear_progress();
-        self.say(&self.heading(&format!("Panel: {} perspectives", state.panel.len())));
+        self.say(&paint(HEADING, &format!("Panel: {} perspectives", state.panel.len())));
         for seat in &state.panel {
             self.say(&format!("  • {} — {}", seat.name(), seat.reason));
         }
@@ -169,7 +195,7 @@ impl Events for Terminal {
     }
 
     fn round_started(&mut self, round: u32, framing: &str) {
-        self.say(&self.heading(&format!("\n═══ Round {round} ═══")));
+        self.say(&paint(HEADING, &format!("\n═══ Round {round} ═══")));
         self.detail(&format!("Moderator: {framing}"));
     }
 
@@ -204,7 +230,7 @@ impl Events for Terminal {
         if on_terminal {
             // The debate is read as it happens: header, text and done line in one write,
             // so no spinner redraw lands in between.
-            let header = self.paint("2", &format!("── {name} ({}) ──", c.kind));
+            let header = paint(HEADER, &format!("── {name} ({}) ──", c.kind));
             self.say(&format!("{header}\n{}\n{done}", c.text.trim()));
         } else {
             self.say(&done);
@@ -238,13 +264,13 @@ impl Events for Terminal {
             EndReason::Human => "ended at a checkpoint",
             EndReason::Timeout => "time ran out",
         };
-        self.say(&self.heading(&format!("\nDebate ended: {reason} ({why})")));
+        self.say(&paint(HEADING, &format!("\nDebate ended: {reason} ({why})")));
     }
 
     fn synthesized(&mut self, outcome: &Outcome) {
         self.clear_progress();
         let s = &outcome.synthesis;
-        self.say(&format!("{} {}", self.heading("Recommendation:"), s.recommendation));
+        self.say(&format!("{} {}", paint(HEADING, "Recommendation:"), s.recommendation));
         self.say(&format!("Confidence: {}", outcome.confidence.as_str()));
         for caveat in &s.caveats {
             self.say(&format!("  caveat: {caveat}"));
@@ -255,16 +281,8 @@ impl Events for Terminal {
     }
 
     fn paused(&mut self, id: &str, why: &str) {
-        // A question still waiting for a key holds the terminal in raw mode.
-        if let Some(saved) = self.saved_terminal.take() {
-            saved.restore();
-        }
         self.clear_progress();
         self.say(&format!("\nPaused ({why}); every finished step is saved. Continue with: debate --resume {id}"));
-    }
-
-    fn wants_issue_draft(&mut self) -> bool {
-        prompt::interactive() && prompt::confirm("Write an issue draft for the follow-up work?")
     }
 
     fn recorded(&mut self, state: &DebateState, record: &Published, draft: Option<&Draft>) {

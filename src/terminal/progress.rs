@@ -72,14 +72,9 @@ impl Progress {
         }
     }
 
-    /// A line above the spinners, written at once (indicatif's own `println` only
-    /// queues it for the next draw, which never comes once the last spinner is cleared).
-    pub fn println(&self, line: &str) {
-        self.multi.suspend(|| eprintln_safe(line));
+    /// Write above the spinners at once (indicatif's own `println` only queues a line
+    /// for the next draw, which never comes once the last spinner is cleared).
+    pub fn suspend(&self, write: impl FnOnce()) {
+        self.multi.suspend(write);
     }
-}
-
-fn eprintln_safe(line: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{line}");
 }

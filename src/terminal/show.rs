@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::engine::state::DebateState;
+use crate::model::DebateState;
 
 pub fn text(state: &DebateState) -> String {
     let mut out = String::new();
@@ -35,8 +35,8 @@ pub fn text(state: &DebateState) -> String {
         if let Some(g) = &round.guidance {
             let _ = writeln!(out, "Guidance: {g}");
         }
-        for c in round.arguments.iter().chain(&round.rebuttals) {
-            let _ = writeln!(out, "\n[{} — {}]\n{}", state.panel[c.seat].name(), c.kind, c.text.trim());
+        for c in round.contributions() {
+            let _ = writeln!(out, "\n[{} — {}]\n{}", state.name(c.seat), c.kind, c.text.trim());
         }
         if let Some(e) = &round.evaluation {
             let _ = writeln!(out, "\nModerator ({}): {}", e.assessment.describe(), e.summary);

@@ -1,60 +1,68 @@
-//! The debate's state as stored: status, panel, rounds and contributions. Plain data;
-//! the store reads and writes it, the engine derives its next step from it.
+//! A debate as stored: its status, the rules it runs under, the panel, the rounds and
+//! their contributions. The store reads and writes it; the engine derives its next step
+//! from it.
 
 use serde::{Deserialize, Serialize};
+use strum::{Display, EnumString, IntoStaticStr};
 
-use crate::moderator::analysis::Analysis;
-use crate::moderator::detection::RoundMeasures;
-use crate::moderator::evaluation::Evaluation;
-use crate::moderator::synthesis::{Confidence, Source, Synthesis};
-use crate::settings::{DebateSettings, RecordSettings};
+use super::{
+    Analysis, Confidence, DebateSettings, Evaluation, Outcome, PerspectiveDef, RecordSettings, RoleChoice,
+    RoundMeasures, Usage,
+};
 
-pub use crate::moderator::selection::Seat;
-
-macro_rules! string_enum {
-    ($name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-        pub enum $name { $($variant),+ }
-        impl $name {
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-            pub fn parse(text: &str) -> Option<Self> {
-                match text { $($text => Some($name::$variant),)+ _ => None }
-            }
-        }
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
+/// Where a debate stands (SPEC §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Display, IntoStaticStr, EnumString)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Status {
+    Analyzing,
+    InRound,
+    Checkpoint,
+    Paused,
+    Synthesizing,
+    Recording,
+    Complete,
+    Failed,
 }
 
-string_enum!(Status {
-    Analyzing => "analyzing",
-    InRound => "in_round",
-    Checkpoint => "checkpoint",
-    Paused => "paused",
-    Synthesizing => "synthesizing",
-    Recording => "recording",
-    Complete => "complete",
-    Failed => "failed",
-});
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
 
-string_enum!(ContributionKind {
-    Argument => "argument",
-    Rebuttal => "rebuttal",
-});
+/// Why a debate ended (SPEC §2.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Display, IntoStaticStr, EnumString)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum EndReason {
+    Agreement,
+    ClearWinner,
+    Stagnation,
+    MaxRounds,
+    Human,
+    Timeout,
+}
 
-string_enum!(EndReason {
-    Agreement => "agreement",
-    ClearWinner => "clear-winner",
-    Stagnation => "stagnation",
-    MaxRounds => "max-rounds",
-    Human => "human",
-    Timeout => "timeout",
-});
+impl EndReason {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Display, IntoStaticStr, EnumString)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum ContributionKind {
+    Argument,
+    Rebuttal,
+}
+
+impl ContributionKind {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
 
 /// What was fixed when the debate started; stored with it so a resumed debate keeps
 /// its rules whatever the settings say now.
@@ -73,14 +81,6 @@ pub struct Snapshot {
     pub branch: Option<String>,
 }
 
-/// Which configured provider and model a role uses (never a key).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RoleChoice {
-    pub provider: String,
-    pub model: Option<String>,
-    pub temperature: f32,
-}
-
 /// A `--context` file as it was when the debate started.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ContextFile {
@@ -88,15 +88,23 @@ pub struct ContextFile {
     pub text: String,
 }
 
-/// Tokens and time one call took.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Usage {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub latency_ms: u64,
+/// One seat on the panel: the perspective chosen and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Seat {
+    pub perspective: PerspectiveDef,
+    pub reason: String,
+    /// Why the debater left the panel, if it did (repeated provider failures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+impl Seat {
+    pub fn name(&self) -> &str {
+        &self.perspective.name
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Contribution {
     pub seat: usize,
     pub kind: ContributionKind,
@@ -105,7 +113,7 @@ pub struct Contribution {
     pub usage: Usage,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Round {
     pub number: u32,
     pub framing: String,
@@ -121,23 +129,25 @@ impl Round {
     pub fn argument(&self, seat: usize) -> Option<&Contribution> {
         self.arguments.iter().find(|c| c.seat == seat)
     }
+
     pub fn rebuttal(&self, seat: usize) -> Option<&Contribution> {
         self.rebuttals.iter().find(|c| c.seat == seat)
     }
+
+    /// Arguments, then rebuttals, each in seat order.
+    pub fn contributions(&self) -> impl Iterator<Item = &Contribution> {
+        self.arguments.iter().chain(&self.rebuttals)
+    }
 }
 
-/// The synthesis as stored, with how it was obtained and the confidence after every
-/// adjustment.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Outcome {
-    pub synthesis: Synthesis,
-    pub source: Source,
-    pub confidence: Confidence,
-    /// Why the result is weaker than a clean model-reasoned debate.
-    pub degradations: Vec<String>,
+/// The moderator's clarifying question for a vague question, and the answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clarification {
+    pub question: String,
+    pub answer: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct DebateState {
     pub id: String,
     pub question: String,
@@ -157,14 +167,7 @@ pub struct DebateState {
     pub totals: Usage,
     /// The moderator's analysis call is stored: the panel is final.
     pub analyzed: bool,
-    /// The moderator's clarifying question for a vague question, and the answer.
     pub clarification: Option<Clarification>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Clarification {
-    pub question: String,
-    pub answer: String,
 }
 
 impl DebateState {
@@ -207,4 +210,27 @@ impl DebateState {
     pub fn measures(&self) -> Vec<RoundMeasures> {
         self.rounds.iter().filter_map(|r| r.measures.clone()).collect()
     }
+
+    /// The name of the perspective at `seat`.
+    pub fn name(&self, seat: usize) -> &str {
+        self.panel[seat].name()
+    }
+}
+
+/// A debate as `--list` shows it, read without loading the whole debate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    pub id: String,
+    pub status: Status,
+    pub rounds: u32,
+    pub created_at: String,
+    pub question: String,
+    pub title: String,
+    pub repository: String,
+    pub record_path: Option<String>,
+    pub branch: Option<String>,
+    pub end_reason: Option<EndReason>,
+    pub confidence: Option<Confidence>,
+    pub commit_id: Option<String>,
+    pub totals: Usage,
 }

@@ -7,10 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use debate::engine::state::RoleChoice;
-use debate::error::{Error, Kind};
-use debate::providers::{self, Brief, Completion, Provider, Purpose, Request, Schema, TextSink, TokenParameter};
-use debate::settings::{ProviderConfig, ProviderKind, Settings};
+use debate::model::{Completion, ProviderKind, Purpose, RoleChoice};
+use debate::providers::{self, Brief, Provider, ProviderError as Error, Request, Schema, TextSink};
+use debate::settings::{ProviderConfig, Settings, TokenParameter};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -41,7 +40,7 @@ fn base_config(kind: ProviderKind, base_url: String) -> ProviderConfig {
 fn build(config: ProviderConfig) -> Arc<dyn Provider> {
     let mut settings = Settings::default();
     settings.providers.named.insert("mock".into(), config);
-    let choice = RoleChoice { provider: "mock".into(), model: None, temperature: 0.3 };
+    let choice = RoleChoice { provider: "mock".into(), kind: ProviderKind::Openai, model: None, temperature: 0.3 };
     providers::build(&choice, &settings).unwrap_or_else(|err| panic!("build failed: {err}"))
 }
 
@@ -103,11 +102,18 @@ fn non_empty(deltas: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
     deltas.lock().unwrap().iter().filter(|d| !d.is_empty()).cloned().collect()
 }
 
-fn expect_ok(result: debate::error::Result<Completion>) -> Completion {
-    result.unwrap_or_else(|err| panic!("expected a completion, got {:?}: {} (hint: {:?})", err.kind, err, err.hint))
+fn expect_ok(result: providers::Result<Completion>) -> Completion {
+    result.unwrap_or_else(|err| panic!("expected a completion, got {err:?}: {err} (hint: {:?})", err.hint()))
 }
 
-fn expect_err(result: debate::error::Result<Completion>) -> Error {
+/// A failure of the model service that a shorter prompt would not cure: the debate
+/// pauses with exit 3.
+#[track_caller]
+fn assert_service_failure(err: &Error) {
+    assert!(err.from_service() && !err.retryable(), "expected a provider failure, got {err:?}");
+}
+
+fn expect_err(result: providers::Result<Completion>) -> Error {
     match result {
         Ok(c) => panic!("expected an error, got a completion: {:?}", c.text),
         Err(err) => err,
@@ -116,7 +122,7 @@ fn expect_err(result: debate::error::Result<Completion>) -> Error {
 
 /// Everything an error could show a user.
 fn shown(err: &Error) -> String {
-    format!("{} | {} | {:?}", err.message, err.hint.clone().unwrap_or_default(), err)
+    format!("{err} | {} | {err:?}", err.hint().unwrap_or_default())
 }
 
 fn assert_no_key(err: &Error, key: &str) {
@@ -783,7 +789,7 @@ async fn unavailable_every_time_gives_up_after_max_retries() {
     let provider = build(openai(&server.uri())); // max_retries: 2
     let err = expect_err(provider.complete(&request()).await);
     assert_eq!(seen.len(), 3, "max_retries + 1 requests");
-    assert_eq!(err.kind, Kind::Provider);
+    assert_service_failure(&err);
     assert_no_key(&err, KEY);
 
     // The same for Anthropic's 529 ("overloaded").
@@ -797,7 +803,7 @@ async fn unavailable_every_time_gives_up_after_max_retries() {
     config.max_retries = Some(1);
     let err = expect_err(build(config).complete(&request()).await);
     assert_eq!(seen.len(), 2, "max_retries + 1 requests");
-    assert_eq!(err.kind, Kind::Provider);
+    assert_service_failure(&err);
     assert_no_key(&err, KEY);
 }
 
@@ -837,10 +843,10 @@ async fn hang_every_time_gives_up() {
 
     let started = Instant::now();
     let err = expect_err(provider.complete(&request()).await);
-    assert_eq!(err.kind, Kind::Provider);
+    assert_service_failure(&err);
     assert_eq!(server.count(), 2, "max_retries + 1 requests");
     assert!(started.elapsed() < Duration::from_secs(5), "gave up after {:?}", started.elapsed());
-    assert!(err.message.contains("timed out"), "says it timed out: {}", err.message);
+    assert!(err.to_string().contains("timed out"), "says it timed out: {}", err);
 }
 
 #[tokio::test]
@@ -853,8 +859,8 @@ async fn a_200_whose_body_is_not_json_is_a_provider_error() {
         let mut config = base_config(kind, format!("{}/v1", server.uri()));
         config.max_retries = Some(1);
         let err = expect_err(build(config).complete(&request()).await);
-        assert_eq!(err.kind, Kind::Provider, "{kind:?}");
-        assert!(err.message.contains("JSON"), "{kind:?}: says the answer was not JSON: {}", err.message);
+        assert_service_failure(&err);
+        assert!(err.to_string().contains("JSON"), "{kind:?}: says the answer was not JSON: {}", err);
         assert!((1..=2).contains(&seen.len()), "{kind:?}: {} requests for max_retries 1", seen.len());
         assert_no_key(&err, KEY);
     }
@@ -935,7 +941,7 @@ async fn unauthorized_is_not_retried_and_never_shows_the_key() {
     let err = expect_err(build(config).complete(&request()).await);
     assert_eq!(seen.len(), 1, "a 401 is not retried");
     assert_eq!(header(&seen.all()[0].1, "authorization").as_deref(), Some(format!("Bearer {ENV_KEY}").as_str()));
-    assert_eq!(err.kind, Kind::Provider);
+    assert_service_failure(&err);
     assert!(shown(&err).contains(VAR), "names the key's variable: {}", shown(&err));
     assert_no_key(&err, ENV_KEY);
 
@@ -950,7 +956,7 @@ async fn unauthorized_is_not_retried_and_never_shows_the_key() {
     config.max_retries = Some(3);
     let err = expect_err(build(config).complete(&request()).await);
     assert_eq!(seen.len(), 1, "a 401 is not retried");
-    assert_eq!(err.kind, Kind::Provider);
+    assert_service_failure(&err);
     assert!(shown(&err).contains("api_key"), "says the key is the one in settings: {}", shown(&err));
     assert_no_key(&err, KEY);
 }
@@ -967,9 +973,9 @@ async fn not_found_names_the_model_and_base_url() {
     let base_url = format!("{}/v1", server.uri());
     let err = expect_err(build(openai(&server.uri())).complete(&request()).await);
     assert_eq!(seen.len(), 1, "a 404 is not retried");
-    assert_eq!(err.kind, Kind::Provider);
-    assert!(err.message.contains("gpt-test"), "names the model: {}", err.message);
-    assert!(err.message.contains(&base_url), "names the base_url {base_url}: {}", err.message);
+    assert_service_failure(&err);
+    assert!(err.to_string().contains("gpt-test"), "names the model: {}", err);
+    assert!(err.to_string().contains(&base_url), "names the base_url {base_url}: {}", err);
 }
 
 // ---------------------------------------------------------------------------------
@@ -1074,12 +1080,12 @@ async fn a_context_length_400_is_a_context_length_error_after_one_request() {
     .await;
     let provider = build(openai(&server.uri()));
     let err = expect_err(provider.complete(&request()).await);
-    assert_eq!(err.kind, Kind::ContextLength, "{}", err.message);
+    assert!(err.retryable(), "{err}");
     assert_eq!(seen.len(), 1, "not retried");
 
     // A structured call is not mistaken for a rejected response_format.
     let err = expect_err(provider.complete(&structured()).await);
-    assert_eq!(err.kind, Kind::ContextLength, "{}", err.message);
+    assert!(err.retryable(), "{err}");
     assert_eq!(seen.len(), 2, "not retried, not stepped down");
 
     let (server, seen) = mock_server(|_, _| {
@@ -1089,7 +1095,7 @@ async fn a_context_length_400_is_a_context_length_error_after_one_request() {
     })
     .await;
     let err = expect_err(build(anthropic(&server.uri())).complete(&request()).await);
-    assert_eq!(err.kind, Kind::ContextLength, "{}", err.message);
+    assert!(err.retryable(), "{err}");
     assert_eq!(seen.len(), 1, "not retried");
 }
 
@@ -1139,7 +1145,7 @@ async fn a_key_echoed_in_a_long_error_body_never_shows_in_part() {
         padding.store(n, Ordering::SeqCst);
         let err = expect_err(provider.complete(&request()).await);
         if let Some(part) = leaks(&shown(&err), KEY, 10) {
-            panic!("HTTP 403 body with the key after {n} characters: {part:?} shows in {:?}", err.message);
+            panic!("HTTP 403 body with the key after {n} characters: {part:?} shows in {:?}", err);
         }
     }
 }
@@ -1162,7 +1168,7 @@ async fn a_key_echoed_in_a_non_json_200_never_shows_in_part() {
             padding.store(n, Ordering::SeqCst);
             let err = expect_err(provider.complete(&request()).await);
             if let Some(part) = leaks(&shown(&err), KEY, 10) {
-                panic!("{kind:?}, non-JSON 200 with the key after {n} characters: {part:?} shows in {:?}", err.message);
+                panic!("{kind:?}, non-JSON 200 with the key after {n} characters: {part:?} shows in {:?}", err);
             }
         }
     }
@@ -1187,7 +1193,7 @@ async fn a_key_echoed_in_a_stream_error_event_never_shows_in_part() {
         let (request, _) = streaming();
         let err = expect_err(provider.complete(&request).await);
         if let Some(part) = leaks(&shown(&err), KEY, 10) {
-            panic!("stream error event with the key after {n} characters: {part:?} shows in {:?}", err.message);
+            panic!("stream error event with the key after {n} characters: {part:?} shows in {:?}", err);
         }
     }
 }

@@ -3,8 +3,9 @@
 //! least one opposing pair, and a reason for every pick.
 
 use debate::catalog::Catalog;
+use debate::model::Seat;
 use debate::moderator::analysis::analyse;
-use debate::moderator::selection::{Request, Seat, select};
+use debate::moderator::selection::{Request, select};
 
 /// How many debaters a question calls for.
 #[derive(Debug, Clone, Copy)]
@@ -126,7 +127,7 @@ fn catalog() -> Catalog {
 }
 
 fn run(catalog: &Catalog, question: &str, size: Option<u8>, forced: &[String]) -> Result<Vec<Seat>, String> {
-    select(catalog, question, &analyse(question), &Request { size, forced })
+    select(catalog, question, &analyse(question), &Request { size, forced }).map_err(|err| err.to_string())
 }
 
 /// The panel, one seat per line with its reason, for assertion messages.

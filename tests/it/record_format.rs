@@ -1,11 +1,9 @@
 //! The decision record as a reader and a parser see it (SPEC §7): sections, front
 //! matter, naming. Records come from real debates run through the binary.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::*;
+use crate::common::*;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 const SECTIONS: [&str; 8] = [

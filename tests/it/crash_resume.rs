@@ -1,12 +1,10 @@
 //! Crash anywhere, resume, lose nothing, repeat nothing: the real binary is killed with
 //! SIGKILL at chosen points and resumed against the same SQLite file.
 
-mod common;
-
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 /// Calls in an uninterrupted 2-debater, 2-round debate: analysis, 2 × (2 arguments,
 /// 2 rebuttals, 1 evaluation), synthesis.

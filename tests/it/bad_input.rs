@@ -3,16 +3,14 @@
 //! thing, with no panic or backtrace, and before anything is written — the repository,
 //! the home directory and the state database are byte-for-byte unchanged.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use crate::common::*;
 use assert_cmd::Command;
-use common::*;
 
 const INPUT: i32 = 2;
 const CONFIG: i32 = 4;

@@ -1,8 +1,6 @@
 //! `--list`, `--show` and `--resume` as a user runs them.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 fn offline(sandbox: &Sandbox, question: &str) -> String {
@@ -50,7 +48,7 @@ fn list_and_show_as_json_hold_only_json() {
     let out = sandbox.cmd().args(["--show", &id, "--json"]).assert().success().get_output().stdout.clone();
     let shown: serde_json::Value = serde_json::from_slice(&out).expect("--show --json is JSON");
     assert_eq!(shown["panel"].as_array().unwrap().len(), 2);
-    assert!(shown["rounds"][0]["arguments"][0]["text"].is_string());
+    assert!(shown["transcript"][0]["arguments"][0]["text"].is_string());
     assert!(shown["outcome"]["synthesis"]["recommendation"].is_string());
 
     let out = sandbox.cmd().args(["--offline", "--json", QUESTION]).assert().success().get_output().stdout.clone();

@@ -1,8 +1,6 @@
 //! A debate run as a user runs it: the binary, a real git repository, a real SQLite file.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 #[test]

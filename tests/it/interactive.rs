@@ -2,14 +2,12 @@
 //! clarifying question, the issue-draft question; and the same debate without a
 //! terminal, which must never ask anything.
 //!
-//! rexpect reads bytes as Latin-1, so needles stay ASCII; a key is sent only once its
-//! prompt is fully drawn (the terminal switches to raw mode to read it).
-
-mod common;
+//! rexpect reads bytes as Latin-1, so needles stay ASCII. A question is drawn only once
+//! the terminal is in raw mode, so a key can be sent as soon as its prompt shows.
 
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use rexpect::process::WaitStatus;
 use rexpect::session::PtySession;
 
@@ -25,7 +23,6 @@ fn session(sandbox: &Sandbox, config: Option<&std::path::Path>, args: &[&str]) -
 /// Wait for `prompt`, then press `key`.
 fn answer(p: &mut PtySession, prompt: &str, key: &str) {
     p.exp_string(prompt).unwrap_or_else(|err| panic!("waiting for {prompt:?}: {err}"));
-    std::thread::sleep(Duration::from_millis(300));
     p.send(key).unwrap();
     p.flush().unwrap();
 }
@@ -79,7 +76,6 @@ fn guidance_reaches_the_next_round_and_the_record() {
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
     answer(&mut p, MENU, "g");
     p.exp_string("Your guidance for the next round").unwrap();
-    std::thread::sleep(Duration::from_millis(300));
     p.send_line("Focus on our team's PostgreSQL experience").unwrap();
     answer(&mut p, ISSUE, "n");
     p.exp_string("is complete").unwrap();
@@ -185,7 +181,6 @@ fn end_of_input_at_a_checkpoint_pauses() {
     let config = scripted(&sandbox, &varied_answers(&PANEL, 2, CONTINUE));
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
     p.exp_string(MENU).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
     p.send_control('d').unwrap();
     p.exp_string("input ended at the checkpoint").unwrap();
     assert_eq!(exit_code(&mut p), 0);
@@ -228,7 +223,6 @@ fn a_vague_question_gets_a_clarifying_question_on_a_terminal() {
     let mut p = session(&sandbox, None, &["--offline", "-r", "1", "What should we do?"]);
     p.exp_string("The question is vague.").unwrap();
     p.exp_string("Clarification").unwrap();
-    std::thread::sleep(Duration::from_millis(300));
     p.send_line("Choose between Redis and Postgres for caching our product pages").unwrap();
     p.exp_string("Performance Advocate").unwrap();
     answer(&mut p, ISSUE, "n");

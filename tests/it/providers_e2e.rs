@@ -2,12 +2,10 @@
 //! token accounting, failures that pause and resume, degraded servers, and the key
 //! never leaking anywhere.
 
-mod common;
-
 use std::process::Output;
 
-use common::llm::{self, MockLlm, prompt_of};
-use common::*;
+use crate::common::llm::{self, MockLlm, prompt_of};
+use crate::common::*;
 use serde_json::{Value, json};
 use wiremock::ResponseTemplate;
 
@@ -53,7 +51,7 @@ async fn a_three_perspective_debate_completes_records_tokens_and_commits() {
 
     let listed = sandbox.cmd().args(["--list", "--json"]).assert().success().get_output().stdout.clone();
     let listed: Value = serde_json::from_slice(&listed).unwrap();
-    assert_eq!(listed[0]["prompt_tokens"], n * llm::PROMPT_TOKENS);
+    assert_eq!(listed[0]["tokens"]["prompt"], n * llm::PROMPT_TOKENS);
     let record = std::fs::read_to_string(result["record_path"].as_str().unwrap()).unwrap();
     assert!(record.contains(&format!("tokens: {{prompt: {}, completion: {}}}", n * 100, n * 40)), "{record}");
     assert!(record.contains("models: [\"mock-model\"]"), "{record}");

@@ -1,15 +1,13 @@
 //! Settings precedence and catalog overlays, observed through the binary.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 
 fn stored_max_rounds(sandbox: &Sandbox) -> u64 {
     let id = sandbox.only_id();
     let out = sandbox.cmd().args(["--show", &id, "--json"]).assert().success().get_output().stdout.clone();
     let state: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    state["snapshot"]["debate"]["max_rounds"].as_u64().unwrap()
+    state["rules"]["max_rounds"].as_u64().unwrap()
 }
 
 #[test]

@@ -2,12 +2,10 @@
 //! in temporary directories, the real binary, and the real `git` command to check what
 //! it did.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command as StdCommand, Output};
 
-use common::*;
+use crate::common::*;
 
 /// The slug of `QUESTION`'s title.
 const SLUG: &str = "should-we-use-redis-or-postgres-for-caching";

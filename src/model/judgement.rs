@@ -1,0 +1,158 @@
+//! What the moderator concludes: the analysis of the question, each round's
+//! evaluation and measures, and the synthesis with its final confidence.
+
+use serde::{Deserialize, Serialize};
+use strum::{EnumString, IntoStaticStr, VariantNames};
+
+/// What the moderator read from the question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// Decision domains, strongest first (e.g. `data`, `security`).
+    pub domains: Vec<String>,
+    /// The options the question names ("Redis", "Postgres").
+    pub options: Vec<String>,
+    pub constraints: Vec<Constraint>,
+    /// Too vague to debate well: no options, no subject, a few words.
+    pub vague: bool,
+    /// Panel size the question calls for (2 for a binary choice, else 3–4).
+    pub panel_size: u8,
+}
+
+/// A constraint implied by the wording, and the perspectives it gives weight to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Constraint {
+    pub phrase: String,
+    pub meaning: String,
+    pub favours: Vec<String>,
+}
+
+/// The local measures of one round (SPEC §2.3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundMeasures {
+    /// Per seat: containment of its argument in its own previous-round argument
+    /// (`None` in its first round, or when it did not argue).
+    pub repetition: Vec<Option<f64>>,
+    /// Share of the round's phrasing never seen in earlier rounds.
+    pub novelty: f64,
+}
+
+/// The moderator's one-word reading of a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, EnumString, VariantNames)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Assessment {
+    Converging,
+    Stagnating,
+    NewGround,
+    Diverging,
+}
+
+impl Assessment {
+    /// How a person reads it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Assessment::Converging => "converging",
+            Assessment::Stagnating => "stagnating",
+            Assessment::NewGround => "new points emerging",
+            Assessment::Diverging => "diverging",
+        }
+    }
+}
+
+/// The moderator's evaluation of a round: the assessment, and the summary that opens
+/// the next round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    pub summary: String,
+    pub assessment: Assessment,
+    /// The debaters' recommendations align.
+    pub agreement: bool,
+    /// A perspective the others conceded to.
+    pub clear_winner: Option<String>,
+    pub off_topic: Vec<String>,
+    pub new_points: Vec<String>,
+    /// The moderator's answer could not be read; this was derived locally.
+    #[serde(default)]
+    pub fallback: bool,
+}
+
+/// How sure the recommendation is.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, IntoStaticStr, EnumString, VariantNames,
+)]
+#[serde(rename_all = "lowercase")]
+#[strum(ascii_case_insensitive)]
+pub enum Confidence {
+    // Outcomes stored before JSON used one lowercase vocabulary say "High".
+    #[serde(alias = "Low")]
+    Low,
+    #[serde(alias = "Medium")]
+    Medium,
+    #[serde(alias = "High")]
+    High,
+}
+
+impl Confidence {
+    /// One step lower; Low stays Low.
+    pub fn lowered(self) -> Confidence {
+        match self {
+            Confidence::High => Confidence::Medium,
+            _ => Confidence::Low,
+        }
+    }
+
+    /// `High`, `Medium` or `Low`, as the record writes it.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PerspectiveSummary {
+    pub name: String,
+    pub key_arguments: Vec<String>,
+    pub trade_offs_accepted: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dissent {
+    pub perspective: String,
+    pub view: String,
+}
+
+/// The synthesis (SPEC §2.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Synthesis {
+    /// One entry per panel perspective, in panel order.
+    pub perspectives: Vec<PerspectiveSummary>,
+    pub agreement: Vec<String>,
+    pub tensions: Vec<String>,
+    pub recommendation: String,
+    pub confidence: Confidence,
+    pub caveats: Vec<String>,
+    pub dissent: Option<Dissent>,
+}
+
+/// How the synthesis was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum Source {
+    /// The model's structured answer.
+    Structured,
+    /// Recovered from the sections of a free-text answer.
+    MarkdownSections,
+    /// The moderator's answer was unusable; assembled from the debate itself.
+    Transcript,
+}
+
+/// The synthesis as stored, with how it was obtained and the confidence after every
+/// adjustment.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Outcome {
+    pub synthesis: Synthesis,
+    pub source: Source,
+    pub confidence: Confidence,
+    /// Why the result is weaker than a clean model-reasoned debate.
+    pub degradations: Vec<String>,
+}

@@ -1,0 +1,27 @@
+//! The debate's data: its state, rules, panel, rounds and contributions, the
+//! moderator's judgements, model calls, and the events a debate reports. Plain types
+//! with serde; this module imports nothing else of ours, and everything else builds on
+//! it.
+
+mod call;
+mod debate;
+mod events;
+mod judgement;
+mod perspective;
+mod rules;
+
+pub use call::{Completion, Identity, ProviderKind, Purpose, RoleChoice, Usage};
+pub use debate::{
+    Clarification, ContextFile, Contribution, ContributionKind, DebateState, EndReason, Listing, Round, Seat, Snapshot,
+    Status,
+};
+pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
+pub use judgement::{
+    Analysis, Assessment, Confidence, Constraint, Dissent, Evaluation, Outcome, PerspectiveSummary, RoundMeasures,
+    Source, Synthesis,
+};
+pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
+pub use rules::{
+    DebateSettings, FilenameTemplate, Fraction, PanelSize, Rebuttals, RecordDirectory, RecordSettings, Rounds, Scalar,
+    Seconds, TokenBudget,
+};

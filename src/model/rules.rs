@@ -1,0 +1,275 @@
+//! The rules a debate runs under and how its record is named: the `debate:` and
+//! `record:` settings, stored with every debate so a resumed debate keeps them. Each
+//! value type checks its range when it is read, so a bad value is reported with the
+//! file, line and key it came from.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::PerspectiveDef;
+
+/// How a debate runs. Stored with each debate, so a resumed debate keeps its rules.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct DebateSettings {
+    pub max_rounds: Rounds,
+    pub default_perspectives: PanelSize,
+    pub token_budget_per_round: TokenBudget,
+    pub repetition_threshold: Fraction,
+    pub novelty_threshold: Fraction,
+    pub rebuttals: Rebuttals,
+    pub checkpoints: bool,
+    pub round_timeout_seconds: Seconds,
+    pub checkpoint_timeout_seconds: Seconds,
+    pub total_timeout_seconds: Seconds,
+    #[serde(skip_serializing)]
+    pub custom_perspectives: Vec<PerspectiveDef>,
+}
+
+impl Default for DebateSettings {
+    fn default() -> Self {
+        DebateSettings {
+            max_rounds: Rounds(5),
+            default_perspectives: PanelSize::Auto,
+            token_budget_per_round: TokenBudget(Some(2000)),
+            repetition_threshold: Fraction(0.6),
+            novelty_threshold: Fraction(0.2),
+            rebuttals: Rebuttals::Parallel,
+            checkpoints: true,
+            round_timeout_seconds: Seconds(120),
+            checkpoint_timeout_seconds: Seconds(1800),
+            total_timeout_seconds: Seconds(1800),
+            custom_perspectives: Vec::new(),
+        }
+    }
+}
+
+/// A number of rounds, 1–20.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "u8")]
+pub struct Rounds(pub u8);
+
+impl TryFrom<i64> for Rounds {
+    type Error = String;
+    fn try_from(value: i64) -> Result<Self, String> {
+        match u8::try_from(value) {
+            Ok(n @ 1..=20) => Ok(Rounds(n)),
+            _ => Err(format!("max_rounds must be a whole number from 1 to 20, not {value}")),
+        }
+    }
+}
+
+impl From<Rounds> for u8 {
+    fn from(rounds: Rounds) -> u8 {
+        rounds.0
+    }
+}
+
+/// `auto` or a panel size of 2–4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Scalar", into = "Scalar")]
+pub enum PanelSize {
+    Auto,
+    Fixed(u8),
+}
+
+/// The completion limit per debater and round; `None` is unlimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Scalar", into = "Scalar")]
+pub struct TokenBudget(pub Option<u32>);
+
+/// A number or a word, as YAML and environment variables give them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    Number(i64),
+    Text(String),
+}
+
+impl TryFrom<Scalar> for PanelSize {
+    type Error = String;
+    fn try_from(value: Scalar) -> Result<Self, String> {
+        match value {
+            Scalar::Text(text) if text.eq_ignore_ascii_case("auto") => Ok(PanelSize::Auto),
+            Scalar::Number(n @ 2..=4) => Ok(PanelSize::Fixed(n as u8)),
+            other => Err(format!("default_perspectives must be `auto` or 2, 3 or 4, not {other}")),
+        }
+    }
+}
+
+impl From<PanelSize> for Scalar {
+    fn from(size: PanelSize) -> Scalar {
+        match size {
+            PanelSize::Auto => Scalar::Text("auto".into()),
+            PanelSize::Fixed(n) => Scalar::Number(n.into()),
+        }
+    }
+}
+
+impl TryFrom<Scalar> for TokenBudget {
+    type Error = String;
+    fn try_from(value: Scalar) -> Result<Self, String> {
+        match value {
+            Scalar::Text(text) if text.eq_ignore_ascii_case("unlimited") => Ok(TokenBudget(None)),
+            Scalar::Number(0) => Ok(TokenBudget(None)),
+            Scalar::Number(n) if (1..=1_000_000).contains(&n) => Ok(TokenBudget(Some(n as u32))),
+            other => Err(format!("token_budget_per_round must be a number of tokens, 0 or `unlimited`, not {other}")),
+        }
+    }
+}
+
+impl From<TokenBudget> for Scalar {
+    fn from(budget: TokenBudget) -> Scalar {
+        match budget.0 {
+            None => Scalar::Text("unlimited".into()),
+            Some(n) => Scalar::Number(n.into()),
+        }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Number(n) => write!(f, "{n}"),
+            Scalar::Text(text) => write!(f, "`{text}`"),
+        }
+    }
+}
+
+/// A share between 0 and 1.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Fraction(pub f64);
+
+impl TryFrom<f64> for Fraction {
+    type Error = String;
+    fn try_from(value: f64) -> Result<Self, String> {
+        if (0.0..=1.0).contains(&value) {
+            Ok(Fraction(value))
+        } else {
+            Err(format!("expected a share between 0 and 1, not {value}"))
+        }
+    }
+}
+
+impl From<Fraction> for f64 {
+    fn from(fraction: Fraction) -> f64 {
+        fraction.0
+    }
+}
+
+/// A positive number of seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "u64")]
+pub struct Seconds(pub u64);
+
+impl TryFrom<i64> for Seconds {
+    type Error = String;
+    fn try_from(value: i64) -> Result<Self, String> {
+        match u64::try_from(value) {
+            Ok(n) if n > 0 => Ok(Seconds(n)),
+            _ => Err(format!("expected a positive number of seconds, not {value}")),
+        }
+    }
+}
+
+impl From<Seconds> for u64 {
+    fn from(seconds: Seconds) -> u64 {
+        seconds.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rebuttals {
+    /// Every debater rebuts at once, seeing all arguments.
+    Parallel,
+    /// Each debater also sees the rebuttals written before its own.
+    Sequential,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecordSettings {
+    pub directory: RecordDirectory,
+    pub filename: FilenameTemplate,
+    pub commit: bool,
+    pub issue_draft: bool,
+}
+
+impl Default for RecordSettings {
+    fn default() -> Self {
+        RecordSettings {
+            directory: RecordDirectory("docs/decisions".into()),
+            filename: FilenameTemplate("{date}-{slug}.md".into()),
+            commit: true,
+            issue_draft: false,
+        }
+    }
+}
+
+/// A directory inside the repository: relative, without `..`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct RecordDirectory(pub String);
+
+impl TryFrom<String> for RecordDirectory {
+    type Error = String;
+    fn try_from(value: String) -> Result<Self, String> {
+        let path = Path::new(&value);
+        let inside = !value.trim().is_empty()
+            && path.is_relative()
+            && path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+        if inside {
+            Ok(RecordDirectory(value))
+        } else {
+            Err(format!("record.directory must be a relative path inside the repository without `..`, not {value:?}"))
+        }
+    }
+}
+
+impl From<RecordDirectory> for String {
+    fn from(dir: RecordDirectory) -> String {
+        dir.0
+    }
+}
+
+/// A file-name template using `{date}`, `{slug}`, `{number}` and `{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct FilenameTemplate(pub String);
+
+impl TryFrom<String> for FilenameTemplate {
+    type Error = String;
+    fn try_from(value: String) -> Result<Self, String> {
+        let mut rest = value.as_str();
+        while let Some(start) = rest.find('{') {
+            let end = rest[start..]
+                .find('}')
+                .map(|e| start + e)
+                .ok_or_else(|| format!("unclosed `{{` in record.filename {value:?}"))?;
+            let name = &rest[start + 1..end];
+            if !["date", "slug", "number", "id"].contains(&name) {
+                return Err(format!(
+                    "record.filename: unknown placeholder {{{name}}}; use {{date}}, {{slug}}, {{number}} or {{id}}"
+                ));
+            }
+            rest = &rest[end + 1..];
+        }
+        if value.contains('/') || value.contains('\\') || value.contains("..") || value.trim().is_empty() {
+            return Err(format!("record.filename must be a plain file name, not {value:?}"));
+        }
+        if !value.contains("{slug}") && !value.contains("{id}") && !value.contains("{number}") {
+            return Err(format!("record.filename needs {{slug}}, {{id}} or {{number}} so names differ, not {value:?}"));
+        }
+        Ok(FilenameTemplate(value))
+    }
+}
+
+impl From<FilenameTemplate> for String {
+    fn from(template: FilenameTemplate) -> String {
+        template.0
+    }
+}

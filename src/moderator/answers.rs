@@ -1,0 +1,151 @@
+//! The moderator's structured answers, each defined once as a type: the JSON Schema
+//! sent to providers that enforce structure, the shape hint written into the prompt,
+//! and the lenient reader all come from that one definition (schemars and serde).
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::text::json::{self, JsonError};
+
+/// A structured answer the moderator is asked for.
+pub trait Answer: DeserializeOwned + JsonSchema {
+    /// The name the schema goes by (Anthropic's forced tool, OpenAI's `json_schema`).
+    const NAME: &'static str;
+}
+
+/// The JSON Schema of `T`: subschemas inlined, every property required, no others
+/// allowed, and no defaults (they describe the lenient reader, not what is asked).
+pub fn schema<T: Answer>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+            settings.meta_schema = None;
+        })
+        .into_generator();
+    let mut value = generator.into_root_schema_for::<T>().to_value();
+    strict(&mut value);
+    value
+}
+
+fn strict(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            object.remove("default");
+            object.remove("title");
+            if let Some(Value::Object(properties)) = object.get("properties") {
+                let names = properties.keys().cloned().map(Value::String).collect();
+                object.insert("required".into(), Value::Array(names));
+                object.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            object.values_mut().for_each(strict);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strict),
+        _ => {}
+    }
+}
+
+/// The answer's shape in one line for the prompt, e.g.
+/// `{"summary": "<the round in 2-4 sentences>", "agreement": true | false}`.
+pub fn shape<T: Answer>() -> String {
+    hint(&schema::<T>(), None)
+}
+
+fn hint(schema: &Value, described: Option<&str>) -> String {
+    let described = schema["description"].as_str().or(described);
+    if let Some(choices) = schema["enum"].as_array() {
+        return choices.iter().map(Value::to_string).collect::<Vec<_>>().join(" | ");
+    }
+    if let Some(variants) = schema["anyOf"].as_array().or(schema["oneOf"].as_array()) {
+        return variants.iter().map(|v| hint(v, described)).collect::<Vec<_>>().join(" | ");
+    }
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    };
+    let mut shapes: Vec<String> = Vec::new();
+    if types.contains(&"null") {
+        shapes.push("null".into());
+    }
+    for kind in types.iter().filter(|t| **t != "null") {
+        shapes.push(match *kind {
+            "object" => object_hint(schema["properties"].as_object()),
+            "array" => format!("[{}]", hint(&schema["items"], described)),
+            "boolean" => "true | false".into(),
+            "integer" | "number" => format!("<{}>", described.unwrap_or("number")),
+            _ => format!("\"<{}>\"", described.unwrap_or("text")),
+        });
+    }
+    shapes.join(" | ")
+}
+
+fn object_hint(properties: Option<&Map<String, Value>>) -> String {
+    let fields: Vec<String> =
+        properties.into_iter().flatten().map(|(name, schema)| format!("\"{name}\": {}", hint(schema, None))).collect();
+    format!("{{{}}}", fields.join(", "))
+}
+
+/// Why a structured answer could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum Unreadable {
+    #[error(transparent)]
+    Json(#[from] JsonError),
+    #[error("the answer has no {0}")]
+    Missing(&'static str),
+}
+
+/// The first JSON object in `text` that reads as `T`.
+pub fn read<T: Answer>(text: &str) -> Result<T, Unreadable> {
+    Ok(json::extract(text)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    /// A verdict.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Verdict {
+        /// why, in a sentence
+        #[serde(default)]
+        reason: String,
+        /// points raised
+        #[serde(default)]
+        points: Vec<String>,
+        stop: bool,
+        winner: Option<String>,
+    }
+
+    impl Answer for Verdict {
+        const NAME: &'static str = "verdict";
+    }
+
+    #[test]
+    fn the_schema_requires_every_field_and_allows_no_other() {
+        let schema = schema::<Verdict>();
+        assert_eq!(schema["required"], serde_json::json!(["reason", "points", "stop", "winner"]));
+        assert_eq!(schema["additionalProperties"], false);
+        assert!(schema["properties"]["reason"].get("default").is_none());
+        assert_eq!(schema["properties"]["reason"]["description"], "why, in a sentence");
+    }
+
+    #[test]
+    fn the_shape_hint_follows_the_schema() {
+        assert_eq!(
+            shape::<Verdict>(),
+            r#"{"reason": "<why, in a sentence>", "points": ["<points raised>"], "stop": true | false, "winner": null | "<text>"}"#
+        );
+    }
+
+    #[test]
+    fn the_reader_takes_the_first_fitting_object() {
+        let verdict: Verdict = read("Here: {\"stop\": true, \"winner\": null}").unwrap();
+        assert!(verdict.stop && verdict.reason.is_empty());
+        assert!(matches!(read::<Verdict>("no json"), Err(Unreadable::Json(JsonError::NoObject))));
+    }
+}

@@ -1,0 +1,216 @@
+//! Reading debates back: one in full, a page of the list, an id from a prefix.
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::{Result, Store, StoreError, from_json};
+use crate::model::{
+    Clarification, Contribution, ContributionKind, DebateState, EndReason, Listing, Round, RoundMeasures, Seat, Status,
+    Usage,
+};
+
+impl Store {
+    /// The full id for any-case, unique-prefix input.
+    pub fn resolve_id(&self, input: &str) -> Result<String> {
+        let wanted = input.trim().to_lowercase();
+        let wanted =
+            if wanted.starts_with("deb-") || "deb-".starts_with(&wanted) { wanted } else { format!("deb-{wanted}") };
+        let pattern = format!("{}%", wanted.replace(['%', '_'], ""));
+        let mut stmt = self.conn.prepare("SELECT id FROM debates WHERE lower(id) LIKE ?1 ORDER BY id LIMIT 6")?;
+        let ids: Vec<String> = stmt.query_map([&pattern], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        match ids.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(StoreError::UnknownId(input.to_string())),
+            _ => Err(StoreError::Ambiguous { input: input.to_string(), ids }),
+        }
+    }
+
+    /// Newest first; only `repo_root`'s debates when it is given.
+    pub fn list(&self, repo_root: Option<&str>, limit: u32) -> Result<Vec<Listing>> {
+        let sql = "SELECT d.id, d.status, (SELECT COUNT(*) FROM rounds r WHERE r.debate_id = d.id), d.created_at, d.question,
+                          d.title, d.repo_root, d.record_path, json_extract(d.snapshot, '$.branch'), d.end_reason,
+                          d.confidence, d.commit_id,
+                          (SELECT COALESCE(SUM(prompt_tokens), 0) FROM contributions c WHERE c.debate_id = d.id)
+                            + (SELECT COALESCE(SUM(prompt_tokens), 0) FROM moderator_calls m WHERE m.debate_id = d.id),
+                          (SELECT COALESCE(SUM(completion_tokens), 0) FROM contributions c WHERE c.debate_id = d.id)
+                            + (SELECT COALESCE(SUM(completion_tokens), 0) FROM moderator_calls m WHERE m.debate_id = d.id)
+                   FROM debates d WHERE (?1 IS NULL OR d.repo_root = ?1) ORDER BY d.created_at DESC, d.id LIMIT ?2";
+        let mut stmt = self.conn.prepare(sql)?;
+        let rows = stmt.query_map(params![repo_root, limit], |row| {
+            Ok(Listing {
+                id: row.get(0)?,
+                status: row.get(1)?,
+                rounds: row.get(2)?,
+                created_at: row.get(3)?,
+                question: row.get(4)?,
+                title: row.get(5)?,
+                repository: row.get(6)?,
+                record_path: row.get(7)?,
+                branch: row.get(8)?,
+                end_reason: row.get(9)?,
+                confidence: row.get(10)?,
+                commit_id: row.get(11)?,
+                totals: Usage { prompt_tokens: row.get(12)?, completion_tokens: row.get(13)?, latency_ms: 0 },
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn load(&self, id: &str) -> Result<DebateState> {
+        let head = self
+            .conn
+            .query_row(
+                "SELECT id, question, title, repo_root, status, created_at, snapshot, analysis, end_reason, outcome, record_path, commit_id
+                 FROM debates WHERE id = ?1",
+                [id],
+                Head::read,
+            )
+            .optional()?
+            .ok_or_else(|| StoreError::UnknownId(id.to_string()))?;
+        let totals = self.conn.query_row(
+            "SELECT COALESCE(SUM(p), 0), COALESCE(SUM(c), 0), COALESCE(SUM(l), 0) FROM (
+                 SELECT prompt_tokens p, completion_tokens c, latency_ms l FROM contributions WHERE debate_id = ?1
+                 UNION ALL SELECT prompt_tokens, completion_tokens, latency_ms FROM moderator_calls WHERE debate_id = ?1)",
+            [id],
+            |row| Ok(Usage { prompt_tokens: row.get(0)?, completion_tokens: row.get(1)?, latency_ms: row.get(2)? }),
+        )?;
+        let clarification = self
+            .conn
+            .query_row("SELECT question, answer FROM clarifications WHERE debate_id = ?1 LIMIT 1", [id], |row| {
+                Ok(Clarification {
+                    question: row.get(0)?,
+                    answer: row.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                })
+            })
+            .optional()?;
+        let analyzed = self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM moderator_calls WHERE debate_id = ?1 AND purpose = 'analysis')",
+            [id],
+            |row| row.get(0),
+        )?;
+        Ok(DebateState {
+            id: head.id,
+            question: head.question,
+            title: head.title,
+            repo_root: head.repo_root,
+            status: head.status,
+            created_at: head.created_at,
+            snapshot: from_json(&head.snapshot, "settings snapshot")?,
+            analysis: from_json(&head.analysis, "analysis")?,
+            panel: self.load_panel(id)?,
+            rounds: self.load_rounds(id)?,
+            end_reason: head.end_reason,
+            outcome: head.outcome.as_deref().map(|o| from_json(o, "synthesis")).transpose()?,
+            record_path: head.record_path,
+            commit_id: head.commit_id,
+            totals,
+            analyzed,
+            clarification,
+        })
+    }
+
+    fn load_panel(&self, id: &str) -> Result<Vec<Seat>> {
+        let mut stmt =
+            self.conn.prepare("SELECT perspective, reason, dropped FROM panel WHERE debate_id = ?1 ORDER BY seat")?;
+        let rows: Vec<(String, String, Option<String>)> =
+            stmt.query_map([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?.collect::<Result<_, _>>()?;
+        rows.into_iter()
+            .map(|(perspective, reason, dropped)| {
+                Ok(Seat { perspective: from_json(&perspective, "perspective")?, reason, dropped })
+            })
+            .collect()
+    }
+
+    fn load_rounds(&self, id: &str) -> Result<Vec<Round>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT number, framing, guidance, repetition, novelty, evaluation FROM rounds WHERE debate_id = ?1 ORDER BY number",
+        )?;
+        type RoundRow = (u32, String, Option<String>, Option<String>, Option<f64>, Option<String>);
+        let rows: Vec<RoundRow> = stmt
+            .query_map([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut contributions = self.load_contributions(id)?;
+        rows.into_iter()
+            .map(|(number, framing, guidance, repetition, novelty, evaluation)| {
+                let measures = match (repetition, novelty) {
+                    (Some(r), Some(novelty)) => {
+                        Some(RoundMeasures { repetition: from_json(&r, "repetition")?, novelty })
+                    }
+                    _ => None,
+                };
+                let (mine, rest): (Vec<_>, Vec<_>) = contributions.drain(..).partition(|(r, _)| *r == number);
+                contributions = rest;
+                let (arguments, rebuttals): (Vec<_>, Vec<_>) =
+                    mine.into_iter().map(|(_, c)| c).partition(|c| c.kind == ContributionKind::Argument);
+                Ok(Round {
+                    number,
+                    framing,
+                    guidance,
+                    arguments,
+                    rebuttals,
+                    measures,
+                    evaluation: evaluation.map(|e| from_json(&e, "evaluation")).transpose()?,
+                })
+            })
+            .collect()
+    }
+
+    /// Contributions in round, then seat order: panel order, not completion order.
+    fn load_contributions(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT round, seat, kind, text, model, prompt_tokens, completion_tokens, latency_ms
+             FROM contributions WHERE debate_id = ?1 ORDER BY round, seat, kind",
+        )?;
+        let rows = stmt.query_map([id], |row| {
+            Ok((
+                row.get(0)?,
+                Contribution {
+                    seat: row.get(1)?,
+                    kind: row.get(2)?,
+                    text: row.get(3)?,
+                    model: row.get(4)?,
+                    usage: Usage {
+                        prompt_tokens: row.get(5)?,
+                        completion_tokens: row.get(6)?,
+                        latency_ms: row.get(7)?,
+                    },
+                },
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// The `debates` row of one debate.
+struct Head {
+    id: String,
+    question: String,
+    title: String,
+    repo_root: String,
+    status: Status,
+    created_at: String,
+    snapshot: String,
+    analysis: String,
+    end_reason: Option<EndReason>,
+    outcome: Option<String>,
+    record_path: Option<String>,
+    commit_id: Option<String>,
+}
+
+impl Head {
+    fn read(row: &Row) -> rusqlite::Result<Head> {
+        Ok(Head {
+            id: row.get(0)?,
+            question: row.get(1)?,
+            title: row.get(2)?,
+            repo_root: row.get(3)?,
+            status: row.get(4)?,
+            created_at: row.get(5)?,
+            snapshot: row.get(6)?,
+            analysis: row.get(7)?,
+            end_reason: row.get(8)?,
+            outcome: row.get(9)?,
+            record_path: row.get(10)?,
+            commit_id: row.get(11)?,
+        })
+    }
+}

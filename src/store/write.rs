@@ -1,0 +1,181 @@
+//! Writing a debate: each operation persists one step's result in one transaction.
+
+use rusqlite::{Connection, params};
+
+use super::{Result, Store, now, to_json};
+use crate::model::{
+    Analysis, Clarification, Completion, Contribution, EndReason, Evaluation, Outcome, Purpose, RoundMeasures, Seat,
+    Snapshot, Status,
+};
+
+/// Everything a new debate starts with.
+pub struct NewDebate<'a> {
+    pub id: &'a str,
+    pub question: &'a str,
+    pub title: &'a str,
+    pub repo_root: &'a str,
+    pub snapshot: &'a Snapshot,
+    pub analysis: &'a Analysis,
+    pub panel: &'a [Seat],
+    pub clarification: Option<&'a Clarification>,
+}
+
+impl Store {
+    pub fn create_debate(&self, new: &NewDebate) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        let time = now();
+        tx.execute(
+            "INSERT INTO debates (id, question, title, repo_root, status, snapshot, analysis, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+            params![
+                new.id,
+                new.question,
+                new.title,
+                new.repo_root,
+                Status::Analyzing,
+                to_json(new.snapshot),
+                to_json(new.analysis),
+                time
+            ],
+        )?;
+        write_panel(&tx, new.id, new.panel)?;
+        if let Some(c) = new.clarification {
+            tx.execute(
+                "INSERT INTO clarifications (debate_id, question, answer, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![new.id, c.question, c.answer, time],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The analysis step's result: the final panel and the moderator call behind it.
+    pub fn save_panel(&self, id: &str, panel: &[Seat], call: &Completion) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute("DELETE FROM panel WHERE debate_id = ?1", [id])?;
+        write_panel(&tx, id, panel)?;
+        insert_call(&tx, id, Purpose::Analysis, 0, call)?;
+        set_status_in(&tx, id, Status::InRound)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A debater leaves the panel for good.
+    pub fn drop_seat(&self, id: &str, seat: usize, reason: &str) -> Result<()> {
+        self.conn
+            .execute("UPDATE panel SET dropped = ?3 WHERE debate_id = ?1 AND seat = ?2", params![id, seat, reason])?;
+        Ok(())
+    }
+
+    pub fn start_round(&self, id: &str, number: u32, framing: &str, guidance: Option<&str>) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "INSERT INTO rounds (debate_id, number, framing, guidance) VALUES (?1, ?2, ?3, ?4)",
+            params![id, number, framing, guidance],
+        )?;
+        set_status_in(&tx, id, Status::InRound)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn save_contribution(&self, id: &str, round: u32, perspective: &str, c: &Contribution) -> Result<()> {
+        let u = &c.usage;
+        self.conn.execute(
+            "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, completion_tokens, latency_ms, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                id, round, c.seat, c.kind, perspective, c.text, c.model,
+                u.prompt_tokens, u.completion_tokens, u.latency_ms, now()
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn save_evaluation(
+        &self,
+        id: &str,
+        round: u32,
+        measures: &RoundMeasures,
+        evaluation: &Evaluation,
+        call: &Completion,
+    ) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "UPDATE rounds SET repetition = ?3, novelty = ?4, evaluation = ?5 WHERE debate_id = ?1 AND number = ?2",
+            params![id, round, to_json(&measures.repetition), measures.novelty, to_json(evaluation)],
+        )?;
+        insert_call(&tx, id, Purpose::Evaluation, round, call)?;
+        touch(&tx, id)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn save_end(&self, id: &str, reason: EndReason) -> Result<()> {
+        self.conn.execute(
+            "UPDATE debates SET end_reason = ?2, status = ?3, updated_at = ?4 WHERE id = ?1",
+            params![id, reason, Status::Synthesizing, now()],
+        )?;
+        Ok(())
+    }
+
+    pub fn save_outcome(&self, id: &str, outcome: &Outcome, call: &Completion) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        insert_call(&tx, id, Purpose::Synthesis, 0, call)?;
+        tx.execute(
+            "UPDATE debates SET outcome = ?2, confidence = ?3, status = ?4, updated_at = ?5 WHERE id = ?1",
+            params![id, to_json(outcome), outcome.confidence, Status::Recording, now()],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Remember where the record goes before writing it, so a crash in between is repaired.
+    pub fn save_record_path(&self, id: &str, path: &str) -> Result<()> {
+        self.conn
+            .execute("UPDATE debates SET record_path = ?2, updated_at = ?3 WHERE id = ?1", params![id, path, now()])?;
+        Ok(())
+    }
+
+    /// The record is written (and committed, when `commit` is given): the debate is done.
+    pub fn complete(&self, id: &str, commit: Option<&str>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE debates SET status = ?2, commit_id = ?3, updated_at = ?4 WHERE id = ?1",
+            params![id, Status::Complete, commit, now()],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_status(&self, id: &str, status: Status) -> Result<()> {
+        set_status_in(&self.conn, id, status)
+    }
+}
+
+fn write_panel(conn: &Connection, id: &str, panel: &[Seat]) -> Result<()> {
+    for (seat, s) in panel.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO panel (debate_id, seat, name, perspective, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![id, seat, s.name(), to_json(&s.perspective), s.reason],
+        )?;
+    }
+    Ok(())
+}
+
+fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: &Completion) -> Result<()> {
+    let u = &call.usage;
+    conn.execute(
+        "INSERT INTO moderator_calls (debate_id, purpose, round, text, model, prompt_tokens, completion_tokens, latency_ms, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![id, purpose, round, call.text, call.model, u.prompt_tokens, u.completion_tokens, u.latency_ms, now()],
+    )?;
+    Ok(())
+}
+
+fn set_status_in(conn: &Connection, id: &str, status: Status) -> Result<()> {
+    conn.execute("UPDATE debates SET status = ?2, updated_at = ?3 WHERE id = ?1", params![id, status, now()])?;
+    Ok(())
+}
+
+fn touch(conn: &Connection, id: &str) -> Result<()> {
+    conn.execute("UPDATE debates SET updated_at = ?2 WHERE id = ?1", params![id, now()])?;
+    Ok(())
+}

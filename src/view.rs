@@ -1,0 +1,293 @@
+//! The public JSON documents: what `--json`, `--resume --json`, `--list --json` and
+//! `--show --json` print. Built from the model, never the internal state itself, with
+//! one lowercase vocabulary for every status, end reason, kind, assessment and
+//! confidence.
+
+use serde::Serialize;
+
+use crate::model::{
+    Analysis, Assessment, Confidence, ContributionKind, DebateSettings, DebateState, EndReason, Evaluation, Listing,
+    Outcome, ProviderKind, RoleChoice, Round, Source, Status, Synthesis, Usage,
+};
+
+/// A debate in one object: what `--list --json` lists, and what a run prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub id: String,
+    pub status: Status,
+    pub question: String,
+    pub title: String,
+    pub repository: String,
+    pub created_at: String,
+    pub rounds: u32,
+    pub ended_by: Option<EndReason>,
+    pub confidence: Option<Confidence>,
+    pub record_path: Option<String>,
+    pub commit_id: Option<String>,
+    /// The branch the record was committed to with `--branch`.
+    pub branch: Option<String>,
+    pub issue_draft: Option<IssueDraft>,
+    pub tokens: Tokens,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IssueDraft {
+    pub path: String,
+    /// The `gh issue create` line that files it, run from the repository root.
+    pub command: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Tokens {
+    pub prompt: u64,
+    pub completion: u64,
+}
+
+impl From<Usage> for Tokens {
+    fn from(usage: Usage) -> Tokens {
+        Tokens { prompt: usage.prompt_tokens, completion: usage.completion_tokens }
+    }
+}
+
+impl Summary {
+    pub fn of(state: &DebateState) -> Summary {
+        Summary {
+            id: state.id.clone(),
+            status: state.status,
+            question: state.question.clone(),
+            title: state.title.clone(),
+            repository: state.repo_root.clone(),
+            created_at: state.created_at.clone(),
+            rounds: state.rounds.len() as u32,
+            ended_by: state.end_reason,
+            confidence: state.outcome.as_ref().map(|o| o.confidence),
+            record_path: state.record_path.clone(),
+            commit_id: state.commit_id.clone(),
+            branch: state.snapshot.branch.clone(),
+            issue_draft: None,
+            tokens: state.totals.into(),
+        }
+    }
+}
+
+impl From<&Listing> for Summary {
+    fn from(row: &Listing) -> Summary {
+        Summary {
+            id: row.id.clone(),
+            status: row.status,
+            question: row.question.clone(),
+            title: row.title.clone(),
+            repository: row.repository.clone(),
+            created_at: row.created_at.clone(),
+            rounds: row.rounds,
+            ended_by: row.end_reason,
+            confidence: row.confidence,
+            record_path: row.record_path.clone(),
+            commit_id: row.commit_id.clone(),
+            branch: row.branch.clone(),
+            issue_draft: None,
+            tokens: row.totals.into(),
+        }
+    }
+}
+
+/// A debate in full: `--show --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Detail {
+    #[serde(flatten)]
+    pub summary: Summary,
+    pub providers: Roles,
+    pub rules: DebateSettings,
+    pub analysis: Analysis,
+    pub clarification: Option<Clarification>,
+    /// `--context` files the debaters read.
+    pub context: Vec<String>,
+    pub panel: Vec<Seat>,
+    /// Every round in full.
+    pub transcript: Vec<RoundView>,
+    pub outcome: Option<OutcomeView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Roles {
+    pub moderator: Role,
+    pub debater: Role,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Role {
+    pub provider: String,
+    pub kind: ProviderKind,
+    pub model: Option<String>,
+    pub temperature: f32,
+}
+
+impl From<&RoleChoice> for Role {
+    fn from(choice: &RoleChoice) -> Role {
+        Role {
+            provider: choice.provider.clone(),
+            kind: choice.kind,
+            model: choice.model.clone(),
+            temperature: choice.temperature,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Clarification {
+    pub question: String,
+    pub answer: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Seat {
+    pub perspective: String,
+    pub reason: String,
+    pub priorities: Vec<String>,
+    pub trade_offs: String,
+    /// Why it left the panel, if it did.
+    pub dropped: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RoundView {
+    pub number: u32,
+    pub framing: String,
+    pub guidance: Option<String>,
+    pub arguments: Vec<ContributionView>,
+    pub rebuttals: Vec<ContributionView>,
+    pub measures: Option<Measures>,
+    pub evaluation: Option<EvaluationView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ContributionView {
+    pub perspective: String,
+    pub kind: ContributionKind,
+    pub text: String,
+    pub model: String,
+    pub tokens: Tokens,
+    pub latency_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Measures {
+    /// Share of the round's phrasing never seen before.
+    pub novelty: f64,
+    /// Per debater that argued in the previous round too: share of its argument repeated.
+    pub repetition: Vec<Repetition>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Repetition {
+    pub perspective: String,
+    pub share: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvaluationView {
+    pub summary: String,
+    pub assessment: Assessment,
+    pub agreement: bool,
+    pub clear_winner: Option<String>,
+    pub off_topic: Vec<String>,
+    pub new_points: Vec<String>,
+    /// The moderator's answer was unreadable; this was derived from the measures.
+    pub fallback: bool,
+}
+
+impl From<&Evaluation> for EvaluationView {
+    fn from(e: &Evaluation) -> EvaluationView {
+        EvaluationView {
+            summary: e.summary.clone(),
+            assessment: e.assessment,
+            agreement: e.agreement,
+            clear_winner: e.clear_winner.clone(),
+            off_topic: e.off_topic.clone(),
+            new_points: e.new_points.clone(),
+            fallback: e.fallback,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OutcomeView {
+    /// After every adjustment (max rounds, degradations).
+    pub confidence: Confidence,
+    pub source: Source,
+    pub degradations: Vec<String>,
+    pub synthesis: Synthesis,
+}
+
+impl From<&Outcome> for OutcomeView {
+    fn from(o: &Outcome) -> OutcomeView {
+        OutcomeView {
+            confidence: o.confidence,
+            source: o.source,
+            degradations: o.degradations.clone(),
+            synthesis: o.synthesis.clone(),
+        }
+    }
+}
+
+impl Detail {
+    pub fn of(state: &DebateState) -> Detail {
+        let round = |r: &Round| RoundView {
+            number: r.number,
+            framing: r.framing.clone(),
+            guidance: r.guidance.clone(),
+            arguments: r.arguments.iter().map(|c| contribution(state, c)).collect(),
+            rebuttals: r.rebuttals.iter().map(|c| contribution(state, c)).collect(),
+            measures: r.measures.as_ref().map(|m| Measures {
+                novelty: m.novelty,
+                repetition: m
+                    .repetition
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(seat, share)| {
+                        Some(Repetition { perspective: state.name(seat).to_string(), share: (*share)? })
+                    })
+                    .collect(),
+            }),
+            evaluation: r.evaluation.as_ref().map(EvaluationView::from),
+        };
+        Detail {
+            summary: Summary::of(state),
+            providers: Roles {
+                moderator: (&state.snapshot.moderator).into(),
+                debater: (&state.snapshot.debater).into(),
+            },
+            rules: state.snapshot.debate.clone(),
+            analysis: state.analysis.clone(),
+            clarification: state
+                .clarification
+                .as_ref()
+                .map(|c| Clarification { question: c.question.clone(), answer: c.answer.clone() }),
+            context: state.snapshot.context.iter().map(|f| f.path.clone()).collect(),
+            panel: state
+                .panel
+                .iter()
+                .map(|s| Seat {
+                    perspective: s.name().to_string(),
+                    reason: s.reason.clone(),
+                    priorities: s.perspective.priorities.clone(),
+                    trade_offs: s.perspective.trade_offs.clone(),
+                    dropped: s.dropped.clone(),
+                })
+                .collect(),
+            transcript: state.rounds.iter().map(round).collect(),
+            outcome: state.outcome.as_ref().map(OutcomeView::from),
+        }
+    }
+}
+
+fn contribution(state: &DebateState, c: &crate::model::Contribution) -> ContributionView {
+    ContributionView {
+        perspective: state.name(c.seat).to_string(),
+        kind: c.kind,
+        text: c.text.clone(),
+        model: c.model.clone(),
+        tokens: c.usage.into(),
+        latency_ms: c.usage.latency_ms,
+    }
+}

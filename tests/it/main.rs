@@ -1,0 +1,19 @@
+//! The integration tests: one crate, so the binary and the harness are built once.
+//! Each module is one capability, driven as a user drives it: the real binary, real git
+//! repositories, real SQLite files, and a mock LLM server on 127.0.0.1.
+
+mod common;
+
+mod architecture;
+
+mod bad_input;
+mod crash_resume;
+mod debate_flow;
+mod interactive;
+mod list_show_resume;
+mod providers_e2e;
+mod providers_wire;
+mod record_format;
+mod record_git;
+mod selection;
+mod settings_catalog;
