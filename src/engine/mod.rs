@@ -4,3 +4,6 @@
 pub mod calls;
 pub mod run;
 pub mod step;
+
+#[cfg(test)]
+mod tests;

@@ -150,3 +150,225 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, reason
     }
     Outcome { synthesis, source, confidence, degradations }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fixture::{self, with_rounds};
+    use crate::model::{ContributionKind, Evaluation};
+
+    fn evaluated(state: &mut DebateState, change: impl FnOnce(&mut Evaluation)) {
+        change(state.rounds.last_mut().unwrap().evaluation.as_mut().unwrap());
+    }
+
+    #[test]
+    fn the_next_step_follows_from_the_stored_state() {
+        type Build = fn() -> DebateState;
+        let cases: &[(&str, Build, Step)] = &[
+            ("not analysed", || DebateState { analyzed: false, ..fixture::state() }, Step::Analyze),
+            ("analysed, no round yet", fixture::state, Step::StartRound(1)),
+            (
+                "round open, nobody argued",
+                || {
+                    let mut s = with_rounds(1);
+                    let round = &mut s.rounds[0];
+                    (round.arguments, round.rebuttals, round.measures, round.evaluation) =
+                        (Vec::new(), Vec::new(), None, None);
+                    s
+                },
+                Step::Argue { round: 1, seats: vec![0, 1] },
+            ),
+            (
+                "one argument missing",
+                || {
+                    let mut s = with_rounds(1);
+                    s.rounds[0].arguments.remove(1);
+                    s.rounds[0].rebuttals.clear();
+                    s
+                },
+                Step::Argue { round: 1, seats: vec![1] },
+            ),
+            (
+                "arguments in, rebuttals missing",
+                || {
+                    let mut s = with_rounds(1);
+                    s.rounds[0].rebuttals.clear();
+                    s.rounds[0].evaluation = None;
+                    s
+                },
+                Step::Rebut { round: 1, seats: vec![0, 1] },
+            ),
+            (
+                "all in, not evaluated",
+                || {
+                    let mut s = with_rounds(1);
+                    s.rounds[0].evaluation = None;
+                    s
+                },
+                Step::Evaluate(1),
+            ),
+            ("evaluated, nothing ends it", || with_rounds(1), Step::StartRound(2)),
+            (
+                "the moderator sees agreement",
+                || {
+                    let mut s = with_rounds(1);
+                    evaluated(&mut s, |e| e.agreement = true);
+                    s
+                },
+                Step::Conclude(EndReason::Agreement),
+            ),
+            (
+                "a clear winner",
+                || {
+                    let mut s = with_rounds(1);
+                    evaluated(&mut s, |e| e.clear_winner = Some("Operational Simplicity".into()));
+                    s
+                },
+                Step::Conclude(EndReason::ClearWinner),
+            ),
+            (
+                "everyone repeats themselves",
+                || {
+                    let mut s = with_rounds(2);
+                    s.rounds[1].measures.as_mut().unwrap().repetition = vec![Some(0.9), Some(0.8)];
+                    s
+                },
+                Step::Conclude(EndReason::Stagnation),
+            ),
+            (
+                "novelty low two rounds running",
+                || {
+                    let mut s = with_rounds(2);
+                    for r in &mut s.rounds {
+                        r.measures.as_mut().unwrap().novelty = 0.1;
+                    }
+                    s
+                },
+                Step::Conclude(EndReason::Stagnation),
+            ),
+            ("the last round", || with_rounds(3), Step::Conclude(EndReason::MaxRounds)),
+            (
+                "a dropped seat no longer argues",
+                || {
+                    let mut s = with_rounds(1);
+                    s.panel.push(s.panel[0].clone());
+                    s.panel[2].perspective.name = "Cost Control".into();
+                    s.panel[0].dropped = Some("kept failing".into());
+                    s.rounds.push(Round { number: 2, framing: "Round 2.".into(), ..fixture::round(2) });
+                    let round = s.rounds.last_mut().unwrap();
+                    (round.arguments, round.rebuttals, round.evaluation) = (Vec::new(), Vec::new(), None);
+                    s
+                },
+                Step::Argue { round: 2, seats: vec![1, 2] },
+            ),
+            (
+                "ended, no synthesis yet",
+                || DebateState { end_reason: Some(EndReason::Agreement), ..with_rounds(1) },
+                Step::Synthesize,
+            ),
+            (
+                "synthesised, not recorded",
+                || DebateState { status: Status::Recording, ..fixture::complete(1) },
+                Step::Record,
+            ),
+            ("complete", || fixture::complete(1), Step::Done),
+        ];
+        for (what, build, expected) in cases {
+            assert_eq!(next(&build()), *expected, "{what}");
+        }
+    }
+
+    #[test]
+    fn a_perspective_off_topic_twice_is_muted_but_never_below_two() {
+        let mut state = with_rounds(2);
+        for round in &mut state.rounds {
+            round.evaluation.as_mut().unwrap().off_topic = vec!["Performance Advocate".into()];
+        }
+        assert_eq!(state.active_seats(), [0, 1], "two seats stay whatever happens");
+        state.panel.push(state.panel[1].clone());
+        state.panel[2].perspective.name = "Cost Control".into();
+        assert_eq!(state.active_seats(), [1, 2]);
+    }
+
+    #[test]
+    fn resuming_sets_the_status_of_the_next_step() {
+        assert_eq!(resumed_status(&DebateState { analyzed: false, ..fixture::state() }), Status::Analyzing);
+        assert_eq!(resumed_status(&with_rounds(1)), Status::InRound);
+        assert_eq!(
+            resumed_status(&DebateState { end_reason: Some(EndReason::Human), ..with_rounds(1) }),
+            Status::Synthesizing
+        );
+        assert_eq!(resumed_status(&fixture::complete(1)), Status::Complete);
+    }
+
+    #[test]
+    fn the_final_confidence_names_every_degradation() {
+        type Case = (&'static str, fn(&mut DebateState), Source, bool, Confidence, &'static [&'static str]);
+        let cases: &[Case] = &[
+            ("clean", |_| {}, Source::Structured, true, Confidence::High, &[]),
+            (
+                "max rounds",
+                |s| s.end_reason = Some(EndReason::MaxRounds),
+                Source::Structured,
+                true,
+                Confidence::Low,
+                &[],
+            ),
+            ("offline", |_| {}, Source::Structured, false, Confidence::Medium, &["offline provider"]),
+            ("free text", |_| {}, Source::MarkdownSections, true, Confidence::Medium, &["free text"]),
+            (
+                "from the transcript",
+                |_| {},
+                Source::Transcript,
+                true,
+                Confidence::Medium,
+                &["assembled from the debate transcript"],
+            ),
+            (
+                "a dropped debater and a timeout",
+                |s| {
+                    s.panel[1].dropped = Some("HTTP 500".into());
+                    s.end_reason = Some(EndReason::Timeout);
+                },
+                Source::Structured,
+                true,
+                Confidence::Medium,
+                &["Operational Simplicity was dropped", "timeout"],
+            ),
+            (
+                "an unreadable assessment",
+                |s| s.rounds[0].evaluation.as_mut().unwrap().fallback = true,
+                Source::Structured,
+                true,
+                Confidence::Medium,
+                &["assessment of round 1 was unreadable"],
+            ),
+        ];
+        for (what, change, source, reasoned, confidence, notes) in cases {
+            let mut state = DebateState { end_reason: Some(EndReason::Agreement), ..with_rounds(1) };
+            change(&mut state);
+            let outcome = outcome(&state, fixture::synthesis(), *source, *reasoned);
+            assert_eq!(outcome.confidence, *confidence, "{what}");
+            assert_eq!(outcome.degradations.len(), notes.len(), "{what}: {:?}", outcome.degradations);
+            for note in *notes {
+                assert!(
+                    outcome.degradations.iter().any(|d| d.contains(note)),
+                    "{what}: {note} in {:?}",
+                    outcome.degradations
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn measures_compare_a_seat_with_its_own_previous_argument() {
+        let mut state = with_rounds(2);
+        state.rounds[1].arguments[0] =
+            fixture::contribution(0, ContributionKind::Argument, &state.rounds[0].arguments[0].text.clone());
+        let measures = measure(&state, 2);
+        assert_eq!(measures.repetition[0], Some(1.0));
+        assert!(measures.repetition[1].unwrap() < 0.5);
+        assert!(measures.novelty > 0.0 && measures.novelty < 1.0);
+        assert_eq!(measure(&state, 1).repetition, [None, None]);
+    }
+}

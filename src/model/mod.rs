@@ -6,6 +6,8 @@
 mod call;
 mod debate;
 mod events;
+#[cfg(test)]
+pub mod fixture;
 mod judgement;
 mod perspective;
 mod rules;

@@ -262,3 +262,72 @@ fn answer_with<T: Answer>() -> String {
 /// Added to a structured request whose first answer could not be read.
 pub const STRICTER: &str = "\n\nYour previous answer could not be read as the JSON object asked for. Answer again with \
 only that JSON object: no prose, no code fences, no comments.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fixture::{self, with_rounds};
+    use crate::model::{ContextFile, EndReason};
+
+    fn show(prompt: &Prompt) -> String {
+        format!("── system ──\n{}\n── user ──\n{}\n", prompt.system, prompt.user)
+    }
+
+    /// Round 3 of 3 is open: two rounds behind it, with guidance and a context file.
+    fn third_round() -> DebateState {
+        let mut state = with_rounds(3);
+        let open = &mut state.rounds[2];
+        open.rebuttals.clear();
+        open.evaluation = None;
+        open.measures = None;
+        open.framing = framing(&with_rounds(2), 3);
+        open.guidance = Some("Weigh our team's Postgres experience".into());
+        state.snapshot.context =
+            vec![ContextFile { path: "docs/load.md".into(), text: "Peak load is 2,000 reads per second.".into() }];
+        state
+    }
+
+    #[test]
+    fn debater_prompts() {
+        let state = third_round();
+        insta::assert_snapshot!("argument_round_1", show(&argument(&with_rounds(1), 0, 1, Size::NORMAL)));
+        insta::assert_snapshot!("argument_round_3", show(&argument(&state, 1, 3, Size::NORMAL)));
+        insta::assert_snapshot!("rebuttal_round_3", show(&rebuttal(&state, 0, 3, Size::NORMAL)));
+        insta::assert_snapshot!("argument_round_3_compact", show(&argument(&state, 1, 3, Size::COMPACT)));
+    }
+
+    #[test]
+    fn a_sequential_rebuttal_sees_the_rebuttals_before_it() {
+        let mut state = with_rounds(1);
+        state.snapshot.debate.rebuttals = Rebuttals::Sequential;
+        state.rounds[0].rebuttals.truncate(1);
+        let second = rebuttal(&state, 1, 1, Size::NORMAL).user;
+        assert!(second.contains("Rebuttals so far this round:") && second.contains("Seat 0 answers"), "{second}");
+        let first = rebuttal(&state, 0, 1, Size::NORMAL).user;
+        assert!(!first.contains("Rebuttals so far this round:"), "{first}");
+    }
+
+    #[test]
+    fn moderator_prompts() {
+        let state = with_rounds(2);
+        let measures = state.rounds[1].measures.clone().unwrap();
+        insta::assert_snapshot!("evaluation_round_2", show(&evaluation(&state, 2, &measures, Size::NORMAL)));
+        let ended = DebateState { end_reason: Some(EndReason::MaxRounds), ..with_rounds(3) };
+        insta::assert_snapshot!("synthesis", show(&synthesis(&ended, Size::NORMAL)));
+        let catalog = Catalog::build(&[]).unwrap();
+        let state = fixture::state();
+        let forced = vec!["Operational Simplicity".to_string()];
+        insta::assert_snapshot!(
+            "analysis",
+            show(&analysis(&state.question, &state.analysis, &state.panel, &catalog, &forced))
+        );
+    }
+
+    #[test]
+    fn framing_opens_each_round() {
+        let mut state = with_rounds(1);
+        state.rounds[0].evaluation.as_mut().unwrap().off_topic = vec!["Performance Advocate".into()];
+        insta::assert_snapshot!("framing_round_1", framing(&state, 1));
+        insta::assert_snapshot!("framing_round_2", framing(&state, 2));
+    }
+}

@@ -146,3 +146,6 @@ fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &'static str) -> 
 fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
+
+#[cfg(test)]
+mod tests;

@@ -55,6 +55,19 @@ fn list_and_show_as_json_hold_only_json() {
     let started: serde_json::Value = serde_json::from_slice(&out).expect("a debate with --json prints JSON");
     assert_eq!(started["status"], "complete");
     assert!(started["tokens"]["completion"].as_u64().unwrap() > 0);
+
+    // One vocabulary: the same debate reads the same in all three documents.
+    let new_id = started["id"].as_str().unwrap();
+    let out = sandbox.cmd().args(["--list", "--json"]).assert().success().get_output().stdout.clone();
+    let rows: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let listed = rows.as_array().unwrap().iter().find(|r| r["id"] == new_id).unwrap();
+    let out = sandbox.cmd().args(["--show", new_id, "--json"]).assert().success().get_output().stdout.clone();
+    let shown: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    for key in ["status", "ended_by", "confidence", "rounds", "record_path", "commit_id", "tokens"] {
+        assert_eq!(started[key], listed[key], "--json and --list --json differ on {key}");
+        assert_eq!(started[key], shown[key], "--json and --show --json differ on {key}");
+    }
+    assert_eq!(shown["confidence"], "low", "lowercase, as every other name");
 }
 
 #[test]

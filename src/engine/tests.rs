@@ -1,0 +1,341 @@
+//! The engine in process: the real executor and store (SQLite in memory), a fake at
+//! the provider edge, and a recording `Events`. Timeouts run on tokio's paused clock,
+//! so nothing here sleeps.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use super::run::Engine;
+use crate::catalog::Catalog;
+use crate::error::Error;
+use crate::model::fixture;
+use crate::model::{
+    Completion, DebateState, Decision, EndReason, Events, Identity, Outcome, Pending, ProviderKind, Published, Purpose,
+    Round, Seconds, Status, Usage,
+};
+use crate::providers::{self, Panel, Provider, ProviderError, Request};
+use crate::record::Templates;
+use crate::store::{NewDebate, Store};
+
+/// A call as the fake saw it.
+#[derive(Debug, Clone, PartialEq)]
+struct Call {
+    purpose: Purpose,
+    round: u32,
+    perspective: Option<String>,
+    prompt: String,
+}
+
+/// Which calls fail, or never answer.
+#[derive(Default)]
+struct Faults {
+    failing: Vec<(Purpose, u32, &'static str)>,
+    hanging: Vec<(Purpose, u32)>,
+}
+
+/// Answers like a model would: new words from debaters every time, JSON from the
+/// moderator; logs every call.
+#[derive(Default)]
+struct FakeModel {
+    calls: Mutex<Vec<Call>>,
+    faults: Mutex<Faults>,
+}
+
+impl FakeModel {
+    fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    fn purposes(&self) -> Vec<Purpose> {
+        self.calls().iter().map(|c| c.purpose).collect()
+    }
+}
+
+#[async_trait]
+impl Provider for FakeModel {
+    fn identity(&self) -> Identity {
+        Identity { kind: ProviderKind::Scripted, reasoned: true }
+    }
+
+    async fn complete(&self, request: &Request) -> providers::Result<Completion> {
+        let call = Call {
+            purpose: request.purpose,
+            round: request.round,
+            perspective: request.perspective.clone(),
+            prompt: request.prompt.clone(),
+        };
+        let n = {
+            let mut calls = self.calls.lock().unwrap();
+            calls.push(call.clone());
+            calls.len()
+        };
+        let (fails, hangs) = {
+            let faults = self.faults.lock().unwrap();
+            let who = call.perspective.as_deref().unwrap_or("moderator");
+            (
+                faults.failing.iter().any(|f| (f.0, f.1, f.2) == (call.purpose, call.round, who)),
+                faults.hanging.contains(&(call.purpose, call.round)),
+            )
+        };
+        if fails {
+            return Err(ProviderError::Refused { message: "overloaded".into(), hint: None });
+        }
+        if hangs {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        let text = match call.purpose {
+            Purpose::Analysis => "{}".to_string(),
+            Purpose::Evaluation => serde_json::to_string(&fixture::evaluation("Both sides traded points.")).unwrap(),
+            Purpose::Synthesis => serde_json::to_string(&fixture::synthesis()).unwrap(),
+            _ => format!("{} argues point{n} and reason{n} in round {}.", who(&call), call.round),
+        };
+        let usage = Usage { prompt_tokens: 10, completion_tokens: 5, latency_ms: 0 };
+        Ok(Completion { text, model: "fake".into(), usage })
+    }
+}
+
+fn who(call: &Call) -> &str {
+    call.perspective.as_deref().unwrap_or("moderator")
+}
+
+/// Every event as a line, and the answers to give at checkpoints.
+#[derive(Default)]
+struct Recorder {
+    log: Vec<String>,
+    decisions: Vec<Decision>,
+}
+
+impl Events for Recorder {
+    fn checkpoint(&mut self, _: &DebateState, round: u32, _: Duration) -> Option<Pending<Decision>> {
+        self.log.push(format!("checkpoint after {round}"));
+        let decision = (!self.decisions.is_empty()).then(|| self.decisions.remove(0))?;
+        Some(Box::pin(std::future::ready(decision)))
+    }
+    fn panel(&mut self, state: &DebateState) {
+        self.log.push(format!("panel {}", state.panel_names().join(", ")));
+    }
+    fn round_started(&mut self, round: u32, _: &str) {
+        self.log.push(format!("round {round}"));
+    }
+    fn contribution(&mut self, round: u32, name: &str, c: &crate::model::Contribution) {
+        self.log.push(format!("{} {round} {name}", c.kind));
+    }
+    fn assessed(&mut self, _: &DebateState, round: &Round) {
+        self.log.push(format!("assessed {}", round.number));
+    }
+    fn ended(&mut self, reason: EndReason) {
+        self.log.push(format!("ended {reason}"));
+    }
+    fn synthesized(&mut self, _: &Outcome) {
+        self.log.push("synthesized".into());
+    }
+    fn recorded(&mut self, _: &DebateState, _: &Published, _: Option<&crate::model::Draft>) {
+        self.log.push("recorded".into());
+    }
+    fn paused(&mut self, _: &str, why: &str) {
+        self.log.push(format!("paused: {why}"));
+    }
+}
+
+/// A stored debate, not yet analysed, about to run in `repo`.
+struct Setup {
+    store: Store,
+    repo: tempfile::TempDir,
+    model: Arc<FakeModel>,
+    catalog: Catalog,
+    id: String,
+}
+
+fn setup(change: impl FnOnce(&mut DebateState)) -> Setup {
+    let repo = tempfile::tempdir().unwrap();
+    let mut state = fixture::state();
+    state.repo_root = repo.path().display().to_string();
+    state.snapshot.debate.checkpoints = false;
+    change(&mut state);
+    let store = Store::open_in_memory().unwrap();
+    store
+        .create_debate(&NewDebate {
+            id: &state.id,
+            question: &state.question,
+            title: &state.title,
+            repo_root: &state.repo_root,
+            snapshot: &state.snapshot,
+            analysis: &state.analysis,
+            panel: &state.panel,
+            clarification: None,
+        })
+        .unwrap();
+    Setup { store, repo, model: Arc::default(), catalog: Catalog::build(&[]).unwrap(), id: state.id }
+}
+
+impl Setup {
+    async fn run(&self, events: &mut Recorder) -> Result<DebateState, Error> {
+        let templates = Templates::load(self.repo.path()).unwrap();
+        let provider: Arc<dyn Provider> = self.model.clone();
+        let providers = Panel { moderator: provider.clone(), debater: provider };
+        let mut engine =
+            Engine { store: &self.store, providers, catalog: &self.catalog, templates: &templates, events };
+        engine.run(&self.id).await
+    }
+
+    fn state(&self) -> DebateState {
+        self.store.load(&self.id).unwrap()
+    }
+}
+
+const PANEL: &str = "Performance Advocate, Operational Simplicity";
+
+fn round_events(round: u32) -> Vec<String> {
+    let mut events = vec![format!("round {round}")];
+    for kind in ["argument", "rebuttal"] {
+        for name in ["Performance Advocate", "Operational Simplicity"] {
+            events.push(format!("{kind} {round} {name}"));
+        }
+    }
+    events.push(format!("assessed {round}"));
+    events
+}
+
+#[tokio::test]
+async fn a_debate_runs_every_step_in_order_and_records_once() {
+    let setup = setup(|s| s.snapshot.debate.max_rounds = crate::model::Rounds(2));
+    let mut events = Recorder::default();
+    let done = setup.run(&mut events).await.unwrap();
+
+    let mut expected = vec![format!("panel {PANEL}")];
+    expected.extend(round_events(1));
+    expected.extend(round_events(2));
+    expected.extend(["ended max-rounds".to_string(), "synthesized".into(), "recorded".into()]);
+    assert_eq!(events.log, expected);
+    use Purpose::*;
+    assert_eq!(
+        setup.model.purposes(),
+        [
+            Analysis, Argument, Argument, Rebuttal, Rebuttal, Evaluation, Argument, Argument, Rebuttal, Rebuttal,
+            Evaluation, Synthesis
+        ]
+    );
+    assert_eq!(done.status, Status::Complete);
+    assert_eq!(done.rounds.iter().flat_map(Round::contributions).count(), 8);
+    let record = std::path::PathBuf::from(done.record_path.as_deref().unwrap());
+    assert!(record.starts_with(setup.repo.path()) && record.is_file());
+
+    // Run again: nothing is left to do, and nothing is asked twice.
+    let calls = setup.model.calls().len();
+    let again = setup.run(&mut Recorder::default()).await.unwrap();
+    assert_eq!((again.status, setup.model.calls().len()), (Status::Complete, calls));
+}
+
+#[tokio::test]
+async fn a_failure_pauses_and_resume_redoes_only_the_failed_call() {
+    let setup = setup(|s| s.snapshot.debate.max_rounds = crate::model::Rounds(2));
+    setup.model.faults.lock().unwrap().failing.push((Purpose::Argument, 2, "Operational Simplicity"));
+    let err = setup.run(&mut Recorder::default()).await.unwrap_err();
+    assert!(matches!(&err, Error::Paused { id, .. } if *id == setup.id), "{err:?}");
+    assert_eq!(err.exit_code(), 3);
+    assert!(err.hint().unwrap().contains(&format!("debate --resume {}", setup.id)));
+    let paused = setup.state();
+    assert_eq!(paused.status, Status::Paused);
+    assert_eq!(paused.rounds[1].arguments.len(), 1, "the other debater's argument is kept");
+
+    setup.model.faults.lock().unwrap().failing.clear();
+    let before = setup.model.calls().len();
+    let done = setup.run(&mut Recorder::default()).await.unwrap();
+    let redone: Vec<(Purpose, Option<String>)> =
+        setup.model.calls()[before..].iter().map(|c| (c.purpose, c.perspective.clone())).collect();
+    assert_eq!(
+        redone,
+        [
+            (Purpose::Argument, Some("Operational Simplicity".into())),
+            (Purpose::Rebuttal, Some("Performance Advocate".into())),
+            (Purpose::Rebuttal, Some("Operational Simplicity".into())),
+            (Purpose::Evaluation, None),
+            (Purpose::Synthesis, None),
+        ]
+    );
+    assert_eq!(done.status, Status::Complete);
+    assert_eq!(done.rounds.iter().flat_map(Round::contributions).count(), 8, "each contribution once");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_round_past_its_timeout_goes_to_synthesis_with_what_it_has() {
+    let setup = setup(|s| s.snapshot.debate.round_timeout_seconds = Seconds(30));
+    setup.model.faults.lock().unwrap().hanging.push((Purpose::Argument, 2));
+    let started = tokio::time::Instant::now();
+    let done = setup.run(&mut Recorder::default()).await.unwrap();
+    assert_eq!((done.status, done.end_reason), (Status::Complete, Some(EndReason::Timeout)));
+    assert_eq!(done.rounds.len(), 2);
+    assert!(done.outcome.unwrap().degradations.iter().any(|d| d.contains("timeout")));
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_secs(30) && waited < Duration::from_secs(60), "{waited:?} on the paused clock");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timeout_before_anything_usable_pauses() {
+    let setup = setup(|s| s.snapshot.debate.round_timeout_seconds = Seconds(30));
+    setup.model.faults.lock().unwrap().hanging.push((Purpose::Argument, 1));
+    let err = setup.run(&mut Recorder::default()).await.unwrap_err();
+    assert!(err.to_string().contains("timed out before anything usable was said"), "{err}");
+    assert_eq!(setup.state().status, Status::Paused);
+}
+
+#[tokio::test]
+async fn checkpoint_answers_guide_end_and_pause_the_debate() {
+    // Guidance reaches the next round's prompts; End goes to synthesis.
+    let setup = setup(|s| s.snapshot.debate.checkpoints = true);
+    let mut events = Recorder {
+        decisions: vec![Decision::Guide("Weigh our Postgres experience".into()), Decision::End],
+        ..Default::default()
+    };
+    let done = setup.run(&mut events).await.unwrap();
+    assert_eq!(done.end_reason, Some(EndReason::Human));
+    assert_eq!(done.rounds[1].guidance.as_deref(), Some("Weigh our Postgres experience"));
+    let round_two: Vec<Call> =
+        setup.model.calls().into_iter().filter(|c| c.round == 2 && c.perspective.is_some()).collect();
+    assert_eq!(round_two.len(), 4);
+    assert!(round_two.iter().all(|c| c.prompt.contains("Weigh our Postgres experience")));
+    assert!(events.log.contains(&"ended human".to_string()));
+
+    // No answer in time pauses, and the debate stays resumable at that checkpoint.
+    let setup = self::setup(|s| s.snapshot.debate.checkpoints = true);
+    let mut events = Recorder { decisions: vec![Decision::TimedOut], ..Default::default() };
+    let paused = setup.run(&mut events).await.unwrap();
+    assert_eq!((paused.status, paused.rounds.len()), (Status::Paused, 1));
+    assert_eq!(events.log.last().unwrap(), "paused: no answer at the checkpoint in time");
+    let mut events = Recorder { decisions: vec![Decision::Continue, Decision::Continue], ..Default::default() };
+    let done = setup.run(&mut events).await.unwrap();
+    assert_eq!(events.log[0], "checkpoint after 1", "resume asks the same question again");
+    assert_eq!((done.status, done.rounds.len()), (Status::Complete, 3));
+
+    // Ctrl-C at a checkpoint is an interruption (exit 130), with the state saved.
+    let setup = self::setup(|s| s.snapshot.debate.checkpoints = true);
+    let mut events = Recorder { decisions: vec![Decision::Interrupted], ..Default::default() };
+    let err = setup.run(&mut events).await.unwrap_err();
+    assert_eq!(err.exit_code(), 130);
+    assert_eq!(setup.state().status, Status::Paused);
+}
+
+#[tokio::test]
+async fn a_debater_that_fails_leaves_a_panel_of_three() {
+    let setup = setup(|s| {
+        let mut third = s.panel[0].clone();
+        third.perspective.name = "Cost Control".into();
+        s.panel.push(third);
+        s.snapshot.debate.max_rounds = crate::model::Rounds(1);
+    });
+    setup.model.faults.lock().unwrap().failing.push((Purpose::Argument, 1, "Cost Control"));
+    let done = setup.run(&mut Recorder::default()).await.unwrap();
+    assert_eq!(done.panel[2].dropped.as_deref(), Some("overloaded"));
+    assert_eq!(done.rounds[0].rebuttals.len(), 2, "the dropped debater does not rebut");
+    let outcome = done.outcome.unwrap();
+    assert!(outcome.degradations.iter().any(|d| d.contains("Cost Control was dropped")));
+    assert!(
+        !setup
+            .model
+            .calls()
+            .iter()
+            .any(|c| c.purpose == Purpose::Rebuttal && c.perspective.as_deref() == Some("Cost Control"))
+    );
+}

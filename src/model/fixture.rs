@@ -1,0 +1,157 @@
+//! A fixed debate for unit tests: two opposed perspectives on "Redis or Postgres for
+//! caching?", built round by round so each test starts from the state it needs.
+
+use super::*;
+
+pub const QUESTION: &str = "Should we use Redis or Postgres for caching?";
+
+pub fn perspective(name: &str, priorities: &[&str], opposes: &str) -> PerspectiveDef {
+    PerspectiveDef {
+        name: name.into(),
+        priorities: priorities.iter().map(|p| p.to_string()).collect(),
+        trade_offs: format!("{name} accepts what its priorities cost"),
+        keywords: Vec::new(),
+        opposes: vec![opposes.into()],
+        domains: vec!["data".into()],
+    }
+}
+
+fn seat(def: PerspectiveDef) -> Seat {
+    Seat { reason: format!("{} speaks to the data domain", def.name), perspective: def, dropped: None }
+}
+
+fn role(temperature: f32) -> RoleChoice {
+    RoleChoice { provider: "scripted".into(), kind: ProviderKind::Scripted, model: Some("m".into()), temperature }
+}
+
+/// Analysed, panel chosen, no rounds yet.
+pub fn state() -> DebateState {
+    DebateState {
+        id: "DEB-abc123".into(),
+        question: QUESTION.into(),
+        title: "Should we use Redis or Postgres for caching".into(),
+        repo_root: "/repo".into(),
+        status: Status::InRound,
+        created_at: "2026-11-22T10:00:00.000Z".into(),
+        snapshot: Snapshot {
+            debate: DebateSettings { max_rounds: Rounds(3), ..DebateSettings::default() },
+            record: RecordSettings::default(),
+            moderator: role(0.2),
+            debater: role(0.8),
+            context: Vec::new(),
+            requested_size: None,
+            forced: Vec::new(),
+            branch: None,
+        },
+        analysis: Analysis {
+            domains: vec!["data".into()],
+            options: vec!["Redis".into(), "Postgres".into()],
+            constraints: Vec::new(),
+            vague: false,
+            panel_size: 2,
+        },
+        panel: vec![
+            seat(perspective("Performance Advocate", &["latency", "throughput"], "Operational Simplicity")),
+            seat(perspective(
+                "Operational Simplicity",
+                &["debuggability", "fewer moving parts"],
+                "Performance Advocate",
+            )),
+        ],
+        rounds: Vec::new(),
+        end_reason: None,
+        outcome: None,
+        record_path: None,
+        commit_id: None,
+        totals: Usage::default(),
+        analyzed: true,
+        clarification: None,
+    }
+}
+
+pub fn contribution(seat: usize, kind: ContributionKind, text: &str) -> Contribution {
+    Contribution {
+        seat,
+        kind,
+        text: text.into(),
+        model: "m".into(),
+        usage: Usage { prompt_tokens: 100, completion_tokens: 40, latency_ms: 5 },
+    }
+}
+
+pub fn evaluation(summary: &str) -> Evaluation {
+    Evaluation {
+        summary: summary.into(),
+        assessment: Assessment::NewGround,
+        agreement: false,
+        clear_winner: None,
+        off_topic: Vec::new(),
+        new_points: vec!["cost".into()],
+        fallback: false,
+    }
+}
+
+/// Round `number` in full: both arguments and rebuttals (distinct words per round and
+/// seat), measured and evaluated.
+pub fn round(number: u32) -> Round {
+    let text = |seat: usize, kind: &str| {
+        format!("Seat {seat} {kind} in round {number}: point-{number}-{seat}-a point-{number}-{seat}-b.")
+    };
+    Round {
+        number,
+        framing: format!("Round {number}."),
+        guidance: None,
+        arguments: (0..2).map(|s| contribution(s, ContributionKind::Argument, &text(s, "argues"))).collect(),
+        rebuttals: (0..2).map(|s| contribution(s, ContributionKind::Rebuttal, &text(s, "answers"))).collect(),
+        measures: Some(RoundMeasures {
+            repetition: if number == 1 { vec![None, None] } else { vec![Some(0.1), Some(0.2)] },
+            novelty: 0.9,
+        }),
+        evaluation: Some(evaluation(&format!("Round {number}: both sides added points."))),
+    }
+}
+
+/// `count` complete rounds.
+pub fn with_rounds(count: u32) -> DebateState {
+    DebateState { rounds: (1..=count).map(round).collect(), ..state() }
+}
+
+pub fn synthesis() -> Synthesis {
+    Synthesis {
+        perspectives: vec![
+            PerspectiveSummary {
+                name: "Performance Advocate".into(),
+                key_arguments: vec!["sub-millisecond reads".into()],
+                trade_offs_accepted: vec!["another service to run".into()],
+            },
+            PerspectiveSummary {
+                name: "Operational Simplicity".into(),
+                key_arguments: vec!["one database to run".into()],
+                trade_offs_accepted: vec!["slower cache hits".into()],
+            },
+        ],
+        agreement: vec!["measure before adding Redis".into()],
+        tensions: vec!["latency against operations".into()],
+        recommendation: "Cache in Postgres now; add Redis when p99 exceeds 50 ms.".into(),
+        confidence: Confidence::High,
+        caveats: vec!["traffic grows tenfold".into()],
+        dissent: None,
+    }
+}
+
+/// Ended by agreement after `rounds` rounds, synthesised and recorded.
+pub fn complete(rounds: u32) -> DebateState {
+    let mut state = with_rounds(rounds);
+    state.status = Status::Complete;
+    state.end_reason = Some(EndReason::Agreement);
+    state.outcome = Some(Outcome {
+        synthesis: synthesis(),
+        source: Source::Structured,
+        confidence: Confidence::High,
+        degradations: Vec::new(),
+    });
+    state.record_path = Some("/repo/docs/decisions/2026-11-22-should-we-use-redis-or-postgres-for-caching.md".into());
+    state.commit_id = Some("0123456789abcdef0123456789abcdef01234567".into());
+    state.totals = Usage { prompt_tokens: 1200, completion_tokens: 480, latency_ms: 60 };
+    state
+}

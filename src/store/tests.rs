@@ -1,0 +1,209 @@
+//! The store against real SQLite: what is written reads back the same, migrations
+//! bring old databases up to date, and what this version cannot read is refused.
+
+use rusqlite::Connection;
+
+use super::*;
+use crate::model::fixture;
+use crate::model::{Clarification, Completion, DebateState, EndReason, Outcome, ProviderKind, Round, Status, Usage};
+
+fn create(store: &Store, state: &DebateState) {
+    store
+        .create_debate(&NewDebate {
+            id: &state.id,
+            question: &state.question,
+            title: &state.title,
+            repo_root: &state.repo_root,
+            snapshot: &state.snapshot,
+            analysis: &state.analysis,
+            panel: &state.panel,
+            clarification: state.clarification.as_ref(),
+        })
+        .unwrap();
+}
+
+fn call(text: &str) -> Completion {
+    Completion {
+        text: text.into(),
+        model: "m".into(),
+        usage: Usage { prompt_tokens: 7, completion_tokens: 3, latency_ms: 2 },
+    }
+}
+
+/// Write `state` (complete, with its rounds) through the store's operations, as the
+/// engine does step by step.
+fn write(store: &Store, state: &DebateState) {
+    create(store, state);
+    store.save_panel(&state.id, &state.panel, &call("{}")).unwrap();
+    for round in &state.rounds {
+        store.start_round(&state.id, round.number, &round.framing, round.guidance.as_deref()).unwrap();
+        for c in round.contributions() {
+            store.save_contribution(&state.id, round.number, state.name(c.seat), c).unwrap();
+        }
+        store
+            .save_evaluation(
+                &state.id,
+                round.number,
+                round.measures.as_ref().unwrap(),
+                round.evaluation.as_ref().unwrap(),
+                &call("{}"),
+            )
+            .unwrap();
+    }
+    store.save_end(&state.id, state.end_reason.unwrap()).unwrap();
+    store.save_outcome(&state.id, state.outcome.as_ref().unwrap(), &call("{}")).unwrap();
+    store.save_record_path(&state.id, state.record_path.as_deref().unwrap()).unwrap();
+    store.complete(&state.id, state.commit_id.as_deref()).unwrap();
+}
+
+#[test]
+fn a_debate_reads_back_as_it_was_written() {
+    let store = Store::open_in_memory().unwrap();
+    let mut state = fixture::complete(2);
+    state.rounds[1].guidance = Some("Weigh the team's Postgres experience".into());
+    state.clarification = Some(Clarification { question: "Which options?".into(), answer: "Redis or Postgres".into() });
+    state.panel[1].dropped = None;
+    write(&store, &state);
+    let loaded = store.load(&state.id).unwrap();
+
+    assert_eq!(loaded.status, Status::Complete);
+    assert_eq!(loaded.panel, state.panel);
+    assert_eq!(loaded.rounds, state.rounds);
+    assert_eq!(loaded.end_reason, Some(EndReason::Agreement));
+    assert_eq!(serde_json::to_value(&loaded.outcome).unwrap(), serde_json::to_value(&state.outcome).unwrap());
+    assert_eq!(loaded.analysis, state.analysis);
+    assert_eq!(loaded.snapshot.moderator, state.snapshot.moderator);
+    assert_eq!(loaded.snapshot.debate, state.snapshot.debate);
+    assert_eq!((loaded.record_path, loaded.commit_id), (state.record_path, state.commit_id));
+    assert_eq!(loaded.clarification, state.clarification);
+    assert!(loaded.analyzed);
+    // 8 contributions at 100/40 tokens, 4 moderator calls at 7/3.
+    assert_eq!((loaded.totals.prompt_tokens, loaded.totals.completion_tokens), (8 * 100 + 4 * 7, 8 * 40 + 4 * 3));
+}
+
+#[test]
+fn contributions_come_back_in_seat_order_whatever_order_they_were_stored_in() {
+    let store = Store::open_in_memory().unwrap();
+    let state = fixture::state();
+    create(&store, &state);
+    store.start_round(&state.id, 1, "Round 1.", None).unwrap();
+    let round = fixture::round(1);
+    for c in round.arguments.iter().rev() {
+        store.save_contribution(&state.id, 1, state.name(c.seat), c).unwrap();
+    }
+    let seats: Vec<usize> = store.load(&state.id).unwrap().rounds[0].arguments.iter().map(|c| c.seat).collect();
+    assert_eq!(seats, [0, 1]);
+}
+
+#[test]
+fn a_contribution_is_stored_once() {
+    let store = Store::open_in_memory().unwrap();
+    let state = fixture::state();
+    create(&store, &state);
+    store.start_round(&state.id, 1, "Round 1.", None).unwrap();
+    let c = &fixture::round(1).arguments[0];
+    store.save_contribution(&state.id, 1, state.name(0), c).unwrap();
+    assert!(matches!(store.save_contribution(&state.id, 1, state.name(0), c), Err(StoreError::Sqlite(_))));
+}
+
+#[test]
+fn the_list_reads_summaries_without_loading_debates() {
+    let store = Store::open_in_memory().unwrap();
+    let done = fixture::complete(1);
+    write(&store, &done);
+    let mut other = fixture::state();
+    other.id = "DEB-zzz999".into();
+    other.repo_root = "/elsewhere".into();
+    create(&store, &other);
+
+    let rows = store.list(Some("/repo"), 20).unwrap();
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    assert_eq!(
+        (row.id.as_str(), row.status, row.rounds, row.end_reason),
+        ("DEB-abc123", Status::Complete, 1, Some(EndReason::Agreement))
+    );
+    assert_eq!(row.confidence, done.outcome.as_ref().map(|o: &Outcome| o.confidence));
+    assert_eq!(row.totals.prompt_tokens, 4 * 100 + 3 * 7);
+    assert_eq!(store.list(None, 20).unwrap().len(), 2);
+    assert_eq!(store.list(None, 1).unwrap().len(), 1);
+}
+
+#[test]
+fn ids_resolve_by_prefix_in_any_case() {
+    let store = Store::open_in_memory().unwrap();
+    for id in ["DEB-abc123", "DEB-abd456"] {
+        create(&store, &DebateState { id: id.into(), ..fixture::state() });
+    }
+    assert_eq!(store.resolve_id("deb-ABC").unwrap(), "DEB-abc123");
+    assert_eq!(store.resolve_id("abd").unwrap(), "DEB-abd456");
+    assert!(matches!(store.resolve_id("ab"), Err(StoreError::Ambiguous { ids, .. }) if ids.len() == 2));
+    assert!(matches!(store.resolve_id("xyz"), Err(StoreError::UnknownId(_))));
+    assert!(matches!(store.resolve_id("a%"), Err(StoreError::Ambiguous { .. })), "a LIKE wildcard is not a wildcard");
+}
+
+#[test]
+fn an_unknown_stored_value_is_an_error_naming_its_column() {
+    let store = Store::open_in_memory().unwrap();
+    let state = fixture::state();
+    create(&store, &state);
+    store.conn.execute("UPDATE debates SET status = 'exploded'", []).unwrap();
+    let err = store.load(&state.id).unwrap_err().to_string();
+    assert!(err.contains("debates.status") && err.contains("exploded"), "{err}");
+
+    store.conn.execute("UPDATE debates SET status = 'in_round'", []).unwrap();
+    store.start_round(&state.id, 1, "Round 1.", None).unwrap();
+    store.save_contribution(&state.id, 1, state.name(0), &fixture::round(1).arguments[0]).unwrap();
+    store.conn.execute("UPDATE contributions SET kind = 'aside'", []).unwrap_err();
+    store.conn.execute("PRAGMA ignore_check_constraints = ON", []).unwrap();
+    store.conn.execute("UPDATE contributions SET kind = 'aside'", []).unwrap();
+    let err = store.load(&state.id).unwrap_err().to_string();
+    assert!(err.contains("contributions.kind") && err.contains("aside"), "{err}");
+}
+
+#[test]
+fn an_old_database_is_migrated_and_its_debates_still_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.sqlite3");
+    // A database as version 2 left it: the first two migrations, and a snapshot that
+    // names the roles' providers without their kind.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(MIGRATIONS[0]).unwrap();
+    conn.execute_batch(MIGRATIONS[1]).unwrap();
+    conn.pragma_update(None, "user_version", 2).unwrap();
+    let state = fixture::state();
+    let mut snapshot = serde_json::to_value(&state.snapshot).unwrap();
+    for role in ["moderator", "debater"] {
+        snapshot[role].as_object_mut().unwrap().remove("kind");
+        snapshot[role]["provider"] = if role == "moderator" { "anthropic".into() } else { "offline".into() };
+    }
+    conn.execute(
+        "INSERT INTO debates (id, question, title, repo_root, status, snapshot, analysis, created_at, updated_at)
+         VALUES ('DEB-old001', 'q', 't', '/repo', 'paused', ?1, ?2, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
+        [snapshot.to_string(), serde_json::to_string(&state.analysis).unwrap()],
+    )
+    .unwrap();
+    drop(conn);
+
+    let store = Store::open(&path).unwrap();
+    let version: usize = store.conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+    assert_eq!(version, MIGRATIONS.len());
+    let loaded = store.load("DEB-old001").unwrap();
+    assert_eq!(loaded.status, Status::Paused);
+    assert_eq!(
+        (loaded.snapshot.moderator.kind, loaded.snapshot.debater.kind),
+        (ProviderKind::Anthropic, ProviderKind::Offline)
+    );
+    assert_eq!(loaded.rounds, Vec::<Round>::new());
+}
+
+#[test]
+fn a_database_from_a_newer_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.sqlite3");
+    Connection::open(&path).unwrap().pragma_update(None, "user_version", 99).unwrap();
+    let Err(err) = Store::open(&path) else { panic!("a newer schema must be refused") };
+    assert!(matches!(err, StoreError::Newer { found: 99, .. }), "{err}");
+    assert!(Store::open_existing(&dir.path().join("absent.sqlite3")).unwrap().is_none());
+    assert!(!dir.path().join("absent.sqlite3").exists(), "looking for a database creates none");
+}
