@@ -107,20 +107,55 @@ impl Error {
         }
     }
 
-    /// The chain of causes below the message, outermost first; a cause that only
-    /// repeats the line above it is left out.
+    /// The chain of causes below the message, outermost first; a cause the line above
+    /// already says is left out.
     pub fn causes(&self) -> Vec<String> {
         let mut causes: Vec<String> = Vec::new();
         let mut above = self.to_string();
         let mut source = std::error::Error::source(self);
         while let Some(cause) = source {
             let text = cause.to_string();
-            if text != above {
+            if !above.contains(&text) {
                 causes.push(text.clone());
             }
             above = text;
             source = cause.source();
         }
         causes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_add_only_what_the_message_does_not_say() {
+        let sqlite = rusqlite::Connection::open_in_memory().unwrap().execute("NOT SQL", []).unwrap_err();
+        let err = Error::from(StoreError::Sqlite(sqlite));
+        assert!(err.to_string().starts_with("state database: "), "{err}");
+        assert_eq!(err.exit_code(), 1);
+        let paused = Error::Paused { id: "DEB-abc123".into(), source: Box::new(err) };
+        assert_eq!(paused.exit_code(), 1, "a pause keeps the exit code of its cause");
+        let causes = paused.causes();
+        assert!(causes.iter().all(|c| !paused.to_string().contains(c.as_str())), "{causes:?}");
+        assert!(paused.hint().unwrap().ends_with("the debate is paused: debate --resume DEB-abc123"));
+    }
+
+    #[test]
+    fn each_kind_of_failure_has_its_exit_code() {
+        let cases: Vec<(Error, u8)> = vec![
+            (Error::input("empty question"), 2),
+            (StoreError::UnknownId("DEB-x".into()).into(), 2),
+            (RecordError::BranchExists("main".into()).into(), 2),
+            (ProviderError::Refused { message: "HTTP 401".into(), hint: None }.into(), 3),
+            (ProviderError::Setup { message: "no key".into(), hint: None }.into(), 4),
+            (Error::config("bad"), 4),
+            (RecordError::NoOutcome.into(), 5),
+            (Error::interrupted("Ctrl-C"), 130),
+        ];
+        for (err, code) in cases {
+            assert_eq!(err.exit_code(), code, "{err}");
+        }
     }
 }
