@@ -90,26 +90,19 @@ fn debate_command(sandbox: &Sandbox, config: &Path, perspectives: u32, rounds: u
     cmd
 }
 
-/// Peak resident memory of one debate process, from wait4's rusage.
+/// Peak resident memory of one debate process: the largest of the children reaped so
+/// far, which is the debate (the only other children are small `git` commands).
 async fn peak_rss(mock: &Server) -> i64 {
+    use nix::sys::resource::{UsageWho, getrusage};
     let (sandbox, config) = sandbox(mock, "parallel");
     let mut cmd = debate_command(&sandbox, &config, 4, 5);
     cmd.stdout(Stdio::null()).stderr(Stdio::null());
     tokio::task::spawn_blocking(move || {
-        // Reaped by wait4 below, which also reports the child's own peak memory.
-        #[allow(clippy::zombie_processes)]
-        let child = cmd.spawn().expect("debate starts");
-        let mut status = 0;
-        // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: the pid is our own child, not yet waited for; the pointers are valid.
-        let waited = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-        assert!(waited > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "the debate failed");
-        println!(
-            "## Peak memory\n\nA 4-perspective, 5-round debate: peak RSS {:.1} MB.\n",
-            usage.ru_maxrss as f64 / 1024.0
-        );
-        usage.ru_maxrss
+        let status = cmd.status().expect("debate runs");
+        assert!(status.success(), "the debate failed");
+        let peak = getrusage(UsageWho::RUSAGE_CHILDREN).expect("rusage").max_rss();
+        println!("## Peak memory\n\nA 4-perspective, 5-round debate: peak RSS {:.1} MB.\n", peak as f64 / 1024.0);
+        peak
     })
     .await
     .expect("measured")
@@ -225,8 +218,7 @@ fn list_scaling() -> f64 {
             db
         })
         .collect();
-    // SAFETY: sync(2) takes no arguments and cannot fail.
-    unsafe { libc::sync() };
+    nix::unistd::sync();
     let bin = assert_cmd::cargo::cargo_bin!("debate");
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); SIZES.len()];
     for _ in 0..RUNS {
