@@ -18,6 +18,7 @@ use crate::record::{self, RecordError, Templates};
 use crate::settings::{self, FlagOverrides};
 use crate::store::{self, NewDebate, Store};
 use crate::terminal::{self, Terminal, Verbosity, prompt};
+use crate::text::secrets::{self, Masker};
 use crate::view::{Detail, IssueDraft, Summary};
 
 /// Largest question we accept, from any source.
@@ -134,9 +135,16 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let root = project_root()?;
     let loaded = settings::load(&root, cli.config.as_deref(), &flag_overrides(cli))?;
     let catalog = Catalog::build(&loaded.overlays)?;
-    let context = read_context(&cli.context)?;
     let (moderator, debater) = providers::choose(&loaded.settings, cli.offline)?;
     let providers = providers::build_panel(&moderator, &debater, &loaded.settings)?;
+    let question = without_secrets(&question, "the question", &providers.secrets, terminal);
+    let context = read_context(&cli.context)?
+        .into_iter()
+        .map(|file| {
+            let text = without_secrets(&file.text, &file.path, &providers.secrets, terminal);
+            ContextFile { text, ..file }
+        })
+        .collect();
     let templates = Templates::load(&root)?;
     let requested_branch = cli.branch.as_deref().map(str::trim);
     if let Some(name) = requested_branch {
@@ -343,6 +351,25 @@ fn checked_text(bytes: Vec<u8>, origin: &str, limit: usize) -> Result<String> {
     }
     String::from_utf8(bytes)
         .map_err(|_| Error::input(format!("{origin} is not valid UTF-8")).with_hint("convert it to UTF-8"))
+}
+
+/// `text` with every known key and everything shaped like a credential masked, and a
+/// warning for each kind found: nothing of it is stored, sent or written.
+fn without_secrets(text: &str, origin: &str, keys: &Masker, terminal: &Terminal) -> String {
+    let masked = keys.mask(text);
+    if masked != text {
+        terminal.warn(&format!(
+            "{origin} holds one of your API keys; it is masked everywhere debate stores, sends or writes it"
+        ));
+    }
+    let (masked, found) = secrets::credentials(&masked);
+    for finding in found {
+        terminal.warn(&format!(
+            "{origin} holds what looks like {}; it is masked everywhere debate stores, sends or writes it",
+            finding.what
+        ));
+    }
+    masked
 }
 
 fn read_context(paths: &[PathBuf]) -> Result<Vec<ContextFile>> {

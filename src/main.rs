@@ -36,15 +36,17 @@ fn main() -> ExitCode {
 
 /// The error in one line, what to do about it in a second; with `-v`, its causes too.
 fn report(err: &debate::error::Error, verbose: bool) {
+    use debate::text::untrusted::one_line;
     let mut stderr = std::io::stderr();
-    let _ = writeln!(stderr, "error: {err}");
+    // An error may quote the question, a server or a file: one clean line each.
+    let _ = writeln!(stderr, "error: {}", one_line(&err.to_string()));
     if verbose {
         for cause in err.causes() {
-            let _ = writeln!(stderr, "  caused by: {cause}");
+            let _ = writeln!(stderr, "  caused by: {}", one_line(&cause));
         }
     }
     if let Some(hint) = err.hint() {
-        let _ = writeln!(stderr, "hint: {hint}");
+        let _ = writeln!(stderr, "hint: {}", one_line(&hint));
     }
 }
 

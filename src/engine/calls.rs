@@ -12,6 +12,7 @@ use crate::moderator::prompts::{self, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::synthesis::SynthesisAnswer;
 use crate::providers::{Brief, Provider, Request, Result, Schema, TextSink};
+use crate::text::secrets::Masker;
 
 /// Completion limits for the moderator's structured answers.
 const ANALYSIS_TOKENS: u32 = 1_000;
@@ -115,21 +116,23 @@ fn moderator<T: Answer>(
     }
 }
 
+/// Who answers a call, and the keys to mask in what comes back.
+#[derive(Clone, Copy)]
+pub struct Asked<'a> {
+    pub provider: &'a dyn Provider,
+    pub secrets: &'a Masker,
+}
+
 /// One call. A failure that a shorter prompt may cure gets one more try with a
 /// compact prompt.
-pub async fn ask(
-    provider: &dyn Provider,
-    state: &DebateState,
-    ask: &Ask<'_>,
-    on_text: Option<TextSink>,
-) -> Result<Completion> {
+pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Option<TextSink>) -> Result<Completion> {
     let mut normal = request(state, ask, Size::NORMAL);
     normal.on_text = on_text.clone();
-    match timed(provider, &normal).await {
+    match timed(to, &normal).await {
         Err(err) if err.retryable() => {
             let mut compact = request(state, ask, Size::COMPACT);
             compact.on_text = on_text;
-            timed(provider, &compact).await
+            timed(to, &compact).await
         }
         result => result,
     }
@@ -139,30 +142,32 @@ pub async fn ask(
 /// asked for once more with a stricter instruction; the completion then carries the
 /// tokens of both calls and the second answer's text.
 pub async fn ask_structured<T>(
-    provider: &dyn Provider,
+    to: Asked<'_>,
     state: &DebateState,
     what: &Ask<'_>,
     read: impl Fn(&str) -> Option<T>,
 ) -> Result<(Completion, Option<T>)> {
-    let first = ask(provider, state, what, None).await?;
+    let first = ask(to, state, what, None).await?;
     if let Some(value) = read(&first.text) {
         return Ok((first, Some(value)));
     }
-    if !provider.identity().reasoned {
+    if !to.provider.identity().reasoned {
         // The offline provider would only say the same again.
         return Ok((first, None));
     }
     let mut stricter = request(state, what, Size::NORMAL);
     stricter.prompt.push_str(STRICTER);
-    let second = timed(provider, &stricter).await?;
+    let second = timed(to, &stricter).await?;
     let value = read(&second.text);
     Ok((Completion { usage: first.usage + second.usage, ..second }, value))
 }
 
-/// One call, with its wall time as the latency.
-async fn timed(provider: &dyn Provider, request: &Request) -> Result<Completion> {
+/// One call, with its wall time as the latency, and every known key masked in the
+/// answer (a server may echo the key it was sent).
+async fn timed(to: Asked<'_>, request: &Request) -> Result<Completion> {
     let started = Instant::now();
-    let mut completion = provider.complete(request).await?;
+    let mut completion = to.provider.complete(request).await?;
     completion.usage.latency_ms = started.elapsed().as_millis() as u64;
+    completion.text = to.secrets.mask(&completion.text);
     Ok(completion)
 }

@@ -9,7 +9,7 @@ use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use tokio::time::Instant;
 
-use super::calls::{self, Ask};
+use super::calls::{self, Ask, Asked};
 use super::step::{self, Step};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
@@ -22,6 +22,7 @@ use crate::moderator::{detection, evaluation, prompts, synthesis};
 use crate::providers::{self, Panel, ProviderError, TextSink};
 use crate::record::{self, RecordError, Templates};
 use crate::store::{Store, StoreError};
+use crate::text::secrets::MaskedStream;
 
 /// Longest contribution we keep; an enormous answer is cut, and says so.
 const MAX_ANSWER_CHARS: usize = 60_000;
@@ -68,6 +69,10 @@ impl From<RecordError> for Stop {
 }
 
 impl Engine<'_> {
+    fn moderator(&self) -> Asked<'_> {
+        Asked { provider: self.providers.moderator.as_ref(), secrets: &self.providers.secrets }
+    }
+
     /// Run the debate to completion from wherever its stored state stands.
     pub async fn run(&mut self, id: &str) -> Result<DebateState> {
         let started = Instant::now();
@@ -150,7 +155,7 @@ impl Engine<'_> {
         self.events.moderating("choosing the panel");
         let ask = Ask::Analysis { catalog: self.catalog };
         let read = |text: &str| answers::read::<PanelChoice>(text).ok();
-        let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &ask, read);
+        let asked = calls::ask_structured(self.moderator(), state, &ask, read);
         let (completion, choice) = within(deadline, "the moderator's analysis", asked).await?;
         let panel = choice
             .and_then(|choice| selection::refine(self.catalog, &state.panel, &state.snapshot.forced, &choice))
@@ -209,10 +214,11 @@ impl Engine<'_> {
         let (live_tx, mut live_rx) = tokio::sync::mpsc::unbounded_channel::<(usize, String)>();
         let live = self.events.live();
         let provider = self.providers.debater.clone();
+        let secrets = self.providers.secrets.clone();
         let mut pending: FuturesUnordered<_> = seats
             .iter()
             .map(|&seat| {
-                let provider = provider.clone();
+                let (provider, secrets) = (provider.clone(), secrets.clone());
                 let live_tx = live_tx.clone();
                 let sink = live.then(|| {
                     TextSink::new(move |text| {
@@ -221,7 +227,8 @@ impl Engine<'_> {
                 });
                 async move {
                     let what = format!("{} ({} {kind})", state.panel[seat].name(), round);
-                    let asked = calls::ask(provider.as_ref(), state, &Ask::Debater { seat, round, kind }, sink).await;
+                    let to = Asked { provider: provider.as_ref(), secrets: &secrets };
+                    let asked = calls::ask(to, state, &Ask::Debater { seat, round, kind }, sink).await;
                     (seat, asked.and_then(|c| usable(c, &what)))
                 }
             })
@@ -231,11 +238,19 @@ impl Engine<'_> {
         let mut landed: BTreeMap<usize, Option<Contribution>> = BTreeMap::new();
         let mut shown = 0;
         let mut failures: Vec<(usize, ProviderError)> = Vec::new();
+        // Streamed text is shown masked, and never a part of a key.
+        let mut streams: BTreeMap<usize, MaskedStream> = BTreeMap::new();
+        let mut stream = |events: &mut dyn Events, seat: usize, text: &str| {
+            let ready = streams.entry(seat).or_default().push(&secrets, text);
+            if !ready.is_empty() {
+                events.delta(seat, &ready);
+            }
+        };
         loop {
             let next = tokio::select! {
                 biased;
                 Some((seat, text)) = live_rx.recv() => {
-                    self.events.delta(seat, &text);
+                    stream(&mut *self.events, seat, &text);
                     continue;
                 }
                 next = tokio::time::timeout_at(deadline, pending.next()) => next,
@@ -243,7 +258,7 @@ impl Engine<'_> {
             let Ok(next) = next else { return Err(Stop::TimedOut("a debate round")) };
             let Some((seat, result)) = next else { break };
             while let Ok((seat, text)) = live_rx.try_recv() {
-                self.events.delta(seat, &text);
+                stream(&mut *self.events, seat, &text);
             }
             match result {
                 Ok(completion) => {
@@ -313,7 +328,7 @@ impl Engine<'_> {
         let ask = Ask::Evaluation { round, measures: &measures, local: &local };
         let names = state.panel_names();
         let read = |text: &str| evaluation::parse(text, &names).ok();
-        let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &ask, read);
+        let asked = calls::ask_structured(self.moderator(), state, &ask, read);
         let (completion, parsed) = within(deadline, "the moderator's evaluation", asked).await?;
         let evaluation = parsed.unwrap_or(local);
         self.store.save_evaluation(&state.id, round, &measures, &evaluation, &completion)?;
@@ -326,7 +341,7 @@ impl Engine<'_> {
         self.events.moderating("writing the synthesis");
         let names = state.panel_names();
         let read = |text: &str| synthesis::parse(text, &names).ok();
-        let asked = calls::ask_structured(self.providers.moderator.as_ref(), state, &Ask::Synthesis, read);
+        let asked = calls::ask_structured(self.moderator(), state, &Ask::Synthesis, read);
         let (completion, parsed) = within(deadline, "the moderator's synthesis", asked).await?;
         let (synthesis, source) = parsed.unwrap_or_else(|| {
             let latest = latest_arguments(state);

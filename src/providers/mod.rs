@@ -17,6 +17,7 @@ use async_trait::async_trait;
 use crate::model::{Completion, Evaluation, Identity, PerspectiveDef, ProviderKind, Purpose, RoleChoice, Usage};
 use crate::settings::{ProviderConfig, Settings};
 use crate::text::estimate_tokens;
+use crate::text::secrets::Masker;
 
 pub use offline::OFFLINE_LABEL;
 
@@ -165,6 +166,8 @@ pub trait Provider: Send + Sync {
 pub struct Panel {
     pub moderator: Arc<dyn Provider>,
     pub debater: Arc<dyn Provider>,
+    /// Every key this run knows, masked in every answer before it is stored or shown.
+    pub secrets: Arc<Masker>,
 }
 
 /// Providers that exist without settings, and the key variable that enables each.
@@ -247,7 +250,27 @@ pub fn build_panel(moderator: &RoleChoice, debater: &RoleChoice, settings: &Sett
     let moderator_provider = build(moderator, settings)?;
     let same = moderator.provider == debater.provider && moderator.model == debater.model;
     let debater_provider = if same { moderator_provider.clone() } else { build(debater, settings)? };
-    Ok(Panel { moderator: moderator_provider, debater: debater_provider })
+    let secrets = Arc::new(Masker::new(configured_keys(settings)));
+    Ok(Panel { moderator: moderator_provider, debater: debater_provider, secrets })
+}
+
+/// Every API key the settings and the environment hold: each configured provider's
+/// (written in settings, or in its variable) and the well-known variables'.
+pub fn configured_keys(settings: &Settings) -> Vec<String> {
+    let from_env = |name: &str| std::env::var(name).ok();
+    let configured = settings.providers.named.values().flat_map(|config| {
+        let variable = config.api_key_env.clone().unwrap_or_else(|| default_key_env(config.kind).to_string());
+        [config.api_key.clone(), from_env(&variable)]
+    });
+    let well_known = BUILT_IN.iter().map(|b| from_env(b.3));
+    configured.chain(well_known).flatten().collect()
+}
+
+fn default_key_env(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+        _ => "OPENAI_API_KEY",
+    }
 }
 
 /// Build the provider a role uses.
@@ -274,10 +297,11 @@ pub fn build(choice: &RoleChoice, settings: &Settings) -> Result<Arc<dyn Provide
 }
 
 fn endpoint(name: &str, config: &ProviderConfig, model: Option<String>) -> Result<http::Endpoint> {
-    let (default_url, default_env) = match config.kind {
-        ProviderKind::Anthropic => ("https://api.anthropic.com/v1", "ANTHROPIC_API_KEY"),
-        _ => ("https://api.openai.com/v1", "OPENAI_API_KEY"),
+    let default_url = match config.kind {
+        ProviderKind::Anthropic => "https://api.anthropic.com/v1",
+        _ => "https://api.openai.com/v1",
     };
+    let default_env = default_key_env(config.kind);
     let base_url = config.base_url.clone().unwrap_or_else(|| default_url.to_string());
     let model = model.ok_or_else(|| {
         ProviderError::setup(

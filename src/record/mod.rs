@@ -3,6 +3,7 @@
 
 pub mod git;
 pub mod issue;
+mod markdown;
 pub mod render;
 pub mod slug;
 
@@ -10,6 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::model::{DebateState, Published};
+use crate::text::untrusted::one_line;
 
 pub use render::Templates;
 
@@ -217,14 +219,16 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
 
 /// `docs(decisions): <title>`, then the question, panel, confidence and end reason, and
 /// the `Debate-Id:` trailer that makes recording idempotent.
+/// Every value on one line of its own, so nothing in the question or a perspective's
+/// name can add a line, a paragraph or a trailer of its own.
 pub fn commit_message(state: &DebateState) -> String {
-    let subject: String = state.title.chars().take(72).collect();
-    let question: String = state.question.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(600).collect();
+    let subject: String = one_line(&state.title).chars().take(72).collect();
+    let question: String = one_line(&state.question).chars().take(600).collect();
     let confidence = state.outcome.as_ref().map_or("unknown", |o| o.confidence.as_str());
     let ended = state.end_reason.map_or("unknown", |r| r.as_str());
     format!(
         "docs(decisions): {subject}\n\nQuestion: {question}\nPerspectives: {}\nConfidence: {confidence}\nEnded by: {ended}\n\nDebate-Id: {}\n",
-        state.panel_names().join(", "),
+        one_line(&state.panel_names().join(", ")),
         state.id
     )
 }
@@ -272,7 +276,7 @@ fn write_new(path: &Path, bytes: &[u8], id: &str) -> Result<()> {
 
 /// A short title from the question: its first line, without a trailing `?`.
 pub fn title_of(question: &str) -> String {
-    let line = question.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let line = question.lines().map(one_line).find(|l| !l.is_empty()).unwrap_or_default();
     let line = line.trim_end_matches(['?', '.', '!', ' ']);
     match line.char_indices().nth(100) {
         Some((end, _)) => format!("{}…", line[..end].trim_end()),

@@ -7,8 +7,9 @@ use std::path::Path;
 use minijinja::Environment;
 use serde::Serialize;
 
-use super::{RecordError, Result, date_of};
+use super::{RecordError, Result, date_of, markdown};
 use crate::model::{DebateState, Dissent, ProviderKind, Round};
+use crate::text::untrusted::one_line;
 
 /// A template the repository may override in `.debate/templates/<name>`.
 struct Template {
@@ -193,33 +194,9 @@ fn environment() -> Environment<'static> {
     env.set_lstrip_blocks(true);
     env.set_keep_trailing_newline(true);
     // A JSON string is a valid YAML scalar, whatever quotes or colons the title holds.
-    env.add_filter("yaml", |value: String| serde_json::to_string(&value).unwrap_or_default());
-    env.add_filter("line", line);
-    env.add_filter("cell", |value: String| line(value).replace('|', "\\|"));
-    env.add_filter("block", block);
+    env.add_filter("yaml", |value: String| serde_json::to_string(&one_line(&value)).unwrap_or_default());
+    env.add_filter("line", |value: String| markdown::line(&value));
+    env.add_filter("cell", |value: String| markdown::cell(&value));
+    env.add_filter("block", |value: String| markdown::block(&value));
     env
-}
-
-/// One line: model text folded so it cannot start a heading or break a list.
-fn line(value: String) -> String {
-    let folded = value.split_whitespace().collect::<Vec<_>>().join(" ");
-    folded.trim_start_matches('#').trim_start().to_string()
-}
-
-/// Paragraphs kept, but no line may open a heading, a front-matter fence or a
-/// setext underline that would change the record's sections.
-fn block(value: String) -> String {
-    value
-        .trim()
-        .lines()
-        .map(|l| {
-            let t = l.trim_start();
-            if t.starts_with('#') || t.starts_with("---") || t.starts_with("===") {
-                format!("\\{t}")
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }

@@ -2,6 +2,7 @@
 
 use super::{OutputError, print_out};
 use crate::model::Listing;
+use crate::text::untrusted::one_line;
 
 /// `3m`, `5h`, `2d` since an RFC 3339 time.
 pub fn age(created_at: &str, now: chrono::DateTime<chrono::Utc>) -> String {
@@ -16,10 +17,10 @@ pub fn age(created_at: &str, now: chrono::DateTime<chrono::Utc>) -> String {
 }
 
 fn shorten(text: &str, width: usize) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match one_line.char_indices().nth(width) {
-        Some((end, _)) => format!("{}…", &one_line[..end]),
-        None => one_line,
+    let line = one_line(text);
+    match line.char_indices().nth(width) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line,
     }
 }
 
@@ -46,7 +47,9 @@ pub fn table(rows: &[Listing]) -> String {
 }
 
 fn relative(path: &str, root: &str) -> String {
-    std::path::Path::new(path).strip_prefix(root).map_or_else(|_| path.to_string(), |p| p.display().to_string())
+    one_line(
+        &std::path::Path::new(path).strip_prefix(root).map_or_else(|_| path.to_string(), |p| p.display().to_string()),
+    )
 }
 
 /// The table on stdout; no debates is said on stderr.

@@ -11,6 +11,7 @@ use crate::model::{
     Clarified, Contribution, ContributionKind, DebateState, Decision, Draft, EndReason, Events, Outcome, Pending,
     Published, Round,
 };
+use crate::text::untrusted::for_terminal;
 
 pub mod list;
 pub mod progress;
@@ -57,21 +58,36 @@ impl Terminal {
         }
     }
 
-    /// A line on stderr at normal verbosity. A closed stderr is not worth a panic.
+    /// A line on stderr at normal verbosity. Whatever it holds from a model, the
+    /// question or a repository is shown without escape sequences or controls.
     pub fn say(&self, text: &str) {
         if self.verbosity >= Verbosity::Normal {
-            self.line(text);
+            self.line(&for_terminal(text));
         }
     }
 
     fn detail(&self, text: &str) {
         if self.verbosity >= Verbosity::Verbose {
-            self.line(text);
+            self.line(&for_terminal(text));
         }
     }
 
     pub fn warn(&self, text: &str) {
-        self.line(&format!("{} {text}", paint(WARNING, "warning:")));
+        self.line(&format!("{} {}", paint(WARNING, "warning:"), for_terminal(text)));
+    }
+
+    /// A whole line in `style`, at normal verbosity.
+    fn styled(&self, style: Style, text: &str) {
+        if self.verbosity >= Verbosity::Normal {
+            self.line(&paint(style, &for_terminal(text)));
+        }
+    }
+
+    /// `label` in `style`, then `text`, at normal verbosity.
+    fn labelled(&self, style: Style, label: &str, text: &str) {
+        if self.verbosity >= Verbosity::Normal {
+            self.line(&format!("{} {}", paint(style, label), for_terminal(text)));
+        }
     }
 
     fn clear_progress(&mut self) {
@@ -94,8 +110,8 @@ impl Terminal {
     /// `═══ Round N Complete ═══`, the moderator's assessment and the local measures.
     fn round_report(&self, state: &DebateState, round: &Round) {
         let Some(evaluation) = &round.evaluation else { return };
-        self.say(&paint(HEADING, &format!("═══ Round {} Complete ═══", round.number)));
-        self.say(&format!("{} {}", paint(MODERATOR, "Moderator:"), evaluation.summary));
+        self.styled(HEADING, &format!("═══ Round {} Complete ═══", round.number));
+        self.labelled(MODERATOR, "Moderator:", &evaluation.summary);
         let mut facts = vec![format!("assessment: {}", evaluation.assessment.describe())];
         if let Some(m) = &round.measures {
             facts.push(format!("novelty {:.0}%", m.novelty * 100.0));
@@ -185,7 +201,7 @@ impl Events for Terminal {
 
     fn panel(&mut self, state: &DebateState) {
         self.clear_progress();
-        self.say(&paint(HEADING, &format!("Panel: {} perspectives", state.panel.len())));
+        self.styled(HEADING, &format!("Panel: {} perspectives", state.panel.len()));
         for seat in &state.panel {
             self.say(&format!("  • {} — {}", seat.name(), seat.reason));
         }
@@ -195,7 +211,7 @@ impl Events for Terminal {
     }
 
     fn round_started(&mut self, round: u32, framing: &str) {
-        self.say(&paint(HEADING, &format!("\n═══ Round {round} ═══")));
+        self.styled(HEADING, &format!("\n═══ Round {round} ═══"));
         self.detail(&format!("Moderator: {framing}"));
     }
 
@@ -230,8 +246,8 @@ impl Events for Terminal {
         if on_terminal {
             // The debate is read as it happens: header, text and done line in one write,
             // so no spinner redraw lands in between.
-            let header = paint(HEADER, &format!("── {name} ({}) ──", c.kind));
-            self.say(&format!("{header}\n{}\n{done}", c.text.trim()));
+            let header = paint(HEADER, &for_terminal(&format!("── {name} ({}) ──", c.kind)));
+            self.line(&format!("{header}\n{}\n{}", for_terminal(c.text.trim()), for_terminal(&done)));
         } else {
             self.say(&done);
             self.detail(&format!("{}\n", c.text));
@@ -264,13 +280,13 @@ impl Events for Terminal {
             EndReason::Human => "ended at a checkpoint",
             EndReason::Timeout => "time ran out",
         };
-        self.say(&paint(HEADING, &format!("\nDebate ended: {reason} ({why})")));
+        self.styled(HEADING, &format!("\nDebate ended: {reason} ({why})"));
     }
 
     fn synthesized(&mut self, outcome: &Outcome) {
         self.clear_progress();
         let s = &outcome.synthesis;
-        self.say(&format!("{} {}", paint(HEADING, "Recommendation:"), s.recommendation));
+        self.labelled(HEADING, "Recommendation:", &s.recommendation);
         self.say(&format!("Confidence: {}", outcome.confidence.as_str()));
         for caveat in &s.caveats {
             self.say(&format!("  caveat: {caveat}"));

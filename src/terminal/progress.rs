@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::text::untrusted::one_line;
+
 /// The moderator's spinner key; seats use their index.
 const MODERATOR: usize = usize::MAX;
 /// How much of a streaming answer a spinner line shows.
@@ -40,7 +42,7 @@ impl Progress {
     pub fn debaters(&mut self, seats: &[(usize, String)], doing: &str) {
         self.clear();
         for (seat, name) in seats {
-            let bar = self.spinner(name, doing);
+            let bar = self.spinner(&one_line(name), doing);
             self.bars.insert(*seat, (bar, String::new()));
         }
     }
@@ -55,7 +57,7 @@ impl Progress {
     pub fn text(&mut self, seat: usize, delta: &str) {
         let Some((bar, streamed)) = self.bars.get_mut(&seat) else { return };
         streamed.push_str(delta);
-        let flat = streamed.split_whitespace().collect::<Vec<_>>().join(" ");
+        let flat = one_line(streamed);
         let skip = flat.chars().count().saturating_sub(TAIL);
         bar.set_message(format!("… {}", flat.chars().skip(skip).collect::<String>()));
     }

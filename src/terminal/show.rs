@@ -3,8 +3,14 @@
 use std::fmt::Write;
 
 use crate::model::DebateState;
+use crate::text::untrusted::for_terminal;
 
+/// The whole debate as text, without escape sequences or controls from any of it.
 pub fn text(state: &DebateState) -> String {
+    for_terminal(&unsanitised(state))
+}
+
+fn unsanitised(state: &DebateState) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}  {}", state.id, state.status);
     let _ = writeln!(out, "Question:   {}", state.question);

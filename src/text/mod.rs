@@ -3,6 +3,8 @@
 //! token estimates.
 
 pub mod json;
+pub mod secrets;
+pub mod untrusted;
 pub mod yaml;
 
 /// The first sentence of a text, at most 240 characters.

@@ -1,0 +1,253 @@
+//! Untrusted text (model answers, the question) as markdown that stays inside the
+//! place the template gives it: it can never open a heading, close or open a section,
+//! a code fence, an HTML block or a comment, whatever it holds. Code blocks a model
+//! wrote stay code blocks, byte for byte.
+
+use pulldown_cmark::{Event, Parser, Tag};
+
+use crate::text::untrusted::{for_terminal, one_line};
+
+/// Paragraphs, lists and code blocks kept; headings, setext underlines and HTML
+/// neutralised; a code fence left open is closed where the text ends. The result is
+/// checked with a CommonMark parser: if it would still hold a heading or HTML (a
+/// context the rules above do not see), every line is escaped instead.
+pub fn block(text: &str) -> String {
+    let text = for_terminal(text).replace("\r\n", "\n");
+    let careful = keeping_code(&text);
+    if structure_free(&careful) { careful } else { strict(&text) }
+}
+
+fn keeping_code(text: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut fence: Option<Fence> = None;
+    let mut previous_blank = true;
+    let mut in_indented_code = false;
+    for line in text.trim().lines() {
+        if let Some(open) = &fence {
+            out.push(line.to_string());
+            if open.closed_by(line) {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some(opened) = Fence::opened_by(line) {
+            fence = Some(opened);
+            out.push(line.to_string());
+            previous_blank = false;
+            continue;
+        }
+        let blank = line.trim().is_empty();
+        // An indented code block starts after a blank line and runs while lines stay
+        // indented (or blank).
+        in_indented_code =
+            indentation(line) >= 4 && (previous_blank || in_indented_code) || (blank && in_indented_code);
+        out.push(if in_indented_code || blank { line.to_string() } else { neutralise(line) });
+        previous_blank = blank;
+    }
+    if let Some(open) = fence {
+        out.push(open.closer());
+    }
+    out.join("\n")
+}
+
+/// One line, for a bullet or a sentence: whitespace folded, nothing it starts with
+/// makes it a heading, and no HTML.
+pub fn line(text: &str) -> String {
+    neutralise(&one_line(text))
+}
+
+/// One line inside a table cell: as `line`, and `|` cannot end the cell.
+pub fn cell(text: &str) -> String {
+    line(text).replace('|', "\\|")
+}
+
+/// A code fence: its character and length, and how far it is indented.
+struct Fence {
+    mark: char,
+    length: usize,
+}
+
+impl Fence {
+    fn opened_by(line: &str) -> Option<Fence> {
+        if indentation(line) > 3 {
+            return None;
+        }
+        let trimmed = line.trim_start();
+        let mark = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+        let length = trimmed.chars().take_while(|c| *c == mark).count();
+        // A backtick fence's info string may not hold a backtick.
+        let info_ok = mark == '~' || !trimmed[length..].contains('`');
+        (length >= 3 && info_ok).then_some(Fence { mark, length })
+    }
+
+    fn closed_by(&self, line: &str) -> bool {
+        let trimmed = line.trim();
+        indentation(line) <= 3
+            && trimmed.chars().take_while(|c| *c == self.mark).count() >= self.length
+            && trimmed.chars().all(|c| c == self.mark)
+    }
+
+    fn closer(&self) -> String {
+        self.mark.to_string().repeat(self.length)
+    }
+}
+
+fn indentation(line: &str) -> usize {
+    line.chars().take_while(|c| matches!(c, ' ' | '\t')).map(|c| if c == '\t' { 4 } else { 1 }).sum()
+}
+
+/// A line of prose that cannot change the document's structure: a `#` where a
+/// heading would start (after any quote or list markers) is no heading, a line of `=`
+/// or `-` no setext underline (nor front matter), and `<` outside code spans no HTML.
+fn neutralise(line: &str) -> String {
+    let start = content_start(line);
+    let (markers, content) = line.split_at(start);
+    let marks: String = content.chars().filter(|c| !c.is_whitespace()).collect();
+    let underline = !marks.is_empty() && (marks.chars().all(|c| c == '=') || marks.chars().all(|c| c == '-'));
+    let escaped = escape_html_outside_code(content);
+    if content.starts_with('#') || underline { format!("{markers}\\{escaped}") } else { format!("{markers}{escaped}") }
+}
+
+/// Where a line's content starts after its indentation, block-quote markers (`>`) and
+/// list markers (`-`, `*`, `+`, `1.`, `1)`).
+fn content_start(line: &str) -> usize {
+    let mut at = line.len() - line.trim_start().len();
+    loop {
+        let rest = &line[at..];
+        let bullet = rest.starts_with(['-', '*', '+']) && rest[1..].starts_with([' ', '\t']);
+        let marker = if rest.starts_with('>') || bullet {
+            1
+        } else {
+            let digits = rest.chars().take_while(char::is_ascii_digit).count();
+            let ordered = (1..=9).contains(&digits)
+                && rest[digits..].starts_with(['.', ')'])
+                && rest[digits + 1..].starts_with([' ', '\t']);
+            if ordered { digits + 1 } else { 0 }
+        };
+        if marker == 0 {
+            return at;
+        }
+        at += marker;
+        at += line[at..].len() - line[at..].trim_start().len();
+    }
+}
+
+/// The text parses to no heading and no HTML.
+fn structure_free(markdown: &str) -> bool {
+    !Parser::new(markdown).any(|event| {
+        matches!(event, Event::Start(Tag::Heading { .. } | Tag::HtmlBlock) | Event::Html(_) | Event::InlineHtml(_))
+    })
+}
+
+/// Every line escaped as prose, fences included: no code block survives, and nothing
+/// else can either.
+fn strict(text: &str) -> String {
+    text.trim()
+        .lines()
+        .map(|line| {
+            let start = content_start(line);
+            let (markers, content) = line.split_at(start);
+            let content = content.replace('<', "&lt;");
+            match content.chars().next() {
+                Some('#' | '=' | '-' | '`' | '~') => format!("{markers}\\{content}"),
+                _ => format!("{markers}{content}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `<` becomes `&lt;` except inside code spans (`` `<b>` `` stays as written).
+fn escape_html_outside_code(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(start) = rest.find('`') {
+        let run = rest[start..].chars().take_while(|c| *c == '`').count();
+        let after = &rest[start + run..];
+        // A code span closes with a run of exactly the same length.
+        let close = find_run(after, run);
+        out.push_str(&rest[..start].replace('<', "&lt;"));
+        match close {
+            Some(end) => {
+                out.push_str(&rest[start..start + run + end + run]);
+                rest = &after[end + run..];
+            }
+            None => {
+                out.push_str(&rest[start..start + run]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(&rest.replace('<', "&lt;"));
+    out
+}
+
+/// Where a run of exactly `length` backticks starts in `text`.
+fn find_run(text: &str, length: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'`' {
+            let run = bytes[i..].iter().take_while(|b| **b == b'`').count();
+            if run == length {
+                return Some(i);
+            }
+            i += run;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_blocks_stay_intact() {
+        let text = "Run this:\n\n```sh\n# a comment, not a heading\necho '<b>' | tee x\n```\n\nThen `<stop>` it.";
+        assert_eq!(
+            block(text),
+            "Run this:\n\n```sh\n# a comment, not a heading\necho '<b>' | tee x\n```\n\nThen `<stop>` it."
+        );
+        let indented = "Code:\n\n    # still code\n    <b>\n\nAfter.";
+        assert_eq!(block(indented), indented);
+    }
+
+    #[test]
+    fn an_open_fence_is_closed_where_the_text_ends() {
+        assert_eq!(block("Look:\n````rust\nfn main() {}"), "Look:\n````rust\nfn main() {}\n````");
+        assert_eq!(block("~~~\nx"), "~~~\nx\n~~~");
+        assert_eq!(block("```\nok\n```"), "```\nok\n```", "a closed fence gets no extra closer");
+    }
+
+    #[test]
+    fn structure_in_prose_is_neutralised() {
+        assert_eq!(block("# Decision: do it"), "\\# Decision: do it");
+        assert_eq!(block("Title\n====="), "Title\n\\=====");
+        assert_eq!(block("Title\n--"), "Title\n\\--");
+        assert_eq!(block("---\nstatus: accepted\n---"), "\\---\nstatus: accepted\n\\---");
+        assert_eq!(block("<details><summary>x</summary>"), "&lt;details>&lt;summary>x&lt;/summary>");
+        assert_eq!(block("<!-- swallow everything"), "&lt;!-- swallow everything");
+        assert_eq!(block("a < b and `x < y`"), "a &lt; b and `x < y`");
+        assert_eq!(block("- a list\n- stays"), "- a list\n- stays");
+    }
+
+    #[test]
+    fn headings_inside_quotes_and_lists_are_neutralised() {
+        assert_eq!(block("> # quoted heading"), "> \\# quoted heading");
+        assert_eq!(block("- # listed heading\n1. ## numbered"), "- \\# listed heading\n1. \\## numbered");
+        for text in ["- item\n\n    # continued in the item", "> ```\n> # in a quoted fence"] {
+            let safe = block(text);
+            assert!(structure_free(&safe), "{text:?} → {safe:?}");
+        }
+    }
+
+    #[test]
+    fn lines_and_cells_stay_on_one_line() {
+        assert_eq!(line("## big\nheading"), "\\## big heading");
+        assert_eq!(cell("a | b\n<script>"), "a \\| b &lt;script>");
+        assert_eq!(line("\u{1b}]0;title\u{7}x\u{202e}y"), "xy");
+    }
+}
