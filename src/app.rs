@@ -136,7 +136,8 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let loaded = settings::load(&root, cli.config.as_deref(), &flag_overrides(cli))?;
     let catalog = Catalog::build(&loaded.overlays)?;
     let (moderator, debater) = providers::choose(&loaded.settings, cli.offline)?;
-    let providers = providers::build_panel(&moderator, &debater, &loaded.settings)?;
+    let definitions = providers::definitions(&loaded.settings, &[&moderator, &debater])?;
+    let providers = providers::build_panel(&moderator, &debater, &definitions, &loaded.settings)?;
     let question = without_secrets(&question, "the question", &providers.secrets, terminal);
     let context = read_context(&cli.context)?
         .into_iter()
@@ -185,6 +186,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         context,
         requested_size,
         forced: cli.with.clone(),
+        providers: definitions,
         branch: requested_branch.map(|name| match name {
             "" => record::default_branch(&id, &title),
             name => name.to_string(),
@@ -216,15 +218,24 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
     let root = PathBuf::from(&state.repo_root);
     let loaded = settings::load(&root, cli.config.as_deref(), &FlagOverrides::default())?;
     let catalog = Catalog::build(&loaded.overlays)?;
-    let mut moderator = state.snapshot.moderator.clone();
-    let mut debater = state.snapshot.debater.clone();
+    let mut snapshot = state.snapshot.clone();
     let switch_to = if cli.offline { Some("offline") } else { cli.provider.as_deref() };
     if let Some(name) = switch_to {
-        moderator = providers::switch(&moderator, &loaded.settings, name)?;
-        debater = providers::switch(&debater, &loaded.settings, name)?;
+        snapshot.moderator = providers::switch(&snapshot.moderator, &loaded.settings, name)?;
+        snapshot.debater = providers::switch(&snapshot.debater, &loaded.settings, name)?;
     }
-    let providers = providers::build_panel(&moderator, &debater, &loaded.settings)?;
+    // Debates stored before their providers were: take them from the settings now.
+    for role in [&snapshot.moderator, &snapshot.debater] {
+        if !snapshot.providers.contains_key(&role.provider) {
+            snapshot.providers.extend(providers::definitions(&loaded.settings, &[role])?);
+        }
+    }
+    let providers =
+        providers::build_panel(&snapshot.moderator, &snapshot.debater, &snapshot.providers, &loaded.settings)?;
     let templates = Templates::load(&root)?;
+    if snapshot != state.snapshot {
+        store.save_snapshot(&state.id, &snapshot)?;
+    }
     terminal.resume_summary(&state);
     drive(cli, &store, &state.id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
 }

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value, json};
 
-pub use crate::model::ProviderKind;
+use crate::model::ProviderDef;
 use crate::model::{CatalogFile, CatalogOverlay, DebateSettings, RecordSettings};
+pub use crate::model::{ProviderKind, TokenParameter};
 use crate::text::yaml;
 
 /// A settings file, variable or value that cannot be used: what is wrong, and what to do.
@@ -102,6 +103,22 @@ pub struct ProviderConfig {
 }
 
 impl ProviderConfig {
+    /// The provider as a debate stores it: everything but the key.
+    pub fn definition(&self) -> ProviderDef {
+        ProviderDef {
+            kind: self.kind,
+            base_url: self.base_url.clone(),
+            api_key_env: self.api_key_env.clone(),
+            key_in_settings: self.api_key.is_some(),
+            model: self.model.clone(),
+            script: self.script.clone(),
+            max_retries: self.max_retries,
+            max_concurrency: self.max_concurrency,
+            timeout_seconds: self.timeout_seconds,
+            token_parameter: self.token_parameter,
+        }
+    }
+
     pub fn new(kind: ProviderKind) -> ProviderConfig {
         ProviderConfig {
             kind,
@@ -116,14 +133,6 @@ impl ProviderConfig {
             token_parameter: None,
         }
     }
-}
-
-/// The name of the completion-limit field an OpenAI-compatible endpoint understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TokenParameter {
-    MaxTokens,
-    MaxCompletionTokens,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

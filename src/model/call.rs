@@ -14,6 +14,50 @@ pub enum ProviderKind {
     Scripted,
 }
 
+/// The name of the completion-limit field an OpenAI-compatible endpoint understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenParameter {
+    MaxTokens,
+    MaxCompletionTokens,
+}
+
+/// A provider as a debate uses it, stored with the debate so that it resumes wherever
+/// the key can be found, whatever settings are loaded then. It never holds a key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProviderDef {
+    pub kind: ProviderKind,
+    pub base_url: Option<String>,
+    /// The environment variable that holds the key.
+    pub api_key_env: Option<String>,
+    /// The key was written in a settings file: it is looked up there again, never stored.
+    pub key_in_settings: bool,
+    pub model: Option<String>,
+    /// For `kind: scripted`: the script to answer from.
+    pub script: Option<std::path::PathBuf>,
+    pub max_retries: Option<u32>,
+    pub max_concurrency: Option<usize>,
+    pub timeout_seconds: Option<u64>,
+    pub token_parameter: Option<TokenParameter>,
+}
+
+impl ProviderDef {
+    pub fn new(kind: ProviderKind) -> ProviderDef {
+        ProviderDef {
+            kind,
+            base_url: None,
+            api_key_env: None,
+            key_in_settings: false,
+            model: None,
+            script: None,
+            max_retries: None,
+            max_concurrency: None,
+            timeout_seconds: None,
+            token_parameter: None,
+        }
+    }
+}
+
 /// What a built provider is: its kind, and whether a model reasons behind its answers.
 /// Banners and degradation notes read this, never a provider's configured name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,11 +2,13 @@
 //! their contributions. The store reads and writes it; the engine derives its next step
 //! from it.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use strum::{Display, EnumString, IntoStaticStr};
 
 use super::{
-    Analysis, Confidence, DebateSettings, Evaluation, Outcome, PerspectiveDef, RecordSettings, RoleChoice,
+    Analysis, Confidence, DebateSettings, Evaluation, Outcome, PerspectiveDef, ProviderDef, RecordSettings, RoleChoice,
     RoundMeasures, Usage,
 };
 
@@ -66,7 +68,7 @@ impl ContributionKind {
 
 /// What was fixed when the debate started; stored with it so a resumed debate keeps
 /// its rules whatever the settings say now.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     pub debate: DebateSettings,
     pub record: RecordSettings,
@@ -79,10 +81,14 @@ pub struct Snapshot {
     /// `--branch`: the new branch the record is committed to.
     #[serde(default)]
     pub branch: Option<String>,
+    /// The providers the roles use, by name (without keys), so a resumed debate needs
+    /// no settings file to find them.
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderDef>,
 }
 
 /// A `--context` file as it was when the debate started.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContextFile {
     pub path: String,
     pub text: String,

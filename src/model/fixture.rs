@@ -42,6 +42,7 @@ pub fn state() -> DebateState {
             requested_size: None,
             forced: Vec::new(),
             branch: None,
+            providers: Default::default(),
         },
         analysis: Analysis {
             domains: vec!["data".into()],

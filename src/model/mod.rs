@@ -12,7 +12,7 @@ mod judgement;
 mod perspective;
 mod rules;
 
-pub use call::{Completion, Identity, ProviderKind, Purpose, RoleChoice, Usage};
+pub use call::{Completion, Identity, ProviderDef, ProviderKind, Purpose, RoleChoice, TokenParameter, Usage};
 pub use debate::{
     Clarification, ContextFile, Contribution, ContributionKind, DebateState, EndReason, Listing, Round, Seat, Snapshot,
     Status,

@@ -190,7 +190,7 @@ pub enum Rebuttals {
     Sequential,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RecordSettings {
     pub directory: RecordDirectory,

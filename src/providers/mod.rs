@@ -8,13 +8,16 @@ mod openai;
 mod scripted;
 mod sse;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::model::{Completion, Evaluation, Identity, PerspectiveDef, ProviderKind, Purpose, RoleChoice, Usage};
+use crate::model::{
+    Completion, Evaluation, Identity, PerspectiveDef, ProviderDef, ProviderKind, Purpose, RoleChoice, Usage,
+};
 use crate::settings::{ProviderConfig, Settings};
 use crate::text::estimate_tokens;
 use crate::text::secrets::Masker;
@@ -244,14 +247,36 @@ fn no_provider() -> ProviderError {
     )
 }
 
-/// Build both roles' providers; roles that name the same provider and model share one
-/// instance, so its in-flight cap and what it learned about the server apply to both.
-pub fn build_panel(moderator: &RoleChoice, debater: &RoleChoice, settings: &Settings) -> Result<Panel> {
-    let moderator_provider = build(moderator, settings)?;
+/// The providers the roles name, as the debate stores them.
+pub fn definitions(settings: &Settings, roles: &[&RoleChoice]) -> Result<BTreeMap<String, ProviderDef>> {
+    roles.iter().map(|role| Ok((role.provider.clone(), config_for(settings, &role.provider)?.definition()))).collect()
+}
+
+/// Build both roles' providers from their stored definitions; roles that name the
+/// same provider and model share one instance, so its in-flight cap and what it
+/// learned about the server apply to both. `settings` holds any key written in a file.
+pub fn build_panel(
+    moderator: &RoleChoice,
+    debater: &RoleChoice,
+    definitions: &BTreeMap<String, ProviderDef>,
+    settings: &Settings,
+) -> Result<Panel> {
+    let build_role = |role: &RoleChoice| {
+        let definition = definitions.get(&role.provider).ok_or_else(|| {
+            ProviderError::setup(
+                format!("provider {:?} has no stored definition", role.provider),
+                "resume with --provider NAME to pick a configured one",
+            )
+        })?;
+        let key = key_for(&role.provider, definition, settings)?;
+        build(&role.provider, definition, role.model.clone(), key)
+    };
+    let moderator_provider = build_role(moderator)?;
     let same = moderator.provider == debater.provider && moderator.model == debater.model;
-    let debater_provider = if same { moderator_provider.clone() } else { build(debater, settings)? };
-    let secrets = Arc::new(Masker::new(configured_keys(settings)));
-    Ok(Panel { moderator: moderator_provider, debater: debater_provider, secrets })
+    let debater_provider = if same { moderator_provider.clone() } else { build_role(debater)? };
+    let mut keys = configured_keys(settings);
+    keys.extend(definitions.iter().filter_map(|(name, def)| key_for(name, def, settings).ok()?.value));
+    Ok(Panel { moderator: moderator_provider, debater: debater_provider, secrets: Arc::new(Masker::new(keys)) })
 }
 
 /// Every API key the settings and the environment hold: each configured provider's
@@ -273,69 +298,81 @@ fn default_key_env(kind: ProviderKind) -> &'static str {
     }
 }
 
-/// Build the provider a role uses.
-pub fn build(choice: &RoleChoice, settings: &Settings) -> Result<Arc<dyn Provider>> {
-    let config = config_for(settings, &choice.provider)?;
-    let model = choice.model.clone().or(config.model.clone());
-    match config.kind {
+/// A provider's key and where it came from (for messages); local servers need none.
+pub struct Key {
+    pub value: Option<String>,
+    pub source: String,
+}
+
+/// The key of a stored provider: from the settings file it was written in (loaded
+/// again now), else from its variable.
+fn key_for(name: &str, definition: &ProviderDef, settings: &Settings) -> Result<Key> {
+    if definition.key_in_settings {
+        let written = settings.providers.named.get(name).and_then(|config| config.api_key.clone());
+        return match written {
+            Some(value) => Ok(Key { value: Some(value), source: format!("providers.{name}.api_key in your settings") }),
+            None => Err(ProviderError::setup(
+                format!("the key of provider {name:?} was written in a settings file that is not loaded now"),
+                "pass the same --config, or keep the key in an environment variable (api_key_env)",
+            )),
+        };
+    }
+    let variable = definition.api_key_env.clone().unwrap_or_else(|| default_key_env(definition.kind).to_string());
+    Ok(Key { value: std::env::var(&variable).ok().filter(|k| !k.trim().is_empty()), source: variable })
+}
+
+/// Build a provider from its definition. `model` overrides the definition's.
+pub fn build(name: &str, definition: &ProviderDef, model: Option<String>, key: Key) -> Result<Arc<dyn Provider>> {
+    let model = model.or(definition.model.clone());
+    match definition.kind {
         ProviderKind::Offline => Ok(Arc::new(offline::Offline)),
         ProviderKind::Scripted => {
-            let path = config.script.as_ref().ok_or_else(|| ProviderError::Setup {
-                message: format!(
-                    "provider {:?} (kind scripted) needs `script: <path to a YAML script>`",
-                    choice.provider
-                ),
+            let path = definition.script.as_ref().ok_or_else(|| ProviderError::Setup {
+                message: format!("provider {name:?} (kind scripted) needs `script: <path to a YAML script>`"),
                 hint: None,
             })?;
             Ok(Arc::new(scripted::Scripted::load(path, model)?))
         }
         ProviderKind::Openai => {
-            Ok(Arc::new(openai::OpenAi::new(endpoint(&choice.provider, &config, model)?, config.token_parameter)))
+            Ok(Arc::new(openai::OpenAi::new(endpoint(name, definition, model, key)?, definition.token_parameter)))
         }
-        ProviderKind::Anthropic => Ok(Arc::new(anthropic::Anthropic::new(endpoint(&choice.provider, &config, model)?))),
+        ProviderKind::Anthropic => Ok(Arc::new(anthropic::Anthropic::new(endpoint(name, definition, model, key)?))),
     }
 }
 
-fn endpoint(name: &str, config: &ProviderConfig, model: Option<String>) -> Result<http::Endpoint> {
-    let default_url = match config.kind {
+fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Key) -> Result<http::Endpoint> {
+    let default_url = match definition.kind {
         ProviderKind::Anthropic => "https://api.anthropic.com/v1",
         _ => "https://api.openai.com/v1",
     };
-    let default_env = default_key_env(config.kind);
-    let base_url = config.base_url.clone().unwrap_or_else(|| default_url.to_string());
+    let base_url = definition.base_url.clone().unwrap_or_else(|| default_url.to_string());
     let model = model.ok_or_else(|| {
         ProviderError::setup(
             format!("provider {name:?} has no model"),
             format!("set providers.{name}.model, or pass --model"),
         )
     })?;
-    // The key: written in settings, else from its variable. Local servers need none.
-    let key_env = config.api_key_env.clone().unwrap_or_else(|| default_env.to_string());
-    let (key, key_source) = match &config.api_key {
-        Some(key) => (Some(key.clone()), format!("providers.{name}.api_key in your settings")),
-        None => (std::env::var(&key_env).ok().filter(|k| !k.trim().is_empty()), key_env.clone()),
-    };
     let hosted = base_url.contains("api.openai.com")
         || base_url.contains("api.anthropic.com")
         || base_url.contains("openrouter.ai");
-    if key.is_none() && hosted {
+    if key.value.is_none() && hosted {
         return Err(ProviderError::setup(
-            format!("provider {name:?} needs an API key, and {key_env} is not set"),
-            format!("export {key_env}=…, set providers.{name}.api_key_env, or run with --offline"),
+            format!("provider {name:?} needs an API key, and {} is not set", key.source),
+            format!("export {}=…, set providers.{name}.api_key_env, or run with --offline", key.source),
         ));
     }
     let limits = http::Limits {
-        timeout: Duration::from_secs(config.timeout_seconds.unwrap_or(120).max(1)),
-        max_concurrency: config.max_concurrency.unwrap_or(8).max(1),
+        timeout: Duration::from_secs(definition.timeout_seconds.unwrap_or(120).max(1)),
+        max_concurrency: definition.max_concurrency.unwrap_or(8).max(1),
     };
     let client = http::client(&base_url, &limits)?;
     Ok(http::Endpoint {
         name: name.to_string(),
         base_url,
-        key,
-        key_source,
+        key: key.value,
+        key_source: key.source,
         model,
-        max_retries: config.max_retries.unwrap_or(5),
+        max_retries: definition.max_retries.unwrap_or(5),
         client,
         in_flight: Arc::new(tokio::sync::Semaphore::new(limits.max_concurrency)),
     })

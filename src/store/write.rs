@@ -145,6 +145,15 @@ impl Store {
         Ok(())
     }
 
+    /// The rules and providers a resumed debate goes on with, when they changed.
+    pub fn save_snapshot(&self, id: &str, snapshot: &Snapshot) -> Result<()> {
+        self.conn.execute(
+            "UPDATE debates SET snapshot = ?2, updated_at = ?3 WHERE id = ?1",
+            params![id, to_json(snapshot), now()],
+        )?;
+        Ok(())
+    }
+
     pub fn set_status(&self, id: &str, status: Status) -> Result<()> {
         set_status_in(&self.conn, id, status)
     }

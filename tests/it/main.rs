@@ -16,6 +16,7 @@ mod providers_e2e;
 mod providers_wire;
 mod record_format;
 mod record_git;
+mod resume;
 mod secrets;
 mod selection;
 mod settings_catalog;

@@ -41,7 +41,9 @@ fn build(config: ProviderConfig) -> Arc<dyn Provider> {
     let mut settings = Settings::default();
     settings.providers.named.insert("mock".into(), config);
     let choice = RoleChoice { provider: "mock".into(), kind: ProviderKind::Openai, model: None, temperature: 0.3 };
-    providers::build(&choice, &settings).unwrap_or_else(|err| panic!("build failed: {err}"))
+    let definitions = providers::definitions(&settings, &[&choice]).unwrap();
+    let panel = providers::build_panel(&choice, &choice, &definitions, &settings);
+    panel.unwrap_or_else(|err| panic!("build failed: {err}")).moderator
 }
 
 fn openai(base: &str) -> ProviderConfig {
