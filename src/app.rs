@@ -9,13 +9,11 @@ use crate::catalog::Catalog;
 use crate::cli::{Cli, Command};
 use crate::engine::run::Engine;
 use crate::error::{Error, Result};
-use crate::model::{
-    Clarification, Clarified, ContextFile, DebateState, Events, Listing, PanelSize, ProviderKind, Snapshot, Status,
-};
+use crate::model::{Clarification, Clarified, ContextFile, DebateState, Events, Listing, PanelSize, Snapshot, Status};
 use crate::moderator::{analysis, selection};
-use crate::providers::{self, OFFLINE_LABEL};
+use crate::providers;
 use crate::record::{self, RecordError, Templates};
-use crate::settings::{self, FlagOverrides};
+use crate::settings::{self, FlagOverrides, TrustStore};
 use crate::store::{self, NewDebate, Store};
 use crate::terminal::{self, Terminal, Verbosity, prompt};
 use crate::text::secrets::{self, Masker};
@@ -38,6 +36,9 @@ pub async fn run(cli: Cli) -> Result<()> {
         _ => Verbosity::Normal,
     };
     let mut terminal = Terminal::new(verbosity);
+    if let Some(Command::Trust { path, revoke }) = &cli.command {
+        return trust(path.as_deref(), *revoke, &terminal);
+    }
     let db_path = match &cli.db {
         Some(path) => path.clone(),
         None => store::default_path()?,
@@ -60,6 +61,44 @@ pub async fn run(cli: Cli) -> Result<()> {
         return resume(&cli, &db_path, id, &mut terminal).await;
     }
     start(&cli, &db_path, &mut terminal).await
+}
+
+/// `debate trust`: trust a repository settings file as it is now, or stop trusting it.
+fn trust(path: Option<&Path>, revoke: bool, terminal: &Terminal) -> Result<()> {
+    let file = match path {
+        Some(path) => path.to_path_buf(),
+        None => settings::repository_settings(&project_root()?),
+    };
+    let mut store = TrustStore::load()?;
+    if revoke {
+        let said = match store.revoke(&file) {
+            true => "is no longer trusted",
+            false => "was not trusted",
+        };
+        store.save()?;
+        terminal.say(&format!("{} {said}.", file.display()));
+        return Ok(());
+    }
+    let content = std::fs::read(&file).map_err(|err| {
+        Error::input(format!("cannot read {}: {err}", file.display()))
+            .with_hint("run `debate trust` inside the repository, or name the settings file")
+    })?;
+    // A file that does not parse is not trusted: it is reported as any settings error.
+    let sensitive = settings::needs_trust(&file)?;
+    store.trust(&file, &content);
+    store.save()?;
+    terminal.say(&format!("Trusted {} as it is now (sha256 {}).", file.display(), &settings::digest(&content)[..16]));
+    match sensitive.is_empty() {
+        true => terminal.say("It sets nothing that needs trust."),
+        false => {
+            terminal.say("It may now set:");
+            for setting in sensitive {
+                terminal.say(&format!("  {setting}"));
+            }
+        }
+    }
+    terminal.say("Any change to the file needs `debate trust` again.");
+    Ok(())
 }
 
 /// The repository the command is about: the git work tree around the working
@@ -203,9 +242,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         clarification: clarification.as_ref(),
     })?;
     terminal.say(&format!("Debate {id}: {title}"));
-    if providers.debater.identity().kind == ProviderKind::Offline {
-        terminal.say(&format!("Provider: {OFFLINE_LABEL}"));
-    }
+    announce_providers(&providers, terminal);
     drive(cli, &store, &id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
 }
 
@@ -237,7 +274,17 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
         store.save_snapshot(&state.id, &snapshot)?;
     }
     terminal.resume_summary(&state);
+    announce_providers(&providers, terminal);
     drive(cli, &store, &state.id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
+}
+
+/// A provider no model stands behind is always named.
+fn announce_providers(providers: &providers::Panel, terminal: &Terminal) {
+    let mut kinds = vec![providers.moderator.identity().kind, providers.debater.identity().kind];
+    kinds.dedup();
+    for label in kinds.into_iter().filter_map(providers::label) {
+        terminal.say(&format!("Provider: {label}"));
+    }
 }
 
 /// What a run of the engine needs besides the store.

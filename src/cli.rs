@@ -126,4 +126,14 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Trust this repository's .debate/settings.yaml as it is now, so its provider
+    /// settings (endpoints, keys, kinds, scripts) take effect; any change needs trust again
+    Trust {
+        /// The settings file [default: .debate/settings.yaml in this repository]
+        #[arg(value_name = "PATH")]
+        path: Option<PathBuf>,
+        /// Stop trusting the file
+        #[arg(long)]
+        revoke: bool,
+    },
 }

@@ -18,11 +18,21 @@ use async_trait::async_trait;
 use crate::model::{
     Completion, Evaluation, Identity, PerspectiveDef, ProviderDef, ProviderKind, Purpose, RoleChoice, Usage,
 };
-use crate::settings::{ProviderConfig, Settings};
+use crate::settings::Settings;
 use crate::text::estimate_tokens;
 use crate::text::secrets::Masker;
 
 pub use offline::OFFLINE_LABEL;
+pub use scripted::SCRIPTED_LABEL;
+
+/// How a provider that no model stands behind is named wherever its words appear.
+pub fn label(kind: ProviderKind) -> Option<&'static str> {
+    match kind {
+        ProviderKind::Offline => Some(OFFLINE_LABEL),
+        ProviderKind::Scripted => Some(SCRIPTED_LABEL),
+        ProviderKind::Openai | ProviderKind::Anthropic => None,
+    }
+}
 
 /// Why a call failed.
 #[derive(Debug, thiserror::Error)]
@@ -180,30 +190,36 @@ const BUILT_IN: &[(&str, ProviderKind, &str, &str, &str)] = &[
     ("openrouter", ProviderKind::Openai, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openai/gpt-4o-mini"),
 ];
 
-/// A provider by name: from settings, else built in (`offline` included).
-fn config_for(settings: &Settings, name: &str) -> Result<ProviderConfig> {
-    if let Some(config) = settings.providers.named.get(name) {
-        return Ok(config.clone());
-    }
-    if name == "offline" {
-        return Ok(ProviderConfig::new(ProviderKind::Offline));
-    }
-    let Some((_, kind, base_url, key_env, model)) = BUILT_IN.iter().find(|b| b.0 == name) else {
-        let mut known: Vec<&str> = settings.providers.named.keys().map(String::as_str).collect();
-        known.extend(BUILT_IN.iter().map(|b| b.0));
-        known.push("offline");
-        return Err(ProviderError::setup(
-            format!("provider {name:?} is not configured (known: {})", known.join(", ")),
-            "add it under `providers:` in your settings, or pick another with --provider",
-        ));
+/// A provider by name, as a debate stores it: the built-in one of that name (`openai`,
+/// `anthropic`, `openrouter`, `offline`), under whatever the settings say of it.
+fn definition_for(settings: &Settings, name: &str) -> Result<ProviderDef> {
+    let built_in = match name {
+        "offline" => Some(ProviderDef::new(ProviderKind::Offline)),
+        _ => BUILT_IN.iter().find(|b| b.0 == name).map(|(_, kind, base_url, key_env, model)| ProviderDef {
+            base_url: Some(base_url.to_string()),
+            api_key_env: Some(key_env.to_string()),
+            model: Some(model.to_string()),
+            ..ProviderDef::new(*kind)
+        }),
     };
-    Ok(ProviderConfig {
-        kind: *kind,
-        base_url: Some(base_url.to_string()),
-        api_key_env: Some(key_env.to_string()),
-        model: Some(model.to_string()),
-        ..ProviderConfig::new(*kind)
-    })
+    match (settings.providers.named.get(name), built_in) {
+        (Some(config), base) => config.definition(base).ok_or_else(|| {
+            ProviderError::setup(
+                format!("provider {name:?} has no kind"),
+                format!("set providers.{name}.kind to openai, anthropic, offline or scripted"),
+            )
+        }),
+        (None, Some(base)) => Ok(base),
+        (None, None) => {
+            let mut known: Vec<&str> = settings.providers.named.keys().map(String::as_str).collect();
+            known.extend(BUILT_IN.iter().map(|b| b.0));
+            known.push("offline");
+            Err(ProviderError::setup(
+                format!("provider {name:?} is not configured (known: {})", known.join(", ")),
+                "add it under `providers:` in your settings, or pick another with --provider",
+            ))
+        }
+    }
 }
 
 /// Which provider each role uses: `--offline`; else the role's provider; else the
@@ -223,7 +239,7 @@ pub fn choose(settings: &Settings, offline: bool) -> Result<(RoleChoice, RoleCho
                 .ok_or_else(no_provider)?
         };
         Ok(RoleChoice {
-            kind: config_for(settings, &provider)?.kind,
+            kind: definition_for(settings, &provider)?.kind,
             provider,
             model: role.model.clone(),
             temperature: role.temperature.unwrap_or(default_temperature),
@@ -235,7 +251,7 @@ pub fn choose(settings: &Settings, offline: bool) -> Result<(RoleChoice, RoleCho
 /// The same role on another configured provider (`--provider` or `--offline` when a
 /// debate resumes).
 pub fn switch(choice: &RoleChoice, settings: &Settings, provider: &str) -> Result<RoleChoice> {
-    let kind = config_for(settings, provider)?.kind;
+    let kind = definition_for(settings, provider)?.kind;
     Ok(RoleChoice { provider: provider.to_string(), kind, ..choice.clone() })
 }
 
@@ -249,7 +265,7 @@ fn no_provider() -> ProviderError {
 
 /// The providers the roles name, as the debate stores them.
 pub fn definitions(settings: &Settings, roles: &[&RoleChoice]) -> Result<BTreeMap<String, ProviderDef>> {
-    roles.iter().map(|role| Ok((role.provider.clone(), config_for(settings, &role.provider)?.definition()))).collect()
+    roles.iter().map(|role| Ok((role.provider.clone(), definition_for(settings, &role.provider)?))).collect()
 }
 
 /// Build both roles' providers from their stored definitions; roles that name the
@@ -283,9 +299,11 @@ pub fn build_panel(
 /// (written in settings, or in its variable) and the well-known variables'.
 pub fn configured_keys(settings: &Settings) -> Vec<String> {
     let from_env = |name: &str| std::env::var(name).ok();
-    let configured = settings.providers.named.values().flat_map(|config| {
-        let variable = config.api_key_env.clone().unwrap_or_else(|| default_key_env(config.kind).to_string());
-        [config.api_key.clone(), from_env(&variable)]
+    let configured = settings.providers.named.iter().flat_map(|(name, config)| {
+        let variable = definition_for(settings, name)
+            .map(|d| d.api_key_env.unwrap_or_else(|| default_key_env(d.kind).to_string()))
+            .ok();
+        [config.api_key.clone(), variable.as_deref().and_then(from_env)]
     });
     let well_known = BUILT_IN.iter().map(|b| from_env(b.3));
     configured.chain(well_known).flatten().collect()

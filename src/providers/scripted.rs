@@ -17,7 +17,7 @@
 //! analysis call keeps the keyword panel; any other call is an error.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -72,6 +72,9 @@ impl Answer {
     }
 }
 
+pub const SCRIPTED_LABEL: &str =
+    "the scripted provider (answers read from a script, for tests and demos; not reasoned by a model)";
+
 pub struct Scripted {
     script: Script,
     model: String,
@@ -85,7 +88,14 @@ impl Scripted {
         let text = std::fs::read_to_string(path).map_err(|err| setup(format!("cannot read script {origin}: {err}")))?;
         let script: Script = crate::text::yaml::parse(&text, &origin).map_err(setup)?;
         let base = path.parent().unwrap_or(Path::new("."));
-        let log = script.log.as_ref().map(|l| base.join(l));
+        // The log is written beside the script, never anywhere a script names.
+        let beside = |log: &Path| log.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        let log = match &script.log {
+            Some(log) if !beside(log) => {
+                return Err(setup(format!("{origin}: `log` must be a path beside the script, not {}", log.display())));
+            }
+            log => log.as_ref().map(|log| base.join(log)),
+        };
         let model = model.or(script.model.clone()).unwrap_or_else(|| "scripted".into());
         Ok(Scripted { script, model, log })
     }

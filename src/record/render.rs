@@ -70,6 +70,7 @@ struct Context<'a> {
     models: BTreeSet<&'a str>,
     tokens: Tokens,
     offline: bool,
+    scripted: bool,
     names: Vec<String>,
     context: Vec<String>,
     panel: Vec<PanelEntry<'a>>,
@@ -107,6 +108,7 @@ struct LogRow {
 
 fn context(state: &DebateState) -> Result<Context<'_>> {
     let outcome = state.outcome.as_ref().ok_or(RecordError::NoOutcome)?;
+    let roles = [&state.snapshot.debater, &state.snapshot.moderator];
     let synthesis = &outcome.synthesis;
     let empty: &[String] = &[];
     Ok(Context {
@@ -119,7 +121,8 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
         confidence: outcome.confidence.as_str(),
         models: state.rounds.iter().flat_map(Round::contributions).map(|c| c.model.as_str()).collect(),
         tokens: Tokens { prompt: state.totals.prompt_tokens, completion: state.totals.completion_tokens },
-        offline: [&state.snapshot.debater, &state.snapshot.moderator].iter().any(|r| r.kind == ProviderKind::Offline),
+        offline: roles.iter().any(|r| r.kind == ProviderKind::Offline),
+        scripted: roles.iter().any(|r| r.kind == ProviderKind::Scripted),
         names: state.panel_names(),
         context: context_lines(state),
         panel: state

@@ -73,12 +73,7 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// Where the database lives: `--db`, else `$DEBATE_HOME`, else the user data directory.
 pub fn default_path() -> Result<PathBuf> {
-    if let Some(home) = std::env::var_os("DEBATE_HOME").filter(|h| !h.is_empty()) {
-        return Ok(PathBuf::from(home).join("debates.sqlite3"));
-    }
-    directories::BaseDirs::new()
-        .map(|dirs| dirs.data_dir().join("debate").join("debates.sqlite3"))
-        .ok_or(StoreError::NoHome)
+    crate::settings::data_dir().map(|dir| dir.join("debates.sqlite3")).ok_or(StoreError::NoHome)
 }
 
 pub struct Store {

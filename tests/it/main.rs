@@ -20,3 +20,4 @@ mod resume;
 mod secrets;
 mod selection;
 mod settings_catalog;
+mod trust;

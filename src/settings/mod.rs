@@ -14,8 +14,11 @@ use serde_json::{Map, Value, json};
 
 use crate::model::ProviderDef;
 use crate::model::{CatalogFile, CatalogOverlay, DebateSettings, RecordSettings};
+mod trust;
+
 pub use crate::model::{ProviderKind, TokenParameter};
 use crate::text::yaml;
+pub use trust::{Sensitive, TrustStore, digest};
 
 /// A settings file, variable or value that cannot be used: what is wrong, and what to do.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -80,10 +83,12 @@ impl<'de> Deserialize<'de> for Providers {
     }
 }
 
+/// A provider as one settings file writes it. Files merge key by key, so each field is
+/// optional here; a provider debate does not build in must end up with a `kind`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderConfig {
-    pub kind: ProviderKind,
+    pub kind: Option<ProviderKind>,
     pub base_url: Option<String>,
     /// Name of the environment variable that holds the key.
     pub api_key_env: Option<String>,
@@ -103,25 +108,27 @@ pub struct ProviderConfig {
 }
 
 impl ProviderConfig {
-    /// The provider as a debate stores it: everything but the key.
-    pub fn definition(&self) -> ProviderDef {
-        ProviderDef {
-            kind: self.kind,
-            base_url: self.base_url.clone(),
-            api_key_env: self.api_key_env.clone(),
+    /// The provider as a debate stores it (everything but the key): these settings over
+    /// `base`, the built-in provider of that name if there is one. `None` without a kind.
+    pub fn definition(&self, base: Option<ProviderDef>) -> Option<ProviderDef> {
+        let base = base.or_else(|| self.kind.map(ProviderDef::new))?;
+        Some(ProviderDef {
+            kind: self.kind.unwrap_or(base.kind),
+            base_url: self.base_url.clone().or(base.base_url),
+            api_key_env: self.api_key_env.clone().or(base.api_key_env),
             key_in_settings: self.api_key.is_some(),
-            model: self.model.clone(),
-            script: self.script.clone(),
-            max_retries: self.max_retries,
-            max_concurrency: self.max_concurrency,
-            timeout_seconds: self.timeout_seconds,
-            token_parameter: self.token_parameter,
-        }
+            model: self.model.clone().or(base.model),
+            script: self.script.clone().or(base.script),
+            max_retries: self.max_retries.or(base.max_retries),
+            max_concurrency: self.max_concurrency.or(base.max_concurrency),
+            timeout_seconds: self.timeout_seconds.or(base.timeout_seconds),
+            token_parameter: self.token_parameter.or(base.token_parameter),
+        })
     }
 
     pub fn new(kind: ProviderKind) -> ProviderConfig {
         ProviderConfig {
-            kind,
+            kind: Some(kind),
             base_url: None,
             api_key_env: None,
             api_key: None,
@@ -200,10 +207,17 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
     let mut overlays = Vec::new();
     let mut files = Vec::new();
 
-    let optional = [user_settings_path(), Some(repo_root.join(".debate").join("settings.yaml"))];
-    for path in optional.into_iter().flatten().filter(|p| p.is_file()) {
-        merge_file(&path, &mut merged, &mut overlays)?;
+    if let Some(path) = user_settings_path().filter(|p| p.is_file()) {
+        let (_, layer) = read_layer(&path, &mut overlays)?;
+        merge(&mut merged, layer);
         files.push(path);
+    }
+    let repository_file = repository_settings(repo_root);
+    if repository_file.is_file() {
+        let (text, layer) = read_layer(&repository_file, &mut overlays)?;
+        check_trust(&repository_file, &text, &layer, &merged)?;
+        merge(&mut merged, layer);
+        files.push(repository_file);
     }
     let repo_catalog = repo_root.join(".debate").join("perspectives.yaml");
     if repo_catalog.is_file() {
@@ -214,7 +228,8 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
             return Err(SettingsError::new(format!("settings file {} does not exist", path.display()))
                 .with_hint("pass an existing YAML file to --config, e.g. a copy of settings.example.yaml"));
         }
-        merge_file(path, &mut merged, &mut overlays)?;
+        let (_, layer) = read_layer(path, &mut overlays)?;
+        merge(&mut merged, layer);
         files.push(path.to_path_buf());
     }
     merge(&mut merged, environment_layer()?);
@@ -232,7 +247,49 @@ fn read_text(path: &Path) -> Result<String> {
     })
 }
 
-fn merge_file(path: &Path, merged: &mut Value, overlays: &mut Vec<CatalogOverlay>) -> Result<()> {
+/// A repository's own settings file; untrusted until the user trusts it.
+pub fn repository_settings(repo_root: &Path) -> PathBuf {
+    repo_root.join(".debate").join("settings.yaml")
+}
+
+/// What a repository file sets that needs trust, given the user's own settings.
+pub fn needs_trust(file: &Path) -> Result<Vec<Sensitive>> {
+    let mut overlays = Vec::new();
+    let mut users = Value::Object(Map::new());
+    if let Some(path) = user_settings_path().filter(|p| p.is_file()) {
+        merge(&mut users, read_layer(&path, &mut overlays)?.1);
+    }
+    let (_, layer) = read_layer(file, &mut overlays)?;
+    Ok(trust::sensitive(&layer, &users))
+}
+
+/// Refuse a repository file that sets what needs trust, unless the user trusts its
+/// exact content.
+fn check_trust(path: &Path, text: &str, layer: &Value, users: &Value) -> Result<()> {
+    let sensitive = trust::sensitive(layer, users);
+    if sensitive.is_empty() || TrustStore::load()?.trusts(path, text.as_bytes()) {
+        return Ok(());
+    }
+    let settings: Vec<String> = sensitive.iter().map(ToString::to_string).collect();
+    Err(SettingsError::new(format!(
+        "{} is not trusted, and it would change where debate sends your API keys and questions, or what it runs: {}",
+        path.display(),
+        settings.join("; ")
+    ))
+    .with_hint("read the file; if you trust it as it is, run `debate trust` (any change to it needs trust again)"))
+}
+
+/// Where debate keeps its own files: `$DEBATE_HOME`, else the user data directory.
+pub fn data_dir() -> Option<PathBuf> {
+    if let Some(home) = std::env::var_os("DEBATE_HOME").filter(|h| !h.is_empty()) {
+        return Some(PathBuf::from(home));
+    }
+    directories::BaseDirs::new().map(|dirs| dirs.data_dir().join("debate"))
+}
+
+/// A settings file read: its text, and its value with script paths made absolute and
+/// custom perspectives moved to the catalog overlays.
+fn read_layer(path: &Path, overlays: &mut Vec<CatalogOverlay>) -> Result<(String, Value)> {
     let text = read_text(path)?;
     let origin = path.display().to_string();
     let typed: Settings = yaml::parse::<Option<Settings>>(&text, &origin)
@@ -247,8 +304,7 @@ fn merge_file(path: &Path, merged: &mut Value, overlays: &mut Vec<CatalogOverlay
         debate.remove("custom_perspectives");
     }
     resolve_script_paths(&mut layer, path.parent().unwrap_or(Path::new(".")));
-    merge(merged, layer);
-    Ok(())
+    Ok((text, layer))
 }
 
 /// Script paths in a settings file are relative to that file.
@@ -356,7 +412,7 @@ mod tests {
 
     #[test]
     fn the_example_file_parses() {
-        let text = include_str!("../settings.example.yaml");
+        let text = include_str!("../../settings.example.yaml");
         let s = parse(text).unwrap();
         assert_eq!(s.providers.default.as_deref(), Some("openai"));
         assert!(s.providers.named.contains_key("ollama"));
