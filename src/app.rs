@@ -8,16 +8,16 @@ use std::time::Duration;
 use crate::catalog::Catalog;
 use crate::cli::{Cli, Command};
 use crate::engine::run::Engine;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Signal};
 use crate::model::{Clarification, Clarified, ContextFile, DebateState, Events, Listing, PanelSize, Snapshot, Status};
 use crate::moderator::{analysis, selection};
 use crate::providers;
 use crate::record::{self, RecordError, Templates};
 use crate::settings::{self, FlagOverrides, TrustStore};
-use crate::store::{self, NewDebate, Store};
+use crate::store::{self, NewDebate, Owner, Store};
 use crate::terminal::{self, Terminal, Verbosity, prompt};
 use crate::text::secrets::{self, Masker};
-use crate::view::{Detail, IssueDraft, Summary};
+use crate::view::{Detail, IssueDraft, Paused, Summary};
 
 /// Largest question we accept, from any source.
 const MAX_QUESTION_BYTES: usize = 16 * 1024;
@@ -25,6 +25,17 @@ const MAX_QUESTION_BYTES: usize = 16 * 1024;
 const MAX_CONTEXT_BYTES: usize = 256 * 1024;
 
 pub async fn run(cli: Cli) -> Result<()> {
+    let result = command(&cli).await;
+    if let (true, Err(err)) = (cli.json, &result)
+        && let Some(id) = err.paused()
+    {
+        // A script reading --json learns which debate paused and how to go on.
+        terminal::print_json(&Paused::new(id, err.to_string(), err.hint(), err.exit_code()))?;
+    }
+    result
+}
+
+async fn command(cli: &Cli) -> Result<()> {
     if let Some(Command::Completions { shell }) = cli.command {
         let mut script = Vec::new();
         clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "debate", &mut script);
@@ -44,7 +55,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         None => store::default_path()?,
     };
     if cli.list {
-        return list(&cli, &db_path);
+        return list(cli, &db_path);
     }
     if let Some(id) = &cli.show {
         let state = load_existing(&db_path, id)?.1;
@@ -58,9 +69,9 @@ pub async fn run(cli: Cli) -> Result<()> {
         return Ok(());
     }
     if let Some(id) = &cli.resume {
-        return resume(&cli, &db_path, id, &mut terminal).await;
+        return resume(cli, &db_path, id, &mut terminal).await;
     }
-    start(&cli, &db_path, &mut terminal).await
+    start(cli, &db_path, &mut terminal).await
 }
 
 /// `debate trust`: trust a repository settings file as it is now, or stop trusting it.
@@ -243,7 +254,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     })?;
     terminal.say(&format!("Debate {id}: {title}"));
     announce_providers(&providers, terminal);
-    drive(cli, &store, &id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
+    drive(cli, db_path, &store, &id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
 }
 
 async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) -> Result<()> {
@@ -275,7 +286,7 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
     }
     terminal.resume_summary(&state);
     announce_providers(&providers, terminal);
-    drive(cli, &store, &state.id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
+    drive(cli, db_path, &store, &state.id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
 }
 
 /// A provider no model stands behind is always named.
@@ -295,17 +306,55 @@ struct Run<'a> {
 }
 
 /// Run the engine until the debate completes, pauses or is interrupted.
-async fn drive(cli: &Cli, store: &Store, id: &str, run: Run<'_>, terminal: &mut Terminal) -> Result<()> {
+/// One process drives a debate at a time: it holds the debate's lease while it runs,
+/// says it is alive from a second connection, and gives the lease up however it stops.
+/// Ctrl-C, SIGTERM and SIGHUP all pause the debate.
+async fn drive(
+    cli: &Cli,
+    db_path: &Path,
+    store: &Store,
+    id: &str,
+    run: Run<'_>,
+    terminal: &mut Terminal,
+) -> Result<()> {
+    let owner = Owner::this_process();
+    store.acquire(id, &owner)?;
+    let heartbeat = {
+        let (db_path, id, owner) = (db_path.to_path_buf(), id.to_string(), owner.clone());
+        tokio::spawn(async move {
+            let Ok(store) = Store::open(&db_path) else { return };
+            loop {
+                tokio::time::sleep(store::HEARTBEAT).await;
+                let _ = store.heartbeat(&id, &owner);
+            }
+        })
+    };
     let Run { providers, catalog, templates } = run;
     let mut engine = Engine { store, providers, catalog, templates, events: terminal };
-    let finished = tokio::select! {
-        result = engine.run(id) => result?,
-        _ = tokio::signal::ctrl_c() => {
-            store.set_status(id, Status::Paused)?;
-            return Err(crate::engine::run::interrupted(id));
-        }
+    let result = tokio::select! {
+        result = engine.run(id) => result,
+        signal = stop_signal() => match signal {
+            Ok(signal) => Err(engine.pause(id, Error::Stopped { signal })),
+            Err(err) => Err(err),
+        },
     };
+    heartbeat.abort();
+    let released = store.release(id, &owner);
+    let finished = result?;
+    released?;
     report(cli, &finished)
+}
+
+/// The first of Ctrl-C, SIGTERM and SIGHUP to arrive.
+async fn stop_signal() -> Result<Signal> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let listen = |kind| signal(kind).map_err(|err| Error::config(format!("cannot listen for signals: {err}")));
+    let (mut terminate, mut hang_up) = (listen(SignalKind::terminate())?, listen(SignalKind::hangup())?);
+    Ok(tokio::select! {
+        _ = tokio::signal::ctrl_c() => Signal::Interrupt,
+        _ = terminate.recv() => Signal::Terminate,
+        _ = hang_up.recv() => Signal::HangUp,
+    })
 }
 
 /// The result on stdout: the record path, or JSON.

@@ -18,9 +18,12 @@ pub enum Error {
     /// Configuration that cannot be used: exit 4.
     #[error("{message}")]
     Config { message: String, hint: Option<String> },
-    /// Interrupted; the state is saved: exit 130.
+    /// Interrupted before anything was saved: exit 130.
     #[error("{message}")]
     Interrupted { message: String, hint: Option<String> },
+    /// Stopped by a signal, every finished step saved: exit 128 + the signal's number.
+    #[error("stopped by {}; every finished step is saved", signal.name())]
+    Stopped { signal: Signal },
     #[error("cannot read the working directory: {0}")]
     WorkingDirectory(#[source] std::io::Error),
     #[error(transparent)]
@@ -49,6 +52,36 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The signals that stop a debate; each pauses it like a checkpoint's Pause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// Ctrl-C (SIGINT).
+    Interrupt,
+    /// SIGTERM: a service manager, `kill`, a closing container.
+    Terminate,
+    /// SIGHUP: the terminal went away.
+    HangUp,
+}
+
+impl Signal {
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "Ctrl-C",
+            Signal::Terminate => "SIGTERM",
+            Signal::HangUp => "SIGHUP",
+        }
+    }
+
+    /// 128 + the signal's number, as a shell reports a process the signal killed.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Signal::Interrupt => 130,
+            Signal::Terminate => 143,
+            Signal::HangUp => 129,
+        }
+    }
+}
+
 impl Error {
     pub fn input(message: impl Into<String>) -> Error {
         Error::Input { message: message.into(), hint: None }
@@ -60,6 +93,14 @@ impl Error {
 
     pub fn interrupted(message: impl Into<String>) -> Error {
         Error::Interrupted { message: message.into(), hint: None }
+    }
+
+    /// The debate a failure left paused, if one did.
+    pub fn paused(&self) -> Option<&str> {
+        match self {
+            Error::Paused { id, .. } => Some(id),
+            _ => None,
+        }
     }
 
     /// The same error with this hint (for the kinds that carry their own).
@@ -75,12 +116,15 @@ impl Error {
             Error::Input { .. } | Error::Selection(_) => 2,
             Error::Config { .. } | Error::Settings(_) | Error::Catalog(_) => 4,
             Error::Interrupted { .. } => 130,
+            Error::Stopped { signal } => signal.exit_code(),
             Error::Provider(ProviderError::Setup { .. }) => 4,
             Error::Provider(ProviderError::Io { .. }) => 1,
             Error::Provider(_) => 3,
             Error::Store(StoreError::UnknownId(_) | StoreError::Ambiguous { .. }) => 2,
             Error::Store(StoreError::CreateDir { .. } | StoreError::Open { .. } | StoreError::Newer { .. }) => 4,
             Error::Store(StoreError::NoHome) => 4,
+            // EX_TEMPFAIL: try again once the other process is done.
+            Error::Store(StoreError::Running { .. }) => 75,
             Error::Store(_) => 1,
             Error::Record(RecordError::InvalidBranchName(_) | RecordError::BranchExists(_)) => 2,
             Error::Record(RecordError::ReadTemplate { .. } | RecordError::Template { .. }) => 4,
@@ -96,7 +140,7 @@ impl Error {
             Error::Input { hint, .. } | Error::Config { hint, .. } | Error::Interrupted { hint, .. } => hint.clone(),
             Error::Settings(err) => err.hint.clone(),
             Error::Catalog(_) => Some("fix the perspective catalog entry named above".into()),
-            Error::Selection(_) | Error::Output(_) | Error::WorkingDirectory(_) => None,
+            Error::Selection(_) | Error::Output(_) | Error::WorkingDirectory(_) | Error::Stopped { .. } => None,
             Error::Provider(err) => err.hint().map(str::to_string),
             Error::Store(err) => err.hint().map(str::to_string),
             Error::Record(err) => err.hint(),

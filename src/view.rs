@@ -91,6 +91,32 @@ impl From<&Listing> for Summary {
     }
 }
 
+/// A debate a failure left paused (`--json` with an exit code other than 0): what
+/// went wrong, and how to go on.
+#[derive(Debug, Clone, Serialize)]
+pub struct Paused {
+    pub id: String,
+    pub status: Status,
+    pub error: String,
+    pub hint: Option<String>,
+    pub exit_code: u8,
+    /// The command that continues it.
+    pub resume: String,
+}
+
+impl Paused {
+    pub fn new(id: &str, error: String, hint: Option<String>, exit_code: u8) -> Paused {
+        Paused {
+            id: id.to_string(),
+            status: Status::Paused,
+            error,
+            hint,
+            exit_code,
+            resume: format!("debate --resume {id}"),
+        }
+    }
+}
+
 /// A debate in full: `--show --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Detail {

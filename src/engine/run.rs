@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use super::calls::{self, Ask, Asked};
 use super::step::{self, Step};
 use crate::catalog::Catalog;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Signal};
 use crate::model::{
     Completion, Contribution, ContributionKind, DebateState, Decision, EndReason, Events, Rebuttals, Source, Status,
 };
@@ -135,16 +135,13 @@ impl Engine<'_> {
                     self.events.paused(id, why);
                     return Ok(self.store.load(id)?);
                 }
-                Err(Stop::Interrupted) => {
-                    self.store.set_status(id, Status::Paused)?;
-                    return Err(interrupted(id));
-                }
+                Err(Stop::Interrupted) => return Err(self.pause(id, Error::Stopped { signal: Signal::Interrupt })),
             }
         }
     }
 
     /// Leave the debate resumable and say how to resume it.
-    fn pause(&self, id: &str, err: Error) -> Error {
+    pub fn pause(&self, id: &str, err: Error) -> Error {
         match self.store.set_status(id, Status::Paused) {
             Ok(()) => Error::Paused { id: id.to_string(), source: Box::new(err) },
             Err(store_err) => store_err.into(),
@@ -405,12 +402,6 @@ fn latest_arguments(state: &DebateState) -> Vec<(String, String)> {
             Some((s.name().to_string(), text))
         })
         .collect()
-}
-
-/// Ctrl-C: everything finished is stored; say how to continue.
-pub fn interrupted(id: &str) -> Error {
-    Error::interrupted("interrupted; every finished step is saved")
-        .with_hint(format!("continue with: debate --resume {id}"))
 }
 
 /// A step's call, cut off at the deadline.

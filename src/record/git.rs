@@ -1,16 +1,26 @@
 //! Committing exactly the record with libgit2 (SPEC §7 "Git").
 //!
-//! The commit's tree is HEAD's tree plus the record, built in an in-memory index, so
-//! whatever else the user has staged or modified stays out of the commit and stays as
-//! it was. On the current branch the record's own index entry is then refreshed so
-//! `git status` is clean for it; with `--branch`, neither the index nor the working
-//! tree is touched.
+//! The commit's tree is the branch tip's tree plus the record, built in an in-memory
+//! index, so whatever else the user has staged or modified stays out of the commit and
+//! stays as it was. The branch moves by compare-and-swap: a commit that another one
+//! beat to the branch is made again on top of it. On the current branch the record's
+//! own index entry is then refreshed so `git status` is clean for it; with `--branch`,
+//! neither the index nor the working tree is touched. A commit git would sign
+//! (`commit.gpgsign`) is signed. Hooks are not run; `hooks_not_run` says which exist.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-use git2::{Commit, ErrorCode, Index, IndexEntry, IndexTime, Oid, Repository, Signature};
+use git2::{Commit, ErrorCode, Index, IndexEntry, IndexTime, Oid, Repository, Signature, Tree};
 
-use super::{RecordError, Result};
+use super::sign::Signer;
+use super::{RecordError, Result, failpoint};
+
+/// How long the index may stay locked by another process before the record is given up
+/// on (git itself gives up at once).
+const INDEX_PATIENCE: Duration = Duration::from_secs(2);
+/// How often a commit that lost the race to the branch is made again.
+const ATTEMPTS: usize = 10;
 
 /// Where the record's commit goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,45 +82,174 @@ pub fn find_existing(repo: &Repository, target: &Target, id: &str) -> Option<Oid
     None
 }
 
+/// What a commit is made of, besides its tree and parent.
+pub struct Authored<'a> {
+    pub message: &'a str,
+    pub signature: &'a Signature<'a>,
+    pub signer: Option<&'a Signer>,
+}
+
 /// Commit `content` as `relative` (a path inside the work tree) and nothing else.
 pub fn commit_record(
     repo: &Repository,
     target: &Target,
     relative: &Path,
     content: &[u8],
-    message: &str,
-    signature: &Signature,
+    authored: &Authored,
 ) -> Result<Oid> {
-    let parent = head_commit(repo)?;
+    let reference = match target {
+        Target::Head => {
+            let head = repo.find_reference("HEAD")?;
+            head.symbolic_target().ok().flatten().map(str::to_string).ok_or(RecordError::Detached)?
+        }
+        Target::Branch(name) => format!("refs/heads/{name}"),
+    };
+    if *target == Target::Head {
+        wait_for_index(repo)?;
+    }
     let path = relative.to_string_lossy().replace('\\', "/");
+    let blob = repo.blob(content)?;
+    for _ in 0..ATTEMPTS {
+        // On the current branch the parent is its tip now; a new branch starts at HEAD.
+        let parent = match target {
+            Target::Head => repo.find_reference(&reference).ok().and_then(|r| r.target()),
+            Target::Branch(_) => head_commit(repo)?.map(|c| c.id()),
+        };
+        let parent = parent.map(|id| repo.find_commit(id)).transpose()?;
+        let tree = tree_with(repo, parent.as_ref(), &path, blob, content.len())?;
+        let commit = create_commit(repo, &tree, parent.as_ref(), authored)?;
+        failpoint("before-ref-update");
+        let log = format!("commit: {}", authored.message.lines().next().unwrap_or(""));
+        let moved = match parent.as_ref().filter(|_| *target == Target::Head) {
+            Some(parent) => repo.reference_matching(&reference, commit, true, parent.id(), &log),
+            None => repo.reference(&reference, commit, false, &log),
+        };
+        match moved {
+            Ok(_) => {
+                if *target == Target::Head {
+                    failpoint("after-commit-before-index");
+                    stage(repo, relative)?;
+                }
+                return Ok(commit);
+            }
+            // Another commit reached the branch first: make ours again on top of it.
+            Err(err) if *target == Target::Head && matches!(err.code(), ErrorCode::Modified | ErrorCode::Exists) => {}
+            Err(source) => {
+                return Err(match target {
+                    Target::Branch(name) => RecordError::Branch { name: name.clone(), source },
+                    Target::Head => source.into(),
+                });
+            }
+        }
+    }
+    Err(RecordError::Busy(reference))
+}
 
+/// `parent`'s tree with the blob at `path`.
+fn tree_with<'r>(
+    repo: &'r Repository,
+    parent: Option<&Commit>,
+    path: &str,
+    blob: Oid,
+    size: usize,
+) -> Result<Tree<'r>> {
     let mut index = Index::new()?;
-    if let Some(parent) = &parent {
+    if let Some(parent) = parent {
         index.read_tree(&parent.tree()?)?;
     }
-    let blob = repo.blob(content)?;
-    index.add(&entry(&path, blob, content.len()))?;
-    let tree = repo.find_tree(index.write_tree_to(repo)?)?;
-    let parents: Vec<&Commit> = parent.iter().collect();
+    index.add(&entry(path, blob, size))?;
+    Ok(repo.find_tree(index.write_tree_to(repo)?)?)
+}
 
-    match target {
-        Target::Head => {
-            let commit = repo.commit(Some("HEAD"), signature, signature, message, &tree, &parents)?;
-            // Stage exactly the record's entry, from the file just written, so its stat
-            // data is right and `git status` shows nothing for it.
-            let mut real = repo.index()?;
-            real.add_path(relative)?;
-            real.write()?;
-            Ok(commit)
+/// The commit object, signed when git would sign it; no reference moves yet.
+fn create_commit(repo: &Repository, tree: &Tree, parent: Option<&Commit>, authored: &Authored) -> Result<Oid> {
+    let parents: Vec<&Commit> = parent.into_iter().collect();
+    let (signature, message) = (authored.signature, authored.message);
+    let Some(signer) = authored.signer else {
+        return Ok(repo.commit(None, signature, signature, message, tree, &parents)?);
+    };
+    let buffer = repo.commit_create_buffer(signature, signature, message, tree, &parents)?;
+    let text = buffer.as_str().map_err(|_| RecordError::Sign("the commit is not valid UTF-8".into()))?;
+    let signed = signer.sign(text)?;
+    Ok(repo.commit_signed(text, &signed, Some("gpgsig"))?)
+}
+
+/// Wait, briefly, for another process to finish with the index: committing while the
+/// index is locked would leave the index behind the commit.
+fn wait_for_index(repo: &Repository) -> Result<()> {
+    let lock = repo.path().join("index.lock");
+    let started = Instant::now();
+    while lock.exists() {
+        if started.elapsed() > INDEX_PATIENCE {
+            return Err(RecordError::IndexLocked(lock));
         }
-        Target::Branch(name) => {
-            let commit = repo.commit(None, signature, signature, message, &tree, &parents)?;
-            let log = format!("debate: decision record on {name}");
-            repo.reference(&format!("refs/heads/{name}"), commit, false, &log)
-                .map_err(|source| RecordError::Branch { name: name.clone(), source })?;
-            Ok(commit)
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    Ok(())
+}
+
+/// Stage exactly the record's entry, from the file just written, so its stat data is
+/// right and `git status` shows nothing for it; a lock another process holds for a
+/// moment is waited out.
+fn stage(repo: &Repository, relative: &Path) -> Result<()> {
+    let started = Instant::now();
+    loop {
+        let mut index = repo.index()?;
+        index.read(true)?;
+        index.add_path(relative)?;
+        match index.write() {
+            Ok(()) => return Ok(()),
+            Err(err) if err.code() == ErrorCode::Locked && started.elapsed() < INDEX_PATIENCE => {
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            Err(err) if err.code() == ErrorCode::Locked => {
+                return Err(RecordError::IndexLocked(repo.path().join("index.lock")));
+            }
+            Err(err) => return Err(err.into()),
         }
     }
+}
+
+/// A resumed recording whose commit exists: make sure the index agrees with it (a
+/// process stopped between committing and staging leaves the index behind, and the
+/// user's next `git commit -a` would delete the record).
+pub fn repair_index(repo: &Repository, relative: &Path, commit: Oid) -> Result<()> {
+    let committed = repo.find_commit(commit)?.tree()?.get_path(relative)?.id();
+    let index = repo.index()?;
+    if index.get_path(relative, 0).is_some_and(|e| e.id == committed) {
+        return Ok(());
+    }
+    wait_for_index(repo)?;
+    let on_disk = repo.workdir().map(|dir| dir.join(relative)).and_then(|p| std::fs::read(p).ok());
+    match on_disk {
+        Some(bytes) if Oid::hash_object(git2::ObjectType::Blob, &bytes)? == committed => stage(repo, relative),
+        // The file changed since: stage what was committed, and let git show the change.
+        _ => {
+            let mut index = repo.index()?;
+            let size = repo.find_blob(committed)?.size();
+            index.add(&entry(&relative.to_string_lossy().replace('\\', "/"), committed, size))?;
+            Ok(index.write()?)
+        }
+    }
+}
+
+/// The hooks git would run on a commit that exist here; debate commits with libgit2
+/// and runs none of them.
+pub fn hooks_not_run(repo: &Repository) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let configured = repo.config().ok().and_then(|c| c.get_path("core.hooksPath").ok());
+    let dir = match configured {
+        Some(dir) if dir.is_relative() => repo.workdir().unwrap_or(repo.path()).join(dir),
+        Some(dir) => dir,
+        None => repo.path().join("hooks"),
+    };
+    ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"]
+        .into_iter()
+        .filter(|hook| {
+            std::fs::metadata(dir.join(hook)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// A branch name git accepts and that does not exist yet.

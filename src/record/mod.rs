@@ -5,6 +5,7 @@ pub mod git;
 pub mod issue;
 mod markdown;
 pub mod render;
+pub mod sign;
 pub mod slug;
 
 use std::io::Write;
@@ -14,6 +15,7 @@ use crate::model::{DebateState, Published};
 use crate::text::untrusted::one_line;
 
 pub use render::Templates;
+use sign::Signer;
 
 /// Why the record (or its issue draft) could not be written or committed.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +70,14 @@ pub enum RecordError {
     },
     #[error("the debate has no synthesis to record")]
     NoOutcome,
+    #[error("HEAD is detached: there is no branch to commit the record to")]
+    Detached,
+    #[error("{} stays locked: another git process is working in this repository", .0.display())]
+    IndexLocked(PathBuf),
+    #[error("{0} kept moving: other commits landed on it while the record was being committed")]
+    Busy(String),
+    #[error("{0}")]
+    Sign(String),
 }
 
 impl RecordError {
@@ -88,7 +98,16 @@ impl RecordError {
                 "fix the template or remove it to use the built-in one".into()
             }
             RecordError::Render { name, .. } => format!("check .debate/templates/{name}"),
-            RecordError::Outside(_) | RecordError::NoOutcome => return None,
+            RecordError::IndexLocked(lock) => format!(
+                "when that git command is done (or, if none runs, after removing {}), run `debate --resume`",
+                lock.display()
+            ),
+            RecordError::Busy(_) => "run `debate --resume` to try again".into(),
+            RecordError::Sign(_) => {
+                "fix commit signing (check with `git commit -S --allow-empty`) or turn commit.gpgsign off, then `debate --resume`"
+                    .into()
+            }
+            RecordError::Outside(_) | RecordError::NoOutcome | RecordError::Detached => return None,
         })
     }
 }
@@ -205,11 +224,28 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         git::Target::Branch(_) => templates.decision(state)?.into_bytes(),
     };
     let commit = match git::find_existing(&repo, &target, &state.id) {
+        // Made before a crash: the index may not have caught up with it.
+        Some(commit) if target == git::Target::Head => {
+            git::repair_index(&repo, relative, commit)?;
+            commit
+        }
         Some(commit) => commit,
         None => {
             let (signature, warning) = git::identity(&repo)?;
             published.warnings.extend(warning);
-            git::commit_record(&repo, &target, relative, &content, &commit_message(state), &signature)?
+            let signer = Signer::for_repository(&repo, signature.email().ok())?;
+            let message = commit_message(state);
+            let authored = git::Authored { message: &message, signature: &signature, signer: signer.as_ref() };
+            let commit = git::commit_record(&repo, &target, relative, &content, &authored)?;
+            let hooks = git::hooks_not_run(&repo);
+            if !hooks.is_empty() {
+                published.warnings.push(format!(
+                    "the {} hook{} did not run: debate commits only the record, with libgit2, and runs no hooks",
+                    hooks.join(", "),
+                    if hooks.len() == 1 { "" } else { "s" }
+                ));
+            }
+            commit
         }
     };
     published.commit = Some(commit.to_string());
@@ -235,11 +271,15 @@ pub fn commit_message(state: &DebateState) -> String {
 
 /// Test hook, in test builds only (the `failpoints` feature): `DEBATE_FAILPOINT=<name>`
 /// aborts the process at that point, as a crash would, so tests can check that
-/// `--resume` repairs every half-finished recording.
+/// `--resume` repairs every half-finished recording; `<name>:sleep=<ms>` waits there
+/// instead, so a test can make another process act in between.
 #[cfg(feature = "failpoints")]
 pub fn failpoint(name: &str) {
-    if std::env::var("DEBATE_FAILPOINT").is_ok_and(|v| v == name) {
-        std::process::abort();
+    let Ok(set) = std::env::var("DEBATE_FAILPOINT") else { return };
+    match set.split_once(":sleep=") {
+        Some((at, ms)) if at == name => std::thread::sleep(std::time::Duration::from_millis(ms.parse().unwrap_or(0))),
+        None if set == name => std::process::abort(),
+        _ => {}
     }
 }
 

@@ -3,14 +3,16 @@
 //! the whole result of a step or none of it.
 
 mod columns;
+mod lease;
 mod read;
 mod write;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
+pub use lease::{HEARTBEAT, Owner};
 pub use write::NewDebate;
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
@@ -18,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_dropped_seats.sql"),
     include_str!("migrations/0003_role_kinds.sql"),
+    include_str!("migrations/0004_leases.sql"),
 ];
 
 /// Why the state database could not do what was asked.
@@ -51,6 +54,8 @@ pub enum StoreError {
     UnknownId(String),
     #[error("{input:?} matches several debates: {}", ids.join(", "))]
     Ambiguous { input: String, ids: Vec<String> },
+    #[error("{id} is running in process {pid} on {host} (last seen {silent} s ago)")]
+    Running { id: String, pid: u32, host: String, silent: i64 },
 }
 
 impl StoreError {
@@ -65,6 +70,9 @@ impl StoreError {
             }
             StoreError::UnknownId(_) => "`debate --list --all` shows every debate",
             StoreError::Ambiguous { .. } => "give more characters of the id",
+            StoreError::Running { .. } => {
+                "let it finish or pause it there; if that process is gone, its lease is taken over within a minute"
+            }
         })
     }
 }
@@ -116,15 +124,20 @@ impl Store {
             .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
             .and_then(|_| conn.pragma_update(None, "foreign_keys", true))
             .map_err(opening)?;
-        let version: usize = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
-        if version > MIGRATIONS.len() {
-            return Err(StoreError::Newer { path: path.to_path_buf(), found: version, known: MIGRATIONS.len() });
-        }
-        for (index, migration) in MIGRATIONS.iter().enumerate().skip(version) {
-            let tx = conn.transaction()?;
-            tx.execute_batch(migration)?;
-            tx.pragma_update(None, "user_version", index + 1)?;
+        let version = |conn: &Connection| conn.pragma_query_value(None, "user_version", |row| row.get::<_, usize>(0));
+        if version(&conn)? < MIGRATIONS.len() {
+            // Another process may be migrating the same file: take the write lock first,
+            // then look again at what is left to do.
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            for (index, migration) in MIGRATIONS.iter().enumerate().skip(version(&tx)?) {
+                tx.execute_batch(migration)?;
+                tx.pragma_update(None, "user_version", index + 1)?;
+            }
             tx.commit()?;
+        }
+        let found = version(&conn)?;
+        if found > MIGRATIONS.len() {
+            return Err(StoreError::Newer { path: path.to_path_buf(), found, known: MIGRATIONS.len() });
         }
         Ok(Store { conn })
     }

@@ -207,9 +207,13 @@ fn resume_with_json_prints_one_json_document() {
     let failing = replace_answers(&answers, "{purpose: synthesis", "{purpose: synthesis, error: overloaded}");
     let config = sandbox.scripted(&failing);
     let out = sandbox.cmd().arg("--config").arg(&config).args(["--json", QUESTION]).assert().code(3);
-    assert!(out.get_output().stdout.is_empty(), "an error prints no JSON");
-    sandbox.scripted(&answers);
+    let paused: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("a pause prints JSON");
     let id = sandbox.only_id();
+    assert_eq!((paused["id"].as_str(), paused["status"].as_str()), (Some(id.as_str()), Some("paused")));
+    assert_eq!(paused["resume"], format!("debate --resume {id}"));
+    assert_eq!(paused["exit_code"], 3);
+    assert!(paused["error"].as_str().unwrap().contains("overloaded"), "{paused}");
+    sandbox.scripted(&answers);
     let out = sandbox.cmd().arg("--config").arg(&config).args(["--json", "--resume", &id]).assert().success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("one JSON document");
     assert_eq!((json["id"].as_str(), json["status"].as_str()), (Some(id.as_str()), Some("complete")));

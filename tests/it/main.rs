@@ -7,6 +7,7 @@ mod common;
 mod architecture;
 
 mod bad_input;
+mod concurrency;
 mod crash_resume;
 mod debate_flow;
 mod hostile_text;

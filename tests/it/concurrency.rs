@@ -1,0 +1,225 @@
+//! Several processes at once, and processes stopped from outside: nothing lost, nothing
+//! paid for twice, nothing committed that the index does not know about.
+
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::*;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn identity(dir: &std::path::Path) {
+    git(dir, &["config", "user.name", "Test"]);
+    git(dir, &["config", "user.email", "test@example.com"]);
+}
+
+/// A scripted debate whose every call takes a while, so it is still running when the
+/// test acts.
+fn slow(sandbox: &Sandbox) -> std::path::PathBuf {
+    sandbox.scripted(&format!("delay_ms: 250\n{}", varied_answers(&PANEL, 2, CONTINUE)))
+}
+
+fn spawn(sandbox: &Sandbox, config: &std::path::Path, args: &[&str]) -> Child {
+    sandbox
+        .std_cmd()
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Wait until the debate has stored `n` contributions.
+fn wait_for_contributions(sandbox: &Sandbox, child: &mut Child, n: i64) {
+    let started = Instant::now();
+    loop {
+        let stored = rusqlite::Connection::open(sandbox.db())
+            .and_then(|c| c.query_row("SELECT COUNT(*) FROM contributions", [], |r| r.get::<_, i64>(0)))
+            .unwrap_or(0);
+        if stored >= n {
+            return;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the debate ended early");
+        assert!(started.elapsed() < Duration::from_secs(30), "never stored {n} contributions");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn debates_started_together_on_a_fresh_database_all_complete() {
+    const DEBATES: usize = 8;
+    let sandbox = Sandbox::new();
+    let others: Vec<std::path::PathBuf> = (0..DEBATES)
+        .map(|n| {
+            let dir = sandbox.repo.parent().unwrap().join(format!("repo-{n}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            git(&dir, &["init", "-q"]);
+            identity(&dir);
+            dir
+        })
+        .collect();
+    // Every process waits at a barrier, so they all open the new database at once.
+    let go = sandbox.home.join("go");
+    let children: Vec<Child> = others
+        .iter()
+        .map(|dir| {
+            let debate = sandbox.std_cmd();
+            let mut cmd = Command::new("sh");
+            cmd.arg("-c").arg(format!(
+                "while [ ! -e '{}' ]; do :; done; exec '{}' --offline -q '{QUESTION}'",
+                go.display(),
+                debate.get_program().to_string_lossy()
+            ));
+            for (key, value) in debate.get_envs() {
+                match value {
+                    Some(value) => cmd.env(key, value),
+                    None => cmd.env_remove(key),
+                };
+            }
+            cmd.current_dir(dir).stdout(Stdio::null()).stderr(Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::write(&go, "").unwrap();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let complete: i64 =
+        sandbox.sqlite().query_row("SELECT COUNT(*) FROM debates WHERE status = 'complete'", [], |r| r.get(0)).unwrap();
+    assert_eq!(complete, DEBATES as i64);
+}
+
+#[test]
+fn a_debate_is_driven_by_one_process_at_a_time() {
+    let sandbox = Sandbox::new();
+    let config = slow(&sandbox);
+    let mut first = spawn(&sandbox, &config, &["-r", "2", QUESTION]);
+    wait_for_contributions(&sandbox, &mut first, 1);
+    let id = sandbox.only_id();
+    let second = sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).output().unwrap();
+    assert_eq!(second.status.code(), Some(75), "{}", text(&second.stderr));
+    let stderr = text(&second.stderr);
+    assert!(stderr.contains(&format!("{id} is running in process {}", first.id())), "{stderr}");
+    assert!(first.wait().unwrap().success());
+    // Every call was made once: analysis, 2 × (2 + 2 + 1), synthesis.
+    assert_eq!(sandbox.prompts().len(), 12);
+    let leases: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM leases", [], |r| r.get(0)).unwrap();
+    assert_eq!(leases, 0, "the lease is given up at the end");
+}
+
+#[test]
+fn the_lease_of_a_killed_process_is_taken_over_at_once() {
+    let sandbox = Sandbox::new();
+    let config = slow(&sandbox);
+    let mut first = spawn(&sandbox, &config, &["-r", "2", QUESTION]);
+    wait_for_contributions(&sandbox, &mut first, 2);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let id = sandbox.only_id();
+    let resumed = sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).output().unwrap();
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+}
+
+fn signal(child: &Child, name: &str) {
+    let sent = Command::new("kill").args([&format!("-{name}"), &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+}
+
+#[test]
+fn sigterm_and_sighup_pause_the_debate_like_ctrl_c() {
+    for (name, code) in [("TERM", 143), ("HUP", 129)] {
+        let sandbox = Sandbox::new();
+        let config = slow(&sandbox);
+        let mut child = spawn(&sandbox, &config, &["-r", "2", QUESTION]);
+        wait_for_contributions(&sandbox, &mut child, 1);
+        signal(&child, name);
+        let out: Output = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "SIG{name}: {}", text(&out.stderr));
+        let id = sandbox.only_id();
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains(&format!("SIG{name}")) && stderr.contains(&format!("debate --resume {id}")),
+            "{stderr}"
+        );
+        let status: String = sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap();
+        assert_eq!(status, "paused", "SIG{name}");
+        sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).assert().success();
+    }
+}
+
+#[test]
+fn two_debates_committing_to_one_branch_both_land() {
+    let sandbox = Sandbox::new();
+    identity(&sandbox.repo);
+    // The first holds its commit back until the second has committed on the branch.
+    let mut first = sandbox.std_cmd();
+    first.env("DEBATE_FAILPOINT", "before-ref-update:sleep=1500");
+    first
+        .args(["--offline", "-q", "Should we use Redis or Postgres for caching?"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let first = first.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let second = sandbox.cmd().args(["--offline", "-q", "Monolith or microservices for billing?"]).output().unwrap();
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    let first = first.wait_with_output().unwrap();
+    assert!(first.status.success(), "the slower commit is made again on top: {}", text(&first.stderr));
+    let trailers = git(&sandbox.repo, &["log", "--format=%(trailers:key=Debate-Id,valueonly)"]);
+    assert_eq!(trailers.lines().filter(|l| l.starts_with("DEB-")).count(), 2, "{trailers}");
+    assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "both records are committed and staged");
+}
+
+#[test]
+fn a_locked_index_stops_the_commit_before_it_is_made() {
+    let sandbox = Sandbox::new();
+    identity(&sandbox.repo);
+    std::fs::write(sandbox.repo.join("a.txt"), "a\n").unwrap();
+    git(&sandbox.repo, &["add", "a.txt"]);
+    git(&sandbox.repo, &["commit", "-q", "-m", "initial"]);
+    let lock = sandbox.repo.join(".git/index.lock");
+    std::fs::write(&lock, "").unwrap();
+    let out = sandbox.cmd().args(["--offline", QUESTION]).output().unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("index.lock"), "{}", text(&out.stderr));
+    assert_eq!(git(&sandbox.repo, &["rev-list", "--count", "HEAD"]).trim(), "1", "no commit was made");
+
+    std::fs::remove_file(&lock).unwrap();
+    let id = sandbox.only_id();
+    sandbox.cmd().args(["--resume", &id]).assert().success();
+    assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_commit_the_index_never_heard_of_is_repaired_on_resume() {
+    let sandbox = Sandbox::new();
+    identity(&sandbox.repo);
+    std::fs::write(sandbox.repo.join("a.txt"), "a\n").unwrap();
+    git(&sandbox.repo, &["add", "a.txt"]);
+    git(&sandbox.repo, &["commit", "-q", "-m", "initial"]);
+    // Killed between committing and staging: the commit holds the record, the index not.
+    let out = sandbox
+        .cmd()
+        .env("DEBATE_FAILPOINT", "after-commit-before-index")
+        .args(["--offline", QUESTION])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let status = git(&sandbox.repo, &["status", "--porcelain"]);
+    assert!(status.starts_with("D ") || status.contains("?? docs/"), "the index is behind the commit: {status}");
+
+    let id = sandbox.only_id();
+    sandbox.cmd().args(["--resume", &id]).assert().success();
+    assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "resume repaired the index");
+    // The user's next `git commit -a` keeps the record.
+    std::fs::write(sandbox.repo.join("a.txt"), "changed\n").unwrap();
+    git(&sandbox.repo, &["commit", "-q", "-a", "-m", "user's change"]);
+    let files = git(&sandbox.repo, &["ls-tree", "-r", "--name-only", "HEAD"]);
+    assert!(files.contains("docs/decisions/"), "{files}");
+}
