@@ -274,6 +274,7 @@ fn populate(path: &Path, count: usize, root: &str) {
         forced: Vec::new(),
         branch: None,
         providers: Default::default(),
+        started_on: None,
     };
     let usage = Usage { prompt_tokens: 100, completion_tokens: 40, latency_ms: 200 };
     let call = |text: &str| Completion { text: text.into(), model: "mock".into(), usage };

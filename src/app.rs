@@ -9,7 +9,9 @@ use crate::catalog::Catalog;
 use crate::cli::{Cli, Command};
 use crate::engine::run::Engine;
 use crate::error::{Error, Result, Signal};
-use crate::model::{Clarification, Clarified, ContextFile, DebateState, Events, Listing, PanelSize, Snapshot, Status};
+use crate::model::{
+    Clarification, Clarified, ContextFile, DebateState, Events, Listing, PanelSize, Published, Rounds, Snapshot, Status,
+};
 use crate::moderator::{analysis, selection};
 use crate::providers;
 use crate::record::{self, RecordError, Templates};
@@ -71,6 +73,9 @@ async fn command(cli: &Cli) -> Result<()> {
     if let Some(id) = &cli.resume {
         return resume(cli, &db_path, id, &mut terminal).await;
     }
+    if let Some(id) = cli.abandon.as_ref().or(cli.delete.as_ref()) {
+        return give_up(&db_path, id, cli.delete.is_some(), &terminal);
+    }
     start(cli, &db_path, &mut terminal).await
 }
 
@@ -116,13 +121,7 @@ fn trust(path: Option<&Path>, revoke: bool, terminal: &Terminal) -> Result<()> {
 /// directory, else the working directory itself.
 fn project_root() -> Result<PathBuf> {
     let cwd = std::env::current_dir().map_err(Error::WorkingDirectory)?;
-    match git2::Repository::discover(&cwd) {
-        Ok(repo) => match repo.workdir() {
-            Some(dir) => Ok(canonical(dir)),
-            None => Err(RecordError::Bare(repo.path().to_path_buf()).into()),
-        },
-        Err(_) => Ok(canonical(&cwd)),
-    }
+    Ok(canonical(&record::git::work_tree(&cwd)?.unwrap_or(cwd)))
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -201,6 +200,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     if let Some(name) = requested_branch {
         check_branch(&root, name)?;
     }
+    record::preflight(&root, &loaded.settings.record, requested_branch.is_some())?;
 
     // A vague question gets the moderator's clarifying question when someone can answer;
     // the answer becomes part of what is analysed and debated.
@@ -237,6 +237,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         requested_size,
         forced: cli.with.clone(),
         providers: definitions,
+        started_on: record::git::head_id(&root),
         branch: requested_branch.map(|name| match name {
             "" => record::default_branch(&id, &title),
             name => name.to_string(),
@@ -260,13 +261,13 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
 async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) -> Result<()> {
     let (store, state) = load_existing(db_path, id)?;
     if state.status == Status::Complete {
-        terminal.say(&format!("Debate {} is already complete.", state.id));
-        return report(cli, &state);
+        return resume_complete(cli, &state, terminal);
     }
-    let root = PathBuf::from(&state.repo_root);
+    let root = locate_repository(&store, &state, terminal)?;
     let loaded = settings::load(&root, cli.config.as_deref(), &FlagOverrides::default())?;
     let catalog = Catalog::build(&loaded.overlays)?;
     let mut snapshot = state.snapshot.clone();
+    apply_resume_flags(cli, &state, &mut snapshot, &root)?;
     let switch_to = if cli.offline { Some("offline") } else { cli.provider.as_deref() };
     if let Some(name) = switch_to {
         snapshot.moderator = providers::switch(&snapshot.moderator, &loaded.settings, name)?;
@@ -281,6 +282,7 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
     let providers =
         providers::build_panel(&snapshot.moderator, &snapshot.debater, &snapshot.providers, &loaded.settings)?;
     let templates = Templates::load(&root)?;
+    record::preflight(&root, &snapshot.record, snapshot.branch.is_some())?;
     if snapshot != state.snapshot {
         store.save_snapshot(&state.id, &snapshot)?;
     }
@@ -296,6 +298,125 @@ fn announce_providers(providers: &providers::Panel, terminal: &Terminal) {
     for label in kinds.into_iter().filter_map(providers::label) {
         terminal.say(&format!("Provider: {label}"));
     }
+}
+
+/// `--abandon` (listed as failed from now on) or `--delete` (gone from the database).
+/// A record already in the repository is never touched.
+fn give_up(db_path: &Path, id: &str, delete: bool, terminal: &Terminal) -> Result<()> {
+    let (store, state) = load_existing(db_path, id)?;
+    let id = &state.id;
+    if !delete && state.status == Status::Complete {
+        return Err(Error::input(format!("{id} is complete: there is nothing to abandon"))
+            .with_hint(format!("`debate --delete {id}` removes it from the state database (its record stays)")));
+    }
+    // Not while another process drives it.
+    let owner = Owner::this_process();
+    store.acquire(id, &owner)?;
+    if delete {
+        store.delete(id)?;
+        let record = state.record_path.map(|p| format!("; its record {p} stays as it is")).unwrap_or_default();
+        terminal.say(&format!("Deleted {id} from the state database{record}."));
+    } else {
+        store.set_status(id, Status::Failed)?;
+        store.release(id, &owner)?;
+        terminal.say(&format!(
+            "Abandoned {id}: it is listed as failed. `debate --resume {id}` takes it up again; `debate --delete {id}` removes it."
+        ));
+    }
+    Ok(())
+}
+
+/// The flags a resumed debate can still take: its remaining rounds, checkpoints, the
+/// model, and, until its record is being written, where the record goes. The others
+/// (question, panel, context) were fixed when it started; clap refuses them.
+fn apply_resume_flags(cli: &Cli, state: &DebateState, snapshot: &mut Snapshot, root: &Path) -> Result<()> {
+    if let Some(rounds) = cli.max_rounds {
+        snapshot.debate.max_rounds = Rounds(rounds);
+    }
+    if cli.no_checkpoints {
+        snapshot.debate.checkpoints = false;
+    }
+    if cli.issue {
+        snapshot.record.issue_draft = true;
+    }
+    if let Some(model) = &cli.model {
+        snapshot.moderator.model = Some(model.clone());
+        snapshot.debater.model = Some(model.clone());
+    }
+    if cli.no_commit || cli.branch.is_some() {
+        if let Some(path) = &state.record_path {
+            return Err(Error::input(format!("{}'s record is already being written to {path}", state.id))
+                .with_hint("resume without --no-commit or --branch"));
+        }
+        snapshot.record.commit &= !cli.no_commit;
+        if let Some(name) = cli.branch.as_deref().map(str::trim) {
+            check_branch(root, name)?;
+            snapshot.branch =
+                Some(if name.is_empty() { record::default_branch(&state.id, &state.title) } else { name.to_string() });
+        }
+    }
+    Ok(())
+}
+
+/// `--resume` of a complete debate: its record as it is. `--issue` writes the issue
+/// draft it lacks; a flag that would change the debate or its record is refused.
+fn resume_complete(cli: &Cli, state: &DebateState, terminal: &mut Terminal) -> Result<()> {
+    let changes = [
+        (cli.max_rounds.is_some(), "--max-rounds"),
+        (cli.no_checkpoints, "--no-checkpoints"),
+        (cli.no_commit, "--no-commit"),
+        (cli.branch.is_some(), "--branch"),
+        (cli.model.is_some(), "--model"),
+        (cli.provider.is_some(), "--provider"),
+        (cli.offline, "--offline"),
+    ];
+    if let Some((_, flag)) = changes.iter().find(|(given, _)| *given) {
+        let record = state.record_path.as_deref().unwrap_or("(none)");
+        return Err(Error::input(format!(
+            "{} is already complete, so {flag} cannot change it; its record is {record}",
+            state.id
+        ))
+        .with_hint("start a new debate to debate the question again"));
+    }
+    terminal.say(&format!("Debate {} is already complete.", state.id));
+    if cli.issue && issue_draft(&state.repo_root, &state.id, &state.title).is_none() {
+        let templates = Templates::load(Path::new(&state.repo_root))?;
+        let published = Published {
+            path: PathBuf::from(state.record_path.clone().unwrap_or_default()),
+            commit: state.commit_id.clone(),
+            branch: state.snapshot.branch.clone(),
+            not_committed: None,
+            warnings: Vec::new(),
+        };
+        let draft = record::issue::write(state, &templates, &published)?;
+        terminal.say(&format!("Issue draft written to {}. File it with:\n  {}", draft.path.display(), draft.command));
+    }
+    report(cli, state)
+}
+
+/// Where a paused debate's repository is now: where it was; or, when that path is
+/// gone, the repository here if it holds the commit the debate started on (without
+/// one, if it has the same name). The debate then moves with it.
+fn locate_repository(store: &Store, state: &DebateState, terminal: &Terminal) -> Result<PathBuf> {
+    let stored = PathBuf::from(&state.repo_root);
+    if stored.exists() {
+        return Ok(stored);
+    }
+    let here = project_root()?;
+    let same = match &state.snapshot.started_on {
+        Some(commit) => record::git::holds_commit(&here, commit),
+        None => here.file_name() == stored.file_name(),
+    };
+    if !same {
+        return Err(RecordError::Moved { id: state.id.clone(), from: stored }.into());
+    }
+    store.move_repository(&state.id, &stored, &here)?;
+    terminal.say(&format!(
+        "The repository moved from {} to {}; the debate continues there.",
+        stored.display(),
+        here.display()
+    ));
+    Ok(here)
 }
 
 /// What a run of the engine needs besides the store.

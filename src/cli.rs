@@ -13,7 +13,7 @@ use clap::{ArgGroup, Parser, Subcommand};
                   LLM debaters, stops on agreement, repetition or stagnation, and writes a \
                   decision record to docs/decisions/. Every step is kept in SQLite, so an \
                   interrupted debate continues with --resume.",
-    group(ArgGroup::new("mode").args(["resume", "list", "show"]).multiple(false)),
+    group(ArgGroup::new("mode").args(["resume", "list", "show", "abandon", "delete"]).multiple(false)),
     args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  debate --offline \"Should we use Redis or Postgres for caching?\"\n  \
                   debate --list\n  debate --resume DEB-k3x9q2\n  debate --show deb-k3"
@@ -23,11 +23,11 @@ pub struct Cli {
     pub command: Option<Command>,
 
     /// The question to debate; `-` reads it from stdin
-    #[arg(value_name = "QUESTION", conflicts_with_all = ["resume", "list", "show", "file"])]
+    #[arg(value_name = "QUESTION", conflicts_with_all = ["resume", "list", "show", "abandon", "delete", "file"])]
     pub question: Option<String>,
 
     /// Read the question from a file (`-` for stdin)
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["resume", "list", "show"])]
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["resume", "list", "show", "abandon", "delete"])]
     pub file: Option<PathBuf>,
 
     /// Continue a paused or interrupted debate (any case, unique prefix)
@@ -51,13 +51,21 @@ pub struct Cli {
     #[arg(long, value_name = "ID")]
     pub show: Option<String>,
 
+    /// Give a debate up: it stays listed as failed (--resume can still take it up again)
+    #[arg(long, value_name = "ID")]
+    pub abandon: Option<String>,
+
+    /// Remove a debate from the state database; its record in the repository stays as it is
+    #[arg(long, value_name = "ID")]
+    pub delete: Option<String>,
+
     /// Number of debaters, 2–4 (default: the moderator decides)
-    #[arg(short = 'p', long = "perspectives", value_name = "N",
+    #[arg(short = 'p', long = "perspectives", value_name = "N", conflicts_with = "resume",
           value_parser = clap::value_parser!(u8).range(2..=4))]
     pub perspectives: Option<u8>,
 
     /// Force a perspective from the catalog (repeatable)
-    #[arg(long = "with", value_name = "NAME")]
+    #[arg(long = "with", value_name = "NAME", conflicts_with = "resume")]
     pub with: Vec<String>,
 
     /// Cap on rounds, 1–20 [default: 5]
@@ -83,7 +91,7 @@ pub struct Cli {
     pub branch: Option<String>,
 
     /// A file the debaters may read as project context (repeatable)
-    #[arg(long = "context", value_name = "PATH")]
+    #[arg(long = "context", value_name = "PATH", conflicts_with = "resume")]
     pub context: Vec<PathBuf>,
 
     /// Use this configured provider for every role

@@ -192,7 +192,7 @@ mod tests {
             (Error::input("empty question"), 2),
             (StoreError::UnknownId("DEB-x".into()).into(), 2),
             (RecordError::BranchExists("main".into()).into(), 2),
-            (ProviderError::Refused { message: "HTTP 401".into(), hint: None }.into(), 3),
+            (ProviderError::Refused { message: "HTTP 401".into(), hint: None, status: Some(401) }.into(), 3),
             (ProviderError::Setup { message: "no key".into(), hint: None }.into(), 4),
             (Error::config("bad"), 4),
             (RecordError::NoOutcome.into(), 5),

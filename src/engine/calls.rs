@@ -11,7 +11,7 @@ use crate::moderator::evaluation::RoundVerdict;
 use crate::moderator::prompts::{self, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::synthesis::SynthesisAnswer;
-use crate::providers::{Brief, Provider, Request, Result, Schema, TextSink};
+use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, TextSink};
 use crate::text::secrets::Masker;
 
 /// Completion limits for the moderator's structured answers.
@@ -123,16 +123,18 @@ pub struct Asked<'a> {
     pub secrets: &'a Masker,
 }
 
-/// One call. A failure that a shorter prompt may cure gets one more try with a
-/// compact prompt.
+/// One call. A failure that one more try may cure (a prompt too long, a request the
+/// server refused) gets one more, with a compact prompt.
 pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Option<TextSink>) -> Result<Completion> {
     let mut normal = request(state, ask, Size::NORMAL);
     normal.on_text = on_text.clone();
     match timed(to, &normal).await {
-        Err(err) if err.retryable() => {
+        Err(first) if first.retryable() => {
             let mut compact = request(state, ask, Size::COMPACT);
             compact.on_text = on_text;
-            timed(to, &compact).await
+            timed(to, &compact)
+                .await
+                .map_err(|last| ProviderError::Retried { first: first.to_string(), last: Box::new(last) })
         }
         result => result,
     }

@@ -284,12 +284,18 @@ impl Engine<'_> {
                 shown += 1;
             }
         }
-        self.drop_or_fail(state, failures)
+        self.drop_or_fail(state, round, kind, failures)
     }
 
     /// A debater whose provider keeps failing leaves the panel when at least two others
     /// remain (recorded, and the result is marked degraded); otherwise the debate pauses.
-    fn drop_or_fail(&mut self, state: &DebateState, failures: Vec<(usize, ProviderError)>) -> Result<(), Stop> {
+    fn drop_or_fail(
+        &mut self,
+        state: &DebateState,
+        round: u32,
+        kind: ContributionKind,
+        failures: Vec<(usize, ProviderError)>,
+    ) -> Result<(), Stop> {
         if failures.is_empty() {
             return Ok(());
         }
@@ -300,7 +306,7 @@ impl Engine<'_> {
             return Err(err.into());
         }
         for (seat, err) in failures {
-            let reason = err.to_string();
+            let reason = format!("its {kind} in round {round} failed: {err}");
             self.store.drop_seat(&state.id, seat, &reason)?;
             self.events.dropped(state.panel[seat].name(), &reason);
         }

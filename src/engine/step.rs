@@ -119,8 +119,10 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, reason
     if !reasoned {
         degradations.push(format!("Arguments were produced by {OFFLINE_LABEL}."));
     }
-    for seat in state.panel.iter().filter(|s| s.dropped.is_some()) {
-        degradations.push(format!("{} was dropped after repeated provider failures.", seat.name()));
+    for seat in &state.panel {
+        if let Some(reason) = &seat.dropped {
+            degradations.push(format!("{} was dropped from the panel: {reason}.", seat.name()));
+        }
     }
     match source {
         Source::Structured => {}

@@ -80,7 +80,7 @@ impl Provider for FakeModel {
             )
         };
         if fails {
-            return Err(ProviderError::Refused { message: "overloaded".into(), hint: None });
+            return Err(ProviderError::Refused { message: "overloaded".into(), hint: None, status: None });
         }
         if hangs {
             tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -327,10 +327,13 @@ async fn a_debater_that_fails_leaves_a_panel_of_three() {
     });
     setup.model.faults.lock().unwrap().failing.push((Purpose::Argument, 1, "Cost Control"));
     let done = setup.run(&mut Recorder::default()).await.unwrap();
-    assert_eq!(done.panel[2].dropped.as_deref(), Some("overloaded"));
+    assert_eq!(
+        done.panel[2].dropped.as_deref(),
+        Some("its argument in round 1 failed: overloaded (twice; the second try had a shorter prompt)")
+    );
     assert_eq!(done.rounds[0].rebuttals.len(), 2, "the dropped debater does not rebut");
     let outcome = done.outcome.unwrap();
-    assert!(outcome.degradations.iter().any(|d| d.contains("Cost Control was dropped")));
+    assert!(outcome.degradations.iter().any(|d| d.contains("Cost Control was dropped from the panel: its argument")));
     assert!(
         !setup
             .model

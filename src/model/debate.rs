@@ -85,6 +85,10 @@ pub struct Snapshot {
     /// no settings file to find them.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderDef>,
+    /// The commit HEAD was on when the debate started, to know the repository again if
+    /// it moves.
+    #[serde(default)]
+    pub started_on: Option<String>,
 }
 
 /// A `--context` file as it was when the debate started.

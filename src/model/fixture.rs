@@ -43,6 +43,7 @@ pub fn state() -> DebateState {
             forced: Vec::new(),
             branch: None,
             providers: Default::default(),
+            started_on: None,
         },
         analysis: Analysis {
             domains: vec!["data".into()],

@@ -103,6 +103,7 @@ impl Endpoint {
             Failure::FormatRejected => ProviderError::Refused {
                 message: format!("{}: the server rejects structured output", self.name),
                 hint: None,
+                status: Some(400),
             },
             Failure::Retry { message, .. } => ProviderError::Unavailable {
                 provider: self.name.clone(),
@@ -173,7 +174,7 @@ impl Endpoint {
                 "check the provider's `model` and `base_url`; run with -v for more detail".to_string(),
             ),
         };
-        Failure::Fatal(ProviderError::Refused { message, hint: Some(hint) })
+        Failure::Fatal(ProviderError::Refused { message, hint: Some(hint), status: Some(code) })
     }
 
     /// A transport error (no HTTP status): timeouts and dropped connections are retried.

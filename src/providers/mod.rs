@@ -41,9 +41,13 @@ pub enum ProviderError {
     /// dropped connections, cut streams.
     #[error("{provider}: {message} (gave up after {retries} retries)")]
     Unavailable { provider: String, message: String, retries: u32, hint: String },
-    /// The server refused the request in a way another attempt will not fix.
+    /// The server refused the request: another attempt of the same request will not
+    /// fix it (`status` is its HTTP status, when there is one).
     #[error("{message}")]
-    Refused { message: String, hint: Option<String> },
+    Refused { message: String, hint: Option<String>, status: Option<u16> },
+    /// A call that failed, was tried once more with a shorter prompt, and failed again.
+    #[error("{}", retried(first, last))]
+    Retried { first: String, last: Box<ProviderError> },
     /// The prompt is longer than the model takes.
     #[error("{provider}: the prompt is too long for the model: {detail}")]
     ContextLength { provider: String, detail: String },
@@ -63,21 +67,31 @@ pub enum ProviderError {
 }
 
 impl ProviderError {
-    /// A shorter prompt may succeed where this one failed.
+    /// Worth one more try with a shorter prompt: the prompt was too long, or the server
+    /// refused this one request. A refused key (401), model access (403) or a model or
+    /// endpoint that does not exist (404) is not worth it.
     pub fn retryable(&self) -> bool {
-        matches!(self, ProviderError::ContextLength { .. })
+        match self {
+            ProviderError::ContextLength { .. } => true,
+            ProviderError::Refused { status, .. } => !matches!(status, Some(401 | 403 | 404)),
+            _ => false,
+        }
     }
 
     /// A failure of the model service, rather than of this machine or its settings: a
     /// debater failing this way may leave the panel.
     pub fn from_service(&self) -> bool {
-        !matches!(self, ProviderError::Setup { .. } | ProviderError::Io { .. })
+        match self {
+            ProviderError::Retried { last, .. } => last.from_service(),
+            other => !matches!(other, ProviderError::Setup { .. } | ProviderError::Io { .. }),
+        }
     }
 
     pub fn hint(&self) -> Option<&str> {
         match self {
             ProviderError::Unavailable { hint, .. } => Some(hint),
             ProviderError::Refused { hint, .. } | ProviderError::Setup { hint, .. } => hint.as_deref(),
+            ProviderError::Retried { last, .. } => last.hint(),
             ProviderError::ContextLength { .. } | ProviderError::Unusable(_) | ProviderError::Io { .. } => None,
         }
     }
@@ -88,6 +102,14 @@ impl ProviderError {
 }
 
 pub type Result<T, E = ProviderError> = std::result::Result<T, E>;
+
+fn retried(first: &str, last: &ProviderError) -> String {
+    let last = last.to_string();
+    match first == last {
+        true => format!("{last} (twice; the second try had a shorter prompt)"),
+        false => format!("{last} (on the second try, with a shorter prompt; the first failed with: {first})"),
+    }
+}
 
 /// Structured facts behind a prompt, for providers that compose answers without a
 /// model (offline). Model providers read only the prompt text.

@@ -144,7 +144,8 @@ impl Provider for Scripted {
         }
         let text = match best {
             Some(Answer { error: Some(message), .. }) => {
-                return Err(ProviderError::Refused { message: format!("scripted provider: {message}"), hint: None });
+                let message = format!("scripted provider: {message}");
+                return Err(ProviderError::Refused { message, hint: None, status: None });
             }
             Some(answer) => answer
                 .text
@@ -160,6 +161,7 @@ impl Provider for Scripted {
                         request.perspective.as_ref().map(|p| format!(" by {p}")).unwrap_or_default()
                     ),
                     hint: Some("add an entry under `answers:` in the script".into()),
+                    status: None,
                 });
             }
         };

@@ -42,8 +42,35 @@ pub fn open(root: &Path) -> Result<Repo> {
     match Repository::open(root) {
         Ok(repo) => Ok(Repo::Found(repo)),
         Err(err) if err.code() == ErrorCode::NotFound => Ok(Repo::None),
+        Err(err) if err.code() == ErrorCode::Owner => Err(RecordError::NotOwned(root.to_path_buf())),
         Err(source) => Err(RecordError::OpenRepository { root: root.to_path_buf(), source }),
     }
+}
+
+/// The git work tree around `dir`, or `None` outside any repository. A bare repository
+/// has none; one that libgit2 will not open (another user's) is an error, never taken
+/// for "no repository".
+pub fn work_tree(dir: &Path) -> Result<Option<std::path::PathBuf>> {
+    match Repository::discover(dir) {
+        Ok(repo) => {
+            repo.workdir().map(|w| Some(w.to_path_buf())).ok_or_else(|| RecordError::Bare(repo.path().to_path_buf()))
+        }
+        Err(err) if err.code() == ErrorCode::Owner => Err(RecordError::NotOwned(dir.to_path_buf())),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The commit HEAD is on, if it is on one: a debate keeps it to know its repository
+/// again should the repository move.
+pub fn head_id(root: &Path) -> Option<String> {
+    let repo = Repository::open(root).ok()?;
+    Some(repo.head().ok()?.target()?.to_string())
+}
+
+/// Whether the repository at `root` holds `commit`.
+pub fn holds_commit(root: &Path, commit: &str) -> bool {
+    let Ok(repo) = Repository::open(root) else { return false };
+    Oid::from_str(commit).is_ok_and(|oid| repo.find_commit(oid).is_ok())
 }
 
 /// HEAD points at a commit rather than a branch.

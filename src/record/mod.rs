@@ -11,7 +11,7 @@ pub mod slug;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::model::{DebateState, Published};
+use crate::model::{DebateState, Published, RecordSettings};
 use crate::text::untrusted::one_line;
 
 pub use render::Templates;
@@ -78,6 +78,14 @@ pub enum RecordError {
     Busy(String),
     #[error("{0}")]
     Sign(String),
+    #[error("git refuses the repository at {}: it belongs to another user", .0.display())]
+    NotOwned(PathBuf),
+    #[error("{} is a symbolic link{}: debate writes records only into directories inside the repository", path.display(), target.as_ref().map(|t| format!(" to {}", t.display())).unwrap_or_default())]
+    Symlink { path: PathBuf, target: Option<PathBuf> },
+    #[error("{} is a file, not a directory to write records into", .0.display())]
+    NotADirectory(PathBuf),
+    #[error("the repository of {id} is no longer at {}", from.display())]
+    Moved { id: String, from: PathBuf },
 }
 
 impl RecordError {
@@ -106,6 +114,14 @@ impl RecordError {
             RecordError::Sign(_) => {
                 "fix commit signing (check with `git commit -S --allow-empty`) or turn commit.gpgsign off, then `debate --resume`"
                     .into()
+            }
+            RecordError::NotOwned(path) => format!(
+                "if you trust it, run `git config --global --add safe.directory {}` (as git asks), then run debate again",
+                path.display()
+            ),
+            RecordError::Moved { id, .. } => format!("run `debate --resume {id}` inside the repository where it is now"),
+            RecordError::Symlink { .. } | RecordError::NotADirectory(_) => {
+                "make it a real directory inside the repository, or set record.directory to one".into()
             }
             RecordError::Outside(_) | RecordError::NoOutcome | RecordError::Detached => return None,
         })
@@ -286,24 +302,65 @@ pub fn failpoint(name: &str) {
 #[cfg(not(feature = "failpoints"))]
 pub fn failpoint(_name: &str) {}
 
-fn holds(path: &Path, id: &str) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|text| text.lines().take(30).any(|l| l.trim() == format!("id: {id}")))
+/// The file is this debate's record: its front matter names the debate, or (with a
+/// template that writes no id) it holds exactly what the debate renders.
+fn holds(path: &Path, id: &str, rendered: &str) -> bool {
+    std::fs::read_to_string(path)
+        .is_ok_and(|text| text == rendered || text.lines().take(30).any(|l| l.trim() == format!("id: {id}")))
 }
 
 /// Render and write the record. Already there (a resumed debate): nothing to do. The
 /// file appears whole or not at all: written beside it, then linked into place, which
 /// fails rather than overwrite.
 pub fn write(state: &DebateState, templates: &Templates, path: &Path) -> Result<()> {
-    if path.exists() {
-        return if holds(path, &state.id) { Ok(()) } else { Err(RecordError::Taken(path.to_path_buf())) };
-    }
     let text = templates.decision(state)?;
-    write_new(path, text.as_bytes(), &state.id)
+    if path.exists() {
+        return if holds(path, &state.id, &text) { Ok(()) } else { Err(RecordError::Taken(path.to_path_buf())) };
+    }
+    write_new(Path::new(&state.repo_root), path, text.as_bytes(), &state.id)
+}
+
+/// Whether debate can write records there, and commit them if it is to: checked before
+/// a debate spends anything, and again when the record is written.
+pub fn preflight(repo_root: &Path, settings: &RecordSettings, on_branch: bool) -> Result<()> {
+    check_directory(repo_root, Path::new(&settings.directory.0))?;
+    let git::Repo::Found(repo) = git::open(repo_root)? else { return Ok(()) };
+    let commits = settings.commit && (on_branch || !git::is_detached(&repo));
+    if commits {
+        let (signature, _) = git::identity(&repo)?;
+        if let Some(signer) = Signer::for_repository(&repo, signature.email().ok())? {
+            signer.check()?;
+        }
+    }
+    Ok(())
+}
+
+/// Every existing part of `directory` under the root is a real directory (no symbolic
+/// link that could lead the record out of the work tree, nor a commit that would
+/// replace the link), and the deepest one takes a new file.
+fn check_directory(root: &Path, directory: &Path) -> Result<()> {
+    let mut at = root.to_path_buf();
+    for part in directory.components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(RecordError::Symlink { target: std::fs::read_link(&at).ok(), path: at });
+            }
+            Ok(meta) if !meta.is_dir() => return Err(RecordError::NotADirectory(at)),
+            Ok(_) => {}
+            Err(_) => {
+                at.pop();
+                break;
+            }
+        }
+    }
+    tempfile::tempfile_in(&at).map(drop).map_err(|source| RecordError::Write { path: at, source })
 }
 
 /// Create `path` with `bytes`, atomically and never over an existing file.
-fn write_new(path: &Path, bytes: &[u8], id: &str) -> Result<()> {
+fn write_new(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<()> {
     let directory = path.parent().ok_or_else(|| RecordError::Outside(path.to_path_buf()))?;
+    check_directory(root, directory.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?)?;
     let failed = |source| RecordError::Write { path: path.to_path_buf(), source };
     std::fs::create_dir_all(directory).map_err(failed)?;
     let temporary = directory.join(format!(".{}.partial", id.to_lowercase()));

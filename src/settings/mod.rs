@@ -448,6 +448,10 @@ mod tests {
         assert!(parse("record: {filename: 'fixed.md'}").is_err());
         assert!(parse("record: {filename: '{number}-{slug}.md'}").is_ok());
         assert!(parse("record: {directory: '../out'}").is_err());
+        for inside_git in [".git", ".git/decisions", "./.GIT/x", "/abs/docs"] {
+            assert!(parse(&format!("record: {{directory: '{inside_git}'}}")).is_err(), "{inside_git}");
+        }
+        assert!(parse("record: {directory: 'docs/.github-decisions'}").is_ok());
     }
 
     #[test]

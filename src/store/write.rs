@@ -1,5 +1,7 @@
 //! Writing a debate: each operation persists one step's result in one transaction.
 
+use std::path::Path;
+
 use rusqlite::{Connection, params};
 
 use super::{Result, Store, now, to_json};
@@ -151,6 +153,29 @@ impl Store {
             "UPDATE debates SET snapshot = ?2, updated_at = ?3 WHERE id = ?1",
             params![id, to_json(snapshot), now()],
         )?;
+        Ok(())
+    }
+
+    /// Remove a debate and everything stored with it.
+    pub fn delete(&self, id: &str) -> Result<()> {
+        self.conn.execute("DELETE FROM debates WHERE id = ?1", [id])?;
+        Ok(())
+    }
+
+    /// The repository moved: the debate, and its record's path, go with it.
+    pub fn move_repository(&self, id: &str, from: &Path, to: &Path) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        let record: Option<String> =
+            tx.query_row("SELECT record_path FROM debates WHERE id = ?1", [id], |row| row.get(0))?;
+        let record = record.map(|path| match Path::new(&path).strip_prefix(from) {
+            Ok(relative) => to.join(relative).display().to_string(),
+            Err(_) => path,
+        });
+        tx.execute(
+            "UPDATE debates SET repo_root = ?2, record_path = ?3, updated_at = ?4 WHERE id = ?1",
+            params![id, to.display().to_string(), record, now()],
+        )?;
+        tx.commit()?;
         Ok(())
     }
 

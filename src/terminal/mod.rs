@@ -262,7 +262,7 @@ impl Events for Terminal {
     }
 
     fn dropped(&mut self, name: &str, reason: &str) {
-        self.warn(&format!("{name} leaves the panel after repeated provider failures ({reason}); the record says so"));
+        self.warn(&format!("{name} leaves the panel: {reason}; the record says so"));
     }
 
     fn assessed(&mut self, state: &DebateState, round: &Round) {

@@ -315,6 +315,14 @@ const CASES: &[Case] = &[
         ..BASE
     },
     Case {
+        name: "record_directory_inside_git",
+        setup: Setup::RepoFile(".debate/settings.yaml", b"record:\n  directory: .git/decisions\n"),
+        args: &["--offline", QUESTION],
+        code: CONFIG,
+        mentions: &["settings.yaml", "record.directory", ".git"],
+        ..BASE
+    },
+    Case {
         name: "invalid_environment_value_names_the_variable",
         env: &[("DEBATE_MAX_ROUNDS", Some("abc"))],
         args: &["--offline", QUESTION],

@@ -10,6 +10,7 @@ mod bad_input;
 mod concurrency;
 mod crash_resume;
 mod debate_flow;
+mod git_edges;
 mod hostile_text;
 mod interactive;
 mod list_show_resume;

@@ -204,7 +204,7 @@ async fn a_debater_that_keeps_failing_is_dropped_when_two_remain() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("Cost Control leaves the panel"), "{stderr}");
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
-    assert!(record.contains("Cost Control was dropped after repeated provider failures"), "{record}");
+    assert!(record.contains("Cost Control was dropped from the panel: its argument in round 1 failed"), "{record}");
     assert!(record.contains("confidence: Low"), "max rounds → Low, and a drop cannot raise it: {record}");
     let dropped: Option<String> =
         sandbox.sqlite().query_row("SELECT dropped FROM panel WHERE name = 'Cost Control'", [], |r| r.get(0)).unwrap();
@@ -308,4 +308,49 @@ fn an_unreadable_structured_answer_is_asked_for_once_more_with_a_stricter_instru
     assert!(evaluations[1]["prompt"].as_str().unwrap().contains("could not be read as the JSON object"));
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
     assert!(record.contains("ended_by: agreement") && !record.contains("was unreadable"), "{record}");
+}
+
+/// A panel of three where Cost Control's round-1 rebuttal is refused with HTTP 400
+/// `times` times.
+async fn rebuttal_refused(times: usize) -> (Sandbox, Output, MockLlm) {
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mock = MockLlm::with_rule(move |body, _| {
+        let prompt = prompt_of(body);
+        let mine = prompt.contains("Write your round-1 rebuttal as Cost Control");
+        (mine && refused.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < times).then(|| {
+            ResponseTemplate::new(400).set_body_json(json!({"error": {"message": "Invalid request: unexpected token"}}))
+        })
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), ", max_retries: 0", "");
+    let panel = ["--with", "Performance Advocate", "--with", "Operational Simplicity", "--with", "Cost Control"];
+    let mut args = vec!["-p", "3", "-r", "1", "--no-commit"];
+    args.extend(panel);
+    args.push(QUESTION);
+    let out = run(&sandbox, &config, &args).await;
+    (sandbox, out, mock)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_refused_call_is_tried_again_with_a_shorter_prompt_and_nobody_leaves() {
+    let (sandbox, out, mock) = rebuttal_refused(1).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("leaves the panel"), "{}", text(&out.stderr));
+    let dropped: i64 =
+        sandbox.sqlite().query_row("SELECT COUNT(*) FROM panel WHERE dropped IS NOT NULL", [], |r| r.get(0)).unwrap();
+    assert_eq!(dropped, 0);
+    let tries = mock.requests().iter().filter(|r| prompt_of(&r["body"]).contains("rebuttal as Cost Control")).count();
+    assert_eq!(tries, 2, "once refused, once more with a shorter prompt");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_debater_refused_twice_leaves_and_the_record_says_exactly_why() {
+    let (sandbox, out, _) = rebuttal_refused(2).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(
+        record.contains("Cost Control was dropped from the panel: its rebuttal in round 1 failed: mock: the request was rejected (HTTP 400): Invalid request: unexpected token (twice; the second try had a shorter prompt)"),
+        "{record}"
+    );
 }

@@ -18,3 +18,102 @@ fn a_debate_resumes_without_the_settings_file_it_started_with() {
     let snapshot: String = sandbox.sqlite().query_row("SELECT snapshot FROM debates", [], |r| r.get(0)).unwrap();
     assert!(snapshot.contains("\"script\"") && !snapshot.contains("api_key\""), "{snapshot}");
 }
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A 2-round scripted debate paused in round 2 by a failing debater.
+fn paused_in_round_two(sandbox: &Sandbox, rounds: u32) -> (String, std::path::PathBuf) {
+    let answers = varied_answers(&PANEL, rounds, CONTINUE);
+    let failing = format!("{{purpose: argument, round: 2, perspective: \"{}\"", PANEL[1]);
+    let config = sandbox.scripted(&replace_answers(&answers, &failing, &format!("{failing}, error: overloaded}}")));
+    sandbox.cmd().arg("--config").arg(&config).args(["-r", "2", QUESTION]).assert().code(3);
+    sandbox.scripted(&answers);
+    (sandbox.only_id(), config)
+}
+
+#[test]
+fn resume_applies_the_flags_that_can_still_change() {
+    let sandbox = Sandbox::new();
+    git(&sandbox.repo, &["config", "user.name", "Test"]);
+    git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
+    let (id, config) = paused_in_round_two(&sandbox, 3);
+    let out = sandbox
+        .cmd()
+        .arg("--config")
+        .arg(&config)
+        .args(["--resume", &id, "--no-commit", "--issue", "-r", "3"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rounds: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
+    assert_eq!(rounds, 3, "-r 3 took effect");
+    assert!(sandbox.repo.join(format!(".debate/issues/{id}.md")).is_file(), "--issue took effect");
+    assert_eq!(sandbox.records().len(), 1);
+    let log = std::process::Command::new("git").args(["log", "--oneline"]).current_dir(&sandbox.repo).output().unwrap();
+    assert!(text(&log.stdout).is_empty(), "--no-commit took effect: nothing committed");
+}
+
+#[test]
+fn resume_refuses_what_was_fixed_when_the_debate_started() {
+    let sandbox = Sandbox::new();
+    let (id, config) = paused_in_round_two(&sandbox, 2);
+    for flags in [&["--with", "Cost Control"][..], &["-p", "3"], &["--context", "README.md"]] {
+        let out = sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).args(flags).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("'--resume <ID>' cannot be used with") && stderr.contains(flags[0]), "{stderr}");
+    }
+    // A complete debate takes no flag that would change it; --issue writes its draft.
+    sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).assert().success();
+    let out = sandbox.cmd().args(["--resume", &id, "--no-commit"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("is already complete, so --no-commit cannot change it"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = sandbox.cmd().args(["--resume", &id, "--issue"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(sandbox.repo.join(format!(".debate/issues/{id}.md")).is_file());
+}
+
+#[test]
+fn a_template_without_an_id_line_does_not_wedge_resume() {
+    let sandbox = Sandbox::new();
+    git(&sandbox.repo, &["config", "user.name", "Test"]);
+    git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
+    std::fs::create_dir_all(sandbox.repo.join(".debate/templates")).unwrap();
+    std::fs::write(sandbox.repo.join(".debate/templates/decision.md"), "# {{ title }}\n\n{{ recommendation }}\n")
+        .unwrap();
+    let crashed =
+        sandbox.cmd().env("DEBATE_FAILPOINT", "after-record-write").args(["--offline", QUESTION]).output().unwrap();
+    assert!(!crashed.status.success());
+    let id = sandbox.only_id();
+    let out = sandbox.cmd().args(["--resume", &id]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(sandbox.records().len(), 1);
+    let trailers = git(&sandbox.repo, &["log", "--format=%(trailers:key=Debate-Id,valueonly)"]);
+    assert_eq!(trailers.trim(), id, "committed once");
+}
+
+#[test]
+fn a_debate_can_be_abandoned_and_deleted() {
+    let sandbox = Sandbox::new();
+    let (id, config) = paused_in_round_two(&sandbox, 2);
+    let out = sandbox.cmd().args(["--abandon", &id]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listed = sandbox.cmd().arg("--list").output().unwrap();
+    assert!(text(&listed.stdout).contains("failed"), "{}", text(&listed.stdout));
+    // Taken up again, it completes; deleting it leaves its record alone.
+    sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).assert().success();
+    let record = sandbox.records()[0].clone();
+    let out = sandbox.cmd().args(["--delete", &id.to_lowercase()]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("stays as it is"), "{}", text(&out.stderr));
+    assert!(record.is_file());
+    let left: i64 = sandbox.sqlite().query_row("SELECT (SELECT COUNT(*) FROM debates) + (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM rounds)", [], |r| r.get(0)).unwrap();
+    assert_eq!(left, 0, "nothing of it is left in the database");
+    assert_eq!(sandbox.cmd().args(["--show", &id]).output().unwrap().status.code(), Some(2));
+}
