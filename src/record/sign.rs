@@ -114,7 +114,9 @@ impl Signer {
             .spawn()
             .map_err(|err| failed(format!("cannot run the signing program {:?}: {err}", self.program)))?;
         if let Some(mut stdin) = child.stdin.take() {
-            stdin.write_all(commit.as_bytes()).map_err(|err| failed(format!("cannot sign: {err}")))?;
+            // A signer that fails may exit before reading: its exit status and its own
+            // words below say why, not the broken pipe this write would report.
+            let _ = stdin.write_all(commit.as_bytes());
         }
         let output = child.wait_with_output().map_err(|err| failed(format!("cannot sign: {err}")))?;
         let signature = String::from_utf8_lossy(&output.stdout).into_owned();
