@@ -303,3 +303,19 @@ fn no_colour_with_no_color_even_on_a_terminal() {
         assert_eq!(has_colour, coloured, "NO_COLOR set: {no_color}");
     }
 }
+
+#[test]
+fn an_unanswered_issue_draft_question_times_out_as_no() {
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 1, AGREE));
+    let text = std::fs::read_to_string(&config).unwrap() + "  checkpoint_timeout_seconds: 1\n";
+    std::fs::write(&config, text).unwrap();
+    let mut p = session(&sandbox, Some(&config), &["-r", "1", QUESTION]);
+    p.exp_string(ISSUE).unwrap();
+    // Nobody answers: after the checkpoint timeout the answer is no, and the debate ends.
+    p.exp_string("no").unwrap();
+    p.exp_string("is complete").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+    assert_eq!(status(&sandbox), "complete");
+    assert!(!sandbox.repo.join(".debate/issues").exists());
+}
