@@ -275,13 +275,15 @@ fn populate(path: &Path, count: usize, root: &str) {
         branch: None,
         providers: Default::default(),
         started_on: None,
+        project: Default::default(),
+        supersedes: Vec::new(),
     };
-    let usage = Usage { prompt_tokens: 100, completion_tokens: 40, latency_ms: 200 };
+    let usage = Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 40, latency_ms: 200 };
     let call = |text: &str| Completion { text: text.into(), model: "mock".into(), usage };
     let evaluation = debate::moderator::evaluation::heuristic(&[], 1.0, false);
     let measures = RoundMeasures { repetition: vec![None, None], novelty: 1.0 };
     let (synthesis, _) =
-        synthesis::parse(r#"{"recommendation": "Use Postgres.", "confidence": "Medium"}"#, &[]).unwrap();
+        synthesis::parse(r#"{"recommendation": "Use Postgres.", "confidence": "Medium"}"#, &[], &[]).unwrap();
     let outcome =
         Outcome { synthesis, source: Source::Structured, confidence: Confidence::Medium, degradations: Vec::new() };
     for n in 0..count {

@@ -16,6 +16,7 @@ use clap::{ArgGroup, Parser, Subcommand};
     group(ArgGroup::new("mode").args(["resume", "list", "show", "abandon", "delete"]).multiple(false)),
     args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  debate --offline \"Should we use Redis or Postgres for caching?\"\n  \
+                  debate --context-preview \"Redis or Postgres for caching?\"\n  \
                   debate --list\n  debate --resume DEB-k3x9q2\n  debate --show deb-k3"
 )]
 pub struct Cli {
@@ -93,6 +94,15 @@ pub struct Cli {
     /// A file the debaters may read as project context (repeatable)
     #[arg(long = "context", value_name = "PATH", conflicts_with = "resume")]
     pub context: Vec<PathBuf>,
+
+    /// Do not read the repository (README, manifests, infrastructure, history, earlier decisions)
+    #[arg(long, conflicts_with = "resume")]
+    pub no_repo_context: bool,
+
+    /// Print exactly what the debaters would read about the project, with token counts,
+    /// and exit without calling a model
+    #[arg(long, conflicts_with_all = ["resume", "list", "show", "abandon", "delete"])]
+    pub context_preview: bool,
 
     /// Use this configured provider for every role
     #[arg(long, value_name = "NAME", conflicts_with = "offline")]

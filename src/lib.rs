@@ -8,6 +8,7 @@
 pub mod app;
 pub mod catalog;
 pub mod cli;
+pub mod context;
 pub mod engine;
 pub mod error;
 pub mod model;

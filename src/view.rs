@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::model::{
     Analysis, Assessment, Confidence, ContributionKind, DebateSettings, DebateState, EndReason, Evaluation, Listing,
-    Outcome, ProviderKind, RoleChoice, Round, Source, Status, Synthesis, Usage,
+    Outcome, ProjectContext, ProviderKind, RoleChoice, Round, Source, Status, Synthesis, Usage,
 };
 
 /// A debate in one object: what `--list --json` lists, and what a run prints.
@@ -40,12 +40,14 @@ pub struct IssueDraft {
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Tokens {
     pub prompt: u64,
+    /// Of `prompt`, what the providers served from their prefix caches.
+    pub cached: u64,
     pub completion: u64,
 }
 
 impl From<Usage> for Tokens {
     fn from(usage: Usage) -> Tokens {
-        Tokens { prompt: usage.prompt_tokens, completion: usage.completion_tokens }
+        Tokens { prompt: usage.prompt_tokens, cached: usage.cached_tokens, completion: usage.completion_tokens }
     }
 }
 
@@ -126,12 +128,87 @@ pub struct Detail {
     pub rules: DebateSettings,
     pub analysis: Analysis,
     pub clarification: Option<Clarification>,
-    /// `--context` files the debaters read.
-    pub context: Vec<String>,
+    /// What the debaters read about the project.
+    pub context: ContextView,
     pub panel: Vec<Seat>,
     /// Every round in full.
     pub transcript: Vec<RoundView>,
     pub outcome: Option<OutcomeView>,
+}
+
+/// What the debaters read about the project: `--context-preview --json`, and part of
+/// `--show --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextView {
+    /// Whether the repository was read (not with `--no-repo-context`).
+    pub repository: bool,
+    /// Tokens are estimated at four bytes each.
+    pub budget_tokens: u64,
+    /// Every part in the order it was given, with the tokens of the whole part and of
+    /// what the debaters read of it.
+    pub sources: Vec<SourceView>,
+    /// The earlier decisions the debaters read, most relevant first.
+    pub decisions: Vec<DecisionView>,
+    /// Where the repository keeps decision records, if it does.
+    pub convention: Option<ConventionView>,
+    /// Files that could not be read, and why.
+    pub notes: Vec<String>,
+    /// The text, exactly as the debaters read it.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceView {
+    pub name: String,
+    pub tokens: u64,
+    pub read_tokens: u64,
+    pub cut: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionView {
+    pub path: String,
+    pub title: String,
+    pub status: String,
+    pub date: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ConventionView {
+    pub directory: String,
+    pub numbered: bool,
+    pub records: u32,
+}
+
+impl ContextView {
+    pub fn of(project: &ProjectContext) -> ContextView {
+        ContextView {
+            repository: project.repository,
+            budget_tokens: project.budget,
+            sources: project
+                .sources
+                .iter()
+                .map(|s| SourceView { name: s.name.clone(), tokens: s.tokens, read_tokens: s.read, cut: s.cut() })
+                .collect(),
+            decisions: project
+                .decisions
+                .iter()
+                .map(|d| DecisionView {
+                    path: d.path.clone(),
+                    title: d.title.clone(),
+                    status: d.status.clone(),
+                    date: d.date.clone(),
+                })
+                .collect(),
+            convention: project.convention.as_ref().map(|c| ConventionView {
+                directory: c.directory.clone(),
+                numbered: c.numbered,
+                records: c.records,
+            }),
+            notes: project.notes.clone(),
+            text: project.text.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -289,7 +366,7 @@ impl Detail {
                 .clarification
                 .as_ref()
                 .map(|c| Clarification { question: c.question.clone(), answer: c.answer.clone() }),
-            context: state.snapshot.context.iter().map(|f| f.path.clone()).collect(),
+            context: ContextView::of(&state.snapshot.project),
             panel: state
                 .panel
                 .iter()

@@ -42,8 +42,7 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
     match ask {
         Ask::Debater { seat, round, kind } => debater(state, *seat, *round, *kind, size),
         Ask::Analysis { catalog } => {
-            let prompt =
-                prompts::analysis(&state.question, &state.analysis, &state.panel, catalog, &state.snapshot.forced);
+            let prompt = prompts::analysis(state, catalog);
             moderator::<PanelChoice>(state, Purpose::Analysis, 0, prompt, ANALYSIS_TOKENS, Brief::None)
         }
         Ask::Evaluation { round, measures, local } => {
@@ -73,7 +72,8 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
         round,
         perspective: Some(me.name().to_string()),
         system: prompt.system,
-        prompt: prompt.user,
+        context: prompt.context,
+        prompt: prompt.task,
         max_tokens: state.snapshot.debate.token_budget_per_round.0,
         temperature: state.snapshot.debater.temperature,
         schema: None,
@@ -107,7 +107,8 @@ fn moderator<T: Answer>(
         round,
         perspective: None,
         system: prompt.system,
-        prompt: prompt.user,
+        context: prompt.context,
+        prompt: prompt.task,
         max_tokens: Some(max_tokens),
         temperature: state.snapshot.moderator.temperature,
         schema: Some(Schema { name: T::NAME, value: answers::schema::<T>() }),

@@ -343,7 +343,8 @@ impl Engine<'_> {
     async fn synthesize(&mut self, state: &DebateState, deadline: Instant) -> Result<(), Stop> {
         self.events.moderating("writing the synthesis");
         let names = state.panel_names();
-        let read = |text: &str| synthesis::parse(text, &names).ok();
+        let decisions: Vec<String> = state.snapshot.project.decisions.iter().map(|d| d.path.clone()).collect();
+        let read = |text: &str| synthesis::parse(text, &names, &decisions).ok();
         let asked = calls::ask_structured(self.moderator(), state, &Ask::Synthesis, read);
         let (completion, parsed) = within(deadline, "the moderator's synthesis", asked).await?;
         let (synthesis, source) = parsed.unwrap_or_else(|| {

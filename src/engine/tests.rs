@@ -91,7 +91,7 @@ impl Provider for FakeModel {
             Purpose::Synthesis => serde_json::to_string(&fixture::synthesis()).unwrap(),
             _ => format!("{} argues point{n} and reason{n} in round {}.", who(&call), call.round),
         };
-        let usage = Usage { prompt_tokens: 10, completion_tokens: 5, latency_ms: 0 };
+        let usage = Usage { prompt_tokens: 10, cached_tokens: 0, completion_tokens: 5, latency_ms: 0 };
         Ok(Completion { text, model: "fake".into(), usage })
     }
 }

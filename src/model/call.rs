@@ -92,6 +92,9 @@ pub enum Purpose {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     pub prompt_tokens: u64,
+    /// The part of `prompt_tokens` the provider served from its prefix cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
     pub completion_tokens: u64,
     pub latency_ms: u64,
 }
@@ -101,6 +104,7 @@ impl std::ops::Add for Usage {
     fn add(self, other: Usage) -> Usage {
         Usage {
             prompt_tokens: self.prompt_tokens + other.prompt_tokens,
+            cached_tokens: self.cached_tokens + other.cached_tokens,
             completion_tokens: self.completion_tokens + other.completion_tokens,
             latency_ms: self.latency_ms + other.latency_ms,
         }

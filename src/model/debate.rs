@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use strum::{Display, EnumString, IntoStaticStr};
 
 use super::{
-    Analysis, Confidence, DebateSettings, Evaluation, Outcome, PerspectiveDef, ProviderDef, RecordSettings, RoleChoice,
-    RoundMeasures, Usage,
+    Analysis, Confidence, DebateSettings, EarlierDecision, Evaluation, Outcome, PerspectiveDef, ProjectContext,
+    ProviderDef, RecordSettings, RoleChoice, RoundMeasures, Usage,
 };
 
 /// Where a debate stands (SPEC §6).
@@ -89,9 +89,16 @@ pub struct Snapshot {
     /// it moves.
     #[serde(default)]
     pub started_on: Option<String>,
+    /// What the debaters are told about the project, exactly as they read it.
+    #[serde(default)]
+    pub project: ProjectContext,
+    /// Earlier records this debate's record supersedes (`--supersedes`), as they were
+    /// when it started.
+    #[serde(default)]
+    pub supersedes: Vec<EarlierDecision>,
 }
 
-/// A `--context` file as it was when the debate started.
+/// A `--context` file as the debaters read it (cut to the context budget).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContextFile {
     pub path: String,

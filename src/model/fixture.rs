@@ -44,6 +44,8 @@ pub fn state() -> DebateState {
             branch: None,
             providers: Default::default(),
             started_on: None,
+            project: Default::default(),
+            supersedes: Vec::new(),
         },
         analysis: Analysis {
             domains: vec!["data".into()],
@@ -77,7 +79,7 @@ pub fn contribution(seat: usize, kind: ContributionKind, text: &str) -> Contribu
         kind,
         text: text.into(),
         model: "m".into(),
-        usage: Usage { prompt_tokens: 100, completion_tokens: 40, latency_ms: 5 },
+        usage: Usage { prompt_tokens: 100, cached_tokens: 60, completion_tokens: 40, latency_ms: 5 },
     }
 }
 
@@ -138,6 +140,7 @@ pub fn synthesis() -> Synthesis {
         confidence: Confidence::High,
         caveats: vec!["traffic grows tenfold".into()],
         dissent: None,
+        contradicts: Vec::new(),
     }
 }
 
@@ -154,6 +157,6 @@ pub fn complete(rounds: u32) -> DebateState {
     });
     state.record_path = Some("/repo/docs/decisions/2026-11-22-should-we-use-redis-or-postgres-for-caching.md".into());
     state.commit_id = Some("0123456789abcdef0123456789abcdef01234567".into());
-    state.totals = Usage { prompt_tokens: 1200, completion_tokens: 480, latency_ms: 60 };
+    state.totals = Usage { prompt_tokens: 1200, cached_tokens: 720, completion_tokens: 480, latency_ms: 60 };
     state
 }

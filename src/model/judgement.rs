@@ -131,6 +131,9 @@ pub struct Synthesis {
     pub confidence: Confidence,
     pub caveats: Vec<String>,
     pub dissent: Option<Dissent>,
+    /// Earlier decisions (their paths) the recommendation goes against.
+    #[serde(default)]
+    pub contradicts: Vec<String>,
 }
 
 /// How the synthesis was obtained.

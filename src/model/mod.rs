@@ -10,6 +10,7 @@ mod events;
 pub mod fixture;
 mod judgement;
 mod perspective;
+mod project;
 mod rules;
 
 pub use call::{Completion, Identity, ProviderDef, ProviderKind, Purpose, RoleChoice, TokenParameter, Usage};
@@ -23,6 +24,10 @@ pub use judgement::{
     Source, Synthesis,
 };
 pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
+pub use project::{
+    ContextSource, Convention, Dependency, DependencyKind, EarlierDecision, History, Infrastructure, LanguageShare,
+    ProjectContext, ProjectFacts, tokens,
+};
 pub use rules::{
     DebateSettings, FilenameTemplate, Fraction, PanelSize, Rebuttals, RecordDirectory, RecordSettings, Rounds, Scalar,
     Seconds, TokenBudget,

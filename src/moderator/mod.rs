@@ -2,6 +2,7 @@
 
 pub mod analysis;
 pub mod answers;
+pub mod briefing;
 pub mod detection;
 pub mod evaluation;
 pub mod prompts;

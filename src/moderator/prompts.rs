@@ -1,5 +1,11 @@
 //! Every prompt the tool sends, built from the debate's state. Pure.
 //!
+//! A prompt has three parts, in the order they are sent, so that a provider's prefix
+//! cache serves most of every request: the system prompt (the same for every call),
+//! the shared context (the same for every call of one debate: the project, the
+//! question, its options and the panel), and the task (who speaks, what was said,
+//! what to write).
+//!
 //! Context stays bounded as rounds grow (SPEC §2.2): a debater sees the question, its
 //! perspective, the moderator's summaries of at most the last few rounds, and the full
 //! text of the previous round only; every quoted text is capped.
@@ -11,7 +17,7 @@ use super::evaluation::RoundVerdict;
 use super::selection::PanelChoice;
 use super::synthesis::SynthesisAnswer;
 use crate::catalog::Catalog;
-use crate::model::{Analysis, Contribution, DebateState, Rebuttals, Round, RoundMeasures, Seat};
+use crate::model::{Contribution, DebateState, Rebuttals, Round, RoundMeasures};
 use crate::text::cap;
 
 /// How much of the debate a prompt quotes, in characters.
@@ -23,19 +29,64 @@ pub struct Size {
     summary: usize,
     /// Earlier summaries a debater sees besides the current framing.
     window: usize,
-    /// All `--context` files together.
+    /// What the debaters read about the project (already fitted to its budget).
     context: usize,
 }
 
 impl Size {
-    pub const NORMAL: Size = Size { quote: 4_000, summary: 800, window: 2, context: 8_000 };
+    pub const NORMAL: Size = Size { quote: 4_000, summary: 800, window: 2, context: usize::MAX };
     /// For a second try after the model said the prompt was too long.
-    pub const COMPACT: Size = Size { quote: 1_200, summary: 300, window: 1, context: 1_500 };
+    pub const COMPACT: Size = Size { quote: 1_200, summary: 300, window: 1, context: 6_000 };
 }
 
 pub struct Prompt {
+    /// The same for every call.
     pub system: String,
-    pub user: String,
+    /// The same for every call of the debate; sent first.
+    pub context: String,
+    /// This call's part.
+    pub task: String,
+}
+
+impl Prompt {
+    fn new(state: &DebateState, size: Size, task: String) -> Prompt {
+        Prompt { system: SYSTEM.into(), context: shared(state, size), task }
+    }
+}
+
+const SYSTEM: &str = "You take part in a structured debate about an engineering decision for the software project \
+described below: either as a debater who argues one perspective, or as the impartial moderator. Each request says which \
+part is yours and what to write. Ground what you say in this project (its stack, its infrastructure, its earlier \
+decisions) wherever they bear on the question, and say so plainly when a recommendation would go against an accepted \
+earlier decision.";
+
+const MODERATOR: &str = "You are the moderator: impartial, you judge arguments, not perspectives, and you answer in the \
+exact JSON shape asked for, with no prose around it.";
+
+/// What every prompt of the debate starts with: the project, the question, its
+/// options and the panel.
+pub fn shared(state: &DebateState, size: Size) -> String {
+    let mut text = String::new();
+    let project = &state.snapshot.project.text;
+    if !project.is_empty() {
+        let _ = write!(text, "{}\n\n", cap(project, size.context));
+    }
+    let _ = writeln!(text, "## The question\n\n{}", state.question);
+    if let Some(c) = &state.clarification {
+        let _ = writeln!(text, "\nClarification — asked: {} Answered: {}", c.question, c.answer);
+    }
+    if state.analysis.vague {
+        text.push_str("\nNote: the question is vague; state the assumptions you argue under.\n");
+    }
+    if !state.analysis.options.is_empty() {
+        let _ = writeln!(text, "\nOptions named in the question: {}.", state.analysis.options.join(", "));
+    }
+    text.push_str("\n## The panel\n\n");
+    for seat in &state.panel {
+        let p = &seat.perspective;
+        let _ = writeln!(text, "- {}: priorities {}; accepts: {}", p.name, p.priorities.join(", "), p.trade_offs);
+    }
+    text
 }
 
 /// How the moderator opens a round: the question in round 1, then the previous round's
@@ -59,39 +110,37 @@ pub fn framing(state: &DebateState, round: u32) -> String {
     text
 }
 
-pub fn debater_system(state: &DebateState, seat: usize) -> String {
+/// Who the debater at `seat` is, and how to argue.
+fn debater_role(state: &DebateState, seat: usize) -> String {
     let me = &state.panel[seat].perspective;
-    let others: Vec<String> = state
-        .panel
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != seat)
-        .map(|(_, s)| format!("{} (priorities: {})", s.name(), s.perspective.priorities.join(", ")))
-        .collect();
+    let others: Vec<&str> = state.panel.iter().enumerate().filter(|(i, _)| *i != seat).map(|(_, s)| s.name()).collect();
     let mut text = format!(
-        "You are one debater in a structured debate about an engineering decision. You argue from the perspective \"{}\": a viewpoint, not a persona.\n\
-         Your priorities: {}.\nThe trade-offs you accept: {}.\nThe other debaters: {}.\n\
+        "## Your part\n\nYou are the debater for the perspective \"{}\": a viewpoint, not a persona. Your priorities: {}. \
+         The trade-offs you accept: {}. The other debaters: {}.\n\
          Argue for what your perspective would choose for this project. Be concrete. Name the other debaters when you answer them. \
          Concede what is right, bring new reasons each round instead of restating, and stay on the question.",
         me.name,
         me.priorities.join(", "),
         me.trade_offs,
-        others.join("; ")
+        others.join(", ")
     );
     if let Some(limit) = state.snapshot.debate.token_budget_per_round.0 {
         let _ = write!(text, " Keep each answer under about {} words.", (limit * 3 / 5).max(50));
     }
+    text.push('\n');
     text
 }
 
 pub fn argument(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
-    let mut user = common_context(state, round, size);
-    let _ = write!(user, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
-    Prompt { system: debater_system(state, seat), user }
+    let mut task = debater_role(state, seat);
+    task.push_str(&rounds_so_far(state, round, size));
+    let _ = write!(task, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
+    Prompt::new(state, size, task)
 }
 
 pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
-    let mut user = common_context(state, round, size);
+    let mut user = debater_role(state, seat);
+    user.push_str(&rounds_so_far(state, round, size));
     if let Some(current) = state.rounds.get(round as usize - 1) {
         user.push_str("\nArguments this round:\n");
         quote_all(&mut user, state, &current.arguments, size);
@@ -108,14 +157,13 @@ pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Pro
         "\nWrite your round-{round} rebuttal as {}: answer the other debaters' arguments by name and point.",
         state.panel[seat].name()
     );
-    Prompt { system: debater_system(state, seat), user }
+    Prompt::new(state, size, user)
 }
 
-/// The question, project context, recent summaries, the previous round in full, and
-/// this round's framing and guidance.
-fn common_context(state: &DebateState, round: u32, size: Size) -> String {
-    let mut text = format!("Question: {}\n", state.question);
-    push_context(&mut text, state, size);
+/// Recent summaries, the previous round in full, and this round's framing and
+/// guidance.
+fn rounds_so_far(state: &DebateState, round: u32, size: Size) -> String {
+    let mut text = String::new();
     let earlier: Vec<&Round> = state.rounds.iter().filter(|r| r.number + 1 < round).collect();
     let shown = &earlier[earlier.len().saturating_sub(size.window)..];
     if !shown.is_empty() {
@@ -143,37 +191,15 @@ fn common_context(state: &DebateState, round: u32, size: Size) -> String {
     text
 }
 
-fn push_context(text: &mut String, state: &DebateState, size: Size) {
-    if let Some(c) = &state.clarification {
-        let _ = writeln!(text, "Clarification — asked: {} Answered: {}", c.question, c.answer);
-    }
-    if state.analysis.vague {
-        text.push_str("Note: the question is vague; state the assumptions you argue under.\n");
-    }
-    let mut budget = size.context;
-    for file in &state.snapshot.context {
-        if budget == 0 {
-            break;
-        }
-        let quoted = cap(&file.text, budget);
-        budget = budget.saturating_sub(quoted.chars().count());
-        let _ = write!(text, "\nProject context from {}:\n{quoted}\n", file.path);
-    }
-}
-
 fn quote_all(text: &mut String, state: &DebateState, contributions: &[Contribution], size: Size) {
     for c in contributions {
         let _ = writeln!(text, "[{} — {}]\n{}\n", state.panel[c.seat].name(), c.kind, cap(&c.text, size.quote));
     }
 }
 
-const MODERATOR_SYSTEM: &str = "You are the moderator of a structured debate about an engineering decision. You are impartial: \
-you judge arguments, not perspectives, and you answer in the exact JSON shape asked for, with no prose around it.";
-
 pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, size: Size) -> Prompt {
     let current = &state.rounds[round as usize - 1];
-    let mut user =
-        format!("Question: {}\nPanel: {}\n\n{}\n\n", state.question, state.panel_names().join(", "), current.framing);
+    let mut user = format!("## Your part\n\n{MODERATOR}\n\n{}\n\n", current.framing);
     let all: Vec<Contribution> = current.arguments.iter().chain(&current.rebuttals).cloned().collect();
     quote_all(&mut user, state, &all, size);
     user.push_str("Local measures (share of each argument repeated from its own previous round):\n");
@@ -189,18 +215,11 @@ pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, siz
          Has one perspective won the others over? Did anyone drift off the question? {}",
         answer_with::<RoundVerdict>()
     );
-    Prompt { system: MODERATOR_SYSTEM.into(), user }
+    Prompt::new(state, size, user)
 }
 
 pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
-    let mut user = format!("Question: {}\n", state.question);
-    push_context(&mut user, state, size);
-    user.push_str("\nPanel:\n");
-    for seat in &state.panel {
-        let p = &seat.perspective;
-        let _ = writeln!(user, "- {}: priorities {}; accepts: {}", p.name, p.priorities.join(", "), p.trade_offs);
-    }
-    user.push_str("\nRound summaries:\n");
+    let mut user = format!("## Your part\n\n{MODERATOR}\n\nRound summaries:\n");
     for r in &state.rounds {
         if let Some(e) = &r.evaluation {
             let _ = writeln!(user, "- Round {}: {}", r.number, cap(&e.summary, size.summary));
@@ -224,12 +243,18 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
          that would change it; and a dissenting view if a perspective strongly disagrees. {}",
         answer_with::<SynthesisAnswer>()
     );
-    Prompt { system: MODERATOR_SYSTEM.into(), user }
+    if !state.snapshot.project.decisions.is_empty() {
+        user.push_str(
+            " If the recommendation goes against an earlier decision listed above, put that decision's path in              `contradicts`; otherwise leave it empty.",
+        );
+    }
+    Prompt::new(state, size, user)
 }
 
 /// Ask the moderator to refine the keyword panel; it may only choose catalog entries.
-pub fn analysis(question: &str, analysis: &Analysis, picks: &[Seat], catalog: &Catalog, forced: &[String]) -> Prompt {
-    let mut user = format!("Question: {question}\n");
+pub fn analysis(state: &DebateState, catalog: &Catalog) -> Prompt {
+    let (analysis, picks, forced) = (&state.analysis, &state.panel, &state.snapshot.forced);
+    let mut user = format!("## Your part\n\n{MODERATOR}\n\n");
     let _ = writeln!(user, "Domains found: {}", join_or_none(&analysis.domains));
     let _ = writeln!(user, "Options named: {}", join_or_none(&analysis.options));
     for c in &analysis.constraints {
@@ -248,7 +273,7 @@ pub fn analysis(question: &str, analysis: &Analysis, picks: &[Seat], catalog: &C
         if forced.is_empty() { String::new() } else { format!(", including {}", forced.join(", ")) },
         answer_with::<PanelChoice>()
     );
-    Prompt { system: MODERATOR_SYSTEM.into(), user }
+    Prompt::new(state, Size::NORMAL, user)
 }
 
 fn join_or_none(items: &[String]) -> String {
@@ -266,11 +291,11 @@ only that JSON object: no prose, no code fences, no comments.";
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::EndReason;
     use crate::model::fixture::{self, with_rounds};
-    use crate::model::{ContextFile, EndReason};
 
     fn show(prompt: &Prompt) -> String {
-        format!("── system ──\n{}\n── user ──\n{}\n", prompt.system, prompt.user)
+        format!("── context ──\n{}── task ──\n{}\n", prompt.context, prompt.task)
     }
 
     /// Round 3 of 3 is open: two rounds behind it, with guidance and a context file.
@@ -282,8 +307,8 @@ mod tests {
         open.measures = None;
         open.framing = framing(&with_rounds(2), 3);
         open.guidance = Some("Weigh our team's Postgres experience".into());
-        state.snapshot.context =
-            vec![ContextFile { path: "docs/load.md".into(), text: "Peak load is 2,000 reads per second.".into() }];
+        state.snapshot.project.text =
+            "## Project context from docs/load.md\n\nPeak load is 2,000 reads per second.".into();
         state
     }
 
@@ -301,9 +326,9 @@ mod tests {
         let mut state = with_rounds(1);
         state.snapshot.debate.rebuttals = Rebuttals::Sequential;
         state.rounds[0].rebuttals.truncate(1);
-        let second = rebuttal(&state, 1, 1, Size::NORMAL).user;
+        let second = rebuttal(&state, 1, 1, Size::NORMAL).task;
         assert!(second.contains("Rebuttals so far this round:") && second.contains("Seat 0 answers"), "{second}");
-        let first = rebuttal(&state, 0, 1, Size::NORMAL).user;
+        let first = rebuttal(&state, 0, 1, Size::NORMAL).task;
         assert!(!first.contains("Rebuttals so far this round:"), "{first}");
     }
 
@@ -315,12 +340,9 @@ mod tests {
         let ended = DebateState { end_reason: Some(EndReason::MaxRounds), ..with_rounds(3) };
         insta::assert_snapshot!("synthesis", show(&synthesis(&ended, Size::NORMAL)));
         let catalog = Catalog::build(&[]).unwrap();
-        let state = fixture::state();
-        let forced = vec!["Operational Simplicity".to_string()];
-        insta::assert_snapshot!(
-            "analysis",
-            show(&analysis(&state.question, &state.analysis, &state.panel, &catalog, &forced))
-        );
+        let mut state = fixture::state();
+        state.snapshot.forced = vec!["Operational Simplicity".to_string()];
+        insta::assert_snapshot!("analysis", show(&analysis(&state, &catalog)));
     }
 
     #[test]
@@ -329,5 +351,29 @@ mod tests {
         state.rounds[0].evaluation.as_mut().unwrap().off_topic = vec!["Performance Advocate".into()];
         insta::assert_snapshot!("framing_round_1", framing(&state, 1));
         insta::assert_snapshot!("framing_round_2", framing(&state, 2));
+    }
+}
+
+#[cfg(test)]
+mod sharing {
+    use super::*;
+    use crate::model::fixture::with_rounds;
+
+    /// The parts a provider can cache are the same for every call of a debate.
+    #[test]
+    fn every_call_of_a_debate_starts_the_same() {
+        let state = with_rounds(2);
+        let measures = state.rounds[1].measures.clone().unwrap();
+        let prompts = [
+            argument(&state, 0, 2, Size::NORMAL),
+            argument(&state, 1, 2, Size::NORMAL),
+            rebuttal(&state, 0, 2, Size::NORMAL),
+            evaluation(&state, 2, &measures, Size::NORMAL),
+            synthesis(&state, Size::NORMAL),
+        ];
+        for prompt in &prompts {
+            assert_eq!((prompt.system.as_str(), prompt.context.as_str()), (SYSTEM, prompts[0].context.as_str()));
+        }
+        assert!(prompts[0].context.starts_with("## The question") && !prompts[0].context.contains("Round 1"));
     }
 }

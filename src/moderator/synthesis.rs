@@ -33,6 +33,9 @@ pub struct SynthesisAnswer {
     pub caveats: Vec<String>,
     #[serde(default, deserialize_with = "dissent")]
     pub dissent: Option<DissentAnswer>,
+    /// paths of earlier decisions (as listed above) the recommendation goes against
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub contradicts: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -93,12 +96,25 @@ fn dissent<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<D
 
 /// Read a synthesis: JSON, else markdown sections. `panel` fixes the perspective order;
 /// a perspective the model left out is kept with empty lists (the record says so).
-pub fn parse(text: &str, panel: &[String]) -> Result<(Synthesis, Source), Unreadable> {
-    match answers::read::<SynthesisAnswer>(text) {
-        Ok(answer) if !answer.recommendation.is_empty() => Ok((from_answer(answer, panel), Source::Structured)),
-        Ok(_) => Err(Unreadable::Missing("recommendation")),
-        Err(json_error) => from_markdown(text, panel).map(|s| (s, Source::MarkdownSections)).ok_or(json_error),
-    }
+/// `decisions` are the earlier decisions the debaters read: a contradiction is kept
+/// only when it names one of them.
+pub fn parse(text: &str, panel: &[String], decisions: &[String]) -> Result<(Synthesis, Source), Unreadable> {
+    let (mut synthesis, source) = match answers::read::<SynthesisAnswer>(text) {
+        Ok(answer) if !answer.recommendation.is_empty() => (from_answer(answer, panel), Source::Structured),
+        Ok(_) => return Err(Unreadable::Missing("recommendation")),
+        Err(json_error) => (from_markdown(text, panel).ok_or(json_error)?, Source::MarkdownSections),
+    };
+    synthesis.contradicts = known(&synthesis.contradicts, decisions);
+    Ok((synthesis, source))
+}
+
+/// The decisions `named` refers to, by path or file name, each once, in `decisions`' order.
+fn known(named: &[String], decisions: &[String]) -> Vec<String> {
+    let refers = |name: &str, path: &str| {
+        let name = name.trim().trim_matches(['`', '"', '\'', '[', ']', '(', ')']).trim_start_matches("./");
+        !name.is_empty() && (path == name || path.rsplit('/').next() == Some(name))
+    };
+    decisions.iter().filter(|path| named.iter().any(|name| refers(name, path))).cloned().collect()
 }
 
 fn from_answer(answer: SynthesisAnswer, panel: &[String]) -> Synthesis {
@@ -121,6 +137,7 @@ fn from_answer(answer: SynthesisAnswer, panel: &[String]) -> Synthesis {
         confidence: answer.confidence.unwrap_or(Confidence::Medium),
         caveats: answer.caveats,
         dissent: answer.dissent.map(|d| Dissent { perspective: d.perspective, view: d.view }),
+        contradicts: answer.contradicts,
     }
 }
 
@@ -190,6 +207,7 @@ fn from_markdown(text: &str, panel: &[String]) -> Option<Synthesis> {
         confidence,
         caveats: section(&["caveat"]),
         dissent,
+        contradicts: section(&["contradict"]),
     })
 }
 
@@ -211,6 +229,7 @@ pub fn from_transcript(latest: &[(String, String)], last_summary: &str) -> Synth
         confidence: Confidence::Low,
         caveats: Vec::new(),
         dissent: None,
+        contradicts: Vec::new(),
     }
 }
 
@@ -228,7 +247,7 @@ mod tests {
 {"perspectives": [{"name": "operational simplicity", "key_arguments": "one database"}, {"name": "Performance Advocate", "key_arguments": ["sub-ms reads"], "trade_offs_accepted": ["another service"]}],
  "agreement": ["measure first"], "tensions": [], "recommendation": "Start with Postgres.", "confidence": "medium", "caveats": ["p99 over 50ms"], "dissent": {"perspective": "Performance Advocate", "view": "Redis later costs more"},}
 ```"#;
-        let (s, source) = parse(text, &panel()).unwrap();
+        let (s, source) = parse(text, &panel(), &[]).unwrap();
         assert_eq!(source, Source::Structured);
         assert_eq!(s.perspectives[0].name, "Performance Advocate");
         assert_eq!(s.perspectives[1].key_arguments, ["one database"]);
@@ -239,7 +258,7 @@ mod tests {
     #[test]
     fn falls_back_to_markdown_sections() {
         let text = "# Synthesis\n\n## Points of Agreement\n- Measure first\n\n## Key Tensions\n- Latency vs ops\n\n## Recommendation\nStart with Postgres.\n\n**Confidence:** High\n\n## Caveats\n- If p99 grows\n";
-        let (s, source) = parse(text, &panel()).unwrap();
+        let (s, source) = parse(text, &panel(), &[]).unwrap();
         assert_eq!(source, Source::MarkdownSections);
         assert_eq!(s.agreement, ["Measure first"]);
         assert_eq!(s.tensions, ["Latency vs ops"]);
@@ -250,11 +269,12 @@ mod tests {
 
     #[test]
     fn unusable_answers_are_errors() {
-        assert!(parse("", &panel()).is_err());
-        assert!(parse("I cannot help with that.", &panel()).is_err());
-        assert!(parse(r#"{"recommendation": ""}"#, &panel()).is_err());
+        assert!(parse("", &panel(), &[]).is_err());
+        assert!(parse("I cannot help with that.", &panel(), &[]).is_err());
+        assert!(parse(r#"{"recommendation": ""}"#, &panel(), &[]).is_err());
         assert!(
-            parse(r#"{"recommendation": "Use Postgres", "perspectives": [{"name": "Performance"#, &panel()).is_err()
+            parse(r#"{"recommendation": "Use Postgres", "perspectives": [{"name": "Performance"#, &panel(), &[])
+                .is_err()
         );
     }
 
@@ -266,13 +286,31 @@ mod tests {
     }
 
     #[test]
+    fn only_contradictions_of_decisions_the_debaters_read_are_kept() {
+        let decisions = ["docs/decisions/0001-use-postgres.md".to_string(), "docs/decisions/0002-react.md".into()];
+        let text = r#"{"recommendation": "Use Redis.", "contradicts": ["0001-use-postgres.md", "../../etc/passwd", "`docs/decisions/0001-use-postgres.md`"]}"#;
+        let (s, _) = parse(text, &panel(), &decisions).unwrap();
+        assert_eq!(s.contradicts, ["docs/decisions/0001-use-postgres.md"]);
+        let (s, _) = parse(
+            r#"{"recommendation": "Use Redis.", "contradicts": "docs/decisions/0002-react.md"}"#,
+            &panel(),
+            &decisions,
+        )
+        .unwrap();
+        assert_eq!(s.contradicts, ["docs/decisions/0002-react.md"], "one path as a string");
+        let (s, _) = parse(r#"{"recommendation": "Use Redis."}"#, &panel(), &decisions).unwrap();
+        assert!(s.contradicts.is_empty());
+    }
+
+    #[test]
     fn a_serialised_synthesis_reads_back_as_itself() {
         let (s, _) = parse(
             r#"{"perspectives": [{"name": "Performance Advocate", "key_arguments": ["a"], "trade_offs_accepted": ["b"]}], "recommendation": "Do it.", "confidence": "Low", "dissent": {"perspective": "Operational Simplicity", "view": "no"}}"#,
             &panel(),
+            &[],
         )
         .unwrap();
-        let (again, source) = parse(&serde_json::to_string(&s).unwrap(), &panel()).unwrap();
+        let (again, source) = parse(&serde_json::to_string(&s).unwrap(), &panel(), &[]).unwrap();
         assert_eq!((again, source), (s, Source::Structured));
     }
 }

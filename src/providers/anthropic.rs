@@ -6,12 +6,25 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
-use super::{Provider, Request, Result, completion, sse};
+use super::{Counted, Provider, Request, Result, sse};
 use crate::model::{Completion, Identity, ProviderKind};
 
 const API_VERSION: &str = "2023-06-01";
 /// The Messages API requires a completion limit; used when the budget is unlimited.
 const DEFAULT_MAX_TOKENS: u32 = 8_192;
+
+/// The user's message: the shared context as its own block, marked as the end of the
+/// prefix the server may cache, then this call's part.
+fn content(request: &Request) -> Value {
+    let task = json!({"type": "text", "text": request.prompt});
+    match request.context.is_empty() {
+        true => json!([task]),
+        false => json!([
+            {"type": "text", "text": request.context, "cache_control": {"type": "ephemeral"}},
+            task,
+        ]),
+    }
+}
 
 pub struct Anthropic {
     endpoint: Endpoint,
@@ -27,7 +40,7 @@ impl Anthropic {
             "model": self.endpoint.model,
             "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
             "system": request.system,
-            "messages": [{"role": "user", "content": request.prompt}],
+            "messages": [{"role": "user", "content": content(request)}],
             "temperature": request.temperature,
         });
         if request.on_text.is_some() {
@@ -76,14 +89,8 @@ impl Anthropic {
                 _ => {}
             }
         }
-        let usage = &parsed["usage"];
-        Ok(self.completion(
-            request,
-            text,
-            usage["input_tokens"].as_u64(),
-            usage["output_tokens"].as_u64(),
-            parsed["model"].as_str(),
-        ))
+        let counted = counted(&parsed["usage"], parsed["usage"]["output_tokens"].as_u64());
+        Ok(counted.completion(request, text, parsed["model"].as_str().unwrap_or(&self.endpoint.model)))
     }
 
     async fn read_stream(
@@ -93,7 +100,7 @@ impl Anthropic {
     ) -> std::result::Result<Completion, Failure> {
         let mut events = std::pin::pin!(sse::events(&self.endpoint, response));
         let (mut text, mut tool_input) = (String::new(), String::new());
-        let (mut input_tokens, mut output_tokens, mut model, mut finished) = (None, None, None, false);
+        let (mut counts, mut model, mut finished) = (Counted::default(), None, false);
         while let Some(event) = events.next().await {
             let event = event?;
             let data: Value = match event.event.as_str() {
@@ -104,7 +111,7 @@ impl Anthropic {
             };
             match data["type"].as_str().unwrap_or(event.event.as_str()) {
                 "message_start" => {
-                    input_tokens = data["message"]["usage"]["input_tokens"].as_u64();
+                    counts = counted(&data["message"]["usage"], None);
                     model = data["message"]["model"].as_str().map(str::to_string);
                 }
                 "content_block_delta" => match data["delta"]["type"].as_str() {
@@ -120,7 +127,7 @@ impl Anthropic {
                     }
                     _ => {}
                 },
-                "message_delta" => output_tokens = data["usage"]["output_tokens"].as_u64().or(output_tokens),
+                "message_delta" => counts.output = data["usage"]["output_tokens"].as_u64().or(counts.output),
                 "message_stop" => {
                     finished = true;
                     break;
@@ -139,18 +146,19 @@ impl Anthropic {
             return Err(Failure::retry("the stream ended before message_stop"));
         }
         let answer = if tool_input.is_empty() { text } else { tool_input };
-        Ok(self.completion(request, answer, input_tokens, output_tokens, model.as_deref()))
+        Ok(counts.completion(request, answer, model.as_deref().unwrap_or(&self.endpoint.model)))
     }
+}
 
-    fn completion(
-        &self,
-        request: &Request,
-        text: String,
-        input: Option<u64>,
-        output: Option<u64>,
-        model: Option<&str>,
-    ) -> Completion {
-        completion(request, text, input, output, model.unwrap_or(&self.endpoint.model))
+/// `usage` as the Messages API reports it: `input_tokens` leaves out what was read
+/// from or written to the prompt cache, so the prompt is all three.
+fn counted(usage: &Value, output: Option<u64>) -> Counted {
+    let part = |name: &str| usage[name].as_u64();
+    let cached = part("cache_read_input_tokens").unwrap_or(0);
+    Counted {
+        prompt: part("input_tokens").map(|input| input + cached + part("cache_creation_input_tokens").unwrap_or(0)),
+        cached,
+        output,
     }
 }
 

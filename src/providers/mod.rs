@@ -165,6 +165,10 @@ pub struct Request {
     pub round: u32,
     pub perspective: Option<String>,
     pub system: String,
+    /// The part of the prompt every call of the debate shares, sent first so that a
+    /// provider's prefix cache can serve it.
+    pub context: String,
+    /// This call's own part.
     pub prompt: String,
     /// The completion limit (the debater's token budget); `None` is unlimited.
     pub max_tokens: Option<u32>,
@@ -176,17 +180,40 @@ pub struct Request {
     pub brief: Brief,
 }
 
-/// A completion with the server's token counts, or estimates where it gave none.
-pub fn completion(
-    request: &Request,
-    text: String,
-    prompt: Option<u64>,
-    output: Option<u64>,
-    model: &str,
-) -> Completion {
-    let prompt_tokens = prompt.unwrap_or_else(|| estimate_tokens(&request.system) + estimate_tokens(&request.prompt));
-    let completion_tokens = output.unwrap_or_else(|| estimate_tokens(&text));
-    Completion { model: model.to_string(), usage: Usage { prompt_tokens, completion_tokens, latency_ms: 0 }, text }
+impl Request {
+    /// The user's message as one text: the shared context, then this call's part.
+    pub fn user_text(&self) -> String {
+        match self.context.is_empty() {
+            true => self.prompt.clone(),
+            false => format!("{}\n\n{}", self.context, self.prompt),
+        }
+    }
+}
+
+/// The token counts a server reported; each may be missing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counted {
+    /// Every prompt token, cached or not.
+    pub prompt: Option<u64>,
+    /// Prompt tokens served from the provider's prefix cache.
+    pub cached: u64,
+    pub output: Option<u64>,
+}
+
+impl Counted {
+    /// A completion with these counts, or estimates where the server gave none.
+    pub fn completion(self, request: &Request, text: String, model: &str) -> Completion {
+        let prompt_tokens = self.prompt.unwrap_or_else(|| {
+            estimate_tokens(&request.system) + estimate_tokens(&request.context) + estimate_tokens(&request.prompt)
+        });
+        let usage = Usage {
+            prompt_tokens,
+            cached_tokens: self.cached.min(prompt_tokens),
+            completion_tokens: self.output.unwrap_or_else(|| estimate_tokens(&text)),
+            latency_ms: 0,
+        };
+        Completion { model: model.to_string(), usage, text }
+    }
 }
 
 #[async_trait]

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 
-use super::{Brief, Provider, Request, Result, completion};
+use super::{Brief, Counted, Provider, Request, Result};
 use crate::model::{
     Completion, Confidence, Identity, PerspectiveDef, PerspectiveSummary, ProviderKind, Purpose, Synthesis,
 };
@@ -33,7 +33,7 @@ impl Provider for Offline {
             // Analysis: keep the keyword panel as it is.
             _ => "{}".to_string(),
         };
-        Ok(completion(request, text, None, None, "offline"))
+        Ok(Counted::default().completion(request, text, "offline"))
     }
 }
 
@@ -132,5 +132,6 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> Synthesis {
             "These arguments were composed from the perspective catalog, not from knowledge of this project.".into(),
         ],
         dissent: None,
+        contradicts: Vec::new(),
     }
 }

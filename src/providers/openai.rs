@@ -12,7 +12,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
-use super::{Provider, Request, Result, completion, sse};
+use super::{Counted, Provider, Request, Result, sse};
 use crate::model::{Completion, Identity, ProviderKind};
 use crate::settings::TokenParameter;
 
@@ -43,7 +43,7 @@ impl OpenAi {
             "model": self.endpoint.model,
             "messages": [
                 {"role": "system", "content": request.system},
-                {"role": "user", "content": request.prompt},
+                {"role": "user", "content": request.user_text()},
             ],
             "temperature": request.temperature,
         });
@@ -98,13 +98,10 @@ impl OpenAi {
     ) -> std::result::Result<Completion, Failure> {
         let parsed = self.endpoint.json(response).await?;
         let text = parsed["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string();
-        let usage = &parsed["usage"];
-        Ok(self.completion(
+        Ok(counted(&parsed["usage"]).completion(
             request,
             text,
-            usage["prompt_tokens"].as_u64(),
-            usage["completion_tokens"].as_u64(),
-            parsed["model"].as_str(),
+            parsed["model"].as_str().unwrap_or(&self.endpoint.model),
         ))
     }
 
@@ -145,24 +142,17 @@ impl OpenAi {
         if !finished {
             return Err(Failure::retry("the stream ended before the answer was complete"));
         }
-        Ok(self.completion(
-            request,
-            text,
-            usage["prompt_tokens"].as_u64(),
-            usage["completion_tokens"].as_u64(),
-            model.as_deref(),
-        ))
+        Ok(counted(&usage).completion(request, text, model.as_deref().unwrap_or(&self.endpoint.model)))
     }
+}
 
-    fn completion(
-        &self,
-        request: &Request,
-        text: String,
-        input: Option<u64>,
-        output: Option<u64>,
-        model: Option<&str>,
-    ) -> Completion {
-        completion(request, text, input, output, model.unwrap_or(&self.endpoint.model))
+/// `usage` as the Chat Completions API reports it; cached prompt tokens are in
+/// `prompt_tokens_details`.
+fn counted(usage: &Value) -> Counted {
+    Counted {
+        prompt: usage["prompt_tokens"].as_u64(),
+        cached: usage["prompt_tokens_details"]["cached_tokens"].as_u64().unwrap_or(0),
+        output: usage["completion_tokens"].as_u64(),
     }
 }
 

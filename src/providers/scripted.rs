@@ -23,7 +23,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use super::{Provider, ProviderError, Request, Result, completion};
+use super::{Counted, Provider, ProviderError, Request, Result};
 use crate::model::{Completion, Identity, ProviderKind, Purpose};
 
 #[derive(Debug, Deserialize)]
@@ -66,7 +66,7 @@ impl Answer {
         let round = self.round.map(|r| r == request.round);
         let perspective =
             self.perspective.as_ref().map(|p| request.perspective.as_ref().is_some_and(|q| p.eq_ignore_ascii_case(q)));
-        let contains = self.contains.as_ref().map(|c| request.prompt.contains(c.as_str()));
+        let contains = self.contains.as_ref().map(|c| request.user_text().contains(c.as_str()));
         let filters = [purpose, round, perspective, contains];
         filters.iter().all(|f| f.unwrap_or(true)).then(|| filters.iter().flatten().count())
     }
@@ -107,7 +107,7 @@ impl Scripted {
             "round": request.round,
             "perspective": request.perspective,
             "system": request.system,
-            "prompt": request.prompt,
+            "prompt": request.user_text(),
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "schema": request.schema.as_ref().map(|s| s.name),
@@ -165,6 +165,6 @@ impl Provider for Scripted {
                 });
             }
         };
-        Ok(completion(request, text, None, None, &self.model))
+        Ok(Counted::default().completion(request, text, &self.model))
     }
 }

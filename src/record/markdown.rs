@@ -56,6 +56,12 @@ pub fn line(text: &str) -> String {
     neutralise(&one_line(text))
 }
 
+/// One line as a link's text: as `line`, and brackets cannot end the text or open a
+/// link of its own.
+pub fn link_text(text: &str) -> String {
+    line(text).replace('[', "\\[").replace(']', "\\]")
+}
+
 /// One line inside a table cell: as `line`, and `|` cannot end the cell.
 pub fn cell(text: &str) -> String {
     line(text).replace('|', "\\|")

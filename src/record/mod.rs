@@ -3,6 +3,7 @@
 
 pub mod git;
 pub mod issue;
+mod links;
 mod markdown;
 pub mod render;
 pub mod sign;

@@ -7,8 +7,8 @@ use std::path::Path;
 use minijinja::Environment;
 use serde::Serialize;
 
-use super::{RecordError, Result, date_of, markdown};
-use crate::model::{DebateState, Dissent, ProviderKind, Round};
+use super::{RecordError, Result, date_of, links, markdown};
+use crate::model::{DebateState, Dissent, EarlierDecision, ProviderKind, Round, tokens};
 use crate::text::untrusted::one_line;
 
 /// A template the repository may override in `.debate/templates/<name>`.
@@ -73,6 +73,10 @@ struct Context<'a> {
     scripted: bool,
     names: Vec<String>,
     context: Vec<String>,
+    /// The earlier decisions the debaters read, and those this record supersedes.
+    related: Vec<Related<'a>>,
+    /// The earlier decisions the recommendation goes against.
+    contradicts: Vec<Related<'a>>,
     panel: Vec<PanelEntry<'a>>,
     agreement: &'a [String],
     tensions: &'a [String],
@@ -86,7 +90,25 @@ struct Context<'a> {
 #[derive(Serialize)]
 struct Tokens {
     prompt: u64,
+    /// Of `prompt`, what the providers served from their prefix caches.
+    cached: u64,
     completion: u64,
+}
+
+#[derive(Serialize)]
+struct Related<'a> {
+    path: &'a str,
+    title: &'a str,
+    status: &'a str,
+    date: Option<&'a str>,
+    /// Relative to the record, percent-encoded.
+    link: String,
+    /// This record supersedes it.
+    superseded_here: bool,
+    /// The recommendation goes against it.
+    contradicted: bool,
+    /// `--supersedes <path>`, when the path needs no quoting.
+    supersede_flag: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -120,11 +142,24 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
         ended_by: state.end_reason.map_or("unknown", |r| r.as_str()),
         confidence: outcome.confidence.as_str(),
         models: state.rounds.iter().flat_map(Round::contributions).map(|c| c.model.as_str()).collect(),
-        tokens: Tokens { prompt: state.totals.prompt_tokens, completion: state.totals.completion_tokens },
+        tokens: Tokens {
+            prompt: state.totals.prompt_tokens,
+            cached: state.totals.cached_tokens,
+            completion: state.totals.completion_tokens,
+        },
         offline: roles.iter().any(|r| r.kind == ProviderKind::Offline),
         scripted: roles.iter().any(|r| r.kind == ProviderKind::Scripted),
         names: state.panel_names(),
         context: context_lines(state),
+        related: related_decisions(state).map(|d| related(state, d)).collect(),
+        contradicts: state
+            .snapshot
+            .project
+            .decisions
+            .iter()
+            .filter(|d| synthesis.contradicts.contains(&d.path))
+            .map(|d| related(state, d))
+            .collect(),
         panel: state
             .panel
             .iter()
@@ -158,6 +193,28 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
     })
 }
 
+/// The records this one supersedes, then the other earlier decisions the debaters read.
+fn related_decisions(state: &DebateState) -> impl Iterator<Item = &EarlierDecision> {
+    let superseded = &state.snapshot.supersedes;
+    let read = state.snapshot.project.decisions.iter().filter(|d| !superseded.iter().any(|s| s.path == d.path));
+    superseded.iter().chain(read)
+}
+
+fn related<'a>(state: &'a DebateState, decision: &'a EarlierDecision) -> Related<'a> {
+    let path = decision.path.as_str();
+    let plain = path.chars().all(|c| c.is_ascii_alphanumeric() || "-._/".contains(c));
+    Related {
+        path,
+        title: &decision.title,
+        status: &decision.status,
+        date: decision.date.as_deref(),
+        link: links::relative(&state.snapshot.record.directory.0, path),
+        superseded_here: state.snapshot.supersedes.iter().any(|s| s.path == path),
+        contradicted: state.outcome.as_ref().is_some_and(|o| o.synthesis.contradicts.iter().any(|c| c == path)),
+        supersede_flag: plain.then(|| format!("--supersedes {path}")),
+    }
+}
+
 fn context_lines(state: &DebateState) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(c) = &state.clarification {
@@ -175,8 +232,20 @@ fn context_lines(state: &DebateState) -> Vec<String> {
     for c in &state.analysis.constraints {
         lines.push(format!("Implied constraint: \u{201c}{}\u{201d} — {}.", c.phrase, c.meaning));
     }
-    for file in &state.snapshot.context {
-        lines.push(format!("Project context from `{}`.", file.path));
+    let project = &state.snapshot.project;
+    if project.sources.is_empty() {
+        // Debates from before the budget was shared list their `--context` files only.
+        for file in &state.snapshot.context {
+            lines.push(format!("Project context from `{}`.", file.path));
+        }
+    } else {
+        for source in &project.sources {
+            lines.push(format!("Read by the debaters: {}.", source.describe()));
+        }
+        lines.push(format!("Tokens are estimated at 4 bytes each; the context budget was {}.", tokens(project.budget)));
+    }
+    if !project.repository && project.budget > 0 {
+        lines.push("The repository itself was not read (--no-repo-context or context.repository: false).".into());
     }
     for r in &state.rounds {
         if let Some(g) = &r.guidance {
@@ -199,6 +268,7 @@ fn environment() -> Environment<'static> {
     // A JSON string is a valid YAML scalar, whatever quotes or colons the title holds.
     env.add_filter("yaml", |value: String| serde_json::to_string(&one_line(&value)).unwrap_or_default());
     env.add_filter("line", |value: String| markdown::line(&value));
+    env.add_filter("link_text", |value: String| markdown::link_text(&value));
     env.add_filter("cell", |value: String| markdown::cell(&value));
     env.add_filter("block", |value: String| markdown::block(&value));
     env

@@ -48,6 +48,57 @@ pub struct Settings {
     pub providers: Providers,
     pub roles: Roles,
     pub record: RecordSettings,
+    pub context: ContextSettings,
+}
+
+/// What a debate reads of the repository it runs in, and how much of it the debaters
+/// are given.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContextSettings {
+    /// Read the repository (README, manifests, infrastructure, history, decision records).
+    pub repository: bool,
+    /// Tokens, estimated at four bytes each, shared by the project facts, the earlier
+    /// decisions and `--context` files.
+    pub budget_tokens: ContextBudget,
+    /// Earlier decisions given to the debaters, most relevant first.
+    pub decisions: DecisionCount,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        ContextSettings { repository: true, budget_tokens: ContextBudget(8_000), decisions: DecisionCount(5) }
+    }
+}
+
+/// 0 (no project context at all) to 100,000 tokens: more would crowd out the debate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "i64")]
+pub struct ContextBudget(pub u64);
+
+impl TryFrom<i64> for ContextBudget {
+    type Error = String;
+    fn try_from(value: i64) -> Result<Self, String> {
+        match value {
+            0..=100_000 => Ok(ContextBudget(value as u64)),
+            _ => Err(format!("context.budget_tokens must be 0 to 100000, not {value}")),
+        }
+    }
+}
+
+/// 0 to 20 earlier decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "i64")]
+pub struct DecisionCount(pub usize);
+
+impl TryFrom<i64> for DecisionCount {
+    type Error = String;
+    fn try_from(value: i64) -> Result<Self, String> {
+        match value {
+            0..=20 => Ok(DecisionCount(value as usize)),
+            _ => Err(format!("context.decisions must be 0 to 20, not {value}")),
+        }
+    }
 }
 
 /// Named providers and the default one. Written by hand so that `default` can sit
@@ -163,6 +214,15 @@ pub struct Loaded {
     pub settings: Settings,
     pub overlays: Vec<CatalogOverlay>,
     pub files: Vec<PathBuf>,
+    /// Which record settings a file or variable set, so the repository's own
+    /// convention fills in only the rest.
+    pub chosen: Chosen,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Chosen {
+    pub record_directory: bool,
+    pub record_filename: bool,
 }
 
 /// What the command line contributes to settings.
@@ -194,6 +254,9 @@ const ENVIRONMENT: &[(&str, &[&str])] = &[
     ("DEBATE_RECORD_FILENAME", &["record", "filename"]),
     ("DEBATE_RECORD_COMMIT", &["record", "commit"]),
     ("DEBATE_ISSUE_DRAFT", &["record", "issue_draft"]),
+    ("DEBATE_CONTEXT_REPOSITORY", &["context", "repository"]),
+    ("DEBATE_CONTEXT_BUDGET_TOKENS", &["context", "budget_tokens"]),
+    ("DEBATE_CONTEXT_DECISIONS", &["context", "decisions"]),
 ];
 
 /// The user's settings file: `$XDG_CONFIG_HOME/debate/settings.yaml` on Linux.
@@ -235,9 +298,11 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
     merge(&mut merged, environment_layer()?);
     merge(&mut merged, flags_layer(flags));
 
+    let set = |key: &str| merged.get("record").and_then(|record| record.get(key)).is_some_and(|v| !v.is_null());
+    let chosen = Chosen { record_directory: set("directory"), record_filename: set("filename") };
     let settings: Settings =
         serde_json::from_value(merged).map_err(|err| SettingsError::new(format!("settings: {err}")))?;
-    Ok(Loaded { settings, overlays, files })
+    Ok(Loaded { settings, overlays, files, chosen })
 }
 
 fn read_text(path: &Path) -> Result<String> {
@@ -408,6 +473,18 @@ mod tests {
         assert_eq!(s.debate.rebuttals, Rebuttals::Parallel);
         assert_eq!(s.record.filename.0, "{date}-{slug}.md");
         assert!(s.record.commit);
+        assert!(s.context.repository);
+        assert_eq!((s.context.budget_tokens, s.context.decisions), (ContextBudget(8_000), DecisionCount(5)));
+    }
+
+    #[test]
+    fn context_limits_are_checked() {
+        assert_eq!(parse("context: {budget_tokens: 0}").unwrap().context.budget_tokens, ContextBudget(0));
+        for bad in ["context: {budget_tokens: -1}", "context: {budget_tokens: 100001}", "context: {decisions: 21}"] {
+            let err = parse(bad).unwrap_err();
+            assert!(err.contains("context."), "{bad}: {err}");
+        }
+        assert!(parse("context: {repository: false, decisions: 0}").is_ok());
     }
 
     #[test]

@@ -21,6 +21,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0002_dropped_seats.sql"),
     include_str!("migrations/0003_role_kinds.sql"),
     include_str!("migrations/0004_leases.sql"),
+    include_str!("migrations/0005_cached_tokens.sql"),
 ];
 
 /// Why the state database could not do what was asked.

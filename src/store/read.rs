@@ -26,14 +26,16 @@ impl Store {
 
     /// Newest first; only `repo_root`'s debates when it is given.
     pub fn list(&self, repo_root: Option<&str>, limit: u32) -> Result<Vec<Listing>> {
-        let sql = "SELECT d.id, d.status, (SELECT COUNT(*) FROM rounds r WHERE r.debate_id = d.id), d.created_at, d.question,
+        let sql =
+            "SELECT d.id, d.status, (SELECT COUNT(*) FROM rounds r WHERE r.debate_id = d.id), d.created_at, d.question,
                           d.title, d.repo_root, d.record_path, json_extract(d.snapshot, '$.branch'), d.end_reason,
                           d.confidence, d.commit_id,
-                          (SELECT COALESCE(SUM(prompt_tokens), 0) FROM contributions c WHERE c.debate_id = d.id)
-                            + (SELECT COALESCE(SUM(prompt_tokens), 0) FROM moderator_calls m WHERE m.debate_id = d.id),
-                          (SELECT COALESCE(SUM(completion_tokens), 0) FROM contributions c WHERE c.debate_id = d.id)
-                            + (SELECT COALESCE(SUM(completion_tokens), 0) FROM moderator_calls m WHERE m.debate_id = d.id)
-                   FROM debates d WHERE (?1 IS NULL OR d.repo_root = ?1) ORDER BY d.created_at DESC, d.id LIMIT ?2";
+                          COALESCE(t.prompt, 0), COALESCE(t.cached, 0), COALESCE(t.completion, 0)
+                   FROM debates d
+                   LEFT JOIN (SELECT debate_id, SUM(prompt_tokens) prompt, SUM(cached_tokens) cached,
+                                     SUM(completion_tokens) completion
+                              FROM calls GROUP BY debate_id) t ON t.debate_id = d.id
+                   WHERE (?1 IS NULL OR d.repo_root = ?1) ORDER BY d.created_at DESC, d.id LIMIT ?2";
         let mut stmt = self.conn.prepare(sql)?;
         let rows = stmt.query_map(params![repo_root, limit], |row| {
             Ok(Listing {
@@ -49,7 +51,12 @@ impl Store {
                 end_reason: row.get(9)?,
                 confidence: row.get(10)?,
                 commit_id: row.get(11)?,
-                totals: Usage { prompt_tokens: row.get(12)?, completion_tokens: row.get(13)?, latency_ms: 0 },
+                totals: Usage {
+                    prompt_tokens: row.get(12)?,
+                    cached_tokens: row.get(13)?,
+                    completion_tokens: row.get(14)?,
+                    latency_ms: 0,
+                },
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -67,11 +74,18 @@ impl Store {
             .optional()?
             .ok_or_else(|| StoreError::UnknownId(id.to_string()))?;
         let totals = self.conn.query_row(
-            "SELECT COALESCE(SUM(p), 0), COALESCE(SUM(c), 0), COALESCE(SUM(l), 0) FROM (
-                 SELECT prompt_tokens p, completion_tokens c, latency_ms l FROM contributions WHERE debate_id = ?1
-                 UNION ALL SELECT prompt_tokens, completion_tokens, latency_ms FROM moderator_calls WHERE debate_id = ?1)",
+            "SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(cached_tokens), 0), COALESCE(SUM(completion_tokens), 0),
+                    COALESCE(SUM(latency_ms), 0)
+             FROM calls WHERE debate_id = ?1",
             [id],
-            |row| Ok(Usage { prompt_tokens: row.get(0)?, completion_tokens: row.get(1)?, latency_ms: row.get(2)? }),
+            |row| {
+                Ok(Usage {
+                    prompt_tokens: row.get(0)?,
+                    cached_tokens: row.get(1)?,
+                    completion_tokens: row.get(2)?,
+                    latency_ms: row.get(3)?,
+                })
+            },
         )?;
         let clarification = self
             .conn
@@ -157,7 +171,7 @@ impl Store {
     /// Contributions in round, then seat order: panel order, not completion order.
     fn load_contributions(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
         let mut stmt = self.conn.prepare(
-            "SELECT round, seat, kind, text, model, prompt_tokens, completion_tokens, latency_ms
+            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms
              FROM contributions WHERE debate_id = ?1 ORDER BY round, seat, kind",
         )?;
         let rows = stmt.query_map([id], |row| {
@@ -170,8 +184,9 @@ impl Store {
                     model: row.get(4)?,
                     usage: Usage {
                         prompt_tokens: row.get(5)?,
-                        completion_tokens: row.get(6)?,
-                        latency_ms: row.get(7)?,
+                        cached_tokens: row.get(6)?,
+                        completion_tokens: row.get(7)?,
+                        latency_ms: row.get(8)?,
                     },
                 },
             ))

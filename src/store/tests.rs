@@ -26,7 +26,7 @@ fn call(text: &str) -> Completion {
     Completion {
         text: text.into(),
         model: "m".into(),
-        usage: Usage { prompt_tokens: 7, completion_tokens: 3, latency_ms: 2 },
+        usage: Usage { prompt_tokens: 7, cached_tokens: 4, completion_tokens: 3, latency_ms: 2 },
     }
 }
 
@@ -77,8 +77,13 @@ fn a_debate_reads_back_as_it_was_written() {
     assert_eq!((loaded.record_path, loaded.commit_id), (state.record_path, state.commit_id));
     assert_eq!(loaded.clarification, state.clarification);
     assert!(loaded.analyzed);
-    // 8 contributions at 100/40 tokens, 4 moderator calls at 7/3.
-    assert_eq!((loaded.totals.prompt_tokens, loaded.totals.completion_tokens), (8 * 100 + 4 * 7, 8 * 40 + 4 * 3));
+    // 8 contributions at 100/40 tokens (60 cached), 4 moderator calls at 7/3 (4 cached).
+    let totals = &loaded.totals;
+    assert_eq!(
+        (totals.prompt_tokens, totals.cached_tokens, totals.completion_tokens),
+        (8 * 100 + 4 * 7, 8 * 60 + 4 * 4, 8 * 40 + 4 * 3)
+    );
+    assert_eq!(loaded.rounds[0].arguments[0].usage.cached_tokens, 60);
 }
 
 #[test]
@@ -124,7 +129,7 @@ fn the_list_reads_summaries_without_loading_debates() {
         ("DEB-abc123", Status::Complete, 1, Some(EndReason::Agreement))
     );
     assert_eq!(row.confidence, done.outcome.as_ref().map(|o: &Outcome| o.confidence));
-    assert_eq!(row.totals.prompt_tokens, 4 * 100 + 3 * 7);
+    assert_eq!((row.totals.prompt_tokens, row.totals.cached_tokens), (4 * 100 + 3 * 7, 4 * 60 + 3 * 4));
     assert_eq!(store.list(None, 20).unwrap().len(), 2);
     assert_eq!(store.list(None, 1).unwrap().len(), 1);
 }

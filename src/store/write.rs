@@ -83,11 +83,12 @@ impl Store {
     pub fn save_contribution(&self, id: &str, round: u32, perspective: &str, c: &Contribution) -> Result<()> {
         let u = &c.usage;
         self.conn.execute(
-            "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, completion_tokens, latency_ms, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
+                                        completion_tokens, latency_ms, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 id, round, c.seat, c.kind, perspective, c.text, c.model,
-                u.prompt_tokens, u.completion_tokens, u.latency_ms, now()
+                u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, now()
             ],
         )?;
         Ok(())
@@ -197,9 +198,13 @@ fn write_panel(conn: &Connection, id: &str, panel: &[Seat]) -> Result<()> {
 fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: &Completion) -> Result<()> {
     let u = &call.usage;
     conn.execute(
-        "INSERT INTO moderator_calls (debate_id, purpose, round, text, model, prompt_tokens, completion_tokens, latency_ms, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        params![id, purpose, round, call.text, call.model, u.prompt_tokens, u.completion_tokens, u.latency_ms, now()],
+        "INSERT INTO moderator_calls (debate_id, purpose, round, text, model, prompt_tokens, cached_tokens, completion_tokens,
+                                      latency_ms, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            id, purpose, round, call.text, call.model, u.prompt_tokens, u.cached_tokens, u.completion_tokens,
+            u.latency_ms, now()
+        ],
     )?;
     Ok(())
 }

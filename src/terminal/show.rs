@@ -1,8 +1,9 @@
-//! `debate --show <ID>`: a debate in full: panel, rounds, decision.
+//! `debate --show <ID>`: a debate in full: panel, rounds, decision. And
+//! `--context-preview`: what the debaters read about the project.
 
 use std::fmt::Write;
 
-use crate::model::DebateState;
+use crate::model::{DebateState, ProjectContext, tokens};
 use crate::text::untrusted::for_terminal;
 
 /// The whole debate as text, without escape sequences or controls from any of it.
@@ -30,8 +31,13 @@ fn unsanitised(state: &DebateState) -> String {
     let _ = writeln!(out, "Record:     {}", state.record_path.as_deref().unwrap_or("-"));
     let _ = writeln!(out, "Commit:     {}", state.commit_id.as_deref().unwrap_or("-"));
     let t = &state.totals;
-    let _ = writeln!(out, "Tokens:     {} prompt, {} completion", t.prompt_tokens, t.completion_tokens);
+    let _ = writeln!(
+        out,
+        "Tokens:     {} prompt ({} of them cached), {} completion",
+        t.prompt_tokens, t.cached_tokens, t.completion_tokens
+    );
 
+    let _ = write!(out, "\n{}", sources(&state.snapshot.project));
     let _ = writeln!(out, "\nPanel:");
     for seat in &state.panel {
         let _ = writeln!(out, "  • {} — {}", seat.name(), seat.reason);
@@ -57,6 +63,36 @@ fn unsanitised(state: &DebateState) -> String {
         for d in &outcome.degradations {
             let _ = writeln!(out, "  note: {d}");
         }
+    }
+    out
+}
+
+/// What the debaters read about the project: each part with its tokens, then the text
+/// exactly as they read it.
+pub fn context(project: &ProjectContext) -> String {
+    let mut out = sources(project);
+    if let Some(c) = &project.convention {
+        let numbered = if c.numbered { ", numbered" } else { "" };
+        let _ = writeln!(out, "Decision records: {} in {}/{numbered}", c.records, c.directory);
+    }
+    for note in &project.notes {
+        let _ = writeln!(out, "Not read: {note}");
+    }
+    let _ = writeln!(out, "\n─── what the debaters read, before the question and the panel ───");
+    let _ = writeln!(out, "{}", if project.text.is_empty() { "(nothing)" } else { &project.text });
+    for_terminal(&out)
+}
+
+/// "Context (budget 8,000 tokens, estimated at 4 bytes each):" and a line per part.
+fn sources(project: &ProjectContext) -> String {
+    let mut out = String::new();
+    let repository = if project.repository { "" } else { "; the repository was not read" };
+    let _ = writeln!(out, "Context (budget {}, estimated at 4 bytes a token{repository}):", tokens(project.budget));
+    for source in &project.sources {
+        let _ = writeln!(out, "  {}", source.describe());
+    }
+    if project.sources.is_empty() {
+        let _ = writeln!(out, "  (none)");
     }
     out
 }

@@ -142,13 +142,15 @@ fn debater_prompts_carry_question_perspective_and_the_other_names() {
     for p in &debater {
         let me = p["perspective"].as_str().unwrap();
         let other = PANEL.iter().find(|n| **n != me).unwrap();
-        let system = p["system"].as_str().unwrap();
         let user = p["prompt"].as_str().unwrap();
         assert!(user.contains(QUESTION), "question missing: {user}");
-        assert!(system.contains(me) && system.contains(other), "names missing: {system}");
-        assert!(system.contains("The trade-offs you accept"), "{system}");
+        let part = &user[user.find("## Your part").expect("the debater's own part comes after the shared context")..];
+        assert!(part.contains(&format!("\"{me}\"")) && part.contains(other), "names missing: {part}");
+        assert!(part.contains("The trade-offs you accept"), "{part}");
         assert_eq!(p["max_tokens"], 2000, "the token budget is the completion limit");
     }
+    // One system prompt for every call, so a provider's prefix cache serves it.
+    assert!(prompts.iter().all(|p| p["system"] == prompts[0]["system"]));
     // Every rebuttal sees every argument of its round.
     for p in debater.iter().filter(|p| p["purpose"] == "rebuttal") {
         let round = p["round"].as_u64().unwrap();

@@ -48,12 +48,19 @@ async fn a_three_perspective_debate_completes_records_tokens_and_commits() {
     let n = requests.len() as u64;
     assert_eq!(result["tokens"]["prompt"], n * llm::PROMPT_TOKENS, "the server's usage is what is recorded");
     assert_eq!(result["tokens"]["completion"], n * llm::COMPLETION_TOKENS);
+    assert_eq!(result["tokens"]["cached"], n * llm::CACHED_TOKENS, "cached prompt tokens are read and kept");
 
     let listed = sandbox.cmd().args(["--list", "--json"]).assert().success().get_output().stdout.clone();
     let listed: Value = serde_json::from_slice(&listed).unwrap();
     assert_eq!(listed[0]["tokens"]["prompt"], n * llm::PROMPT_TOKENS);
+    assert_eq!(listed[0]["tokens"]["cached"], n * llm::CACHED_TOKENS);
     let record = std::fs::read_to_string(result["record_path"].as_str().unwrap()).unwrap();
-    assert!(record.contains(&format!("tokens: {{prompt: {}, completion: {}}}", n * 100, n * 40)), "{record}");
+    let tokens = format!("tokens: {{prompt: {}, cached: {}, completion: {}}}", n * 100, n * 64, n * 40);
+    assert!(record.contains(&tokens), "{record}");
+    let shown =
+        String::from_utf8(sandbox.cmd().args(["--show", result["id"].as_str().unwrap()]).output().unwrap().stdout)
+            .unwrap();
+    assert!(shown.contains(&format!("{} prompt ({} of them cached)", n * 100, n * 64)), "{shown}");
     assert!(record.contains("models: [\"mock-model\"]"), "{record}");
     let log = git(&sandbox.repo, &["log", "--format=%B", "-1"]);
     assert!(log.contains(&format!("Debate-Id: {}", result["id"].as_str().unwrap())), "{log}");
@@ -150,7 +157,7 @@ async fn a_context_length_error_is_retried_once_with_a_shorter_prompt() {
         if prompt.contains("Write your round-1 argument") {
             return Some(llm::ok(body, &fresh_words(&prompt, 600)));
         }
-        (prompt.len() > 6_000).then(|| {
+        (prompt.len() > 8_000).then(|| {
             ResponseTemplate::new(400).set_body_json(
                 json!({"error": {"message": "This model's maximum context length is 4096 tokens", "code": "context_length_exceeded"}}),
             )
@@ -169,7 +176,7 @@ async fn a_context_length_error_is_retried_once_with_a_shorter_prompt() {
         .map(|p| p.len())
         .collect();
     assert_eq!(round2.len(), 4, "each round-2 argument: one too long, one compact: {round2:?}");
-    assert!(round2.iter().filter(|l| **l > 6_000).count() == 2 && round2.iter().filter(|l| **l <= 6_000).count() == 2);
+    assert!(round2.iter().filter(|l| **l > 8_000).count() == 2 && round2.iter().filter(|l| **l <= 8_000).count() == 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

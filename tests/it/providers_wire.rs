@@ -60,6 +60,7 @@ fn request() -> Request {
         round: 1,
         perspective: None,
         system: SYSTEM.into(),
+        context: String::new(),
         prompt: PROMPT.into(),
         max_tokens: Some(512),
         temperature: 0.3,
@@ -481,7 +482,7 @@ fn anthropic_stream(cut: Option<usize>) -> String {
         json!({"type": "message_start", "message": {
             "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test-20250101",
             "content": [], "stop_reason": null, "stop_sequence": null,
-            "usage": {"input_tokens": 25, "output_tokens": 1}
+            "usage": {"input_tokens": 5, "cache_read_input_tokens": 20, "output_tokens": 1}
         }}),
         false,
     );
@@ -590,6 +591,29 @@ async fn openai_request_and_answer_on_the_wire() {
     assert_eq!(body["response_format"]["type"], "json_schema", "{body}");
     assert_eq!(body["response_format"]["json_schema"]["name"], "verdict");
     assert_eq!(body["response_format"]["json_schema"]["schema"], schema().value);
+}
+
+const CONTEXT: &str = "## About this project\n\nStack in Cargo.toml: sqlx 0.8 with postgres (database).";
+
+#[tokio::test]
+async fn openai_gets_the_shared_context_first_and_reports_cached_tokens() {
+    let (server, seen) = mock_server(|_, _| {
+        let mut answer = openai_answer("Use the database you have.");
+        answer["usage"] = json!({"prompt_tokens": 2006, "completion_tokens": 5,
+                                 "prompt_tokens_details": {"cached_tokens": 1920}});
+        ResponseTemplate::new(200).set_body_json(answer)
+    })
+    .await;
+    let provider = build(openai(&server.uri()));
+
+    let completion = expect_ok(provider.complete(&Request { context: CONTEXT.into(), ..request() }).await);
+    assert_eq!((completion.usage.prompt_tokens, completion.usage.cached_tokens), (2006, 1920));
+    let body = &seen.bodies()[0];
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "user", "content": format!("{CONTEXT}\n\n{PROMPT}")}),
+        "the context is the start of the user message, so a prefix cache can serve it"
+    );
 }
 
 #[tokio::test]
@@ -705,7 +729,7 @@ async fn anthropic_request_and_answer_on_the_wire() {
     let limit = body["max_tokens"].as_u64().expect("max_tokens is required by the Messages API, even unlimited");
     assert!(limit > 0, "{body}");
     assert_eq!(body["system"], SYSTEM);
-    assert_eq!(body["messages"], json!([{"role": "user", "content": PROMPT}]));
+    assert_eq!(body["messages"], json!([{"role": "user", "content": [{"type": "text", "text": PROMPT}]}]));
     assert!(body.get("tools").is_none() && body.get("tool_choice").is_none(), "{body}");
 
     let body = &bodies[1];
@@ -713,6 +737,37 @@ async fn anthropic_request_and_answer_on_the_wire() {
     assert_eq!(body["tools"][0]["name"], "verdict");
     assert_eq!(body["tools"][0]["input_schema"], schema().value);
     assert_eq!(body["tool_choice"], json!({"type": "tool", "name": "verdict"}));
+}
+
+#[tokio::test]
+async fn anthropic_marks_the_shared_context_for_caching_and_reports_cached_tokens() {
+    let (server, seen) = mock_server(|_, _| {
+        ResponseTemplate::new(200).set_body_json(json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test-20250101",
+            "content": [{"type": "text", "text": "Use the database you have."}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 40, "cache_read_input_tokens": 1900, "cache_creation_input_tokens": 60,
+                      "output_tokens": 7}
+        }))
+    })
+    .await;
+    let provider = build(anthropic(&server.uri()));
+
+    let completion = expect_ok(provider.complete(&Request { context: CONTEXT.into(), ..request() }).await);
+    assert_eq!(
+        (completion.usage.prompt_tokens, completion.usage.cached_tokens),
+        (2000, 1900),
+        "the prompt is the uncached, cache-read and cache-written tokens together"
+    );
+    let body = &seen.bodies()[0];
+    assert_eq!(
+        body["messages"],
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": CONTEXT, "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": PROMPT}
+        ]}]),
+        "the stable block first, marked for the prompt cache; this call's part after it"
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -732,7 +787,8 @@ async fn anthropic_stream_split_at_awkward_boundaries_yields_the_exact_text() {
     assert_eq!(completion.text, ANTHROPIC_DELTAS.concat());
     assert_eq!(completion.text, deltas.lock().unwrap().concat());
     assert_eq!(completion.model, "claude-test-20250101");
-    assert_eq!(completion.usage.prompt_tokens, 25, "input_tokens from message_start");
+    assert_eq!(completion.usage.prompt_tokens, 25, "input and cache-read tokens from message_start");
+    assert_eq!(completion.usage.cached_tokens, 20, "cache-read tokens from message_start");
     assert_eq!(completion.usage.completion_tokens, 15, "output_tokens from message_delta");
 
     assert_eq!(server.count(), 1);

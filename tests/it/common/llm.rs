@@ -10,6 +10,8 @@ use wiremock::{Mock, MockServer, Request, ResponseTemplate, matchers};
 /// Tokens the mock reports for every call.
 pub const PROMPT_TOKENS: u64 = 100;
 pub const COMPLETION_TOKENS: u64 = 40;
+/// Of the prompt tokens, what the mock says its prefix cache served.
+pub const CACHED_TOKENS: u64 = 64;
 
 type Rule = dyn Fn(&Value, usize) -> Option<ResponseTemplate> + Send + Sync;
 
@@ -98,13 +100,15 @@ pub fn completion_body(text: &str) -> Value {
     json!({
         "id": "chatcmpl-mock", "object": "chat.completion", "model": "mock-model",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS},
+        "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
+                  "prompt_tokens_details": {"cached_tokens": CACHED_TOKENS}},
     })
 }
 
 /// A successful answer with `text`, streamed as SSE if the request asked for it.
 pub fn ok(body: &Value, text: &str) -> ResponseTemplate {
-    let usage = json!({"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS});
+    let usage = json!({"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
+                       "prompt_tokens_details": {"cached_tokens": CACHED_TOKENS}});
     if body["stream"] == true {
         let mut sse = String::new();
         for piece in text.split_inclusive(' ') {

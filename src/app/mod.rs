@@ -1,6 +1,8 @@
 //! The commands: start a debate, resume one, list, show. Each checks every input
 //! before it writes anything.
 
+mod project;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -19,7 +21,7 @@ use crate::settings::{self, FlagOverrides, TrustStore};
 use crate::store::{self, NewDebate, Owner, Store};
 use crate::terminal::{self, Terminal, Verbosity, prompt};
 use crate::text::secrets::{self, Masker};
-use crate::view::{Detail, IssueDraft, Paused, Summary};
+use crate::view::{ContextView, Detail, IssueDraft, Paused, Summary};
 
 /// Largest question we accept, from any source.
 const MAX_QUESTION_BYTES: usize = 16 * 1024;
@@ -75,6 +77,9 @@ async fn command(cli: &Cli) -> Result<()> {
     }
     if let Some(id) = cli.abandon.as_ref().or(cli.delete.as_ref()) {
         return give_up(&db_path, id, cli.delete.is_some(), &terminal);
+    }
+    if cli.context_preview {
+        return preview(cli, &terminal);
     }
     start(cli, &db_path, &mut terminal).await
 }
@@ -188,19 +193,18 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let definitions = providers::definitions(&loaded.settings, &[&moderator, &debater])?;
     let providers = providers::build_panel(&moderator, &debater, &definitions, &loaded.settings)?;
     let question = without_secrets(&question, "the question", &providers.secrets, terminal);
-    let context = read_context(&cli.context)?
-        .into_iter()
-        .map(|file| {
-            let text = without_secrets(&file.text, &file.path, &providers.secrets, terminal);
-            ContextFile { text, ..file }
-        })
-        .collect();
+    let files = read_context(&cli.context, &providers.secrets, terminal)?;
+    let mut record_settings = loaded.settings.record.clone();
+    let (project, context) =
+        project::brief(&root, &question, files, &context_settings(cli, &loaded), &[], &providers.secrets, terminal);
+    project::follow_convention(&mut record_settings, project.convention.as_ref(), loaded.chosen, terminal);
+    project::report(&project, terminal);
     let templates = Templates::load(&root)?;
     let requested_branch = cli.branch.as_deref().map(str::trim);
     if let Some(name) = requested_branch {
         check_branch(&root, name)?;
     }
-    record::preflight(&root, &loaded.settings.record, requested_branch.is_some())?;
+    record::preflight(&root, &record_settings, requested_branch.is_some())?;
 
     // A vague question gets the moderator's clarifying question when someone can answer;
     // the answer becomes part of what is analysed and debated.
@@ -230,7 +234,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let title = record::title_of(&question);
     let snapshot = Snapshot {
         debate: loaded.settings.debate.clone(),
-        record: loaded.settings.record.clone(),
+        record: record_settings,
         moderator,
         debater,
         context,
@@ -242,6 +246,8 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
             "" => record::default_branch(&id, &title),
             name => name.to_string(),
         }),
+        project,
+        supersedes: Vec::new(),
     };
     store.create_debate(&NewDebate {
         id: &id,
@@ -600,14 +606,41 @@ fn without_secrets(text: &str, origin: &str, keys: &Masker, terminal: &Terminal)
     masked
 }
 
-fn read_context(paths: &[PathBuf]) -> Result<Vec<ContextFile>> {
+/// The `--context` files, whole and with secrets masked; the budget cuts them later.
+fn read_context(paths: &[PathBuf], keys: &Masker, terminal: &Terminal) -> Result<Vec<ContextFile>> {
     paths
         .iter()
         .map(|path| {
             let origin = format!("the context file {}", path.display());
             let file = std::fs::File::open(path).map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
             let text = checked_text(read_limited(file, &origin)?, &origin, MAX_CONTEXT_BYTES)?;
-            Ok(ContextFile { path: path.display().to_string(), text })
+            let path = path.display().to_string();
+            Ok(ContextFile { text: without_secrets(&text, &path, keys, terminal), path })
         })
         .collect()
+}
+
+/// The context settings, with `--no-repo-context` applied.
+fn context_settings(cli: &Cli, loaded: &settings::Loaded) -> settings::ContextSettings {
+    let mut context = loaded.settings.context.clone();
+    context.repository &= !cli.no_repo_context;
+    context
+}
+
+/// `--context-preview`: what the debaters would read about the project, on stdout,
+/// without storing anything or calling a model.
+fn preview(cli: &Cli, terminal: &Terminal) -> Result<()> {
+    let question = read_question(cli)?;
+    let root = project_root()?;
+    let loaded = settings::load(&root, cli.config.as_deref(), &flag_overrides(cli))?;
+    let keys = Masker::new(providers::configured_keys(&loaded.settings));
+    let files = read_context(&cli.context, &keys, terminal)?;
+    let (project, _) = project::brief(&root, &question, files, &context_settings(cli, &loaded), &[], &keys, terminal);
+    let mut record = loaded.settings.record.clone();
+    project::follow_convention(&mut record, project.convention.as_ref(), loaded.chosen, terminal);
+    match cli.json {
+        true => terminal::print_json(&ContextView::of(&project))?,
+        false => terminal::print_out(&terminal::show::context(&project))?,
+    }
+    Ok(())
 }

@@ -1,0 +1,94 @@
+//! What the repository tells the debaters, read before the panel is chosen: fast, no
+//! model, no network. The README's opening, the stack from the manifests, the
+//! infrastructure, the size and history, and earlier decision records. Files git
+//! ignores, secrets (`.env*`, keys, certificates) and anything outside the work tree
+//! are never read; a file that cannot be read is skipped with a note. What is read has
+//! every API key and everything shaped like a credential masked before it is parsed,
+//! so nothing secret reaches a prompt, the database or the record.
+
+mod decisions;
+mod history;
+pub mod infra;
+pub mod manifests;
+mod readme;
+mod walk;
+
+use std::path::Path;
+
+use crate::model::{Convention, EarlierDecision, ProjectFacts};
+use crate::text::secrets::{self, Masker};
+
+pub use walk::DECISION_DIRECTORIES;
+
+/// Everything found, before it is ranked and fitted to the budget.
+#[derive(Debug, Default)]
+pub struct Gathered {
+    pub facts: ProjectFacts,
+    /// Every decision record found, in path order.
+    pub decisions: Vec<EarlierDecision>,
+    pub convention: Option<Convention>,
+    /// Files skipped, and why.
+    pub notes: Vec<String>,
+    /// Files that held a key or a credential (now masked), and what it looked like
+    /// ("one of your API keys", "what looks like a private key block").
+    pub masked: Vec<(String, String)>,
+}
+
+pub fn gather(root: &Path, keys: &Masker) -> Gathered {
+    let walked = walk::walk(root);
+    let mut reader = Reader { root, keys, notes: Vec::new(), masked: Vec::new() };
+    if walked.partial {
+        reader.notes.push(format!("the walk stopped after {} files; sizes are a lower bound", walk::MAX_FILES));
+    }
+    let mut facts = ProjectFacts { languages: walked.languages, history: history::read(root), ..Default::default() };
+    facts.readme = walked.readme.as_deref().and_then(|readme| reader.read(readme)).and_then(|t| readme::opening(&t));
+    for manifest in &walked.manifests {
+        match reader.read(manifest).map(|text| manifests::dependencies(manifest, &text)) {
+            Some(Ok(dependencies)) => facts.stack.extend(dependencies),
+            Some(Err(why)) => reader.notes.push(format!("{manifest}: skipped ({why})")),
+            None => {}
+        }
+    }
+    for file in &walked.infrastructure {
+        match reader.read(file).map(|text| infra::infrastructure(file, &text)) {
+            Some(Ok(found)) => facts.infrastructure.extend(found),
+            Some(Err(why)) => reader.notes.push(format!("{file}: skipped ({why})")),
+            None => {}
+        }
+    }
+    let decisions: Vec<EarlierDecision> =
+        walked.records.iter().filter_map(|record| decisions::read(record, &reader.read(record)?)).collect();
+    let convention = decisions::convention(&decisions);
+    Gathered { facts, decisions, convention, notes: reader.notes, masked: reader.masked }
+}
+
+struct Reader<'a> {
+    root: &'a Path,
+    keys: &'a Masker,
+    notes: Vec<String>,
+    masked: Vec<(String, String)>,
+}
+
+impl Reader<'_> {
+    /// A file's text with secrets masked; one that is not UTF-8 is skipped with a note.
+    fn read(&mut self, relative: &str) -> Option<String> {
+        let text = match std::fs::read(self.root.join(relative)).map(String::from_utf8) {
+            Ok(Ok(text)) => text,
+            Ok(Err(_)) => {
+                self.notes.push(format!("{relative}: skipped (not UTF-8)"));
+                return None;
+            }
+            Err(err) => {
+                self.notes.push(format!("{relative}: skipped ({err})"));
+                return None;
+            }
+        };
+        let keyless = self.keys.mask(&text);
+        if keyless != text {
+            self.masked.push((relative.to_string(), "one of your API keys".into()));
+        }
+        let (masked, found) = secrets::credentials(&keyless);
+        self.masked.extend(found.into_iter().map(|f| (relative.to_string(), format!("what looks like {}", f.what))));
+        Some(masked)
+    }
+}
