@@ -120,11 +120,11 @@ impl Error {
             Error::Provider(ProviderError::Setup { .. }) => 4,
             Error::Provider(ProviderError::Io { .. }) => 1,
             Error::Provider(_) => 3,
-            Error::Store(StoreError::UnknownId(_) | StoreError::Ambiguous { .. }) => 2,
+            Error::Store(StoreError::UnknownId(_) | StoreError::TooShort(_) | StoreError::Ambiguous { .. }) => 2,
             Error::Store(StoreError::CreateDir { .. } | StoreError::Open { .. } | StoreError::Newer { .. }) => 4,
             Error::Store(StoreError::NoHome) => 4,
             // EX_TEMPFAIL: try again once the other process is done.
-            Error::Store(StoreError::Running { .. }) => 75,
+            Error::Store(StoreError::Running { .. } | StoreError::LeaseLost(_) | StoreError::SavedElsewhere(_)) => 75,
             Error::Store(_) => 1,
             Error::Record(RecordError::InvalidBranchName(_) | RecordError::BranchExists(_)) => 2,
             Error::Record(RecordError::ReadTemplate { .. } | RecordError::Template { .. }) => 4,

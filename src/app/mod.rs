@@ -18,7 +18,7 @@ use crate::moderator::{analysis, selection};
 use crate::providers;
 use crate::record::{self, RecordError, Templates};
 use crate::settings::{self, FlagOverrides, TrustStore};
-use crate::store::{self, NewDebate, Owner, Store};
+use crate::store::{self, Lease, NewDebate, Store};
 use crate::terminal::{self, Terminal, Verbosity, prompt};
 use crate::text::secrets::{self, Masker};
 use crate::view::{ContextView, Detail, IssueDraft, Paused, Summary};
@@ -100,15 +100,16 @@ fn trust(path: Option<&Path>, revoke: bool, terminal: &Terminal) -> Result<()> {
         terminal.say(&format!("{} {said}.", file.display()));
         return Ok(());
     }
-    let content = std::fs::read(&file).map_err(|err| {
-        Error::input(format!("cannot read {}: {err}", file.display()))
-            .with_hint("run `debate trust` inside the repository, or name the settings file")
-    })?;
+    if !file.is_file() {
+        return Err(Error::input(format!("cannot read {}: no such file", file.display()))
+            .with_hint("run `debate trust` inside the repository, or name the settings file"));
+    }
     // A file that does not parse is not trusted: it is reported as any settings error.
-    let sensitive = settings::needs_trust(&file)?;
+    let settings::Trustable { sensitive, content } = settings::trustable(&file)?;
     store.trust(&file, &content);
     store.save()?;
-    terminal.say(&format!("Trusted {} as it is now (sha256 {}).", file.display(), &settings::digest(&content)[..16]));
+    let digest = &settings::digest(&content)[..16];
+    terminal.say(&format!("Trusted {} and the scripts it names as they are now (sha256 {digest}).", file.display()));
     match sensitive.is_empty() {
         true => terminal.say("It sets nothing that needs trust."),
         false => {
@@ -211,9 +212,17 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let mut analysis = analysis::analyse(&question);
     let rules = &loaded.settings.debate;
     let clarification = match analysis.vague && rules.checkpoints {
-        true => clarify(terminal, &question, Duration::from_secs(rules.checkpoint_timeout_seconds.0)).await?,
+        true => {
+            let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
+            tokio::select! {
+                clarified = clarify(terminal, &question, patience) => clarified?,
+                // Nothing is stored yet: a signal ends the command, the terminal restored.
+                signal = stop_signal() => return Err(Error::Stopped { signal: signal? }),
+            }
+        }
         false => None,
-    };
+    }
+    .map(|c| Clarification { answer: without_secrets(&c.answer, "your answer", &providers.secrets, terminal), ..c });
     let subject = match &clarification {
         Some(c) => format!("{question}\n{}", c.answer),
         None => question.clone(),
@@ -259,17 +268,22 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         panel: &panel,
         clarification: clarification.as_ref(),
     })?;
+    let lease = store.acquire(&id)?;
     terminal.say(&format!("Debate {id}: {title}"));
     announce_providers(&providers, terminal);
-    drive(cli, db_path, &store, &id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
+    drive(cli, db_path, &store, lease, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
 }
 
 async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) -> Result<()> {
     let (store, state) = load_existing(db_path, id)?;
+    // Nothing of the debate changes while another process drives it.
+    let lease = store.acquire(&state.id)?;
+    let state = store.load(&state.id)?;
     if state.status == Status::Complete {
-        return resume_complete(cli, &state, terminal);
+        return resume_complete(cli, &store, &state, terminal);
     }
     let root = locate_repository(&store, &state, terminal)?;
+    let state = store.load(&state.id)?;
     let loaded = settings::load(&root, cli.config.as_deref(), &FlagOverrides::default())?;
     let catalog = Catalog::build(&loaded.overlays)?;
     let mut snapshot = state.snapshot.clone();
@@ -294,7 +308,7 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
     }
     terminal.resume_summary(&state);
     announce_providers(&providers, terminal);
-    drive(cli, db_path, &store, &state.id, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
+    drive(cli, db_path, &store, lease, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
 }
 
 /// A provider no model stands behind is always named.
@@ -308,23 +322,28 @@ fn announce_providers(providers: &providers::Panel, terminal: &Terminal) {
 
 /// `--abandon` (listed as failed from now on) or `--delete` (gone from the database).
 /// A record already in the repository is never touched.
-fn give_up(db_path: &Path, id: &str, delete: bool, terminal: &Terminal) -> Result<()> {
-    let (store, state) = load_existing(db_path, id)?;
+fn give_up(db_path: &Path, input: &str, delete: bool, terminal: &Terminal) -> Result<()> {
+    let (store, state) = load_existing(db_path, input)?;
     let id = &state.id;
+    let whole = input.trim().to_lowercase();
+    if delete && whole != id.to_lowercase() && format!("deb-{whole}") != id.to_lowercase() {
+        return Err(Error::input(format!("--delete needs a debate's whole id; {input:?} is only the start of {id}"))
+            .with_hint(format!("`debate --delete {id}`")));
+    }
     if !delete && state.status == Status::Complete {
         return Err(Error::input(format!("{id} is complete: there is nothing to abandon"))
             .with_hint(format!("`debate --delete {id}` removes it from the state database (its record stays)")));
     }
     // Not while another process drives it.
-    let owner = Owner::this_process();
-    store.acquire(id, &owner)?;
+    let lease = store.acquire(id)?;
     if delete {
         store.delete(id)?;
+        drop(lease);
         let record = state.record_path.map(|p| format!("; its record {p} stays as it is")).unwrap_or_default();
         terminal.say(&format!("Deleted {id} from the state database{record}."));
     } else {
         store.set_status(id, Status::Failed)?;
-        store.release(id, &owner)?;
+        drop(lease);
         terminal.say(&format!(
             "Abandoned {id}: it is listed as failed. `debate --resume {id}` takes it up again; `debate --delete {id}` removes it."
         ));
@@ -349,11 +368,21 @@ fn apply_resume_flags(cli: &Cli, state: &DebateState, snapshot: &mut Snapshot, r
         snapshot.moderator.model = Some(model.clone());
         snapshot.debater.model = Some(model.clone());
     }
+    // Once the record is being written, what it says and where it goes are fixed.
+    let fixed = [
+        (cli.no_commit, "--no-commit"),
+        (cli.branch.is_some(), "--branch"),
+        (cli.offline, "--offline"),
+        (cli.provider.is_some(), "--provider"),
+    ];
+    if let (Some(path), Some((_, flag))) = (&state.record_path, fixed.iter().find(|(given, _)| *given)) {
+        return Err(Error::input(format!(
+            "{}'s record is already being written to {path}, so {flag} cannot change it",
+            state.id
+        ))
+        .with_hint(format!("resume without {flag}")));
+    }
     if cli.no_commit || cli.branch.is_some() {
-        if let Some(path) = &state.record_path {
-            return Err(Error::input(format!("{}'s record is already being written to {path}", state.id))
-                .with_hint("resume without --no-commit or --branch"));
-        }
         snapshot.record.commit &= !cli.no_commit;
         if let Some(name) = cli.branch.as_deref().map(str::trim) {
             check_branch(root, name)?;
@@ -366,7 +395,7 @@ fn apply_resume_flags(cli: &Cli, state: &DebateState, snapshot: &mut Snapshot, r
 
 /// `--resume` of a complete debate: its record as it is. `--issue` writes the issue
 /// draft it lacks; a flag that would change the debate or its record is refused.
-fn resume_complete(cli: &Cli, state: &DebateState, terminal: &mut Terminal) -> Result<()> {
+fn resume_complete(cli: &Cli, store: &Store, state: &DebateState, terminal: &mut Terminal) -> Result<()> {
     let changes = [
         (cli.max_rounds.is_some(), "--max-rounds"),
         (cli.no_checkpoints, "--no-checkpoints"),
@@ -386,7 +415,10 @@ fn resume_complete(cli: &Cli, state: &DebateState, terminal: &mut Terminal) -> R
     }
     terminal.say(&format!("Debate {} is already complete.", state.id));
     if cli.issue && issue_draft(&state.repo_root, &state.id, &state.title).is_none() {
-        let templates = Templates::load(Path::new(&state.repo_root))?;
+        // Written into the repository where it is now, never where it used to be.
+        let root = locate_repository(store, state, terminal)?;
+        let state = &store.load(&state.id)?;
+        let templates = Templates::load(&root)?;
         let published = Published {
             path: PathBuf::from(state.record_path.clone().unwrap_or_default()),
             commit: state.commit_id.clone(),
@@ -440,36 +472,33 @@ async fn drive(
     cli: &Cli,
     db_path: &Path,
     store: &Store,
-    id: &str,
+    lease: Lease<'_>,
     run: Run<'_>,
     terminal: &mut Terminal,
 ) -> Result<()> {
-    let owner = Owner::this_process();
-    store.acquire(id, &owner)?;
+    let id = lease.id().to_string();
     let heartbeat = {
-        let (db_path, id, owner) = (db_path.to_path_buf(), id.to_string(), owner.clone());
+        let (db_path, id, owner) = (db_path.to_path_buf(), id.clone(), lease.owner().clone());
         tokio::spawn(async move {
             let Ok(store) = Store::open(&db_path) else { return };
-            loop {
+            // Until the lease is lost; the engine notices that at its next step.
+            while store.heartbeat(&id, &owner).unwrap_or(true) {
                 tokio::time::sleep(store::HEARTBEAT).await;
-                let _ = store.heartbeat(&id, &owner);
             }
         })
     };
     let Run { providers, catalog, templates } = run;
     let mut engine = Engine { store, providers, catalog, templates, events: terminal };
     let result = tokio::select! {
-        result = engine.run(id) => result,
+        result = engine.run(&id) => result,
         signal = stop_signal() => match signal {
-            Ok(signal) => Err(engine.pause(id, Error::Stopped { signal })),
+            Ok(signal) => Err(engine.pause(&id, Error::Stopped { signal })),
             Err(err) => Err(err),
         },
     };
     heartbeat.abort();
-    let released = store.release(id, &owner);
-    let finished = result?;
-    released?;
-    report(cli, &finished)
+    drop(lease);
+    report(cli, &result?)
 }
 
 /// The first of Ctrl-C, SIGTERM and SIGHUP to arrive.
@@ -590,20 +619,15 @@ fn checked_text(bytes: Vec<u8>, origin: &str, limit: usize) -> Result<String> {
 /// `text` with every known key and everything shaped like a credential masked, and a
 /// warning for each kind found: nothing of it is stored, sent or written.
 fn without_secrets(text: &str, origin: &str, keys: &Masker, terminal: &Terminal) -> String {
-    let masked = keys.mask(text);
-    if masked != text {
-        terminal.warn(&format!(
-            "{origin} holds one of your API keys; it is masked everywhere debate stores, sends or writes it"
-        ));
-    }
-    let (masked, found) = secrets::credentials(&masked);
-    for finding in found {
-        terminal.warn(&format!(
-            "{origin} holds what looks like {}; it is masked everywhere debate stores, sends or writes it",
-            finding.what
-        ));
+    let (masked, found) = secrets::scrub(text, keys);
+    for what in found {
+        warn_masked(origin, &what, terminal);
     }
     masked
+}
+
+fn warn_masked(origin: &str, what: &str, terminal: &Terminal) {
+    terminal.warn(&secrets::masked_warning(origin, what));
 }
 
 /// The `--context` files, whole and with secrets masked; the budget cuts them later.

@@ -30,7 +30,7 @@ pub(super) fn brief(
         false => Gathered::default(),
     };
     for (file, what) in &gathered.masked {
-        terminal.warn(&format!("{file} holds {what}; it is masked everywhere debate stores, sends or writes it"));
+        super::warn_masked(file, what, terminal);
     }
     let decisions = briefing::rank(question, gathered.decisions, settings.decisions.0, pinned);
     let (project, files) = briefing::compose(&gathered.facts, decisions, files, settings.budget_tokens.0);

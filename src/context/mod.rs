@@ -83,12 +83,8 @@ impl Reader<'_> {
                 return None;
             }
         };
-        let keyless = self.keys.mask(&text);
-        if keyless != text {
-            self.masked.push((relative.to_string(), "one of your API keys".into()));
-        }
-        let (masked, found) = secrets::credentials(&keyless);
-        self.masked.extend(found.into_iter().map(|f| (relative.to_string(), format!("what looks like {}", f.what))));
+        let (masked, found) = secrets::scrub(&text, self.keys);
+        self.masked.extend(found.into_iter().map(|what| (relative.to_string(), what)));
         Some(masked)
     }
 }

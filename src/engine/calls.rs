@@ -165,12 +165,20 @@ pub async fn ask_structured<T>(
     Ok((Completion { usage: first.usage + second.usage, ..second }, value))
 }
 
-/// One call, with its wall time as the latency, and every known key masked in the
-/// answer (a server may echo the key it was sent).
+/// Longest answer kept from any call, in characters.
+const MAX_ANSWER_CHARS: usize = 60_000;
+
+/// One call, with its wall time as the latency, an enormous answer cut, and every known
+/// key masked in what the server wrote: the answer and the model name (a server may
+/// echo the key it was sent in either).
 async fn timed(to: Asked<'_>, request: &Request) -> Result<Completion> {
     let started = Instant::now();
     let mut completion = to.provider.complete(request).await?;
     completion.usage.latency_ms = started.elapsed().as_millis() as u64;
+    if let Some((end, _)) = completion.text.char_indices().nth(MAX_ANSWER_CHARS) {
+        completion.text = format!("{} […cut at {MAX_ANSWER_CHARS} characters]", &completion.text[..end]);
+    }
     completion.text = to.secrets.mask(&completion.text);
+    completion.model = to.secrets.mask(&completion.model);
     Ok(completion)
 }

@@ -22,10 +22,7 @@ use crate::moderator::{detection, evaluation, prompts, synthesis};
 use crate::providers::{self, Panel, ProviderError, TextSink};
 use crate::record::{self, RecordError, Templates};
 use crate::store::{Store, StoreError};
-use crate::text::secrets::MaskedStream;
-
-/// Longest contribution we keep; an enormous answer is cut, and says so.
-const MAX_ANSWER_CHARS: usize = 60_000;
+use crate::text::secrets::{self, MaskedStream};
 
 pub struct Engine<'a> {
     pub store: &'a Store,
@@ -73,6 +70,16 @@ impl Engine<'_> {
         Asked { provider: self.providers.moderator.as_ref(), secrets: &self.providers.secrets }
     }
 
+    /// Text the user typed during the debate, with keys and credentials masked (and a
+    /// warning when there were any): it is stored, sent and written like the question.
+    fn scrubbed(&mut self, text: &str, origin: &str) -> String {
+        let (masked, found) = secrets::scrub(text, &self.providers.secrets);
+        for what in found {
+            self.events.warning(&secrets::masked_warning(origin, &what));
+        }
+        masked
+    }
+
     /// Run the debate to completion from wherever its stored state stands.
     pub async fn run(&mut self, id: &str) -> Result<DebateState> {
         let started = Instant::now();
@@ -80,6 +87,8 @@ impl Engine<'_> {
         self.store.set_status(id, step::resumed_status(&state))?;
         let mut round_started: Option<(u32, Instant)> = None;
         loop {
+            // Another process may have taken the debate over (its owner looked dead).
+            self.store.check_lease(id)?;
             let state = self.store.load(id)?;
             let rules = &state.snapshot.debate;
             let total_deadline = started + Duration::from_secs(rules.total_timeout_seconds.0);
@@ -183,7 +192,7 @@ impl Engine<'_> {
                     self.events.ended(EndReason::Human);
                     return Ok(());
                 }
-                Decision::Guide(text) => guidance = Some(text),
+                Decision::Guide(text) => guidance = Some(self.scrubbed(&text, "your guidance")),
                 Decision::Continue => {}
             }
         }
@@ -353,8 +362,19 @@ impl Engine<'_> {
                 state.rounds.iter().rev().find_map(|r| r.evaluation.as_ref()).map_or("", |e| e.summary.as_str());
             (synthesis::from_transcript(&latest, summary), Source::Transcript)
         });
-        let reasoned = self.providers.moderator.identity().reasoned && self.providers.debater.identity().reasoned;
-        let outcome = step::outcome(state, synthesis, source, reasoned);
+        let roles = [
+            ("The debaters' arguments", &self.providers.debater),
+            ("The moderator's judgements", &self.providers.moderator),
+        ];
+        let unreasoned: Vec<String> = roles
+            .into_iter()
+            .filter(|(_, provider)| !provider.identity().reasoned)
+            .map(|(what, provider)| {
+                let by = providers::label(provider.identity().kind).unwrap_or("a provider no model stands behind");
+                format!("{what} came from {by}.")
+            })
+            .collect();
+        let outcome = step::outcome(state, synthesis, source, &unreasoned);
         self.store.save_outcome(&state.id, &outcome, &completion)?;
         self.events.synthesized(&outcome);
         Ok(())
@@ -377,14 +397,11 @@ impl Engine<'_> {
     async fn record(&mut self, state: &DebateState) -> Result<(), Stop> {
         // The path is stored before anything is written, so a crash at any point later
         // resumes with the same file (and finds its commit by the Debate-Id trailer).
-        let path = match &state.record_path {
-            Some(path) => path.into(),
-            None => {
-                let path = record::plan_path(state)?;
-                self.store.save_record_path(&state.id, &path.display().to_string())?;
-                path
-            }
-        };
+        let (path, new) = record::path_for(state, self.templates)?;
+        if new {
+            self.store.save_record_path(&state.id, &path.display().to_string())?;
+            record::failpoint("after-record-path");
+        }
         let published = record::publish(state, self.templates, &path)?;
         record::failpoint("after-commit");
         let wanted = state.snapshot.record.issue_draft || self.wants_issue_draft(state).await;
@@ -423,15 +440,12 @@ async fn within<T>(
     }
 }
 
-/// A debater's answer must say something; an enormous one is cut.
+/// A debater's answer must say something.
 fn usable(mut completion: Completion, what: &str) -> providers::Result<Completion> {
     let text = completion.text.trim();
     if text.is_empty() {
         return Err(ProviderError::Unusable(format!("the model returned an empty answer for {what}")));
     }
-    completion.text = match text.char_indices().nth(MAX_ANSWER_CHARS) {
-        Some((end, _)) => format!("{} […cut at {MAX_ANSWER_CHARS} characters]", &text[..end]),
-        None => text.to_string(),
-    };
+    completion.text = text.to_string();
     Ok(completion)
 }

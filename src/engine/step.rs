@@ -3,7 +3,6 @@
 
 use crate::model::{Confidence, DebateState, EndReason, Outcome, Round, RoundMeasures, Source, Status, Synthesis};
 use crate::moderator::detection;
-use crate::providers::OFFLINE_LABEL;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
@@ -114,11 +113,9 @@ pub fn measure(state: &DebateState, round: u32) -> RoundMeasures {
 
 /// The synthesis with its final confidence: Low after max rounds without convergence,
 /// and one step lower for any degradation, each of which is named (SPEC §7).
-pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, reasoned: bool) -> Outcome {
-    let mut degradations = Vec::new();
-    if !reasoned {
-        degradations.push(format!("Arguments were produced by {OFFLINE_LABEL}."));
-    }
+/// `unreasoned` says which roles no model stood behind, one sentence each.
+pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreasoned: &[String]) -> Outcome {
+    let mut degradations = unreasoned.to_vec();
     for seat in &state.panel {
         if let Some(reason) = &seat.dropped {
             degradations.push(format!("{} was dropped from the panel: {reason}.", seat.name()));
@@ -306,6 +303,7 @@ mod tests {
     #[test]
     fn the_final_confidence_names_every_degradation() {
         type Case = (&'static str, fn(&mut DebateState), Source, bool, Confidence, &'static [&'static str]);
+        let offline = ["The debaters' arguments came from the offline provider.".to_string()];
         let cases: &[Case] = &[
             ("clean", |_| {}, Source::Structured, true, Confidence::High, &[]),
             (
@@ -349,7 +347,8 @@ mod tests {
         for (what, change, source, reasoned, confidence, notes) in cases {
             let mut state = DebateState { end_reason: Some(EndReason::Agreement), ..with_rounds(1) };
             change(&mut state);
-            let outcome = outcome(&state, fixture::synthesis(), *source, *reasoned);
+            let unreasoned: &[String] = if *reasoned { &[] } else { &offline };
+            let outcome = outcome(&state, fixture::synthesis(), *source, unreasoned);
             assert_eq!(outcome.confidence, *confidence, "{what}");
             assert_eq!(outcome.degradations.len(), notes.len(), "{what}: {:?}", outcome.degradations);
             for note in *notes {

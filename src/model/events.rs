@@ -101,4 +101,6 @@ pub trait Events {
     fn dropped(&mut self, _name: &str, _reason: &str) {}
     /// The debate paused and can be resumed.
     fn paused(&mut self, _id: &str, _why: &str) {}
+    /// Something the user should know that changes nothing of the debate's course.
+    fn warning(&mut self, _text: &str) {}
 }

@@ -222,11 +222,10 @@ impl TryFrom<String> for RecordDirectory {
         let inside = !value.trim().is_empty()
             && path.is_relative()
             && path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
-        // Git's own directory is no place for a record: it would never be committed.
-        let in_git = path
-            .components()
-            .find(|c| matches!(c, std::path::Component::Normal(_)))
-            .is_some_and(|first| first.as_os_str().to_str().is_some_and(|name| name.eq_ignore_ascii_case(".git")));
+        // A git directory (the repository's, or a nested one's) is no place for a record:
+        // it would never be committed.
+        let in_git =
+            path.components().any(|c| c.as_os_str().to_str().is_some_and(|name| name.eq_ignore_ascii_case(".git")));
         if !inside {
             Err(format!("record.directory must be a relative path inside the repository without `..`, not {value:?}"))
         } else if in_git {

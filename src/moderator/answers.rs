@@ -29,17 +29,21 @@ pub fn schema<T: Answer>() -> Value {
     value
 }
 
+/// A schema as strict structured output wants it: every property required, no others,
+/// no `default` or `title` keywords. The `properties` map holds field names, not
+/// keywords: a field called `title` stays.
 fn strict(value: &mut Value) {
     match value {
         Value::Object(object) => {
             object.remove("default");
             object.remove("title");
-            if let Some(Value::Object(properties)) = object.get("properties") {
+            if let Some(Value::Object(properties)) = object.get_mut("properties") {
                 let names = properties.keys().cloned().map(Value::String).collect();
+                properties.values_mut().for_each(strict);
                 object.insert("required".into(), Value::Array(names));
                 object.insert("additionalProperties".into(), Value::Bool(false));
             }
-            object.values_mut().for_each(strict);
+            object.iter_mut().filter(|(key, _)| *key != "properties").for_each(|(_, v)| strict(v));
         }
         Value::Array(items) => items.iter_mut().for_each(strict),
         _ => {}
@@ -125,6 +129,18 @@ mod tests {
         const NAME: &'static str = "verdict";
     }
 
+    /// Fields named like schema keywords.
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Titled {
+        title: String,
+        default: bool,
+    }
+
+    impl Answer for Titled {
+        const NAME: &'static str = "titled";
+    }
+
     #[test]
     fn the_schema_requires_every_field_and_allows_no_other() {
         let schema = schema::<Verdict>();
@@ -132,6 +148,9 @@ mod tests {
         assert_eq!(schema["additionalProperties"], false);
         assert!(schema["properties"]["reason"].get("default").is_none());
         assert_eq!(schema["properties"]["reason"]["description"], "why, in a sentence");
+        let titled = super::schema::<Titled>();
+        assert_eq!(titled["required"], serde_json::json!(["title", "default"]), "fields are not keywords");
+        assert_eq!(titled["properties"]["title"]["type"], "string");
     }
 
     #[test]

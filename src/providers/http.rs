@@ -10,6 +10,7 @@ use backon::{ExponentialBuilder, Retryable};
 use tokio::sync::Semaphore;
 
 use super::{ProviderError, Result};
+use crate::text::secrets::Masker;
 
 /// How a provider reaches its server.
 #[derive(Clone)]
@@ -194,12 +195,9 @@ impl Endpoint {
         self.redact(text).chars().take(120).collect()
     }
 
-    /// The text with the key, if it appears, replaced.
+    /// The text with the key, if it appears, masked as every answer is.
     pub fn redact(&self, text: &str) -> String {
-        match &self.key {
-            Some(key) if key.len() >= 4 => text.replace(key.as_str(), "[redacted]"),
-            _ => text.to_string(),
-        }
+        Masker::new(self.key.clone()).mask(text)
     }
 
     pub fn url(&self, path: &str) -> String {

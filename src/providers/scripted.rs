@@ -17,6 +17,7 @@
 //! analysis call keeps the keyword panel; any other call is an error.
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
@@ -88,11 +89,14 @@ impl Scripted {
         let text = std::fs::read_to_string(path).map_err(|err| setup(format!("cannot read script {origin}: {err}")))?;
         let script: Script = crate::text::yaml::parse(&text, &origin).map_err(setup)?;
         let base = path.parent().unwrap_or(Path::new("."));
-        // The log is written beside the script, never anywhere a script names.
-        let beside = |log: &Path| log.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        // The log is a file beside the script, never anywhere a script names.
+        let beside = |log: &Path| matches!(log.components().collect::<Vec<_>>()[..], [Component::Normal(_)]);
         let log = match &script.log {
             Some(log) if !beside(log) => {
-                return Err(setup(format!("{origin}: `log` must be a path beside the script, not {}", log.display())));
+                return Err(setup(format!(
+                    "{origin}: `log` must be a file name beside the script, not {}",
+                    log.display()
+                )));
             }
             log => log.as_ref().map(|log| base.join(log)),
         };
@@ -113,7 +117,13 @@ impl Scripted {
             "schema": request.schema.as_ref().map(|s| s.name),
         });
         let failed = |source| ProviderError::Io { path: path.clone(), source };
-        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(failed)?;
+        // Not through a link: a link beside the script could point anywhere.
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(failed)?;
         // One write per line, so concurrent appends never interleave.
         file.write_all(format!("{line}\n").as_bytes()).map_err(failed)
     }

@@ -13,11 +13,31 @@ use crate::text::untrusted::{for_terminal, one_line};
 /// context the rules above do not see), every line is escaped instead.
 pub fn block(text: &str) -> String {
     let text = for_terminal(text).replace("\r\n", "\n");
-    let careful = keeping_code(&text);
-    if structure_free(&careful) { careful } else { strict(&text) }
+    let careful = keeping_code(&text, Keep::AllCode);
+    if structure_free(&careful) {
+        return careful;
+    }
+    // Indentation means code only where the line above allows it (not inside a list
+    // item, say): the fences alone are certain.
+    let stricter = keeping_code(&text, Keep::Fences);
+    if structure_free(&stricter) {
+        stricter
+    } else {
+        text.trim().lines().map(escape_line).collect::<Vec<_>>().join("\n")
+    }
 }
 
-fn keeping_code(text: &str) -> String {
+/// Which code `keeping_code` keeps as it is.
+#[derive(Clone, Copy, PartialEq)]
+enum Keep {
+    /// Fenced and indented code blocks; other lines neutralised.
+    AllCode,
+    /// Fenced code blocks only; every other line escaped.
+    Fences,
+}
+
+/// Code blocks kept byte for byte, every other line made safe.
+fn keeping_code(text: &str, keep: Keep) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut fence: Option<Fence> = None;
     let mut previous_blank = true;
@@ -39,9 +59,13 @@ fn keeping_code(text: &str) -> String {
         let blank = line.trim().is_empty();
         // An indented code block starts after a blank line and runs while lines stay
         // indented (or blank).
-        in_indented_code =
-            indentation(line) >= 4 && (previous_blank || in_indented_code) || (blank && in_indented_code);
-        out.push(if in_indented_code || blank { line.to_string() } else { neutralise(line) });
+        in_indented_code = keep == Keep::AllCode
+            && (indentation(line) >= 4 && (previous_blank || in_indented_code) || (blank && in_indented_code));
+        out.push(match (in_indented_code || blank, keep) {
+            (true, _) => line.to_string(),
+            (false, Keep::AllCode) => neutralise(line),
+            (false, Keep::Fences) => escape_line(line),
+        });
         previous_blank = blank;
     }
     if let Some(open) = fence {
@@ -106,6 +130,9 @@ fn indentation(line: &str) -> usize {
 /// heading would start (after any quote or list markers) is no heading, a line of `=`
 /// or `-` no setext underline (nor front matter), and `<` outside code spans no HTML.
 fn neutralise(line: &str) -> String {
+    if let Some(escaped) = escaped_underline(line) {
+        return escaped;
+    }
     let start = content_start(line);
     let (markers, content) = line.split_at(start);
     let marks: String = content.chars().filter(|c| !c.is_whitespace()).collect();
@@ -145,22 +172,27 @@ fn structure_free(markdown: &str) -> bool {
     })
 }
 
-/// Every line escaped as prose, fences included: no code block survives, and nothing
-/// else can either.
-fn strict(text: &str) -> String {
-    text.trim()
-        .lines()
-        .map(|line| {
-            let start = content_start(line);
-            let (markers, content) = line.split_at(start);
-            let content = content.replace('<', "&lt;");
-            match content.chars().next() {
-                Some('#' | '=' | '-' | '`' | '~') => format!("{markers}\\{content}"),
-                _ => format!("{markers}{content}"),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+/// A line of only `-` (even a lone `- `, which reads as an empty list item) or only
+/// `=` would underline the paragraph above it into a heading: escaped.
+fn escaped_underline(line: &str) -> Option<String> {
+    let whole = line.trim();
+    let underline = !whole.is_empty() && (whole.chars().all(|c| c == '-') || whole.chars().all(|c| c == '='));
+    underline.then(|| format!("\\{whole}"))
+}
+
+/// A line escaped as prose whatever it holds: its first character can start nothing,
+/// and no `<` is HTML.
+fn escape_line(line: &str) -> String {
+    if let Some(escaped) = escaped_underline(line) {
+        return escaped;
+    }
+    let start = content_start(line);
+    let (markers, content) = line.split_at(start);
+    let content = content.replace('<', "&lt;");
+    match content.chars().next() {
+        Some('#' | '=' | '-' | '`' | '~') => format!("{markers}\\{content}"),
+        _ => format!("{markers}{content}"),
+    }
 }
 
 /// `<` becomes `&lt;` except inside code spans (`` `<b>` `` stays as written).

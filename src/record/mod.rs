@@ -133,7 +133,7 @@ pub type Result<T, E = RecordError> = std::result::Result<T, E>;
 
 /// The record's path: `record.directory` under the repository root, named by
 /// `record.filename`. A name taken in the working tree or at HEAD gets `-2`, `-3`, …
-pub fn plan_path(state: &DebateState) -> Result<PathBuf> {
+fn plan_path(state: &DebateState) -> Result<PathBuf> {
     let settings = &state.snapshot.record;
     let root = Path::new(&state.repo_root);
     let directory = root.join(&settings.directory.0);
@@ -166,6 +166,33 @@ pub fn plan_path(state: &DebateState) -> Result<PathBuf> {
         n += 1;
     }
     Ok(path)
+}
+
+/// Where this debate's record goes: the stored path, unless another record took that
+/// name before this one was written or committed (two debates of one title on one
+/// day); then a free one. `true` when the path is new and must be stored.
+pub fn path_for(state: &DebateState, templates: &Templates) -> Result<(PathBuf, bool)> {
+    if let Some(stored) = state.record_path.as_deref().map(PathBuf::from)
+        && !taken_by_another(state, templates, &stored)?
+    {
+        return Ok((stored, false));
+    }
+    Ok((plan_path(state)?, true))
+}
+
+fn taken_by_another(state: &DebateState, templates: &Templates, path: &Path) -> Result<bool> {
+    if !path.exists() || holds(path, &state.id, &templates.decision(state)?) {
+        return Ok(false);
+    }
+    // Once committed, the file was this debate's: publishing says what became of it.
+    let target = match &state.snapshot.branch {
+        Some(name) => git::Target::Branch(name.clone()),
+        None => git::Target::Head,
+    };
+    Ok(match git::open(Path::new(&state.repo_root))? {
+        git::Repo::Found(repo) => git::find_existing(&repo, &target, &state.id).is_none(),
+        git::Repo::None => true,
+    })
 }
 
 /// `YYYY-MM-DD` of the debate's start.

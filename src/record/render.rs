@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use minijinja::Environment;
+use minijinja::{AutoEscape, Environment, Value};
 use serde::Serialize;
 
 use super::{RecordError, Result, date_of, links, markdown};
@@ -69,8 +69,10 @@ struct Context<'a> {
     confidence: &'a str,
     models: BTreeSet<&'a str>,
     tokens: Tokens,
-    offline: bool,
-    scripted: bool,
+    /// What in the record the offline provider wrote ("the arguments", …), if anything.
+    offline: Option<&'static str>,
+    /// What in the record the scripted provider wrote, if anything.
+    scripted: Option<&'static str>,
     names: Vec<String>,
     context: Vec<String>,
     /// The earlier decisions the debaters read, and those this record supersedes.
@@ -130,7 +132,6 @@ struct LogRow {
 
 fn context(state: &DebateState) -> Result<Context<'_>> {
     let outcome = state.outcome.as_ref().ok_or(RecordError::NoOutcome)?;
-    let roles = [&state.snapshot.debater, &state.snapshot.moderator];
     let synthesis = &outcome.synthesis;
     let empty: &[String] = &[];
     Ok(Context {
@@ -147,8 +148,8 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
             cached: state.totals.cached_tokens,
             completion: state.totals.completion_tokens,
         },
-        offline: roles.iter().any(|r| r.kind == ProviderKind::Offline),
-        scripted: roles.iter().any(|r| r.kind == ProviderKind::Scripted),
+        offline: written_by(state, ProviderKind::Offline),
+        scripted: written_by(state, ProviderKind::Scripted),
         names: state.panel_names(),
         context: context_lines(state),
         related: related_decisions(state).map(|d| related(state, d)).collect(),
@@ -191,6 +192,16 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
             })
             .collect(),
     })
+}
+
+/// What in the record a provider of `kind` wrote, by the roles it played.
+fn written_by(state: &DebateState, kind: ProviderKind) -> Option<&'static str> {
+    match (state.snapshot.debater.kind == kind, state.snapshot.moderator.kind == kind) {
+        (true, true) => Some("The arguments and the moderator's judgements"),
+        (true, false) => Some("The arguments"),
+        (false, true) => Some("The moderator's summaries and synthesis"),
+        (false, false) => None,
+    }
 }
 
 /// The records this one supersedes, then the other earlier decisions the debaters read.
@@ -265,11 +276,24 @@ fn environment() -> Environment<'static> {
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
     env.set_keep_trailing_newline(true);
+    // Every value a template prints is made safe as one line of markdown unless a
+    // filter below already made it safe its own way: a repository's template that
+    // prints `{{ recommendation }}` bare still cannot break the record's structure.
+    env.set_auto_escape_callback(|_| AutoEscape::Custom("markdown"));
+    env.set_formatter(|out, _state, value| {
+        match value.as_str() {
+            Some(text) if !value.is_safe() => out.write_str(&markdown::line(text))?,
+            _ if value.is_undefined() => {}
+            _ => write!(out, "{value}")?,
+        }
+        Ok(())
+    });
+    let safe = |f: fn(&str) -> String| move |value: String| Value::from_safe_string(f(&value));
     // A JSON string is a valid YAML scalar, whatever quotes or colons the title holds.
-    env.add_filter("yaml", |value: String| serde_json::to_string(&one_line(&value)).unwrap_or_default());
-    env.add_filter("line", |value: String| markdown::line(&value));
-    env.add_filter("link_text", |value: String| markdown::link_text(&value));
-    env.add_filter("cell", |value: String| markdown::cell(&value));
-    env.add_filter("block", |value: String| markdown::block(&value));
+    env.add_filter("yaml", safe(|value| serde_json::to_string(&one_line(value)).unwrap_or_default()));
+    env.add_filter("line", safe(markdown::line));
+    env.add_filter("link_text", safe(markdown::link_text));
+    env.add_filter("cell", safe(markdown::cell));
+    env.add_filter("block", safe(markdown::block));
     env
 }

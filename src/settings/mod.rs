@@ -317,22 +317,41 @@ pub fn repository_settings(repo_root: &Path) -> PathBuf {
     repo_root.join(".debate").join("settings.yaml")
 }
 
-/// What a repository file sets that needs trust, given the user's own settings.
-pub fn needs_trust(file: &Path) -> Result<Vec<Sensitive>> {
+/// A repository file as `debate trust` sees it.
+pub struct Trustable {
+    /// What it sets that needs trust, given the user's own settings.
+    pub sensitive: Vec<Sensitive>,
+    /// What trusting it covers: its text and every script it names.
+    pub content: Vec<u8>,
+}
+
+pub fn trustable(file: &Path) -> Result<Trustable> {
     let mut overlays = Vec::new();
     let mut users = Value::Object(Map::new());
     if let Some(path) = user_settings_path().filter(|p| p.is_file()) {
         merge(&mut users, read_layer(&path, &mut overlays)?.1);
     }
-    let (_, layer) = read_layer(file, &mut overlays)?;
-    Ok(trust::sensitive(&layer, &users))
+    let (text, layer) = read_layer(file, &mut overlays)?;
+    Ok(Trustable { sensitive: trust::sensitive(&layer, &users), content: trusted_content(&text, &layer) })
+}
+
+/// The file's text followed by every script it names (path and content), so a script
+/// that changes after the file was trusted needs trust again.
+fn trusted_content(text: &str, layer: &Value) -> Vec<u8> {
+    let mut content = text.as_bytes().to_vec();
+    let providers = layer.get("providers").and_then(Value::as_object).into_iter().flatten();
+    for script in providers.filter_map(|(_, p)| p.get("script")?.as_str()) {
+        content.extend_from_slice(format!("\0{script}\0").as_bytes());
+        content.extend(std::fs::read(script).unwrap_or_default());
+    }
+    content
 }
 
 /// Refuse a repository file that sets what needs trust, unless the user trusts its
-/// exact content.
+/// exact content (and that of the scripts it names).
 fn check_trust(path: &Path, text: &str, layer: &Value, users: &Value) -> Result<()> {
     let sensitive = trust::sensitive(layer, users);
-    if sensitive.is_empty() || TrustStore::load()?.trusts(path, text.as_bytes()) {
+    if sensitive.is_empty() || TrustStore::load()?.trusts(path, &trusted_content(text, layer)) {
         return Ok(());
     }
     let settings: Vec<String> = sensitive.iter().map(ToString::to_string).collect();
@@ -525,7 +544,7 @@ mod tests {
         assert!(parse("record: {filename: 'fixed.md'}").is_err());
         assert!(parse("record: {filename: '{number}-{slug}.md'}").is_ok());
         assert!(parse("record: {directory: '../out'}").is_err());
-        for inside_git in [".git", ".git/decisions", "./.GIT/x", "/abs/docs"] {
+        for inside_git in [".git", ".git/decisions", "./.GIT/x", "/abs/docs", "docs/.git", "a/.Git/b"] {
             assert!(parse(&format!("record: {{directory: '{inside_git}'}}")).is_err(), "{inside_git}");
         }
         assert!(parse("record: {directory: 'docs/.github-decisions'}").is_ok());

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
-pub use lease::{HEARTBEAT, Owner};
+pub use lease::{HEARTBEAT, Lease, Owner};
 pub use write::NewDebate;
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0003_role_kinds.sql"),
     include_str!("migrations/0004_leases.sql"),
     include_str!("migrations/0005_cached_tokens.sql"),
+    include_str!("migrations/0006_lease_start.sql"),
 ];
 
 /// Why the state database could not do what was asked.
@@ -53,10 +54,16 @@ pub enum StoreError {
     },
     #[error("no debate with id {0:?}")]
     UnknownId(String),
+    #[error("{0:?} is too short to name a debate")]
+    TooShort(String),
     #[error("{input:?} matches several debates: {}", ids.join(", "))]
     Ambiguous { input: String, ids: Vec<String> },
     #[error("{id} is running in process {pid} on {host} (last seen {silent} s ago)")]
     Running { id: String, pid: u32, host: String, silent: i64 },
+    #[error("{0} was taken from this process: its lease is gone")]
+    LeaseLost(String),
+    #[error("{0}: another process has already saved this step")]
+    SavedElsewhere(String),
 }
 
 impl StoreError {
@@ -71,8 +78,12 @@ impl StoreError {
             }
             StoreError::UnknownId(_) => "`debate --list --all` shows every debate",
             StoreError::Ambiguous { .. } => "give more characters of the id",
+            StoreError::TooShort(_) => "give at least two characters of the id after DEB- (`debate --list` shows them)",
+            StoreError::LeaseLost(_) | StoreError::SavedElsewhere(_) => {
+                "another process drives this debate now; `debate --show ID` shows how far it is"
+            }
             StoreError::Running { .. } => {
-                "let it finish or pause it there; if that process is gone, its lease is taken over within a minute"
+                "let it finish or pause it there; if that process is gone, its lease is taken over at once"
             }
         })
     }
@@ -87,6 +98,8 @@ pub fn default_path() -> Result<PathBuf> {
 
 pub struct Store {
     conn: Connection,
+    /// The leases this store took, by debate, so each step can check it still holds it.
+    held: std::cell::RefCell<Vec<(String, Owner)>>,
 }
 
 impl Store {
@@ -140,7 +153,7 @@ impl Store {
         if found > MIGRATIONS.len() {
             return Err(StoreError::Newer { path: path.to_path_buf(), found, known: MIGRATIONS.len() });
         }
-        Ok(Store { conn })
+        Ok(Store { conn, held: Default::default() })
     }
 }
 

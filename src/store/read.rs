@@ -9,11 +9,14 @@ use crate::model::{
 };
 
 impl Store {
-    /// The full id for any-case, unique-prefix input.
+    /// The full id for any-case, unique-prefix input of at least two characters after
+    /// `DEB-`: an empty or one-letter prefix names nothing, not every debate.
     pub fn resolve_id(&self, input: &str) -> Result<String> {
         let wanted = input.trim().to_lowercase();
-        let wanted =
-            if wanted.starts_with("deb-") || "deb-".starts_with(&wanted) { wanted } else { format!("deb-{wanted}") };
+        let wanted = if wanted.starts_with("deb-") { wanted } else { format!("deb-{wanted}") };
+        if wanted.len() < "deb-".len() + 2 {
+            return Err(StoreError::TooShort(input.to_string()));
+        }
         let pattern = format!("{}%", wanted.replace(['%', '_'], ""));
         let mut stmt = self.conn.prepare("SELECT id FROM debates WHERE lower(id) LIKE ?1 ORDER BY id LIMIT 6")?;
         let ids: Vec<String> = stmt.query_map([&pattern], |row| row.get(0))?.collect::<Result<_, _>>()?;

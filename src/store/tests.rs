@@ -108,7 +108,7 @@ fn a_contribution_is_stored_once() {
     store.start_round(&state.id, 1, "Round 1.", None).unwrap();
     let c = &fixture::round(1).arguments[0];
     store.save_contribution(&state.id, 1, state.name(0), c).unwrap();
-    assert!(matches!(store.save_contribution(&state.id, 1, state.name(0), c), Err(StoreError::Sqlite(_))));
+    assert!(matches!(store.save_contribution(&state.id, 1, state.name(0), c), Err(StoreError::SavedElsewhere(_))));
 }
 
 #[test]
@@ -145,6 +145,9 @@ fn ids_resolve_by_prefix_in_any_case() {
     assert!(matches!(store.resolve_id("ab"), Err(StoreError::Ambiguous { ids, .. }) if ids.len() == 2));
     assert!(matches!(store.resolve_id("xyz"), Err(StoreError::UnknownId(_))));
     assert!(matches!(store.resolve_id("a%"), Err(StoreError::Ambiguous { .. })), "a LIKE wildcard is not a wildcard");
+    for short in ["", " ", "a", "deb-", "DEB-a", "d"] {
+        assert!(matches!(store.resolve_id(short), Err(StoreError::TooShort(_))), "{short:?} names nothing");
+    }
 }
 
 #[test]

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, params};
 
-use super::{Result, Store, now, to_json};
+use super::{Result, Store, StoreError, now, to_json};
 use crate::model::{
     Analysis, Clarification, Completion, Contribution, EndReason, Evaluation, Outcome, Purpose, RoundMeasures, Seat,
     Snapshot, Status,
@@ -71,9 +71,12 @@ impl Store {
 
     pub fn start_round(&self, id: &str, number: u32, framing: &str, guidance: Option<&str>) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
-        tx.execute(
-            "INSERT INTO rounds (debate_id, number, framing, guidance) VALUES (?1, ?2, ?3, ?4)",
-            params![id, number, framing, guidance],
+        once(
+            id,
+            tx.execute(
+                "INSERT INTO rounds (debate_id, number, framing, guidance) VALUES (?1, ?2, ?3, ?4)",
+                params![id, number, framing, guidance],
+            ),
         )?;
         set_status_in(&tx, id, Status::InRound)?;
         tx.commit()?;
@@ -82,7 +85,7 @@ impl Store {
 
     pub fn save_contribution(&self, id: &str, round: u32, perspective: &str, c: &Contribution) -> Result<()> {
         let u = &c.usage;
-        self.conn.execute(
+        let inserted = self.conn.execute(
             "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
                                         completion_tokens, latency_ms, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
@@ -90,7 +93,8 @@ impl Store {
                 id, round, c.seat, c.kind, perspective, c.text, c.model,
                 u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, now()
             ],
-        )?;
+        );
+        once(id, inserted)?;
         Ok(())
     }
 
@@ -197,7 +201,7 @@ fn write_panel(conn: &Connection, id: &str, panel: &[Seat]) -> Result<()> {
 
 fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: &Completion) -> Result<()> {
     let u = &call.usage;
-    conn.execute(
+    let inserted = conn.execute(
         "INSERT INTO moderator_calls (debate_id, purpose, round, text, model, prompt_tokens, cached_tokens, completion_tokens,
                                       latency_ms, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -205,8 +209,20 @@ fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: 
             id, purpose, round, call.text, call.model, u.prompt_tokens, u.cached_tokens, u.completion_tokens,
             u.latency_ms, now()
         ],
-    )?;
+    );
+    once(id, inserted)?;
     Ok(())
+}
+
+/// A step's row that is already there was saved by another process driving the same
+/// debate (each step is saved once).
+fn once(id: &str, result: rusqlite::Result<usize>) -> Result<usize> {
+    match result {
+        Err(rusqlite::Error::SqliteFailure(failure, _)) if failure.code == rusqlite::ErrorCode::ConstraintViolation => {
+            Err(StoreError::SavedElsewhere(id.to_string()))
+        }
+        other => Ok(other?),
+    }
 }
 
 fn set_status_in(conn: &Connection, id: &str, status: Status) -> Result<()> {

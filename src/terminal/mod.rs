@@ -265,6 +265,11 @@ impl Events for Terminal {
         self.warn(&format!("{name} leaves the panel: {reason}; the record says so"));
     }
 
+    fn warning(&mut self, text: &str) {
+        self.clear_progress();
+        self.warn(text);
+    }
+
     fn assessed(&mut self, state: &DebateState, round: &Round) {
         self.clear_progress();
         self.round_report(state, round);

@@ -27,16 +27,21 @@ pub fn extract<T: DeserializeOwned>(text: &str) -> Result<T, JsonError> {
 }
 
 /// Every balanced `{…}` in the text, strings respected, in order. An object cut off
-/// before its end (a truncated answer) is not among them.
+/// before its end (a truncated answer) is not among them. At most `MAX_STARTS` braces
+/// that open nothing are tried, so a text full of them costs linear time, not square.
 fn objects(text: &str) -> impl Iterator<Item = &str> {
-    let mut search = 0;
+    const MAX_STARTS: usize = 64;
+    let (mut search, mut failed) = (0, 0);
     std::iter::from_fn(move || {
-        while let Some(offset) = text[search..].find('{') {
+        while let Some(offset) = text[search..].find('{').filter(|_| failed < MAX_STARTS) {
             let start = search + offset;
             search = start + 1;
-            if let Some(end) = balanced_end(&text[start..]) {
-                search = start + end;
-                return Some(&text[start..start + end]);
+            match balanced_end(&text[start..]) {
+                Some(end) => {
+                    search = start + end;
+                    return Some(&text[start..start + end]);
+                }
+                None => failed += 1,
             }
         }
         None
@@ -187,5 +192,12 @@ mod tests {
     fn skips_a_stray_brace_before_the_object() {
         let v: Value = extract("use {braces} carefully: {\"ok\": true}").unwrap();
         assert_eq!(v["ok"], true);
+    }
+
+    #[test]
+    fn gives_up_after_many_braces_that_open_nothing() {
+        let answer = |stray: usize| format!("{}{{\"ok\": true}}", "{".repeat(stray));
+        assert!(extract::<Value>(&answer(10)).is_ok(), "a few stray braces are skipped");
+        assert!(extract::<Value>(&answer(100)).is_err(), "a text of stray braces is not searched for ever");
     }
 }

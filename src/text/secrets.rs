@@ -164,6 +164,25 @@ pub fn credentials(text: &str) -> (String, Vec<Finding>) {
     (text, found)
 }
 
+/// What the user is told when `origin` held a secret.
+pub fn masked_warning(origin: &str, what: &str) -> String {
+    format!("{origin} holds {what}; it is masked everywhere debate stores, sends or writes it")
+}
+
+/// `text` with every known key and everything shaped like a credential masked, and
+/// what was found, one phrase per kind ("one of your API keys", "what looks like a
+/// private key block").
+pub fn scrub(text: &str, keys: &Masker) -> (String, Vec<String>) {
+    let keyless = keys.mask(text);
+    let mut found = Vec::new();
+    if keyless != text {
+        found.push("one of your API keys".to_string());
+    }
+    let (masked, credentials) = credentials(&keyless);
+    found.extend(credentials.into_iter().map(|f| format!("what looks like {}", f.what)));
+    (masked, found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

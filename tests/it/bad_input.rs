@@ -323,6 +323,14 @@ const CASES: &[Case] = &[
         ..BASE
     },
     Case {
+        name: "record_directory_in_a_nested_git_directory",
+        setup: Setup::RepoFile(".debate/settings.yaml", b"record:\n  directory: docs/.git\n"),
+        args: &["--offline", QUESTION],
+        code: CONFIG,
+        mentions: &["settings.yaml", "record.directory", "docs/.git"],
+        ..BASE
+    },
+    Case {
         name: "invalid_environment_value_names_the_variable",
         env: &[("DEBATE_MAX_ROUNDS", Some("abc"))],
         args: &["--offline", QUESTION],

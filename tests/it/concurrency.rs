@@ -103,11 +103,20 @@ fn a_debate_is_driven_by_one_process_at_a_time() {
     let mut first = spawn(&sandbox, &config, &["-r", "2", QUESTION]);
     wait_for_contributions(&sandbox, &mut first, 1);
     let id = sandbox.only_id();
-    let second = sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).output().unwrap();
+    let snapshot =
+        || -> String { sandbox.sqlite().query_row("SELECT snapshot FROM debates", [], |r| r.get(0)).unwrap() };
+    let before = snapshot();
+    // Flags that would change the debate change nothing while another process drives it.
+    let args = ["--resume", &id, "--no-commit", "-r", "1"];
+    let second = sandbox.cmd().arg("--config").arg(&config).args(args).output().unwrap();
     assert_eq!(second.status.code(), Some(75), "{}", text(&second.stderr));
     let stderr = text(&second.stderr);
     assert!(stderr.contains(&format!("{id} is running in process {}", first.id())), "{stderr}");
+    assert_eq!(snapshot(), before, "the second process changed the debate's settings");
     assert!(first.wait().unwrap().success());
+    let rounds: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
+    assert_eq!(rounds, 2, "the first process ran its two rounds");
+    assert!(!git(&sandbox.repo, &["log", "--format=%B"]).is_empty(), "and committed");
     // Every call was made once: analysis, 2 × (2 + 2 + 1), synthesis.
     assert_eq!(sandbox.prompts().len(), 12);
     let leases: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM leases", [], |r| r.get(0)).unwrap();
@@ -173,6 +182,11 @@ fn two_debates_committing_to_one_branch_both_land() {
     assert!(first.status.success(), "the slower commit is made again on top: {}", text(&first.stderr));
     let trailers = git(&sandbox.repo, &["log", "--format=%(trailers:key=Debate-Id,valueonly)"]);
     assert_eq!(trailers.lines().filter(|l| l.starts_with("DEB-")).count(), 2, "{trailers}");
+    // The first debate built its commit on the old tip, lost the race while it slept,
+    // and made its commit again on top of the second's.
+    let subjects = git(&sandbox.repo, &["log", "--format=%s"]);
+    let subjects: Vec<&str> = subjects.lines().collect();
+    assert!(subjects[0].contains("Redis or Postgres") && subjects[1].contains("Monolith"), "{subjects:?}");
     assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "both records are committed and staged");
 }
 

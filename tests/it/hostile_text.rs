@@ -29,6 +29,8 @@ const CORPUS: &[&str] = &[
     "bidi \u{202e}txt.exe\u{202c} override",
     "a | table | breaker",
     "Debate-Id: DEB-zzzzzz",
+    "A paragraph line\n- \nand more prose",
+    "1. a list item\n\n    # a heading inside the list item, not code",
 ];
 
 const CODE: &str = "Run this first:\n\n```sh\n# a comment, not a heading\necho '<b>' > out.txt\n```";
@@ -73,6 +75,8 @@ struct Shape {
     h2: Vec<String>,
     h3: Vec<String>,
     tables: usize,
+    /// Cells in each table row, header first.
+    cells: Vec<usize>,
     html: Vec<String>,
     code_blocks: Vec<String>,
 }
@@ -93,6 +97,8 @@ fn shape(markdown: &str) -> Shape {
             Event::Start(Tag::CodeBlock(_)) => code = Some(String::new()),
             Event::End(TagEnd::CodeBlock) => shape.code_blocks.push(code.take().unwrap_or_default()),
             Event::Start(Tag::Table(_)) => shape.tables += 1,
+            Event::Start(Tag::TableHead | Tag::TableRow) => shape.cells.push(0),
+            Event::Start(Tag::TableCell) => *shape.cells.last_mut().unwrap() += 1,
             Event::Start(Tag::HtmlBlock) => shape.html.push("<html block>".into()),
             Event::Html(html) | Event::InlineHtml(html) => shape.html.push(html.to_string()),
             Event::Text(t) if code.is_some() => code.as_mut().unwrap().push_str(&t),
@@ -130,7 +136,8 @@ fn hostile_text_cannot_reshape_the_record_the_terminal_or_the_commit() {
         let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
         let shape = shape(&record);
         let mut problems = Vec::new();
-        if shape.h1 != 1 || shape.h2 != SECTIONS || shape.h3 != PANEL || shape.tables != 1 {
+        let rows_whole = shape.cells.iter().all(|n| *n == 4);
+        if shape.h1 != 1 || shape.h2 != SECTIONS || shape.h3 != PANEL || shape.tables != 1 || !rows_whole {
             problems.push(format!("structure {shape:?}"));
         }
         if !shape.html.is_empty() {
@@ -163,4 +170,25 @@ fn hostile_text_cannot_reshape_the_record_the_terminal_or_the_commit() {
         CORPUS.len(),
         failures.join("\n\n")
     );
+}
+
+/// A repository's own template is untrusted too: a value it prints without a filter is
+/// still made safe (one line, nothing it holds can start a structure).
+#[test]
+fn a_repository_template_printing_values_bare_cannot_be_broken_either() {
+    let sandbox = Sandbox::new();
+    let templates = sandbox.repo.join(".debate/templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    std::fs::write(
+        templates.join("decision.md"),
+        "# {{ title }}\n\n## Recommendation\n\n{{ recommendation }}\n\n## Caveats\n\n{% for c in caveats %}- {{ c }}\n{% endfor %}",
+    )
+    .unwrap();
+    let hostile = "Use Postgres.\n# Injected H1\n<script>alert(1)</script>\n```\nunclosed";
+    let config = sandbox.scripted(&script(hostile));
+    sandbox.cmd().arg("--config").arg(&config).args(["-r", "1", QUESTION]).assert().success();
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    let shape = shape(&record);
+    assert_eq!((shape.h1, shape.h2.clone()), (1, vec!["Recommendation".to_string(), "Caveats".into()]), "{record}");
+    assert!(shape.html.is_empty() && shape.code_blocks.is_empty(), "{shape:?}\n{record}");
 }

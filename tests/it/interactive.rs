@@ -187,20 +187,13 @@ fn end_of_input_at_a_checkpoint_pauses() {
     assert_eq!(status(&sandbox), "paused");
 }
 
-#[test]
-fn an_unanswered_checkpoint_pauses_after_its_timeout() {
-    let sandbox = Sandbox::new();
-    let config = scripted(&sandbox, &varied_answers(&PANEL, 2, CONTINUE));
-    let text = std::fs::read_to_string(&config).unwrap() + "  checkpoint_timeout_seconds: 1\n";
-    std::fs::write(&config, text).unwrap();
-    // Then `stty -a` in the same terminal: the abandoned question must not leave it raw.
+/// `echo shell=$$; debate <args>; echo exit=$?; stty -a` on one terminal, to see how
+/// debate left it.
+fn then_stty(sandbox: &Sandbox, args: &str) -> PtySession {
     let debate = sandbox.std_cmd();
     let mut cmd = std::process::Command::new("sh");
-    cmd.arg("-c").arg(format!(
-        "'{}' --config '{}' -r 2 '{QUESTION}'; stty -a",
-        debate.get_program().to_string_lossy(),
-        config.display()
-    ));
+    let program = debate.get_program().to_string_lossy().into_owned();
+    cmd.arg("-c").arg(format!("echo shell=$$; '{program}' {args}; echo exit=$?; stty -a"));
     cmd.current_dir(&sandbox.repo).env("TERM", "dumb").env("NO_COLOR", "1");
     for (key, value) in debate.get_envs() {
         match value {
@@ -208,13 +201,46 @@ fn an_unanswered_checkpoint_pauses_after_its_timeout() {
             None => cmd.env_remove(key),
         };
     }
-    let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).unwrap();
+    rexpect::session::spawn_command(cmd, Some(30_000)).unwrap()
+}
+
+/// The terminal is back in canonical mode (rexpect starts its terminals with echo off;
+/// canonical mode is what raw mode takes away).
+fn assert_not_raw(settings: &str) {
+    assert!(settings.contains(" icanon") && !settings.contains("-icanon"), "terminal left raw: {settings}");
+}
+
+#[test]
+fn an_unanswered_checkpoint_pauses_after_its_timeout() {
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 2, CONTINUE));
+    let text = std::fs::read_to_string(&config).unwrap() + "  checkpoint_timeout_seconds: 1\n";
+    std::fs::write(&config, text).unwrap();
+    // Then `stty -a` in the same terminal: the abandoned question must not leave it raw.
+    let mut p = then_stty(&sandbox, &format!("--config '{}' -r 2 '{QUESTION}'", config.display()));
     p.exp_string(MENU).unwrap();
     p.exp_string("no answer at the checkpoint in time").unwrap();
-    let settings = p.exp_eof().unwrap();
-    // rexpect starts its terminals with echo off; canonical mode is what raw mode takes away.
-    assert!(settings.contains(" icanon") && !settings.contains("-icanon"), "terminal left raw: {settings}");
+    assert_not_raw(&p.exp_eof().unwrap());
     assert_eq!(status(&sandbox), "paused");
+}
+
+#[test]
+fn sigterm_while_the_clarifying_question_waits_exits_143_and_restores_the_terminal() {
+    let sandbox = Sandbox::new();
+    let mut p = then_stty(&sandbox, "--offline 'What should we do?'");
+    p.exp_string("shell=").unwrap();
+    let shell = p.read_line().unwrap().trim().to_string();
+    p.exp_string("Clarification").unwrap();
+    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
+    let debate = children.split_whitespace().next().expect("debate runs under the shell");
+    let killed = std::process::Command::new("kill").args(["-TERM", debate]).status().unwrap();
+    assert!(killed.success());
+    p.exp_string("exit=143").unwrap();
+    assert_not_raw(&p.exp_eof().unwrap());
+    assert!(
+        !sandbox.db().exists()
+            || sandbox.sqlite().query_row("SELECT COUNT(*) FROM debates", [], |r| r.get::<_, i64>(0)).unwrap() == 0
+    );
 }
 
 #[test]
@@ -318,4 +344,40 @@ fn an_unanswered_issue_draft_question_times_out_as_no() {
     assert_eq!(exit_code(&mut p), 0);
     assert_eq!(status(&sandbox), "complete");
     assert!(!sandbox.repo.join(".debate/issues").exists());
+}
+
+/// What the user types during a debate is masked like the question: a credential in the
+/// clarification or in guidance never reaches a prompt, the database or the record.
+#[test]
+fn secrets_typed_into_answers_are_masked() {
+    const AWS: &str = "AKIAIOSFODNN7EXAMPLE";
+    const TOKEN: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let sandbox = Sandbox::new();
+    let mut p = session(&sandbox, None, &["--offline", "-r", "1", "What should we do?"]);
+    p.exp_string("Clarification").unwrap();
+    p.send_line(&format!("Redis or Postgres for caching; our key is {AWS}")).unwrap();
+    p.exp_string("masked").unwrap();
+    answer(&mut p, ISSUE, "n");
+    p.exp_string("is complete").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+
+    let guided = Sandbox::new();
+    let config = scripted(&guided, &varied_answers(&PANEL, 2, CONTINUE));
+    let mut p = session(&guided, Some(&config), &["-r", "2", QUESTION]);
+    answer(&mut p, MENU, "g");
+    p.exp_string("Your guidance for the next round").unwrap();
+    p.send_line(&format!("Use the token {TOKEN} for the benchmark")).unwrap();
+    p.exp_string("masked").unwrap();
+    answer(&mut p, ISSUE, "n");
+    p.exp_string("is complete").unwrap();
+    assert_eq!(exit_code(&mut p), 0);
+    assert!(guided.prompts().iter().any(|q| q["prompt"].as_str().unwrap().contains("Use the token [redacted]")));
+
+    for (sandbox, secret) in [(&sandbox, AWS), (&guided, TOKEN)] {
+        for (path, bytes) in sandbox.files() {
+            assert!(!String::from_utf8_lossy(&bytes).contains(secret), "{} holds the secret", path.display());
+        }
+        let history = git(&sandbox.repo, &["log", "--all", "-p"]);
+        assert!(!history.contains(secret), "{history}");
+    }
 }

@@ -102,11 +102,14 @@ fn ids_resolve_in_any_case_and_by_unique_prefix_only() {
         sandbox.cmd().args(["--show", &id.to_uppercase()]).assert().success();
         sandbox.cmd().args(["--show", &id[4..]]).assert().success();
     }
-    let first_chars: Vec<char> = ids.iter().map(|id| id.chars().nth(4).unwrap()).collect();
-    if let Some(shared) = first_chars.iter().find(|c| first_chars.iter().filter(|d| d == c).count() > 1) {
+    // One character names nothing; two that several debates share are ambiguous.
+    let one = &ids[0][..5];
+    sandbox.cmd().args(["--show", one]).assert().code(2).stderr(predicate::str::contains("too short"));
+    let prefixes: Vec<&str> = ids.iter().map(|id| &id[..6]).collect();
+    if let Some(shared) = prefixes.iter().find(|p| prefixes.iter().filter(|q| q == p).count() > 1) {
         sandbox
             .cmd()
-            .args(["--show", &format!("deb-{shared}")])
+            .args(["--show", shared])
             .assert()
             .code(2)
             .stderr(predicate::str::contains("matches several debates"));

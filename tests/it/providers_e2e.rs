@@ -361,3 +361,22 @@ async fn a_debater_refused_twice_leaves_and_the_record_says_exactly_why() {
         "{record}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_offline_moderator_is_named_as_such_and_the_model_written_arguments_are_not() {
+    let mock = MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let text_of = std::fs::read_to_string(&config).unwrap() + "roles:\n  moderator: {provider: offline}\n";
+    std::fs::write(&config, text_of).unwrap();
+    let out = run(&sandbox, &config, &["-r", "1", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(
+        record.contains("> **Offline debate.** The moderator's summaries and synthesis in this record were composed"),
+        "{record}"
+    );
+    assert!(record.contains("The moderator's judgements came from the offline provider"), "{record}");
+    assert!(!record.contains("debaters' arguments came from"), "the arguments came from the model:\n{record}");
+}

@@ -109,6 +109,12 @@ fn a_debate_can_be_abandoned_and_deleted() {
     // Taken up again, it completes; deleting it leaves its record alone.
     sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).assert().success();
     let record = sandbox.records()[0].clone();
+    // An empty or short id (a script's unset variable) names nothing; --delete wants it whole.
+    for partial in ["", "d", "deb-", &id[..7], &id[4..9]] {
+        let out = sandbox.cmd().args(["--delete", partial]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "--delete {partial:?}: {}", text(&out.stderr));
+    }
+    assert_eq!(sandbox.only_id(), id, "still there");
     let out = sandbox.cmd().args(["--delete", &id.to_lowercase()]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("stays as it is"), "{}", text(&out.stderr));
@@ -116,4 +122,40 @@ fn a_debate_can_be_abandoned_and_deleted() {
     let left: i64 = sandbox.sqlite().query_row("SELECT (SELECT COUNT(*) FROM debates) + (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM rounds)", [], |r| r.get(0)).unwrap();
     assert_eq!(left, 0, "nothing of it is left in the database");
     assert_eq!(sandbox.cmd().args(["--show", &id]).output().unwrap().status.code(), Some(2));
+}
+
+#[test]
+fn a_record_name_taken_by_another_debate_before_this_one_wrote_it_gets_a_free_one() {
+    let sandbox = Sandbox::new();
+    git(&sandbox.repo, &["config", "user.name", "Test"]);
+    git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
+    // The first debate chooses its record's name and dies before writing it.
+    let crashed =
+        sandbox.cmd().env("DEBATE_FAILPOINT", "after-record-path").args(["--offline", QUESTION]).output().unwrap();
+    assert!(!crashed.status.success());
+    let first = sandbox.only_id();
+    // A second debate of the same question, the same day, takes that name.
+    sandbox.cmd().args(["--offline", QUESTION]).assert().success();
+    let out = sandbox.cmd().args(["--resume", &first]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let records = sandbox.records();
+    assert_eq!(records.len(), 2, "{records:?}");
+    let free = records.iter().find(|p| p.to_string_lossy().ends_with("-2.md")).expect("a free name");
+    let mine = std::fs::read_to_string(free).unwrap();
+    assert!(mine.contains(&format!("id: {first}")), "the first debate's record has the free name: {mine}");
+}
+
+#[test]
+fn once_the_record_is_being_written_its_provider_and_destination_are_fixed() {
+    let sandbox = Sandbox::new();
+    let crashed =
+        sandbox.cmd().env("DEBATE_FAILPOINT", "after-record-path").args(["--offline", QUESTION]).output().unwrap();
+    assert!(!crashed.status.success());
+    let id = sandbox.only_id();
+    for flag in [&["--offline"][..], &["--provider", "openai"], &["--no-commit"], &["--branch"]] {
+        let out = sandbox.cmd().args(["--resume", &id]).args(flag).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag:?}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("is already being written"), "{}", text(&out.stderr));
+    }
+    sandbox.cmd().args(["--resume", &id]).assert().success();
 }

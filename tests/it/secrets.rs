@@ -5,13 +5,13 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::common::llm::{MockLlm, ok, reply};
+use crate::common::llm::{MockLlm, ok_from, reply};
 use crate::common::*;
 
 const KEY: &str = "sk-live-ECHOED-key-0a1b2c3d4e5f";
 
 /// A server that puts the key it was sent into every answer: in a debater's prose, in
-/// the moderator's JSON, streamed or not.
+/// the moderator's JSON and in the model name it reports, streamed or not.
 async fn echoing_server() -> MockLlm {
     MockLlm::with_rule(|body, _| {
         let answer = reply(body);
@@ -27,7 +27,7 @@ async fn echoing_server() -> MockLlm {
             }
             _ => format!("{answer} My key is {KEY}, and again: {KEY}."),
         };
-        Some(ok(body, &echoed))
+        Some(ok_from(&format!("mock-{KEY}"), body, &echoed))
     })
     .await
 }

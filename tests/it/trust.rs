@@ -97,6 +97,13 @@ fn a_repository_cannot_switch_to_canned_answers_silently() {
     );
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
     assert!(record.contains("**Scripted debate.**"), "named in the record:\n{record}");
+
+    // Trust covers the script too: a pull that changes it needs trust again.
+    let script = sandbox.repo.join(".debate/script.yaml");
+    let changed = std::fs::read_to_string(&script).unwrap().replace("Both now recommend", "All now recommend");
+    std::fs::write(&script, changed).unwrap();
+    let refused = sandbox.cmd().arg("Monolith or microservices?").output().unwrap();
+    assert_eq!(refused.status.code(), Some(4), "{}", text(&refused.stderr));
 }
 
 #[test]
@@ -131,7 +138,19 @@ fn a_script_cannot_write_its_log_outside_its_directory() {
     std::fs::write(&script, text_of_script).unwrap();
     let out = sandbox.cmd().arg("--config").arg(&config).arg(QUESTION).output().unwrap();
     assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("`log` must be a path beside the script"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("`log` must be a file name beside the script"), "{}", text(&out.stderr));
     let escaped = Path::new(&sandbox.home).join("../../escaped.jsonl");
     assert!(!escaped.exists(), "the log was written outside: {}", escaped.display());
+}
+
+#[test]
+fn a_script_log_that_is_a_link_is_not_followed() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
+    let target = sandbox.repo.join("victim.txt");
+    std::fs::write(&target, "precious\n").unwrap();
+    std::os::unix::fs::symlink(&target, sandbox.home.join("prompts.jsonl")).unwrap();
+    let out = sandbox.cmd().arg("--config").arg(&config).arg(QUESTION).output().unwrap();
+    assert!(!out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n", "nothing was appended through the link");
 }

@@ -97,27 +97,40 @@ pub fn reply(body: &Value) -> String {
 
 /// A non-streaming chat-completions answer carrying `text`.
 pub fn completion_body(text: &str) -> Value {
+    completion_from("mock-model", text)
+}
+
+fn usage() -> Value {
+    json!({"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
+           "prompt_tokens_details": {"cached_tokens": CACHED_TOKENS}})
+}
+
+fn completion_from(model: &str, text: &str) -> Value {
     json!({
-        "id": "chatcmpl-mock", "object": "chat.completion", "model": "mock-model",
+        "id": "chatcmpl-mock", "object": "chat.completion", "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
-                  "prompt_tokens_details": {"cached_tokens": CACHED_TOKENS}},
+        "usage": usage(),
     })
 }
 
 /// A successful answer with `text`, streamed as SSE if the request asked for it.
 pub fn ok(body: &Value, text: &str) -> ResponseTemplate {
-    let usage = json!({"prompt_tokens": PROMPT_TOKENS, "completion_tokens": COMPLETION_TOKENS,
-                       "prompt_tokens_details": {"cached_tokens": CACHED_TOKENS}});
+    ok_from("mock-model", body, text)
+}
+
+/// As `ok`, with the server naming `model` as the one that answered.
+pub fn ok_from(model: &str, body: &Value, text: &str) -> ResponseTemplate {
     if body["stream"] == true {
         let mut sse = String::new();
         for piece in text.split_inclusive(' ') {
-            let chunk = json!({"model": "mock-model", "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
+            let chunk =
+                json!({"model": model, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
             sse.push_str(&format!("data: {chunk}\n\n"));
         }
-        let last = json!({"model": "mock-model", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage});
+        let last =
+            json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage()});
         sse.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
         return ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(sse);
     }
-    ResponseTemplate::new(200).set_body_json(completion_body(text))
+    ResponseTemplate::new(200).set_body_json(completion_from(model, text))
 }
