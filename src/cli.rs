@@ -99,6 +99,11 @@ pub struct Cli {
     #[arg(long, conflicts_with = "resume")]
     pub no_repo_context: bool,
 
+    /// Mark an earlier decision record superseded by this debate's record, in the same
+    /// commit: its path, or the debate ID in its front matter (repeatable)
+    #[arg(long, value_name = "PATH|ID", conflicts_with = "resume")]
+    pub supersedes: Vec<String>,
+
     /// Print exactly what the debaters would read about the project, with token counts,
     /// and exit without calling a model
     #[arg(long, conflicts_with_all = ["resume", "list", "show", "abandon", "delete"])]

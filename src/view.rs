@@ -130,6 +130,8 @@ pub struct Detail {
     pub clarification: Option<Clarification>,
     /// What the debaters read about the project.
     pub context: ContextView,
+    /// Earlier records this debate's record supersedes.
+    pub supersedes: Vec<String>,
     pub panel: Vec<Seat>,
     /// Every round in full.
     pub transcript: Vec<RoundView>,
@@ -367,6 +369,7 @@ impl Detail {
                 .as_ref()
                 .map(|c| Clarification { question: c.question.clone(), answer: c.answer.clone() }),
             context: ContextView::of(&state.snapshot.project),
+            supersedes: state.snapshot.supersedes.iter().map(|d| d.path.clone()).collect(),
             panel: state
                 .panel
                 .iter()

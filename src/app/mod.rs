@@ -3,6 +3,8 @@
 
 mod project;
 
+use project::Groundwork;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,7 +14,7 @@ use crate::cli::{Cli, Command};
 use crate::engine::run::Engine;
 use crate::error::{Error, Result, Signal};
 use crate::model::{
-    Clarification, Clarified, ContextFile, DebateState, Events, Listing, PanelSize, Published, Rounds, Snapshot, Status,
+    Clarification, Clarified, DebateState, Events, Listing, PanelSize, Published, Rounds, Snapshot, Status,
 };
 use crate::moderator::{analysis, selection};
 use crate::providers;
@@ -194,12 +196,12 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let definitions = providers::definitions(&loaded.settings, &[&moderator, &debater])?;
     let providers = providers::build_panel(&moderator, &debater, &definitions, &loaded.settings)?;
     let question = without_secrets(&question, "the question", &providers.secrets, terminal);
-    let files = read_context(&cli.context, &providers.secrets, terminal)?;
-    let mut record_settings = loaded.settings.record.clone();
-    let (project, context) =
-        project::brief(&root, &question, files, &context_settings(cli, &loaded), &[], &providers.secrets, terminal);
-    project::follow_convention(&mut record_settings, project.convention.as_ref(), loaded.chosen, terminal);
+    let Groundwork { project, context, supersedes, record: record_settings } =
+        project::groundwork(cli, &root, &loaded, &question, &providers.secrets, terminal)?;
     project::report(&project, terminal);
+    for earlier in &supersedes {
+        terminal.say(&format!("This debate's record will supersede {} (\"{}\").", earlier.path, earlier.title));
+    }
     let templates = Templates::load(&root)?;
     let requested_branch = cli.branch.as_deref().map(str::trim);
     if let Some(name) = requested_branch {
@@ -256,7 +258,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
             name => name.to_string(),
         }),
         project,
-        supersedes: Vec::new(),
+        supersedes,
     };
     store.create_debate(&NewDebate {
         id: &id,
@@ -630,27 +632,6 @@ fn warn_masked(origin: &str, what: &str, terminal: &Terminal) {
     terminal.warn(&secrets::masked_warning(origin, what));
 }
 
-/// The `--context` files, whole and with secrets masked; the budget cuts them later.
-fn read_context(paths: &[PathBuf], keys: &Masker, terminal: &Terminal) -> Result<Vec<ContextFile>> {
-    paths
-        .iter()
-        .map(|path| {
-            let origin = format!("the context file {}", path.display());
-            let file = std::fs::File::open(path).map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
-            let text = checked_text(read_limited(file, &origin)?, &origin, MAX_CONTEXT_BYTES)?;
-            let path = path.display().to_string();
-            Ok(ContextFile { text: without_secrets(&text, &path, keys, terminal), path })
-        })
-        .collect()
-}
-
-/// The context settings, with `--no-repo-context` applied.
-fn context_settings(cli: &Cli, loaded: &settings::Loaded) -> settings::ContextSettings {
-    let mut context = loaded.settings.context.clone();
-    context.repository &= !cli.no_repo_context;
-    context
-}
-
 /// `--context-preview`: what the debaters would read about the project, on stdout,
 /// without storing anything or calling a model.
 fn preview(cli: &Cli, terminal: &Terminal) -> Result<()> {
@@ -658,10 +639,8 @@ fn preview(cli: &Cli, terminal: &Terminal) -> Result<()> {
     let root = project_root()?;
     let loaded = settings::load(&root, cli.config.as_deref(), &flag_overrides(cli))?;
     let keys = Masker::new(providers::configured_keys(&loaded.settings));
-    let files = read_context(&cli.context, &keys, terminal)?;
-    let (project, _) = project::brief(&root, &question, files, &context_settings(cli, &loaded), &[], &keys, terminal);
-    let mut record = loaded.settings.record.clone();
-    project::follow_convention(&mut record, project.convention.as_ref(), loaded.chosen, terminal);
+    let question = without_secrets(&question, "the question", &keys, terminal);
+    let Groundwork { project, .. } = project::groundwork(cli, &root, &loaded, &question, &keys, terminal)?;
     match cli.json {
         true => terminal::print_json(&ContextView::of(&project))?,
         false => terminal::print_out(&terminal::show::context(&project))?,

@@ -3,20 +3,67 @@
 //! ranked and fitted to the budget; and where the record goes when the repository
 //! already keeps decisions its own way.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use crate::cli::Cli;
 use crate::context::{self, Gathered};
+use crate::error::{Error, Result};
 use crate::model::{
-    ContextFile, Convention, FilenameTemplate, ProjectContext, RecordDirectory, RecordSettings, tokens,
+    ContextFile, Convention, EarlierDecision, FilenameTemplate, ProjectContext, RecordDirectory, RecordSettings, tokens,
 };
 use crate::moderator::briefing;
-use crate::settings::{Chosen, ContextSettings};
+use crate::record;
+use crate::settings::{self, Chosen, ContextSettings};
 use crate::terminal::Terminal;
 use crate::text::secrets::Masker;
 
+/// What a new debate (or its preview) settles before any model is called: what the
+/// debaters read about the project, the `--context` files as they read them, the
+/// records it supersedes, and where its record goes.
+pub(super) struct Groundwork {
+    pub project: ProjectContext,
+    pub context: Vec<ContextFile>,
+    pub supersedes: Vec<EarlierDecision>,
+    pub record: RecordSettings,
+}
+
+pub(super) fn groundwork(
+    cli: &Cli,
+    root: &Path,
+    loaded: &settings::Loaded,
+    question: &str,
+    keys: &Masker,
+    terminal: &Terminal,
+) -> Result<Groundwork> {
+    let files = read_context(&cli.context, keys, terminal)?;
+    let committed = loaded.settings.record.commit && cli.branch.is_none();
+    let supersedes = superseded(root, &cli.supersedes, &loaded.settings.record, committed, keys)?;
+    let pinned: Vec<String> = supersedes.iter().map(|d| d.path.clone()).collect();
+    let mut settings = loaded.settings.context.clone();
+    settings.repository &= !cli.no_repo_context;
+    let (project, context) = brief(root, question, files, &settings, &pinned, keys, terminal);
+    let mut record = loaded.settings.record.clone();
+    follow_convention(&mut record, project.convention.as_ref(), loaded.chosen, terminal);
+    Ok(Groundwork { project, context, supersedes, record })
+}
+
+/// The `--context` files, whole and with secrets masked; the budget cuts them later.
+fn read_context(paths: &[PathBuf], keys: &Masker, terminal: &Terminal) -> Result<Vec<ContextFile>> {
+    paths
+        .iter()
+        .map(|path| {
+            let origin = format!("the context file {}", path.display());
+            let file = std::fs::File::open(path).map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
+            let text = super::checked_text(super::read_limited(file, &origin)?, &origin, super::MAX_CONTEXT_BYTES)?;
+            let path = path.display().to_string();
+            Ok(ContextFile { text: super::without_secrets(&text, &path, keys, terminal), path })
+        })
+        .collect()
+}
+
 /// The project context of a new debate, and the `--context` files as the debaters read
 /// them. `pinned` are the records this debate supersedes: the debaters read them first.
-pub(super) fn brief(
+fn brief(
     root: &Path,
     question: &str,
     files: Vec<ContextFile>,
@@ -45,6 +92,67 @@ pub(super) fn brief(
     (project, files)
 }
 
+/// The earlier records `--supersedes` names, each checked before any model is called:
+/// a path to a decision record inside this repository, or the debate id its front
+/// matter carries. `committed` says whether the mark will be committed on this branch.
+fn superseded(
+    root: &Path,
+    targets: &[String],
+    record: &RecordSettings,
+    committed: bool,
+    keys: &Masker,
+) -> Result<Vec<EarlierDecision>> {
+    let mut found: Vec<EarlierDecision> = Vec::new();
+    for target in targets {
+        let relative = locate(root, target, record)?;
+        let earlier = context::record_at(root, &relative, keys)
+            .map_err(|why| Error::input(format!("--supersedes {target}: {why}")))?;
+        if earlier.superseded() {
+            return Err(Error::input(format!("--supersedes {target}: it is already {}", earlier.status))
+                .with_hint("name the record that superseded it instead"));
+        }
+        record::supersede::check(root, Path::new(&relative), committed).map_err(|err| {
+            let hint = err.hint().unwrap_or_default();
+            Error::input(format!("--supersedes {target}: {err}")).with_hint(hint)
+        })?;
+        if !found.iter().any(|f| f.path == earlier.path) {
+            found.push(earlier);
+        }
+    }
+    Ok(found)
+}
+
+/// A `--supersedes` target as a path relative to the root: an id is looked up in the
+/// records' front matter; a path must lead to a markdown file inside the repository,
+/// not through a link.
+fn locate(root: &Path, target: &str, record: &RecordSettings) -> Result<String> {
+    let unknown = |why: String| Error::input(format!("--supersedes {target}: {why}"));
+    let looks_like_id = target.len() == 10 && target.to_ascii_lowercase().starts_with("deb-");
+    if looks_like_id && !Path::new(target).exists() {
+        let hint = "give the record's path instead (e.g. docs/decisions/0001-use-postgres.md)";
+        return match context::records_with_id(root, target, &record.directory.0).as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(unknown("no decision record here carries that id".into()).with_hint(hint)),
+            many => Err(unknown(format!("several records carry that id: {}", many.join(", "))).with_hint(hint)),
+        };
+    }
+    let given = std::env::current_dir().map_err(Error::WorkingDirectory)?.join(target);
+    let meta = std::fs::symlink_metadata(&given).map_err(|err| unknown(err.to_string()))?;
+    if meta.file_type().is_symlink() || !meta.is_file() {
+        return Err(unknown("not a file (debate follows no links here)".into()));
+    }
+    let canonical = given.canonicalize().map_err(|err| unknown(err.to_string()))?;
+    let relative = canonical
+        .strip_prefix(root)
+        .map_err(|_| unknown(format!("not inside the repository {}", root.display())))?
+        .to_string_lossy()
+        .replace('\\', "/");
+    match relative.ends_with(".md") {
+        true => Ok(relative),
+        false => Err(unknown("not a markdown decision record".into())),
+    }
+}
+
 /// Say what the debaters read, loudly where a part was cut.
 pub(super) fn report(project: &ProjectContext, terminal: &Terminal) {
     let whole: Vec<String> = project.sources.iter().filter(|s| !s.cut()).map(|s| s.describe()).collect();
@@ -61,7 +169,7 @@ pub(super) fn report(project: &ProjectContext, terminal: &Terminal) {
 
 /// Put the record where the repository keeps its decisions, numbered as they are,
 /// unless the settings chose a directory or a file name. Says what it did.
-pub(super) fn follow_convention(
+fn follow_convention(
     record: &mut RecordSettings,
     convention: Option<&Convention>,
     chosen: Chosen,

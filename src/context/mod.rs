@@ -62,6 +62,40 @@ pub fn gather(root: &Path, keys: &Masker) -> Gathered {
     Gathered { facts, decisions, convention, notes: reader.notes, masked: reader.masked }
 }
 
+/// The decision record at `relative` (a path inside the work tree), read as gathering
+/// reads one; why not, when it is none.
+pub fn record_at(root: &Path, relative: &str, keys: &Masker) -> Result<EarlierDecision, String> {
+    let mut reader = Reader { root, keys, notes: Vec::new(), masked: Vec::new() };
+    let text = reader.read(relative).ok_or_else(|| reader.notes.join("; "))?;
+    decisions::read(relative, &text).ok_or_else(|| format!("{relative} is not a decision record (it has no title)"))
+}
+
+/// The records whose front matter carries `id: <id>` (debate's own records), in the
+/// decision directories and in `also`.
+pub fn records_with_id(root: &Path, id: &str, also: &str) -> Vec<String> {
+    let wanted = format!("id: {}", id.trim().to_lowercase());
+    let mut found: Vec<String> = DECISION_DIRECTORIES
+        .iter()
+        .copied()
+        .chain([also])
+        .flat_map(|directory| {
+            let entries = std::fs::read_dir(root.join(directory)).into_iter().flatten().flatten();
+            entries.filter_map(move |entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+                (is_file && name.ends_with(".md")).then(|| format!("{}/{name}", directory.trim_end_matches('/')))
+            })
+        })
+        .filter(|relative| {
+            let text = std::fs::read_to_string(root.join(relative)).unwrap_or_default();
+            text.lines().take(30).any(|line| line.trim().to_lowercase() == wanted)
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
 struct Reader<'a> {
     root: &'a Path,
     keys: &'a Masker,
@@ -72,7 +106,12 @@ struct Reader<'a> {
 impl Reader<'_> {
     /// A file's text with secrets masked; one that is not UTF-8 is skipped with a note.
     fn read(&mut self, relative: &str) -> Option<String> {
-        let text = match std::fs::read(self.root.join(relative)).map(String::from_utf8) {
+        let path = self.root.join(relative);
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() > walk::MAX_FILE_BYTES) {
+            self.notes.push(format!("{relative}: skipped (larger than {} KiB)", walk::MAX_FILE_BYTES / 1024));
+            return None;
+        }
+        let text = match std::fs::read(&path).map(String::from_utf8) {
             Ok(Ok(text)) => text,
             Ok(Err(_)) => {
                 self.notes.push(format!("{relative}: skipped (not UTF-8)"));

@@ -116,14 +116,15 @@ pub struct Authored<'a> {
     pub signer: Option<&'a Signer>,
 }
 
-/// Commit `content` as `relative` (a path inside the work tree) and nothing else.
-pub fn commit_record(
-    repo: &Repository,
-    target: &Target,
-    relative: &Path,
-    content: &[u8],
-    authored: &Authored,
-) -> Result<Oid> {
+/// A file a commit writes: its path inside the work tree, and its content.
+pub struct Change<'a> {
+    pub relative: &'a Path,
+    pub content: &'a [u8],
+}
+
+/// Commit exactly `changes` (the record, and any earlier record it supersedes) and
+/// nothing else.
+pub fn commit_record(repo: &Repository, target: &Target, changes: &[Change], authored: &Authored) -> Result<Oid> {
     let reference = match target {
         Target::Head => {
             let head = repo.find_reference("HEAD")?;
@@ -134,8 +135,10 @@ pub fn commit_record(
     if *target == Target::Head {
         wait_for_index(repo)?;
     }
-    let path = relative.to_string_lossy().replace('\\', "/");
-    let blob = repo.blob(content)?;
+    let blobs = changes
+        .iter()
+        .map(|change| Ok((git_path(change.relative), repo.blob(change.content)?, change.content.len())))
+        .collect::<Result<Vec<_>>>()?;
     for _ in 0..ATTEMPTS {
         // On the current branch the parent is its tip now; a new branch starts at HEAD.
         let parent = match target {
@@ -143,7 +146,7 @@ pub fn commit_record(
             Target::Branch(_) => head_commit(repo)?.map(|c| c.id()),
         };
         let parent = parent.map(|id| repo.find_commit(id)).transpose()?;
-        let tree = tree_with(repo, parent.as_ref(), &path, blob, content.len())?;
+        let tree = tree_with(repo, parent.as_ref(), &blobs)?;
         let commit = create_commit(repo, &tree, parent.as_ref(), authored)?;
         failpoint("before-ref-update");
         let log = format!("commit: {}", authored.message.lines().next().unwrap_or(""));
@@ -155,7 +158,9 @@ pub fn commit_record(
             Ok(_) => {
                 if *target == Target::Head {
                     failpoint("after-commit-before-index");
-                    stage(repo, relative)?;
+                    for change in changes {
+                        stage(repo, change.relative)?;
+                    }
                 }
                 return Ok(commit);
             }
@@ -172,19 +177,20 @@ pub fn commit_record(
     Err(RecordError::Busy(reference))
 }
 
-/// `parent`'s tree with the blob at `path`.
-fn tree_with<'r>(
-    repo: &'r Repository,
-    parent: Option<&Commit>,
-    path: &str,
-    blob: Oid,
-    size: usize,
-) -> Result<Tree<'r>> {
+/// A path as git's trees name it.
+fn git_path(relative: &Path) -> String {
+    relative.to_string_lossy().replace('\\', "/")
+}
+
+/// `parent`'s tree with each blob at its path.
+fn tree_with<'r>(repo: &'r Repository, parent: Option<&Commit>, blobs: &[(String, Oid, usize)]) -> Result<Tree<'r>> {
     let mut index = Index::new()?;
     if let Some(parent) = parent {
         index.read_tree(&parent.tree()?)?;
     }
-    index.add(&entry(path, blob, size))?;
+    for (path, blob, size) in blobs {
+        index.add(&entry(path, *blob, *size))?;
+    }
     Ok(repo.find_tree(index.write_tree_to(repo)?)?)
 }
 
@@ -254,7 +260,7 @@ pub fn repair_index(repo: &Repository, relative: &Path, commit: Oid) -> Result<(
         _ => {
             let mut index = repo.index()?;
             let size = repo.find_blob(committed)?.size();
-            index.add(&entry(&relative.to_string_lossy().replace('\\', "/"), committed, size))?;
+            index.add(&entry(&git_path(relative), committed, size))?;
             Ok(index.write()?)
         }
     }
@@ -302,6 +308,13 @@ pub fn numbers_on_branches(repo: &Repository, directory: &Path) -> Vec<u32> {
         numbers.extend(dir.iter().filter_map(|e| super::leading_number(e.name().ok()?)));
     }
     numbers
+}
+
+/// The content of the file at `relative` as HEAD has it.
+pub fn read_at_head(repo: &Repository, relative: &Path) -> Option<Vec<u8>> {
+    let tree = head_commit(repo).ok()??.tree().ok()?;
+    let blob = tree.get_path(relative).ok()?.to_object(repo).ok()?.peel_to_blob().ok()?;
+    Some(blob.content().to_vec())
 }
 
 /// Whether HEAD's tree already has a file at `relative`.

@@ -8,6 +8,8 @@ mod markdown;
 pub mod render;
 pub mod sign;
 pub mod slug;
+mod status;
+pub mod supersede;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -87,6 +89,10 @@ pub enum RecordError {
     NotADirectory(PathBuf),
     #[error("the repository of {id} is no longer at {}", from.display())]
     Moved { id: String, from: PathBuf },
+    #[error("{} states no status debate can mark superseded (front matter `status:`, a `* Status:` line or a `## Status` section)", .0.display())]
+    NoStatus(PathBuf),
+    #[error("{} has changes that are not committed; marking it superseded would commit them too", .0.display())]
+    Modified(PathBuf),
 }
 
 impl RecordError {
@@ -123,6 +129,10 @@ impl RecordError {
             RecordError::Moved { id, .. } => format!("run `debate --resume {id}` inside the repository where it is now"),
             RecordError::Symlink { .. } | RecordError::NotADirectory(_) => {
                 "make it a real directory inside the repository, or set record.directory to one".into()
+            }
+            RecordError::NoStatus(_) => "give it a status line, or mark it superseded by hand".into(),
+            RecordError::Modified(path) => {
+                format!("commit or stash the changes to {} first, then run `debate --resume`", path.display())
             }
             RecordError::Outside(_) | RecordError::NoOutcome | RecordError::Detached => return None,
         })
@@ -228,49 +238,62 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
     let mut published =
         Published { path: path.to_path_buf(), commit: None, branch: None, not_committed: None, warnings: Vec::new() };
     let repo = match git::open(root)? {
-        git::Repo::Found(repo) => repo,
-        git::Repo::None => {
-            write(state, templates, path)?;
-            published.not_committed = Some("not a git repository".into());
-            published
-                .warnings
-                .push(format!("{} is not a git repository; the record was written but not committed", root.display()));
-            return Ok(published);
-        }
+        git::Repo::Found(repo) => Some(repo),
+        git::Repo::None => None,
     };
     let branch = state.snapshot.branch.clone();
-    if !state.snapshot.record.commit {
-        write(state, templates, path)?;
-        published.not_committed = Some("committing is off (--no-commit or record.commit: false)".into());
-        return Ok(published);
-    }
-    if branch.is_none() && git::is_detached(&repo) {
-        write(state, templates, path)?;
-        published.not_committed = Some("HEAD is detached".into());
-        published.warnings.push(format!(
-            "HEAD is detached, so the record was written but not committed; commit it yourself (git add {0} && git commit) or use --branch next time",
-            relative.display()
-        ));
-        return Ok(published);
-    }
+    let not_committed = match &repo {
+        None => Some((
+            "not a git repository",
+            Some(format!("{} is not a git repository; the record was written but not committed", root.display())),
+        )),
+        Some(_) if !state.snapshot.record.commit => {
+            Some(("committing is off (--no-commit or record.commit: false)", None))
+        }
+        Some(repo) if branch.is_none() && git::is_detached(repo) => Some((
+            "HEAD is detached",
+            Some(format!(
+                "HEAD is detached, so the record was written but not committed; commit it yourself (git add {0} && git commit) or use --branch next time",
+                relative.display()
+            )),
+        )),
+        Some(_) => None,
+    };
     let target = match &branch {
         Some(name) => git::Target::Branch(name.clone()),
         None => git::Target::Head,
     };
-    // On the checked-out branch the file is written first; with --branch only the
-    // commit holds it.
+    let committed_to = not_committed.is_none().then_some(&target);
+    // Every earlier record is marked before anything is written, so one that cannot be
+    // stops the recording with nothing changed.
+    let superseded = supersede::changes(state, relative, repo.as_ref(), committed_to)?;
+    let (Some(repo), None) = (repo, not_committed.as_ref()) else {
+        write(state, templates, path)?;
+        supersede::write(root, &superseded)?;
+        let (why, warning) = not_committed.unwrap_or_default();
+        published.not_committed = Some(why.to_string());
+        published.warnings.extend(warning);
+        return Ok(published);
+    };
+    // On the checked-out branch the files are written first; with --branch only the
+    // commit holds them.
     let content = match &target {
         git::Target::Head => {
             write(state, templates, path)?;
+            supersede::write(root, &superseded)?;
             failpoint("after-record-write");
             std::fs::read(path).map_err(|source| RecordError::Write { path: path.to_path_buf(), source })?
         }
         git::Target::Branch(_) => templates.decision(state)?.into_bytes(),
     };
+    let mut changes = vec![git::Change { relative, content: &content }];
+    changes.extend(superseded.iter().map(|s| git::Change { relative: &s.relative, content: &s.content }));
     let commit = match git::find_existing(&repo, &target, &state.id) {
         // Made before a crash: the index may not have caught up with it.
         Some(commit) if target == git::Target::Head => {
-            git::repair_index(&repo, relative, commit)?;
+            for change in &changes {
+                git::repair_index(&repo, change.relative, commit)?;
+            }
             commit
         }
         Some(commit) => commit,
@@ -280,7 +303,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
             let signer = Signer::for_repository(&repo, signature.email().ok())?;
             let message = commit_message(state);
             let authored = git::Authored { message: &message, signature: &signature, signer: signer.as_ref() };
-            let commit = git::commit_record(&repo, &target, relative, &content, &authored)?;
+            let commit = git::commit_record(&repo, &target, &changes, &authored)?;
             let hooks = git::hooks_not_run(&repo);
             if !hooks.is_empty() {
                 published.warnings.push(format!(
@@ -306,8 +329,13 @@ pub fn commit_message(state: &DebateState) -> String {
     let question: String = one_line(&state.question).chars().take(600).collect();
     let confidence = state.outcome.as_ref().map_or("unknown", |o| o.confidence.as_str());
     let ended = state.end_reason.map_or("unknown", |r| r.as_str());
+    let superseded: Vec<&str> = state.snapshot.supersedes.iter().map(|d| d.path.as_str()).collect();
+    let supersedes = match superseded.is_empty() {
+        true => String::new(),
+        false => format!("Supersedes: {}\n", one_line(&superseded.join(", "))),
+    };
     format!(
-        "docs(decisions): {subject}\n\nQuestion: {question}\nPerspectives: {}\nConfidence: {confidence}\nEnded by: {ended}\n\nDebate-Id: {}\n",
+        "docs(decisions): {subject}\n\nQuestion: {question}\nPerspectives: {}\nConfidence: {confidence}\nEnded by: {ended}\n{supersedes}\nDebate-Id: {}\n",
         one_line(&state.panel_names().join(", ")),
         state.id
     )

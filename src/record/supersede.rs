@@ -1,0 +1,100 @@
+//! Earlier records this debate's record supersedes (`--supersedes`): each one's status
+//! becomes "superseded by" a link to the new record, in the same commit as the new
+//! record. A record with uncommitted changes is refused rather than committed along.
+
+use std::path::{Path, PathBuf};
+
+use git2::Repository;
+
+use super::{RecordError, Result, git, links, markdown, status};
+use crate::model::DebateState;
+
+/// An earlier record as the commit leaves it.
+pub struct Superseded {
+    /// Relative to the repository root.
+    pub relative: PathBuf,
+    pub content: Vec<u8>,
+}
+
+/// Whether an earlier record can be marked superseded as it is now: it states a status
+/// debate can rewrite and, when the mark is to be committed on this branch, has no
+/// changes of its own that are not committed. Checked before a debate starts.
+pub fn check(root: &Path, relative: &Path, committed: bool) -> Result<()> {
+    let repo = match git::open(root)? {
+        git::Repo::Found(repo) if committed => Some(repo),
+        _ => None,
+    };
+    let target = repo.as_ref().map(|_| git::Target::Head);
+    marked(root, relative, repo.as_ref(), target.as_ref(), "superseded").map(drop)
+}
+
+/// The earlier records `state` supersedes, marked superseded by the record at `record`
+/// (relative to the root). `committed_to` is where the commit goes, if one is made: the
+/// mark is then made on the record as committed at HEAD.
+pub fn changes(
+    state: &DebateState,
+    record: &Path,
+    repo: Option<&Repository>,
+    committed_to: Option<&git::Target>,
+) -> Result<Vec<Superseded>> {
+    let root = Path::new(&state.repo_root);
+    let new_title = markdown::link_text(&state.title);
+    state
+        .snapshot
+        .supersedes
+        .iter()
+        .map(|earlier| {
+            let relative = PathBuf::from(&earlier.path);
+            let directory = earlier.path.rsplit_once('/').map_or("", |(directory, _)| directory);
+            let link = links::relative(directory, &record.to_string_lossy());
+            let status = format!("superseded by [{new_title}]({link})");
+            let content = marked(root, &relative, repo, committed_to, &status)?;
+            Ok(Superseded { relative, content })
+        })
+        .collect()
+}
+
+/// The record at `relative` with `status`. Without a commit the file as it is now is
+/// marked; with one, the file as HEAD has it, and on the checked-out branch the file
+/// must not differ from that (beyond this very mark).
+fn marked(
+    root: &Path,
+    relative: &Path,
+    repo: Option<&Repository>,
+    committed_to: Option<&git::Target>,
+    status: &str,
+) -> Result<Vec<u8>> {
+    let path = root.join(relative);
+    let on_disk = std::fs::read(&path).map_err(|source| RecordError::Write { path: path.clone(), source })?;
+    let at_head = repo.filter(|_| committed_to.is_some()).and_then(|repo| git::read_at_head(repo, relative));
+    let base = at_head.as_ref().unwrap_or(&on_disk);
+    let mark = |bytes: &[u8]| {
+        let text = String::from_utf8(bytes.to_vec()).map_err(|_| RecordError::NoStatus(path.clone()))?;
+        status::set(&text, status).map(String::into_bytes).ok_or_else(|| RecordError::NoStatus(path.clone()))
+    };
+    let content = mark(base)?;
+    let unchanged = on_disk == *base || on_disk == content;
+    if committed_to == Some(&git::Target::Head) && !unchanged {
+        return Err(RecordError::Modified(path));
+    }
+    Ok(content)
+}
+
+/// Write the marked records into the work tree, each whole or not at all.
+pub fn write(root: &Path, superseded: &[Superseded]) -> Result<()> {
+    for change in superseded {
+        let path = root.join(&change.relative);
+        if std::fs::read(&path).is_ok_and(|now| now == change.content) {
+            continue;
+        }
+        let failed = |source| RecordError::Write { path: path.clone(), source };
+        let directory = path.parent().ok_or_else(|| RecordError::Outside(path.clone()))?;
+        let mut temporary = tempfile::NamedTempFile::new_in(directory).map_err(failed)?;
+        std::io::Write::write_all(&mut temporary, &change.content).map_err(failed)?;
+        if let Ok(meta) = std::fs::metadata(&path) {
+            let _ = temporary.as_file().set_permissions(meta.permissions());
+        }
+        temporary.persist(&path).map_err(|err| failed(err.error))?;
+    }
+    Ok(())
+}
