@@ -162,8 +162,10 @@ pub(super) fn report(project: &ProjectContext, terminal: &Terminal) {
     for source in project.sources.iter().filter(|s| s.cut()) {
         terminal.warn(&format!("{} (the context budget is {})", source.describe(), tokens(project.budget)));
     }
-    for note in &project.notes {
-        terminal.say(&format!("Not read: {note}"));
+    match project.notes.len() {
+        0 => {}
+        1 => terminal.say(&format!("Not read: {}", project.notes[0])),
+        n => terminal.say(&format!("{n} files could not be read; `debate --context-preview` lists them.")),
     }
 }
 

@@ -70,6 +70,16 @@ pub fn shared(state: &DebateState, size: Size) -> String {
     let project = &state.snapshot.project.text;
     if !project.is_empty() {
         let _ = write!(text, "{}\n\n", cap(project, size.context));
+    } else {
+        // A debate stored before the project context: its `--context` files as they were.
+        for file in &state.snapshot.context {
+            let _ = write!(
+                text,
+                "## Project context from {}\n\n{}\n\n",
+                file.path,
+                cap(&file.text, size.context.min(8_000))
+            );
+        }
     }
     let _ = writeln!(text, "## The question\n\n{}", state.question);
     if let Some(c) = &state.clarification {
@@ -375,5 +385,16 @@ mod sharing {
             assert_eq!((prompt.system.as_str(), prompt.context.as_str()), (SYSTEM, prompts[0].context.as_str()));
         }
         assert!(prompts[0].context.starts_with("## The question") && !prompts[0].context.contains("Round 1"));
+    }
+
+    #[test]
+    fn a_debate_stored_before_the_project_context_still_reads_its_context_files() {
+        let mut state = with_rounds(1);
+        state.snapshot.context =
+            vec![crate::model::ContextFile { path: "docs/load.md".into(), text: "Peak load is 2,000 reads.".into() }];
+        let context = shared(&state, Size::NORMAL);
+        assert!(context.starts_with("## Project context from docs/load.md\n\nPeak load is 2,000 reads."), "{context}");
+        state.snapshot.project.text = "## About this project\n\nA shop.".into();
+        assert!(!shared(&state, Size::NORMAL).contains("docs/load.md"), "a new debate's files are in its project text");
     }
 }

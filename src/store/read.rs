@@ -27,19 +27,25 @@ impl Store {
         }
     }
 
-    /// Newest first; only `repo_root`'s debates when it is given.
+    /// Newest first; only `repo_root`'s debates when it is given. Each row's token sums
+    /// are primary-key lookups, so a page costs the same however many debates there are.
     pub fn list(&self, repo_root: Option<&str>, limit: u32) -> Result<Vec<Listing>> {
-        let sql =
+        let sum = |column: &str| {
+            format!(
+                "(SELECT COALESCE(SUM({column}), 0) FROM contributions c WHERE c.debate_id = d.id)
+                 + (SELECT COALESCE(SUM({column}), 0) FROM moderator_calls m WHERE m.debate_id = d.id)"
+            )
+        };
+        let sql = format!(
             "SELECT d.id, d.status, (SELECT COUNT(*) FROM rounds r WHERE r.debate_id = d.id), d.created_at, d.question,
-                          d.title, d.repo_root, d.record_path, json_extract(d.snapshot, '$.branch'), d.end_reason,
-                          d.confidence, d.commit_id,
-                          COALESCE(t.prompt, 0), COALESCE(t.cached, 0), COALESCE(t.completion, 0)
-                   FROM debates d
-                   LEFT JOIN (SELECT debate_id, SUM(prompt_tokens) prompt, SUM(cached_tokens) cached,
-                                     SUM(completion_tokens) completion
-                              FROM calls GROUP BY debate_id) t ON t.debate_id = d.id
-                   WHERE (?1 IS NULL OR d.repo_root = ?1) ORDER BY d.created_at DESC, d.id LIMIT ?2";
-        let mut stmt = self.conn.prepare(sql)?;
+                    d.title, d.repo_root, d.record_path, json_extract(d.snapshot, '$.branch'), d.end_reason,
+                    d.confidence, d.commit_id, {}, {}, {}
+             FROM debates d WHERE (?1 IS NULL OR d.repo_root = ?1) ORDER BY d.created_at DESC, d.id LIMIT ?2",
+            sum("prompt_tokens"),
+            sum("cached_tokens"),
+            sum("completion_tokens")
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params![repo_root, limit], |row| {
             Ok(Listing {
                 id: row.get(0)?,
