@@ -400,7 +400,7 @@ fn populate(path: &Path, count: usize, root: &str) {
         supersedes: Vec::new(),
     };
     let usage = Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 40, latency_ms: 200 };
-    let call = |text: &str| Completion { text: text.into(), model: "mock".into(), usage };
+    let call = |text: &str| Completion { text: text.into(), model: "mock".into(), usage, truncated: false };
     let evaluation = debate::moderator::evaluation::heuristic(&[], 1.0, false);
     let measures = RoundMeasures { repetition: vec![None, None], novelty: 1.0 };
     let (synthesis, _) =
@@ -427,7 +427,7 @@ fn populate(path: &Path, count: usize, root: &str) {
         for (seat, member) in panel.iter().enumerate() {
             for kind in [ContributionKind::Argument, ContributionKind::Rebuttal] {
                 let text = "An argument of ordinary length.".repeat(20);
-                let c = Contribution { seat, kind, text, model: "mock".into(), usage };
+                let c = Contribution { seat, kind, text, model: "mock".into(), usage, truncated: false };
                 store.save_contribution(&id, 1, member.name(), &c).unwrap();
             }
         }

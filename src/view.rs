@@ -273,6 +273,8 @@ pub struct ContributionView {
     pub model: String,
     pub tokens: Tokens,
     pub latency_ms: u64,
+    /// The answer stopped at the completion limit even when asked again for less.
+    pub truncated: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -395,6 +397,7 @@ fn contribution(state: &DebateState, c: &crate::model::Contribution) -> Contribu
         model: c.model.clone(),
         tokens: c.usage.into(),
         latency_ms: c.usage.latency_ms,
+        truncated: c.truncated,
     }
 }
 

@@ -8,7 +8,7 @@ use crate::catalog::Catalog;
 use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpose, RoundMeasures};
 use crate::moderator::answers::{self, Answer};
 use crate::moderator::evaluation::RoundVerdict;
-use crate::moderator::prompts::{self, STRICTER, Size};
+use crate::moderator::prompts::{self, SHORTER, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::synthesis::SynthesisAnswer;
 use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, TextSink};
@@ -125,19 +125,30 @@ pub struct Asked<'a> {
 }
 
 /// One call. A failure that one more try may cure (a prompt too long, a request the
-/// server refused) gets one more, with a compact prompt.
+/// server refused) gets one more, with a compact prompt. An answer cut off at the
+/// completion limit is asked for once more, shorter; the second answer is kept (marked
+/// truncated if it is cut off too), or the first if the second call fails.
 pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Option<TextSink>) -> Result<Completion> {
     let mut normal = request(state, ask, Size::NORMAL);
     normal.on_text = on_text.clone();
-    match timed(to, &normal).await {
+    let first = match timed(to, &normal).await {
         Err(first) if first.retryable() => {
             let mut compact = request(state, ask, Size::COMPACT);
             compact.on_text = on_text;
             timed(to, &compact)
                 .await
-                .map_err(|last| ProviderError::Retried { first: first.to_string(), last: Box::new(last) })
+                .map_err(|last| ProviderError::Retried { first: first.to_string(), last: Box::new(last) })?
         }
-        result => result,
+        result => result?,
+    };
+    if !first.truncated || !to.provider.identity().reasoned {
+        return Ok(first);
+    }
+    let mut shorter = request(state, ask, Size::NORMAL);
+    shorter.prompt.push_str(SHORTER);
+    match timed(to, &shorter).await {
+        Ok(second) => Ok(Completion { usage: first.usage + second.usage, ..second }),
+        Err(_) => Ok(first),
     }
 }
 

@@ -274,6 +274,7 @@ impl Engine<'_> {
                         text: completion.text,
                         model: completion.model,
                         usage: completion.usage,
+                        truncated: completion.truncated,
                     };
                     self.store.save_contribution(&state.id, round, state.panel[seat].name(), &contribution)?;
                     landed.insert(seat, Some(contribution));

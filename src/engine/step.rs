@@ -130,6 +130,14 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreas
         ),
     }
     for round in &state.rounds {
+        for c in round.contributions().filter(|c| c.truncated) {
+            degradations.push(format!(
+                "{}'s round-{} {} was cut off at the model's length limit, even when asked again for less.",
+                state.name(c.seat),
+                round.number,
+                c.kind
+            ));
+        }
         if round.evaluation.as_ref().is_some_and(|e| e.fallback) {
             degradations.push(format!(
                 "The moderator's assessment of round {} was unreadable; local measures were used.",
@@ -342,6 +350,14 @@ mod tests {
                 true,
                 Confidence::Medium,
                 &["assessment of round 1 was unreadable"],
+            ),
+            (
+                "a truncated argument",
+                |s| s.rounds[0].arguments[1].truncated = true,
+                Source::Structured,
+                true,
+                Confidence::Medium,
+                &["Operational Simplicity's round-1 argument was cut off"],
             ),
         ];
         for (what, change, source, reasoned, confidence, notes) in cases {

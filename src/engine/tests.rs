@@ -92,7 +92,7 @@ impl Provider for FakeModel {
             _ => format!("{} argues point{n} and reason{n} in round {}.", who(&call), call.round),
         };
         let usage = Usage { prompt_tokens: 10, cached_tokens: 0, completion_tokens: 5, latency_ms: 0 };
-        Ok(Completion { text, model: "fake".into(), usage })
+        Ok(Completion { text, model: "fake".into(), usage, truncated: false })
     }
 }
 

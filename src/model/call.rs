@@ -117,4 +117,7 @@ pub struct Completion {
     pub text: String,
     pub model: String,
     pub usage: Usage,
+    /// The answer stopped at the completion limit (`finish_reason: length`,
+    /// `stop_reason: max_tokens`): it is not whole.
+    pub truncated: bool,
 }

@@ -128,6 +128,8 @@ pub struct Contribution {
     pub text: String,
     pub model: String,
     pub usage: Usage,
+    /// The answer stopped at the completion limit even when asked again for less.
+    pub truncated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

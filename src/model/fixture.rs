@@ -80,6 +80,7 @@ pub fn contribution(seat: usize, kind: ContributionKind, text: &str) -> Contribu
         text: text.into(),
         model: "m".into(),
         usage: Usage { prompt_tokens: 100, cached_tokens: 60, completion_tokens: 40, latency_ms: 5 },
+        truncated: false,
     }
 }
 

@@ -298,6 +298,10 @@ fn answer_with<T: Answer>() -> String {
 pub const STRICTER: &str = "\n\nYour previous answer could not be read as the JSON object asked for. Answer again with \
 only that JSON object: no prose, no code fences, no comments.";
 
+/// Added to a request whose answer stopped at the completion limit.
+pub const SHORTER: &str = "\n\nYour previous answer was cut off at the length limit. Answer again, complete, in about \
+half as many words.";
+
 #[cfg(test)]
 mod tests {
     use super::*;

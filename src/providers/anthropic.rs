@@ -89,7 +89,8 @@ impl Anthropic {
                 _ => {}
             }
         }
-        let counted = counted(&parsed["usage"], parsed["usage"]["output_tokens"].as_u64());
+        let mut counted = counted(&parsed["usage"], parsed["usage"]["output_tokens"].as_u64());
+        counted.truncated = cut_off(&parsed["stop_reason"]);
         Ok(counted.completion(request, text, parsed["model"].as_str().unwrap_or(&self.endpoint.model)))
     }
 
@@ -127,7 +128,10 @@ impl Anthropic {
                     }
                     _ => {}
                 },
-                "message_delta" => counts.output = data["usage"]["output_tokens"].as_u64().or(counts.output),
+                "message_delta" => {
+                    counts.output = data["usage"]["output_tokens"].as_u64().or(counts.output);
+                    counts.truncated |= cut_off(&data["delta"]["stop_reason"]);
+                }
                 "message_stop" => {
                     finished = true;
                     break;
@@ -150,6 +154,11 @@ impl Anthropic {
     }
 }
 
+/// A `stop_reason` of `max_tokens`: the answer stopped at the completion limit.
+fn cut_off(stop_reason: &Value) -> bool {
+    stop_reason.as_str() == Some("max_tokens")
+}
+
 /// `usage` as the Messages API reports it: `input_tokens` leaves out what was read
 /// from or written to the prompt cache, so the prompt is all three.
 fn counted(usage: &Value, output: Option<u64>) -> Counted {
@@ -159,6 +168,7 @@ fn counted(usage: &Value, output: Option<u64>) -> Counted {
         prompt: part("input_tokens").map(|input| input + cached + part("cache_creation_input_tokens").unwrap_or(0)),
         cached,
         output,
+        truncated: false,
     }
 }
 

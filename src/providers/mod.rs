@@ -190,7 +190,8 @@ impl Request {
     }
 }
 
-/// The token counts a server reported; each may be missing.
+/// What a server reported about an answer besides its text: token counts (each may be
+/// missing) and whether it stopped at the completion limit.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Counted {
     /// Every prompt token, cached or not.
@@ -198,6 +199,7 @@ pub struct Counted {
     /// Prompt tokens served from the provider's prefix cache.
     pub cached: u64,
     pub output: Option<u64>,
+    pub truncated: bool,
 }
 
 impl Counted {
@@ -212,7 +214,7 @@ impl Counted {
             completion_tokens: self.output.unwrap_or_else(|| estimate_tokens(&text)),
             latency_ms: 0,
         };
-        Completion { model: model.to_string(), usage, text }
+        Completion { model: model.to_string(), usage, text, truncated: self.truncated }
     }
 }
 

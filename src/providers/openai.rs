@@ -98,11 +98,8 @@ impl OpenAi {
     ) -> std::result::Result<Completion, Failure> {
         let parsed = self.endpoint.json(response).await?;
         let text = parsed["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string();
-        Ok(counted(&parsed["usage"]).completion(
-            request,
-            text,
-            parsed["model"].as_str().unwrap_or(&self.endpoint.model),
-        ))
+        let counted = counted(&parsed["usage"], &parsed["choices"][0]["finish_reason"]);
+        Ok(counted.completion(request, text, parsed["model"].as_str().unwrap_or(&self.endpoint.model)))
     }
 
     async fn read_stream(
@@ -112,6 +109,7 @@ impl OpenAi {
     ) -> std::result::Result<Completion, Failure> {
         let mut events = std::pin::pin!(sse::events(&self.endpoint, response));
         let (mut text, mut usage, mut model, mut finished) = (String::new(), Value::Null, None, false);
+        let mut finish_reason = Value::Null;
         while let Some(event) = events.next().await {
             let event = event?;
             if event.data.trim() == "[DONE]" {
@@ -133,7 +131,10 @@ impl OpenAi {
                     sink.send(delta);
                 }
             }
-            finished |= chunk["choices"][0]["finish_reason"].is_string();
+            if chunk["choices"][0]["finish_reason"].is_string() {
+                finished = true;
+                finish_reason = chunk["choices"][0]["finish_reason"].clone();
+            }
             if chunk["usage"].is_object() {
                 usage = chunk["usage"].clone();
             }
@@ -142,17 +143,19 @@ impl OpenAi {
         if !finished {
             return Err(Failure::retry("the stream ended before the answer was complete"));
         }
-        Ok(counted(&usage).completion(request, text, model.as_deref().unwrap_or(&self.endpoint.model)))
+        Ok(counted(&usage, &finish_reason).completion(request, text, model.as_deref().unwrap_or(&self.endpoint.model)))
     }
 }
 
-/// `usage` as the Chat Completions API reports it; cached prompt tokens are in
-/// `prompt_tokens_details`.
-fn counted(usage: &Value) -> Counted {
+/// `usage` as the Chat Completions API reports it (cached prompt tokens are in
+/// `prompt_tokens_details`), and a `finish_reason` of `length`: the answer stopped at
+/// the completion limit.
+fn counted(usage: &Value, finish_reason: &Value) -> Counted {
     Counted {
         prompt: usage["prompt_tokens"].as_u64(),
         cached: usage["prompt_tokens_details"]["cached_tokens"].as_u64().unwrap_or(0),
         output: usage["completion_tokens"].as_u64(),
+        truncated: finish_reason.as_str() == Some("length"),
     }
 }
 

@@ -12,6 +12,7 @@
 //!     text: "{perspective} in round {round}: ..."
 //!     delay_ms: 500             # optional, overrides the default
 //!     error: "overloaded"       # optional: fail this call instead of answering
+//!     truncated: true           # optional: report the answer as cut off at the completion limit
 //! ```
 //! The most specific matching answer wins (earliest on a tie). With no match, an
 //! analysis call keeps the keyword panel; any other call is an error.
@@ -58,6 +59,9 @@ struct Answer {
     delay_ms: Option<u64>,
     #[serde(default)]
     error: Option<String>,
+    /// Report the answer as cut off at the completion limit.
+    #[serde(default)]
+    truncated: bool,
 }
 
 impl Answer {
@@ -152,6 +156,7 @@ impl Provider for Scripted {
         if delay > 0 {
             tokio::time::sleep(Duration::from_millis(delay)).await;
         }
+        let truncated = best.is_some_and(|a| a.truncated);
         let text = match best {
             Some(Answer { error: Some(message), .. }) => {
                 let message = format!("scripted provider: {message}");
@@ -175,6 +180,6 @@ impl Provider for Scripted {
                 });
             }
         };
-        Ok(Counted::default().completion(request, text, &self.model))
+        Ok(Counted { truncated, ..Counted::default() }.completion(request, text, &self.model))
     }
 }

@@ -180,7 +180,7 @@ impl Store {
     /// Contributions in round, then seat order: panel order, not completion order.
     fn load_contributions(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
         let mut stmt = self.conn.prepare(
-            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms
+            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated
              FROM contributions WHERE debate_id = ?1 ORDER BY round, seat, kind",
         )?;
         let rows = stmt.query_map([id], |row| {
@@ -197,6 +197,7 @@ impl Store {
                         completion_tokens: row.get(7)?,
                         latency_ms: row.get(8)?,
                     },
+                    truncated: row.get(9)?,
                 },
             ))
         })?;

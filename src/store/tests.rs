@@ -27,6 +27,7 @@ fn call(text: &str) -> Completion {
         text: text.into(),
         model: "m".into(),
         usage: Usage { prompt_tokens: 7, cached_tokens: 4, completion_tokens: 3, latency_ms: 2 },
+        truncated: false,
     }
 }
 

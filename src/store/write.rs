@@ -87,11 +87,11 @@ impl Store {
         let u = &c.usage;
         let inserted = self.conn.execute(
             "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
-                                        completion_tokens, latency_ms, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                        completion_tokens, latency_ms, truncated, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 id, round, c.seat, c.kind, perspective, c.text, c.model,
-                u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, now()
+                u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, c.truncated, now()
             ],
         );
         once(id, inserted)?;
@@ -203,11 +203,11 @@ fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: 
     let u = &call.usage;
     let inserted = conn.execute(
         "INSERT INTO moderator_calls (debate_id, purpose, round, text, model, prompt_tokens, cached_tokens, completion_tokens,
-                                      latency_ms, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                      latency_ms, truncated, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             id, purpose, round, call.text, call.model, u.prompt_tokens, u.cached_tokens, u.completion_tokens,
-            u.latency_ms, now()
+            u.latency_ms, call.truncated, now()
         ],
     );
     once(id, inserted)?;

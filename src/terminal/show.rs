@@ -48,7 +48,8 @@ fn unsanitised(state: &DebateState) -> String {
             let _ = writeln!(out, "Guidance: {g}");
         }
         for c in round.contributions() {
-            let _ = writeln!(out, "\n[{} — {}]\n{}", state.name(c.seat), c.kind, c.text.trim());
+            let cut = if c.truncated { " (cut off at the length limit)" } else { "" };
+            let _ = writeln!(out, "\n[{} — {}{cut}]\n{}", state.name(c.seat), c.kind, c.text.trim());
         }
         if let Some(e) = &round.evaluation {
             let _ = writeln!(out, "\nModerator ({}): {}", e.assessment.describe(), e.summary);

@@ -380,3 +380,41 @@ async fn an_offline_moderator_is_named_as_such_and_the_model_written_arguments_a
     assert!(record.contains("The moderator's judgements came from the offline provider"), "{record}");
     assert!(!record.contains("debaters' arguments came from"), "the arguments came from the model:\n{record}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_cut_off_at_the_limit_is_asked_again_and_never_stored_as_whole() {
+    // Performance Advocate's first answers are cut off, its second ones whole;
+    // Operational Simplicity's round-1 argument is cut off however it is asked.
+    let mock = MockLlm::with_rule(|body, _| {
+        let prompt = prompt_of(body);
+        let again = prompt.contains("cut off at the length limit");
+        let first_of_performance = prompt.contains("round-1 argument as Performance Advocate") && !again;
+        let simplicity_argument = prompt.contains("Write your round-1 argument as Operational Simplicity");
+        (first_of_performance || simplicity_argument).then(|| llm::cut_off(body, "A thought that stops in the"))
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let out = run(&sandbox, &config, &["-r", "1", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stored: Vec<(String, String, bool)> = {
+        let db = sandbox.sqlite();
+        let mut stmt =
+            db.prepare("SELECT perspective, kind, truncated FROM contributions ORDER BY seat, kind").unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+    };
+    let truncated: Vec<_> = stored.iter().filter(|(_, _, cut)| *cut).map(|(p, k, _)| format!("{p} {k}")).collect();
+    assert_eq!(truncated, ["Operational Simplicity argument"], "{stored:?}");
+    let asked_again =
+        mock.requests().iter().filter(|r| prompt_of(&r["body"]).contains("cut off at the length limit")).count();
+    assert_eq!(asked_again, 2, "each cut-off answer was asked for once more");
+
+    let shown = String::from_utf8(sandbox.cmd().args(["--show", &sandbox.only_id()]).output().unwrap().stdout).unwrap();
+    assert!(shown.contains("[Operational Simplicity — argument (cut off at the length limit)]"), "{shown}");
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(
+        record.contains("Operational Simplicity's round-1 argument was cut off at the model's length limit"),
+        "{record}"
+    );
+}

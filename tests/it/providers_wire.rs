@@ -1249,3 +1249,48 @@ async fn a_key_echoed_in_a_stream_error_event_never_shows_in_part() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------
+// Answers cut off at the completion limit
+// ---------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn an_answer_cut_off_at_the_limit_is_reported_on_both_wire_formats() {
+    let (server, _) = mock_server(|_, _| {
+        let mut answer = openai_answer("Shard by customer id, because");
+        answer["choices"][0]["finish_reason"] = json!("length");
+        ResponseTemplate::new(200).set_body_json(answer)
+    })
+    .await;
+    assert!(expect_ok(build(openai(&server.uri())).complete(&request()).await).truncated, "finish_reason: length");
+    let (server, _) = mock_server(|_, _| ResponseTemplate::new(200).set_body_json(openai_answer("Complete."))).await;
+    assert!(!expect_ok(build(openai(&server.uri())).complete(&request()).await).truncated, "finish_reason: stop");
+
+    let (server, _) = mock_server(|_, _| {
+        ResponseTemplate::new(200).set_body_json(json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+            "content": [{"type": "text", "text": "Partition first, because"}],
+            "stop_reason": "max_tokens", "usage": {"input_tokens": 12, "output_tokens": 512}
+        }))
+    })
+    .await;
+    assert!(expect_ok(build(anthropic(&server.uri())).complete(&request()).await).truncated, "stop_reason: max_tokens");
+}
+
+#[tokio::test]
+async fn a_streamed_answer_cut_off_at_the_limit_is_reported_on_both_wire_formats() {
+    let cut = openai_stream(None).replace(r#""finish_reason":"stop""#, r#""finish_reason":"length""#);
+    assert!(cut.contains(r#""finish_reason":"length""#), "the fixture names its finish reason");
+    let server = raw_server(vec![sse_chunked(&openai_pieces(&cut), true)], Duration::ZERO).await;
+    let (request, _) = streaming();
+    assert!(expect_ok(build(openai(&server.base)).complete(&request).await).truncated);
+
+    let cut = anthropic_stream(None).replace(r#""stop_reason":"end_turn""#, r#""stop_reason":"max_tokens""#);
+    assert!(cut.contains(r#""stop_reason":"max_tokens""#), "the fixture names its stop reason");
+    let server = raw_server(vec![sse_chunked(&anthropic_pieces(&cut), true)], Duration::ZERO).await;
+    let (request, _) = streaming();
+    assert!(expect_ok(build(anthropic(&server.base)).complete(&request).await).truncated);
+    let whole = raw_server(vec![sse_chunked(&anthropic_pieces(&anthropic_stream(None)), true)], Duration::ZERO).await;
+    let (request, _) = streaming();
+    assert!(!expect_ok(build(anthropic(&whole.base)).complete(&request).await).truncated);
+}

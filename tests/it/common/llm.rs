@@ -97,7 +97,7 @@ pub fn reply(body: &Value) -> String {
 
 /// A non-streaming chat-completions answer carrying `text`.
 pub fn completion_body(text: &str) -> Value {
-    completion_from("mock-model", text)
+    completion_from("mock-model", text, "stop")
 }
 
 fn usage() -> Value {
@@ -105,10 +105,10 @@ fn usage() -> Value {
            "prompt_tokens_details": {"cached_tokens": CACHED_TOKENS}})
 }
 
-fn completion_from(model: &str, text: &str) -> Value {
+fn completion_from(model: &str, text: &str, finish: &str) -> Value {
     json!({
         "id": "chatcmpl-mock", "object": "chat.completion", "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
         "usage": usage(),
     })
 }
@@ -120,6 +120,16 @@ pub fn ok(body: &Value, text: &str) -> ResponseTemplate {
 
 /// As `ok`, with the server naming `model` as the one that answered.
 pub fn ok_from(model: &str, body: &Value, text: &str) -> ResponseTemplate {
+    finished(model, body, text, "stop")
+}
+
+/// As `ok`, but cut off at the completion limit (`finish_reason: length`).
+pub fn cut_off(body: &Value, text: &str) -> ResponseTemplate {
+    finished("mock-model", body, text, "length")
+}
+
+/// An answer that ended for `finish` (`stop`, `length`), streamed if asked for.
+fn finished(model: &str, body: &Value, text: &str, finish: &str) -> ResponseTemplate {
     if body["stream"] == true {
         let mut sse = String::new();
         for piece in text.split_inclusive(' ') {
@@ -128,9 +138,9 @@ pub fn ok_from(model: &str, body: &Value, text: &str) -> ResponseTemplate {
             sse.push_str(&format!("data: {chunk}\n\n"));
         }
         let last =
-            json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage()});
+            json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage()});
         sse.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
         return ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(sse);
     }
-    ResponseTemplate::new(200).set_body_json(completion_from(model, text))
+    ResponseTemplate::new(200).set_body_json(completion_from(model, text, finish))
 }
