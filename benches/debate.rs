@@ -427,7 +427,8 @@ fn populate(path: &Path, count: usize, root: &str) {
         for (seat, member) in panel.iter().enumerate() {
             for kind in [ContributionKind::Argument, ContributionKind::Rebuttal] {
                 let text = "An argument of ordinary length.".repeat(20);
-                let c = Contribution { seat, kind, text, model: "mock".into(), usage, truncated: false };
+                let stance = Some(debate::model::Stance::unknown());
+                let c = Contribution { seat, kind, text, model: "mock".into(), usage, truncated: false, stance };
                 store.save_contribution(&id, 1, member.name(), &c).unwrap();
             }
         }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::model::{
     Analysis, Assessment, Confidence, ContributionKind, DebateSettings, DebateState, EndReason, Evaluation, Listing,
-    Outcome, ProjectContext, ProviderKind, RoleChoice, Round, Source, Status, Synthesis, Usage,
+    Outcome, ProjectContext, ProviderKind, RoleChoice, Round, Source, Stance, Status, Synthesis, Usage,
 };
 
 /// A debate in one object: what `--list --json` lists, and what a run prints.
@@ -275,6 +275,8 @@ pub struct ContributionView {
     pub latency_ms: u64,
     /// The answer stopped at the completion limit even when asked again for less.
     pub truncated: bool,
+    /// Where the debater stood after it (`option` is `null` when it could not be read).
+    pub stance: Option<Stance>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -398,6 +400,7 @@ fn contribution(state: &DebateState, c: &crate::model::Contribution) -> Contribu
         tokens: c.usage.into(),
         latency_ms: c.usage.latency_ms,
         truncated: c.truncated,
+        stance: c.stance.clone(),
     }
 }
 

@@ -10,6 +10,7 @@ use crate::moderator::answers::{self, Answer};
 use crate::moderator::evaluation::RoundVerdict;
 use crate::moderator::prompts::{self, SHORTER, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
+use crate::moderator::stance::StanceAnswer;
 use crate::moderator::synthesis::SynthesisAnswer;
 use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, TextSink};
 use crate::text::secrets::Masker;
@@ -18,6 +19,7 @@ use crate::text::secrets::Masker;
 const ANALYSIS_TOKENS: u32 = 1_000;
 const EVALUATION_TOKENS: u32 = 1_500;
 const SYNTHESIS_TOKENS: u32 = 4_000;
+const STANCE_TOKENS: u32 = 300;
 
 /// What is being asked.
 pub enum Ask<'a> {
@@ -36,6 +38,12 @@ pub enum Ask<'a> {
         local: &'a Evaluation,
     },
     Synthesis,
+    /// The stance a debater's contribution did not state.
+    Stance {
+        seat: usize,
+        round: u32,
+        kind: ContributionKind,
+    },
 }
 
 pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
@@ -57,6 +65,14 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
             };
             let prompt = prompts::synthesis(state, size);
             moderator::<SynthesisAnswer>(state, Purpose::Synthesis, 0, prompt, SYNTHESIS_TOKENS, brief)
+        }
+        Ask::Stance { seat, round, kind } => {
+            let prompt = prompts::stance(state, *seat, *round, *kind);
+            let mut request =
+                moderator::<StanceAnswer>(state, Purpose::Stance, *round, prompt, STANCE_TOKENS, Brief::None);
+            request.perspective = Some(state.panel[*seat].name().to_string());
+            request.temperature = state.snapshot.debater.temperature;
+            request
         }
     }
 }
@@ -102,6 +118,8 @@ fn moderator<T: Answer>(
     max_tokens: u32,
     brief: Brief,
 ) -> Request {
+    let panel = state.panel_names();
+    let names = answers::Names { panel: &panel, options: &state.analysis.options };
     Request {
         purpose,
         round,
@@ -111,7 +129,7 @@ fn moderator<T: Answer>(
         prompt: prompt.task,
         max_tokens: Some(max_tokens),
         temperature: state.snapshot.moderator.temperature,
-        schema: Some(Schema { name: T::NAME, value: answers::schema::<T>() }),
+        schema: Some(Schema { name: T::NAME, value: answers::schema::<T>(&names) }),
         on_text: None,
         brief,
     }

@@ -14,10 +14,12 @@ use super::step::{self, Step};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, Signal};
 use crate::model::{
-    Completion, Contribution, ContributionKind, DebateState, Decision, EndReason, Events, Rebuttals, Source, Status,
+    Completion, Contribution, ContributionKind, DebateState, Decision, EndReason, Events, Rebuttals, Source, Stance,
+    Status, Usage,
 };
 use crate::moderator::answers;
 use crate::moderator::selection::{self, PanelChoice};
+use crate::moderator::stance::{self, StanceAnswer};
 use crate::moderator::{detection, evaluation, prompts, synthesis};
 use crate::providers::{self, Panel, ProviderError, TextSink};
 use crate::record::{self, RecordError, Templates};
@@ -70,6 +72,10 @@ impl Engine<'_> {
         Asked { provider: self.providers.moderator.as_ref(), secrets: &self.providers.secrets }
     }
 
+    fn debater(&self) -> Asked<'_> {
+        Asked { provider: self.providers.debater.as_ref(), secrets: &self.providers.secrets }
+    }
+
     /// Text the user typed during the debate, with keys and credentials masked (and a
     /// warning when there were any): it is stored, sent and written like the question.
     fn scrubbed(&mut self, text: &str, origin: &str) -> String {
@@ -112,6 +118,9 @@ impl Engine<'_> {
                 Step::Rebut { round, seats } => {
                     self.debaters(&state, *round, ContributionKind::Rebuttal, seats, round_deadline(*round)).await
                 }
+                Step::ReadStances { round, kind, seats } => {
+                    self.read_stances(&state, *round, *kind, seats, round_deadline(*round)).await
+                }
                 Step::Evaluate(round) => self.evaluate(&state, *round, round_deadline(*round)).await,
                 Step::Conclude(reason) => {
                     self.store.save_end(id, *reason)?;
@@ -124,7 +133,10 @@ impl Engine<'_> {
             match result {
                 Ok(()) => {}
                 Err(Stop::TimedOut(what)) => {
-                    let in_round = matches!(step, Step::Argue { .. } | Step::Rebut { .. } | Step::Evaluate(_));
+                    let in_round = matches!(
+                        step,
+                        Step::Argue { .. } | Step::Rebut { .. } | Step::ReadStances { .. } | Step::Evaluate(_)
+                    );
                     let usable = state.rounds.iter().any(|r| !r.arguments.is_empty());
                     if in_round && usable {
                         self.store.save_end(id, EndReason::Timeout)?;
@@ -268,13 +280,15 @@ impl Engine<'_> {
             }
             match result {
                 Ok(completion) => {
+                    let (text, stance) = stance::split(&completion.text, &state.analysis.options);
                     let contribution = Contribution {
                         seat,
                         kind,
-                        text: completion.text,
+                        text,
                         model: completion.model,
                         usage: completion.usage,
                         truncated: completion.truncated,
+                        stance,
                     };
                     self.store.save_contribution(&state.id, round, state.panel[seat].name(), &contribution)?;
                     landed.insert(seat, Some(contribution));
@@ -295,6 +309,33 @@ impl Engine<'_> {
             }
         }
         self.drop_or_fail(state, round, kind, failures)
+    }
+
+    /// Ask each of these debaters once more for the stance its contribution did not
+    /// state; one that still cannot be read (or a failed call) is unknown. Never fails.
+    async fn read_stances(
+        &mut self,
+        state: &DebateState,
+        round: u32,
+        kind: ContributionKind,
+        seats: &[usize],
+        deadline: Instant,
+    ) -> Result<(), Stop> {
+        for &seat in seats {
+            let ask = Ask::Stance { seat, round, kind };
+            let asked = calls::ask(self.debater(), state, &ask, None);
+            let (stance, usage) = match tokio::time::timeout_at(deadline, asked).await {
+                Ok(Ok(completion)) => {
+                    let read = answers::read::<StanceAnswer>(&completion.text).ok();
+                    let stance = read.and_then(|answer| stance::from_answer(answer, &state.analysis.options));
+                    (stance.unwrap_or_else(Stance::unknown), completion.usage)
+                }
+                Ok(Err(_)) => (Stance::unknown(), Usage::default()),
+                Err(_) => return Err(Stop::TimedOut("reading the debaters' stances")),
+            };
+            self.store.save_stance(&state.id, round, seat, kind, &stance, usage)?;
+        }
+        Ok(())
     }
 
     /// A debater whose provider keeps failing leaves the panel when at least two others

@@ -1,7 +1,10 @@
 //! The next step, derived from the stored state alone. Pure: resuming a debate is
 //! just asking this again.
 
-use crate::model::{Confidence, DebateState, EndReason, Outcome, Round, RoundMeasures, Source, Status, Synthesis};
+use crate::model::{
+    Assessment, Confidence, ContributionKind, DebateState, EndReason, Outcome, Round, RoundMeasures, Source, Status,
+    Synthesis,
+};
 use crate::moderator::detection;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +21,12 @@ pub enum Step {
     /// Debaters at these seats still owe their rebuttal.
     Rebut {
         round: u32,
+        seats: Vec<usize>,
+    },
+    /// These contributions did not end with a readable stance: ask once more.
+    ReadStances {
+        round: u32,
+        kind: ContributionKind,
         seats: Vec<usize>,
     },
     Evaluate(u32),
@@ -44,13 +53,24 @@ pub fn next(state: &DebateState) -> Step {
     let active = state.active_seats();
     let missing = |has: &dyn Fn(usize) -> bool| active.iter().copied().filter(|&s| !has(s)).collect::<Vec<_>>();
 
+    let unread = |kind: ContributionKind| -> Vec<usize> {
+        round.contributions().filter(|c| c.kind == kind && c.stance.is_none()).map(|c| c.seat).collect()
+    };
     let arguments = missing(&|s| round.argument(s).is_some());
     if !arguments.is_empty() {
         return Step::Argue { round: round.number, seats: arguments };
     }
+    let stances = unread(ContributionKind::Argument);
+    if !stances.is_empty() {
+        return Step::ReadStances { round: round.number, kind: ContributionKind::Argument, seats: stances };
+    }
     let rebuttals = missing(&|s| round.rebuttal(s).is_some());
     if !rebuttals.is_empty() {
         return Step::Rebut { round: round.number, seats: rebuttals };
+    }
+    let stances = unread(ContributionKind::Rebuttal);
+    if !stances.is_empty() {
+        return Step::ReadStances { round: round.number, kind: ContributionKind::Rebuttal, seats: stances };
     }
     if round.evaluation.is_none() {
         return Step::Evaluate(round.number);
@@ -73,23 +93,49 @@ pub fn resumed_status(state: &DebateState) -> Status {
 }
 
 /// Whether the evaluated latest round ends the debate, and why (SPEC §2.3).
+///
+/// Agreement needs the moderator's word *and* every active debater's latest stance on
+/// the same option (when there are options), and a clear winner is taken only from
+/// `min_rounds` on, so no debate ends before each debater has answered the others.
+/// Stagnation is the local measures' verdict, or the moderator's: stagnating two rounds
+/// running, or once in a round the measures find little new in.
 pub fn ending(state: &DebateState) -> Option<EndReason> {
     let round = state.rounds.last()?;
     let evaluation = round.evaluation.as_ref()?;
     let rules = &state.snapshot.debate;
-    if evaluation.agreement {
+    let settled = round.number >= u32::from(rules.min_rounds.0.min(rules.max_rounds.0));
+    if settled && evaluation.agreement && stances_agree(state) {
         return Some(EndReason::Agreement);
     }
-    if evaluation.clear_winner.is_some() {
+    if settled && evaluation.clear_winner.is_some() {
         return Some(EndReason::ClearWinner);
     }
-    if detection::stagnating(&state.measures(), rules.repetition_threshold.0, rules.novelty_threshold.0) {
+    let measured = detection::stagnating(&state.measures(), rules.repetition_threshold.0, rules.novelty_threshold.0);
+    if measured || moderator_finds_stagnation(state) {
         return Some(EndReason::Stagnation);
     }
     if round.number >= u32::from(rules.max_rounds.0) {
         return Some(EndReason::MaxRounds);
     }
     None
+}
+
+/// Every active debater's latest stance names the same option; with no options to
+/// choose among, only the moderator's word counts.
+pub fn stances_agree(state: &DebateState) -> bool {
+    if state.analysis.options.is_empty() {
+        return true;
+    }
+    let options: Vec<Option<&String>> =
+        state.latest_stances().into_iter().map(|(_, stance)| stance.and_then(|s| s.option.as_ref())).collect();
+    options.first().is_some_and(|first| first.is_some() && options.iter().all(|o| o == first))
+}
+
+fn moderator_finds_stagnation(state: &DebateState) -> bool {
+    let stagnating = |round: &Round| round.evaluation.as_ref().is_some_and(|e| e.assessment == Assessment::Stagnating);
+    let [.., before, latest] = state.rounds.as_slice() else { return false };
+    let little_new = latest.measures.as_ref().is_some_and(|m| m.novelty < state.snapshot.debate.novelty_threshold.0);
+    stagnating(latest) && (stagnating(before) || little_new)
 }
 
 /// The local measures of a round whose arguments and rebuttals are all in.
@@ -168,6 +214,15 @@ mod tests {
         change(state.rounds.last_mut().unwrap().evaluation.as_mut().unwrap());
     }
 
+    /// Every contribution recommends Postgres.
+    fn same_stance(state: &mut DebateState) {
+        for round in &mut state.rounds {
+            for c in round.arguments.iter_mut().chain(round.rebuttals.iter_mut()) {
+                c.stance.as_mut().unwrap().option = Some("Postgres".into());
+            }
+        }
+    }
+
     #[test]
     fn the_next_step_follows_from_the_stored_state() {
         type Build = fn() -> DebateState;
@@ -216,22 +271,112 @@ mod tests {
             ),
             ("evaluated, nothing ends it", || with_rounds(1), Step::StartRound(2)),
             (
-                "the moderator sees agreement",
+                "the moderator sees agreement in round 1",
                 || {
                     let mut s = with_rounds(1);
                     evaluated(&mut s, |e| e.agreement = true);
+                    same_stance(&mut s);
+                    s
+                },
+                Step::StartRound(2),
+            ),
+            (
+                "with min_rounds 1, round 1 may end in agreement",
+                || {
+                    let mut s = with_rounds(1);
+                    s.snapshot.debate.min_rounds = crate::model::Rounds(1);
+                    evaluated(&mut s, |e| e.agreement = true);
+                    same_stance(&mut s);
                     s
                 },
                 Step::Conclude(EndReason::Agreement),
             ),
             (
-                "a clear winner",
+                "the moderator sees agreement, the stances differ",
+                || {
+                    let mut s = with_rounds(2);
+                    evaluated(&mut s, |e| e.agreement = true);
+                    s
+                },
+                Step::StartRound(3),
+            ),
+            (
+                "the moderator sees agreement, a stance is unknown",
+                || {
+                    let mut s = with_rounds(2);
+                    evaluated(&mut s, |e| e.agreement = true);
+                    same_stance(&mut s);
+                    s.rounds[1].rebuttals[0].stance = Some(crate::model::Stance::unknown());
+                    s
+                },
+                Step::StartRound(3),
+            ),
+            (
+                "agreement and one stance, round 2",
+                || {
+                    let mut s = with_rounds(2);
+                    evaluated(&mut s, |e| e.agreement = true);
+                    same_stance(&mut s);
+                    s
+                },
+                Step::Conclude(EndReason::Agreement),
+            ),
+            (
+                "a clear winner in round 1 is not taken yet",
                 || {
                     let mut s = with_rounds(1);
                     evaluated(&mut s, |e| e.clear_winner = Some("Operational Simplicity".into()));
                     s
                 },
+                Step::StartRound(2),
+            ),
+            (
+                "a clear winner in round 2",
+                || {
+                    let mut s = with_rounds(2);
+                    evaluated(&mut s, |e| e.clear_winner = Some("Operational Simplicity".into()));
+                    s
+                },
                 Step::Conclude(EndReason::ClearWinner),
+            ),
+            (
+                "the moderator finds it stagnating twice",
+                || {
+                    let mut s = with_rounds(2);
+                    for r in &mut s.rounds {
+                        r.evaluation.as_mut().unwrap().assessment = Assessment::Stagnating;
+                    }
+                    s
+                },
+                Step::Conclude(EndReason::Stagnation),
+            ),
+            (
+                "stagnating once, with new points",
+                || {
+                    let mut s = with_rounds(2);
+                    evaluated(&mut s, |e| e.assessment = Assessment::Stagnating);
+                    s
+                },
+                Step::StartRound(3),
+            ),
+            (
+                "arguments without a stance",
+                || {
+                    let mut s = with_rounds(1);
+                    s.rounds[0].arguments[1].stance = None;
+                    s.rounds[0].rebuttals[0].stance = None;
+                    s
+                },
+                Step::ReadStances { round: 1, kind: ContributionKind::Argument, seats: vec![1] },
+            ),
+            (
+                "a rebuttal without a stance",
+                || {
+                    let mut s = with_rounds(1);
+                    s.rounds[0].rebuttals[0].stance = None;
+                    s
+                },
+                Step::ReadStances { round: 1, kind: ContributionKind::Rebuttal, seats: vec![0] },
             ),
             (
                 "everyone repeats themselves",

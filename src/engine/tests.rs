@@ -28,11 +28,12 @@ struct Call {
     prompt: String,
 }
 
-/// Which calls fail, or never answer.
+/// Which calls fail, never answer, or leave out the stance line.
 #[derive(Default)]
 struct Faults {
     failing: Vec<(Purpose, u32, &'static str)>,
     hanging: Vec<(Purpose, u32)>,
+    stanceless: Vec<(Purpose, u32, &'static str)>,
 }
 
 /// Answers like a model would: new words from debaters every time, JSON from the
@@ -71,12 +72,14 @@ impl Provider for FakeModel {
             calls.push(call.clone());
             calls.len()
         };
-        let (fails, hangs) = {
+        let (fails, hangs, stanceless) = {
             let faults = self.faults.lock().unwrap();
             let who = call.perspective.as_deref().unwrap_or("moderator");
+            let this = |f: &(Purpose, u32, &str)| (f.0, f.1, f.2) == (call.purpose, call.round, who);
             (
-                faults.failing.iter().any(|f| (f.0, f.1, f.2) == (call.purpose, call.round, who)),
+                faults.failing.iter().any(this),
                 faults.hanging.contains(&(call.purpose, call.round)),
+                faults.stanceless.iter().any(this),
             )
         };
         if fails {
@@ -89,7 +92,15 @@ impl Provider for FakeModel {
             Purpose::Analysis => "{}".to_string(),
             Purpose::Evaluation => serde_json::to_string(&fixture::evaluation("Both sides traded points.")).unwrap(),
             Purpose::Synthesis => serde_json::to_string(&fixture::synthesis()).unwrap(),
-            _ => format!("{} argues point{n} and reason{n} in round {}.", who(&call), call.round),
+            Purpose::Stance => r#"{"option": "Redis", "confidence": "low"}"#.to_string(),
+            _ if stanceless => {
+                format!("{} argues point{n} in round {} and forgets its stance.", who(&call), call.round)
+            }
+            _ => format!(
+                "{} argues point{n} and reason{n} in round {}.\nSTANCE: {{\"option\": \"Postgres\", \"confidence\": \"medium\"}}",
+                who(&call),
+                call.round
+            ),
         };
         let usage = Usage { prompt_tokens: 10, cached_tokens: 0, completion_tokens: 5, latency_ms: 0 };
         Ok(Completion { text, model: "fake".into(), usage, truncated: false })
@@ -257,6 +268,42 @@ async fn a_failure_pauses_and_resume_redoes_only_the_failed_call() {
     );
     assert_eq!(done.status, Status::Complete);
     assert_eq!(done.rounds.iter().flat_map(Round::contributions).count(), 8, "each contribution once");
+}
+
+#[tokio::test]
+async fn a_contribution_without_a_stance_is_asked_once_more_and_never_fails_the_debate() {
+    let setup = setup(|s| s.snapshot.debate.max_rounds = crate::model::Rounds(1));
+    {
+        let mut faults = setup.model.faults.lock().unwrap();
+        faults.stanceless.push((Purpose::Argument, 1, "Operational Simplicity"));
+        faults.stanceless.push((Purpose::Rebuttal, 1, "Performance Advocate"));
+        faults.failing.push((Purpose::Stance, 1, "Performance Advocate"));
+    }
+    let done = setup.run(&mut Recorder::default()).await.unwrap();
+    let stances: Vec<(String, Option<String>)> = done.rounds[0]
+        .contributions()
+        .map(|c| (format!("{} {}", done.name(c.seat), c.kind), c.stance.clone().unwrap().option))
+        .collect();
+    assert_eq!(
+        stances,
+        [
+            ("Performance Advocate argument".to_string(), Some("Postgres".to_string())),
+            ("Operational Simplicity argument".into(), Some("Redis".into())),
+            ("Performance Advocate rebuttal".into(), None),
+            ("Operational Simplicity rebuttal".into(), Some("Postgres".into())),
+        ],
+        "read from the text, asked once more, and unknown when asking failed"
+    );
+    let asked: Vec<Option<String>> =
+        setup.model.calls().iter().filter(|c| c.purpose == Purpose::Stance).map(|c| c.perspective.clone()).collect();
+    let twice = Some("Performance Advocate".to_string());
+    assert_eq!(
+        asked,
+        [Some("Operational Simplicity".into()), twice.clone(), twice],
+        "a failed call is tried once more"
+    );
+    assert!(!done.rounds[0].argument(1).unwrap().text.contains("STANCE"), "the stance line is not in the text");
+    assert_eq!(done.status, Status::Complete);
 }
 
 #[tokio::test(start_paused = true)]

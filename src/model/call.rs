@@ -84,6 +84,8 @@ pub enum Purpose {
     Analysis,
     Argument,
     Rebuttal,
+    /// A debater's stance, asked for again when its contribution did not end with one.
+    Stance,
     Evaluation,
     Synthesis,
 }

@@ -9,7 +9,7 @@ use strum::{Display, EnumString, IntoStaticStr};
 
 use super::{
     Analysis, Confidence, DebateSettings, EarlierDecision, Evaluation, Outcome, PerspectiveDef, ProjectContext,
-    ProviderDef, RecordSettings, RoleChoice, RoundMeasures, Usage,
+    ProviderDef, RecordSettings, RoleChoice, RoundMeasures, Stance, Usage,
 };
 
 /// Where a debate stands (SPEC §6).
@@ -130,6 +130,9 @@ pub struct Contribution {
     pub usage: Usage,
     /// The answer stopped at the completion limit even when asked again for less.
     pub truncated: bool,
+    /// Where the debater stands after it: `None` until it is read (the contribution's
+    /// own last line, or one question more).
+    pub stance: Option<Stance>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -223,6 +226,24 @@ impl DebateState {
             .iter()
             .enumerate()
             .filter_map(|(seat, r)| Some(format!("{} {:.0}%", self.panel.get(seat)?.name(), r.as_ref()? * 100.0)))
+            .collect()
+    }
+
+    /// Each active debater's latest stance: from its latest contribution that has one
+    /// read, in seat order.
+    pub fn latest_stances(&self) -> Vec<(usize, Option<&Stance>)> {
+        self.active_seats()
+            .into_iter()
+            .map(|seat| {
+                let latest = self
+                    .rounds
+                    .iter()
+                    .rev()
+                    .flat_map(|r| [r.rebuttal(seat), r.argument(seat)])
+                    .flatten()
+                    .find_map(|c| c.stance.as_ref());
+                (seat, latest)
+            })
             .collect()
     }
 

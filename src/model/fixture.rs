@@ -81,6 +81,12 @@ pub fn contribution(seat: usize, kind: ContributionKind, text: &str) -> Contribu
         model: "m".into(),
         usage: Usage { prompt_tokens: 100, cached_tokens: 60, completion_tokens: 40, latency_ms: 5 },
         truncated: false,
+        stance: Some(Stance {
+            option: Some(if seat == 0 { "Redis" } else { "Postgres" }.into()),
+            confidence: Some(Confidence::Medium),
+            would_change_if: String::new(),
+            concedes: String::new(),
+        }),
     }
 }
 

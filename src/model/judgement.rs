@@ -18,6 +18,30 @@ pub struct Analysis {
     pub panel_size: u8,
 }
 
+/// Where a debater stands at the end of a contribution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stance {
+    /// One of the considered options, as the analysis wrote it; `None` when the stance
+    /// could not be read (unknown).
+    pub option: Option<String>,
+    pub confidence: Option<Confidence>,
+    /// What would change the debater's mind.
+    #[serde(default)]
+    pub would_change_if: String,
+    /// What the debater grants the others.
+    #[serde(default)]
+    pub concedes: String,
+}
+
+impl Stance {
+    /// What starts the line a contribution states its stance on.
+    pub const MARKER: &str = "STANCE:";
+
+    pub fn unknown() -> Stance {
+        Stance { option: None, confidence: None, would_change_if: String::new(), concedes: String::new() }
+    }
+}
+
 /// A constraint implied by the wording, and the perspectives it gives weight to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Constraint {

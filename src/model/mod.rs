@@ -21,7 +21,7 @@ pub use debate::{
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
 pub use judgement::{
     Analysis, Assessment, Confidence, Constraint, Dissent, Evaluation, Outcome, PerspectiveSummary, RoundMeasures,
-    Source, Synthesis,
+    Source, Stance, Synthesis,
 };
 pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
 pub use project::{

@@ -15,6 +15,9 @@ use super::PerspectiveDef;
 #[serde(default, deny_unknown_fields)]
 pub struct DebateSettings {
     pub max_rounds: Rounds,
+    /// Rounds before agreement or a clear winner may end the debate (so every debater
+    /// has rebutted at least once); `max_rounds` wins when it is lower.
+    pub min_rounds: Rounds,
     pub default_perspectives: PanelSize,
     pub token_budget_per_round: TokenBudget,
     pub repetition_threshold: Fraction,
@@ -32,6 +35,7 @@ impl Default for DebateSettings {
     fn default() -> Self {
         DebateSettings {
             max_rounds: Rounds(5),
+            min_rounds: Rounds(2),
             default_perspectives: PanelSize::Auto,
             token_budget_per_round: TokenBudget(Some(2000)),
             repetition_threshold: Fraction(0.6),
@@ -56,7 +60,7 @@ impl TryFrom<i64> for Rounds {
     fn try_from(value: i64) -> Result<Self, String> {
         match u8::try_from(value) {
             Ok(n @ 1..=20) => Ok(Rounds(n)),
-            _ => Err(format!("max_rounds must be a whole number from 1 to 20, not {value}")),
+            _ => Err(format!("rounds must be a whole number from 1 to 20, not {value}")),
         }
     }
 }

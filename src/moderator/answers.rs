@@ -15,9 +15,18 @@ pub trait Answer: DeserializeOwned + JsonSchema {
     const NAME: &'static str;
 }
 
+/// The names an answer must choose among: a field marked `x-panel` takes one of the
+/// panel's perspectives, a field marked `x-options` one of the considered options.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Names<'a> {
+    pub panel: &'a [String],
+    pub options: &'a [String],
+}
+
 /// The JSON Schema of `T`: subschemas inlined, every property required, no others
-/// allowed, and no defaults (they describe the lenient reader, not what is asked).
-pub fn schema<T: Answer>() -> Value {
+/// allowed, no defaults (they describe the lenient reader, not what is asked), and the
+/// marked fields restricted to `names`.
+pub fn schema<T: Answer>(names: &Names) -> Value {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| {
             settings.inline_subschemas = true;
@@ -26,7 +35,28 @@ pub fn schema<T: Answer>() -> Value {
         .into_generator();
     let mut value = generator.into_root_schema_for::<T>().to_value();
     strict(&mut value);
+    restrict(&mut value, names);
     value
+}
+
+/// Marked fields become enums of `names` (a nullable one keeps `null`); the markers go.
+fn restrict(value: &mut Value, names: &Names) {
+    match value {
+        Value::Object(object) => {
+            for (marker, choices) in [("x-panel", names.panel), ("x-options", names.options)] {
+                if object.remove(marker).is_some() && !choices.is_empty() {
+                    let mut allowed: Vec<Value> = choices.iter().cloned().map(Value::String).collect();
+                    if object.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&Value::from("null"))) {
+                        allowed.push(Value::Null);
+                    }
+                    object.insert("enum".into(), Value::Array(allowed));
+                }
+            }
+            object.values_mut().for_each(|v| restrict(v, names));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| restrict(v, names)),
+        _ => {}
+    }
 }
 
 /// A schema as strict structured output wants it: every property required, no others,
@@ -52,8 +82,8 @@ fn strict(value: &mut Value) {
 
 /// The answer's shape in one line for the prompt, e.g.
 /// `{"summary": "<the round in 2-4 sentences>", "agreement": true | false}`.
-pub fn shape<T: Answer>() -> String {
-    hint(&schema::<T>(), None)
+pub fn shape<T: Answer>(names: &Names) -> String {
+    hint(&schema::<T>(names), None)
 }
 
 fn hint(schema: &Value, described: Option<&str>) -> String {
@@ -143,12 +173,12 @@ mod tests {
 
     #[test]
     fn the_schema_requires_every_field_and_allows_no_other() {
-        let schema = schema::<Verdict>();
+        let schema = schema::<Verdict>(&Names::default());
         assert_eq!(schema["required"], serde_json::json!(["reason", "points", "stop", "winner"]));
         assert_eq!(schema["additionalProperties"], false);
         assert!(schema["properties"]["reason"].get("default").is_none());
         assert_eq!(schema["properties"]["reason"]["description"], "why, in a sentence");
-        let titled = super::schema::<Titled>();
+        let titled = super::schema::<Titled>(&Names::default());
         assert_eq!(titled["required"], serde_json::json!(["title", "default"]), "fields are not keywords");
         assert_eq!(titled["properties"]["title"]["type"], "string");
     }
@@ -156,7 +186,7 @@ mod tests {
     #[test]
     fn the_shape_hint_follows_the_schema() {
         assert_eq!(
-            shape::<Verdict>(),
+            shape::<Verdict>(&Names::default()),
             r#"{"reason": "<why, in a sentence>", "points": ["<points raised>"], "stop": true | false, "winner": null | "<text>"}"#
         );
     }

@@ -145,11 +145,11 @@ mod tests {
 
     #[test]
     fn the_schema_lists_every_assessment() {
-        let schema = answers::schema::<RoundVerdict>();
+        let schema = answers::schema::<RoundVerdict>(&answers::Names::default());
         assert_eq!(
             schema["properties"]["assessment"]["enum"],
             serde_json::json!(["converging", "stagnating", "new_ground", "diverging"])
         );
-        assert!(answers::shape::<RoundVerdict>().contains(r#""agreement": true | false"#));
+        assert!(answers::shape::<RoundVerdict>(&answers::Names::default()).contains(r#""agreement": true | false"#));
     }
 }

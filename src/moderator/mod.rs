@@ -7,4 +7,5 @@ pub mod detection;
 pub mod evaluation;
 pub mod prompts;
 pub mod selection;
+pub mod stance;
 pub mod synthesis;

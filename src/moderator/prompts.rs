@@ -15,9 +15,10 @@ use std::fmt::Write;
 use super::answers::{self, Answer};
 use super::evaluation::RoundVerdict;
 use super::selection::PanelChoice;
+use super::stance::{self, StanceAnswer};
 use super::synthesis::SynthesisAnswer;
 use crate::catalog::Catalog;
-use crate::model::{Contribution, DebateState, Rebuttals, Round, RoundMeasures};
+use crate::model::{Contribution, ContributionKind, DebateState, Rebuttals, Round, RoundMeasures};
 use crate::text::cap;
 
 /// How much of the debate a prompt quotes, in characters.
@@ -89,7 +90,10 @@ pub fn shared(state: &DebateState, size: Size) -> String {
         text.push_str("\nNote: the question is vague; state the assumptions you argue under.\n");
     }
     if !state.analysis.options.is_empty() {
-        let _ = writeln!(text, "\nOptions named in the question: {}.", state.analysis.options.join(", "));
+        text.push_str("\n## The options considered\n\n");
+        for (i, option) in state.analysis.options.iter().enumerate() {
+            let _ = writeln!(text, "{}. {option}", i + 1);
+        }
     }
     text.push_str("\n## The panel\n\n");
     for seat in &state.panel {
@@ -145,7 +149,34 @@ pub fn argument(state: &DebateState, seat: usize, round: u32, size: Size) -> Pro
     let mut task = debater_role(state, seat);
     task.push_str(&rounds_so_far(state, round, size));
     let _ = write!(task, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
+    task.push_str(&stance_request(state));
     Prompt::new(state, size, task)
+}
+
+/// The stance line every contribution ends with, when there are options to choose.
+fn stance_request(state: &DebateState) -> String {
+    match state.analysis.options.is_empty() {
+        true => String::new(),
+        false => format!("\n{}", stance::instruction(&state.analysis.options)),
+    }
+}
+
+/// Ask a debater once more for the stance its contribution did not state. Short: the
+/// contribution and the options, no shared context.
+pub fn stance(state: &DebateState, seat: usize, round: u32, kind: ContributionKind) -> Prompt {
+    let me = state.panel[seat].name();
+    let said = state
+        .rounds
+        .get(round as usize - 1)
+        .and_then(|r| r.contributions().find(|c| c.seat == seat && c.kind == kind))
+        .map_or(String::new(), |c| cap(&c.text, Size::NORMAL.quote));
+    let task = format!(
+        "You are the debater for the perspective \"{me}\". Your round-{round} {kind} was:\n\n{said}\n\n\
+         It did not end with your stance. The options: {}. Which one does it recommend? {}",
+        state.analysis.options.join("; "),
+        answer_with::<StanceAnswer>(state)
+    );
+    Prompt { system: SYSTEM.into(), context: String::new(), task }
 }
 
 pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
@@ -167,6 +198,7 @@ pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Pro
         "\nWrite your round-{round} rebuttal as {}: answer the other debaters' arguments by name and point.",
         state.panel[seat].name()
     );
+    user.push_str(&stance_request(state));
     Prompt::new(state, size, user)
 }
 
@@ -223,7 +255,7 @@ pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, siz
         user,
         "\nEvaluate round {round}: are the debaters converging, stagnating, breaking new ground or diverging? Do their recommendations agree? \
          Has one perspective won the others over? Did anyone drift off the question? {}",
-        answer_with::<RoundVerdict>()
+        answer_with::<RoundVerdict>(state)
     );
     Prompt::new(state, size, user)
 }
@@ -251,7 +283,7 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
         "\nWrite the synthesis: for each perspective its key arguments and the trade-offs it accepts; the points of agreement; \
          the key tensions and what is unresolved; a concrete recommendation with confidence High, Medium or Low and the caveats \
          that would change it; and a dissenting view if a perspective strongly disagrees. {}",
-        answer_with::<SynthesisAnswer>()
+        answer_with::<SynthesisAnswer>(state)
     );
     if !state.snapshot.project.decisions.is_empty() {
         user.push_str(
@@ -281,7 +313,7 @@ pub fn analysis(state: &DebateState, catalog: &Catalog) -> Prompt {
         proposed.join("; "),
         picks.len(),
         if forced.is_empty() { String::new() } else { format!(", including {}", forced.join(", ")) },
-        answer_with::<PanelChoice>()
+        answer_with::<PanelChoice>(state)
     );
     Prompt::new(state, Size::NORMAL, user)
 }
@@ -290,8 +322,10 @@ fn join_or_none(items: &[String]) -> String {
     if items.is_empty() { "none".into() } else { items.join(", ") }
 }
 
-fn answer_with<T: Answer>() -> String {
-    format!("Answer with one JSON object: {}", answers::shape::<T>())
+fn answer_with<T: Answer>(state: &DebateState) -> String {
+    let panel = state.panel_names();
+    let names = answers::Names { panel: &panel, options: &state.analysis.options };
+    format!("Answer with one JSON object: {}", answers::shape::<T>(&names))
 }
 
 /// Added to a structured request whose first answer could not be read.

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 
 use super::{Brief, Counted, Provider, Request, Result};
 use crate::model::{
-    Completion, Confidence, Identity, PerspectiveDef, PerspectiveSummary, ProviderKind, Purpose, Synthesis,
+    Completion, Confidence, Identity, PerspectiveDef, PerspectiveSummary, ProviderKind, Purpose, Stance, Synthesis,
 };
 
 pub const OFFLINE_LABEL: &str = "the offline provider (composed from the catalog, not reasoned by a model)";
@@ -22,10 +22,12 @@ impl Provider for Offline {
     async fn complete(&self, request: &Request) -> Result<Completion> {
         let text = match (&request.purpose, &request.brief) {
             (Purpose::Argument, Brief::Debater { perspective, seat, question, options, others }) => {
-                argument(perspective, *seat, question, options, others, request.round)
+                let text = argument(perspective, *seat, question, options, others, request.round);
+                with_stance(text, perspective, *seat, options)
             }
             (Purpose::Rebuttal, Brief::Debater { perspective, seat, options, others, .. }) => {
-                rebuttal(perspective, *seat, options, others, request.round)
+                let text = rebuttal(perspective, *seat, options, others, request.round);
+                with_stance(text, perspective, *seat, options)
             }
             // The moderator's own local reading of the round, as a model would write it.
             (Purpose::Evaluation, Brief::Evaluation { local }) => json(local),
@@ -41,6 +43,18 @@ impl Provider for Offline {
 /// question gets one debater on each side.
 fn favoured(options: &[String], seat: usize) -> Option<&String> {
     (!options.is_empty()).then(|| &options[seat % options.len()])
+}
+
+/// The contribution with the stance line every debater ends with: the seat's option.
+fn with_stance(text: String, p: &PerspectiveDef, seat: usize, options: &[String]) -> String {
+    let Some(option) = favoured(options, seat) else { return text };
+    let stance = serde_json::json!({
+        "option": option,
+        "confidence": "low",
+        "would_change_if": format!("another option serves {} better", p.priorities[0]),
+        "concedes": "the other options have merits this catalog entry does not weigh",
+    });
+    format!("{text}\n\n{} {stance}", Stance::MARKER)
 }
 
 fn priority(p: &PerspectiveDef, round: u32) -> &str {

@@ -126,6 +126,8 @@ struct PanelEntry<'a> {
 struct LogRow {
     round: u32,
     summary: String,
+    /// Where each debater stood at the end of the round.
+    stances: String,
     repetition: String,
     verdict: String,
 }
@@ -187,6 +189,7 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
             .map(|r| LogRow {
                 round: r.number,
                 summary: r.evaluation.as_ref().map_or_else(|| "(not evaluated)".into(), |e| e.summary.clone()),
+                stances: stances_cell(state, r),
                 repetition: repetition_cell(state, r),
                 verdict: r.evaluation.as_ref().map_or_else(String::new, |e| e.assessment.describe().to_string()),
             })
@@ -264,6 +267,20 @@ fn context_lines(state: &DebateState) -> Vec<String> {
         }
     }
     lines
+}
+
+/// "Performance Advocate: Redis (high); Operational Simplicity: unknown".
+fn stances_cell(state: &DebateState, round: &Round) -> String {
+    let stances: Vec<String> = (0..state.panel.len())
+        .filter_map(|seat| {
+            let stance =
+                [round.rebuttal(seat), round.argument(seat)].into_iter().flatten().find_map(|c| c.stance.as_ref())?;
+            let option = stance.option.as_deref().unwrap_or("unknown");
+            let confidence = stance.confidence.map(|c| format!(" ({})", c.as_str().to_lowercase())).unwrap_or_default();
+            Some(format!("{}: {option}{confidence}", state.name(seat)))
+        })
+        .collect();
+    if stances.is_empty() { "—".into() } else { stances.join("; ") }
 }
 
 fn repetition_cell(state: &DebateState, round: &Round) -> String {

@@ -240,6 +240,7 @@ pub struct FlagOverrides {
 /// Environment variables that set a key, and the key they set.
 const ENVIRONMENT: &[(&str, &[&str])] = &[
     ("DEBATE_MAX_ROUNDS", &["debate", "max_rounds"]),
+    ("DEBATE_MIN_ROUNDS", &["debate", "min_rounds"]),
     ("DEBATE_DEFAULT_PERSPECTIVES", &["debate", "default_perspectives"]),
     ("DEBATE_TOKEN_BUDGET_PER_ROUND", &["debate", "token_budget_per_round"]),
     ("DEBATE_REPETITION_THRESHOLD", &["debate", "repetition_threshold"]),

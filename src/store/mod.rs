@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_cached_tokens.sql"),
     include_str!("migrations/0006_lease_start.sql"),
     include_str!("migrations/0007_truncated.sql"),
+    include_str!("migrations/0008_stances.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -180,28 +180,33 @@ impl Store {
     /// Contributions in round, then seat order: panel order, not completion order.
     fn load_contributions(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
         let mut stmt = self.conn.prepare(
-            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated
+            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
+                    stance
              FROM contributions WHERE debate_id = ?1 ORDER BY round, seat, kind",
         )?;
         let rows = stmt.query_map([id], |row| {
-            Ok((
-                row.get(0)?,
-                Contribution {
-                    seat: row.get(1)?,
-                    kind: row.get(2)?,
-                    text: row.get(3)?,
-                    model: row.get(4)?,
-                    usage: Usage {
-                        prompt_tokens: row.get(5)?,
-                        cached_tokens: row.get(6)?,
-                        completion_tokens: row.get(7)?,
-                        latency_ms: row.get(8)?,
-                    },
-                    truncated: row.get(9)?,
+            let contribution = Contribution {
+                seat: row.get(1)?,
+                kind: row.get(2)?,
+                text: row.get(3)?,
+                model: row.get(4)?,
+                usage: Usage {
+                    prompt_tokens: row.get(5)?,
+                    cached_tokens: row.get(6)?,
+                    completion_tokens: row.get(7)?,
+                    latency_ms: row.get(8)?,
                 },
-            ))
+                truncated: row.get(9)?,
+                stance: None,
+            };
+            Ok((row.get(0)?, contribution, row.get::<_, Option<String>>(10)?))
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.map(|row| {
+            let (round, contribution, stance) = row?;
+            let stance = stance.map(|json| from_json(&json, "stance")).transpose()?;
+            Ok((round, Contribution { stance, ..contribution }))
+        })
+        .collect()
     }
 }
 

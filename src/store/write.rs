@@ -6,8 +6,8 @@ use rusqlite::{Connection, params};
 
 use super::{Result, Store, StoreError, now, to_json};
 use crate::model::{
-    Analysis, Clarification, Completion, Contribution, EndReason, Evaluation, Outcome, Purpose, RoundMeasures, Seat,
-    Snapshot, Status,
+    Analysis, Clarification, Completion, Contribution, ContributionKind, EndReason, Evaluation, Outcome, Purpose,
+    RoundMeasures, Seat, Snapshot, Stance, Status, Usage,
 };
 
 /// Everything a new debate starts with.
@@ -87,14 +87,38 @@ impl Store {
         let u = &c.usage;
         let inserted = self.conn.execute(
             "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
-                                        completion_tokens, latency_ms, truncated, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                                        completion_tokens, latency_ms, truncated, stance, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
                 id, round, c.seat, c.kind, perspective, c.text, c.model,
-                u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, c.truncated, now()
+                u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, c.truncated,
+                c.stance.as_ref().map(to_json), now()
             ],
         );
         once(id, inserted)?;
+        Ok(())
+    }
+
+    /// The stance of a contribution that did not state one, read with one more call
+    /// (whose tokens count towards the contribution).
+    pub fn save_stance(
+        &self,
+        id: &str,
+        round: u32,
+        seat: usize,
+        kind: ContributionKind,
+        stance: &Stance,
+        usage: Usage,
+    ) -> Result<()> {
+        self.conn.execute(
+            "UPDATE contributions SET stance = ?5, prompt_tokens = prompt_tokens + ?6, cached_tokens = cached_tokens + ?7,
+                                      completion_tokens = completion_tokens + ?8, latency_ms = latency_ms + ?9
+             WHERE debate_id = ?1 AND round = ?2 AND seat = ?3 AND kind = ?4",
+            params![
+                id, round, seat, kind, to_json(stance), usage.prompt_tokens, usage.cached_tokens,
+                usage.completion_tokens, usage.latency_ms
+            ],
+        )?;
         Ok(())
     }
 

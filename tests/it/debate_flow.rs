@@ -238,3 +238,50 @@ fn contributions_are_stored_and_shown_in_panel_order_not_completion_order() {
         .collect();
     assert_eq!(completed, [1, 0], "the slow first seat really finished last");
 }
+
+/// A moderator that always says "agreement": the debate still runs `min_rounds` (2 by
+/// default), and ends by agreement only once every debater's stance names one option.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agreeable_moderator_cannot_end_a_debate_early_or_over_differing_stances() {
+    use crate::common::llm::{self, MockLlm, prompt_of};
+    for (stances_differ, expected_rounds, expected_end) in [(true, 4, "max-rounds"), (false, 2, "agreement")] {
+        let mock = MockLlm::with_rule(move |body, _| {
+            let prompt = prompt_of(body);
+            if prompt.contains("Evaluate round") {
+                let verdict = serde_json::json!({"summary": "They agree.", "assessment": "converging", "agreement": true,
+                    "clear_winner": null, "off_topic": [], "new_points": ["x"]});
+                return Some(llm::ok(body, &verdict.to_string()));
+            }
+            let redis = stances_differ && prompt.contains(" as Performance Advocate");
+            if prompt.contains("Write your round-") {
+                let option = if redis { "Redis" } else { "Postgres" };
+                let text = format!("{}\nSTANCE: {{\"option\": \"{option}\"}}", fresh_words(&prompt, 50));
+                return Some(llm::ok(body, &text));
+            }
+            None
+        })
+        .await;
+        let sandbox = Sandbox::new();
+        let config = sandbox.home.join("settings.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "providers:\n  default: mock\n  mock: {{kind: openai, base_url: \"{}\", api_key_env: DEBATE_TEST_KEY, model: m}}\ndebate:\n  checkpoints: false\n",
+                mock.base_url()
+            ),
+        )
+        .unwrap();
+        let mut cmd = sandbox.std_cmd();
+        cmd.arg("--config")
+            .arg(&config)
+            .args(["--json", "-r", "4", "--no-commit", QUESTION])
+            .env("DEBATE_TEST_KEY", "k");
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (result["rounds"].as_u64(), result["ended_by"].as_str()),
+            (Some(expected_rounds), Some(expected_end))
+        );
+    }
+}

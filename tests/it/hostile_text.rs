@@ -136,7 +136,7 @@ fn hostile_text_cannot_reshape_the_record_the_terminal_or_the_commit() {
         let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
         let shape = shape(&record);
         let mut problems = Vec::new();
-        let rows_whole = shape.cells.iter().all(|n| *n == 4);
+        let rows_whole = shape.cells.iter().all(|n| *n == 5);
         if shape.h1 != 1 || shape.h2 != SECTIONS || shape.h3 != PANEL || shape.tables != 1 || !rows_whole {
             problems.push(format!("structure {shape:?}"));
         }

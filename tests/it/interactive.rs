@@ -140,7 +140,11 @@ fn ctrl_c_in_the_middle_of_a_round_saves_and_resume_repeats_no_finished_call() {
     let answers = varied_answers(&PANEL, 2, CONTINUE);
     let config = scripted(
         &sandbox,
-        &replace_answers(&answers, &slow_debater, &format!("{slow_debater}, delay_ms: 4000, text: slow}}")),
+        &replace_answers(
+            &answers,
+            &slow_debater,
+            &format!("{slow_debater}, delay_ms: 4000, text: \"slow\\n{STANCE}\"}}"),
+        ),
     );
 
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);

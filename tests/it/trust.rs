@@ -77,7 +77,7 @@ fn a_repository_cannot_switch_to_canned_answers_silently() {
     std::fs::write(sandbox.repo.join(".debate/script.yaml"), varied_answers(&PANEL, 1, AGREE)).unwrap();
     repository_settings(
         &sandbox,
-        "debate:\n  checkpoints: false\nproviders:\n  default: demo\n  demo: {kind: scripted, script: script.yaml}\n",
+        "debate:\n  checkpoints: false\n  min_rounds: 1\nproviders:\n  default: demo\n  demo: {kind: scripted, script: script.yaml}\n",
     );
     let refused = sandbox.cmd().arg(QUESTION).output().unwrap();
     assert_eq!(refused.status.code(), Some(4));

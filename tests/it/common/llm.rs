@@ -90,8 +90,9 @@ pub fn reply(body: &Value) -> String {
                "caveats": ["traffic grows tenfold"], "dissent": null})
         .to_string()
     } else {
-        // A debater: new words every time, so nothing repeats.
-        format!("From my perspective {}", super::fresh_words(&prompt, 50))
+        // A debater: new words every time, so nothing repeats; a stance at the end.
+        let stance = r#"STANCE: {"option": "Postgres", "confidence": "medium"}"#;
+        format!("From my perspective {}\n{stance}", super::fresh_words(&prompt, 50))
     }
 }
 

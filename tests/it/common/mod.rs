@@ -77,7 +77,7 @@ impl Sandbox {
         std::fs::write(
             &config,
             format!(
-                "providers:\n  default: mock\n  mock: {{kind: openai, base_url: \"{base_url}\", api_key_env: DEBATE_TEST_KEY, model: mock-model{extra}}}\ndebate:\n  checkpoints: false\n{debate}"
+                "providers:\n  default: mock\n  mock: {{kind: openai, base_url: \"{base_url}\", api_key_env: DEBATE_TEST_KEY, model: mock-model{extra}}}\ndebate:\n  checkpoints: false\n  min_rounds: 1\n{debate}"
             ),
         )
         .unwrap();
@@ -92,7 +92,7 @@ impl Sandbox {
         std::fs::write(
             &config,
             format!(
-                "providers:\n  default: scripted\n  scripted: {{kind: scripted, script: script.yaml}}\ndebate:\n  checkpoints: false\n{debate_settings}"
+                "providers:\n  default: scripted\n  scripted: {{kind: scripted, script: script.yaml}}\ndebate:\n  checkpoints: false\n  min_rounds: 1\n{debate_settings}"
             ),
         )
         .unwrap();
@@ -192,7 +192,7 @@ pub fn varied_answers(panel: &[&str], rounds: u32, evaluation: &str) -> String {
             for purpose in ["argument", "rebuttal"] {
                 let text = fresh_words(&format!("{name}{round}{purpose}"), 60);
                 yaml.push_str(&format!(
-                    "  - {{purpose: {purpose}, round: {round}, perspective: \"{name}\", text: \"{name} says {text}\"}}\n"
+                    "  - {{purpose: {purpose}, round: {round}, perspective: \"{name}\", text: \"{name} says {text}\\n{STANCE}\"}}\n"
                 ));
             }
         }
@@ -224,6 +224,10 @@ pub fn replace_answers(answers: &str, prefix: &str, entry: &str) -> String {
 pub const CONTINUE: &str = r#"{"summary": "Both sides added new points.", "assessment": "new_ground", "agreement": false, "clear_winner": null, "off_topic": [], "new_points": ["x"]}"#;
 pub const AGREE: &str = r#"{"summary": "Both now recommend Postgres first.", "assessment": "converging", "agreement": true, "clear_winner": null, "off_topic": [], "new_points": []}"#;
 pub const SYNTHESIS: &str = r#"{"perspectives": [{"name": "Performance Advocate", "key_arguments": ["sub-millisecond reads"], "trade_offs_accepted": ["another service"]}, {"name": "Operational Simplicity", "key_arguments": ["one database to run"], "trade_offs_accepted": ["slower cache hits"]}], "agreement": ["measure before adding Redis"], "tensions": ["latency against operations"], "recommendation": "Cache in Postgres now; add Redis when p99 exceeds 50 ms.", "confidence": "High", "caveats": ["traffic grows tenfold"], "dissent": null}"#;
+
+/// The stance line every scripted contribution ends with (as YAML double-quoted text):
+/// everyone recommends Postgres, so an agreeing moderator ends the debate.
+pub const STANCE: &str = r#"STANCE: {\"option\": \"Postgres\", \"confidence\": \"medium\"}"#;
 
 /// The binary question this harness's scripts are written for, and its panel.
 pub const QUESTION: &str = "Should we use Redis or Postgres for caching?";
