@@ -403,8 +403,9 @@ fn populate(path: &Path, count: usize, root: &str) {
     let call = |text: &str| Completion { text: text.into(), model: "mock".into(), usage, truncated: false };
     let evaluation = debate::moderator::evaluation::heuristic(&[], 1.0, false);
     let measures = RoundMeasures { repetition: vec![None, None], novelty: 1.0 };
+    let known = synthesis::Known { panel: &[], options: &[], decisions: &[] };
     let (synthesis, _) =
-        synthesis::parse(r#"{"recommendation": "Use Postgres.", "confidence": "Medium"}"#, &[], &[]).unwrap();
+        synthesis::parse(r#"{"recommendation": "Use Postgres.", "confidence": "Medium"}"#, &known).unwrap();
     let outcome =
         Outcome { synthesis, source: Source::Structured, confidence: Confidence::Medium, degradations: Vec::new() };
     for n in 0..count {

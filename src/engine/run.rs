@@ -18,9 +18,11 @@ use crate::model::{
     Status, Usage,
 };
 use crate::moderator::answers;
+use crate::moderator::evaluation::{self, Said};
 use crate::moderator::selection::{self, PanelChoice};
 use crate::moderator::stance::{self, StanceAnswer};
-use crate::moderator::{detection, evaluation, prompts, synthesis};
+use crate::moderator::synthesis::{self, Latest};
+use crate::moderator::{detection, prompts};
 use crate::providers::{self, Panel, ProviderError, TextSink};
 use crate::record::{self, RecordError, Templates};
 use crate::store::{Store, StoreError};
@@ -371,17 +373,25 @@ impl Engine<'_> {
         let rules = &state.snapshot.debate;
         let stagnating = detection::stagnating(&history, rules.repetition_threshold.0, rules.novelty_threshold.0);
 
-        let arguments: Vec<(String, String)> = state.rounds[round as usize - 1]
+        let current = &state.rounds[round as usize - 1];
+        let said: Vec<Said> = current
             .arguments
             .iter()
-            .map(|c| (state.name(c.seat).to_string(), c.text.clone()))
+            .map(|c| {
+                let latest = [current.rebuttal(c.seat), Some(c)].into_iter().flatten().find_map(|c| c.stance.as_ref());
+                Said {
+                    perspective: state.name(c.seat),
+                    text: &c.text,
+                    stance: latest.and_then(|s| s.option.as_deref()),
+                }
+            })
             .collect();
-        let local = evaluation::heuristic(&arguments, measures.novelty, stagnating);
+        let local = evaluation::heuristic(&said, measures.novelty, stagnating);
 
         self.events.moderating("evaluating the round");
         let ask = Ask::Evaluation { round, measures: &measures, local: &local };
         let names = state.panel_names();
-        let read = |text: &str| evaluation::parse(text, &names).ok();
+        let read = |text: &str| evaluation::parse(text, &names, &state.analysis.options).ok();
         let asked = calls::ask_structured(self.moderator(), state, &ask, read);
         let (completion, parsed) = within(deadline, "the moderator's evaluation", asked).await?;
         let evaluation = parsed.unwrap_or(local);
@@ -395,15 +405,17 @@ impl Engine<'_> {
         self.events.moderating("writing the synthesis");
         let names = state.panel_names();
         let decisions: Vec<String> = state.snapshot.project.decisions.iter().map(|d| d.path.clone()).collect();
-        let read = |text: &str| synthesis::parse(text, &names, &decisions).ok();
+        let known = synthesis::Known { panel: &names, options: &state.analysis.options, decisions: &decisions };
+        let read = |text: &str| synthesis::parse(text, &known).ok();
         let asked = calls::ask_structured(self.moderator(), state, &Ask::Synthesis, read);
         let (completion, parsed) = within(deadline, "the moderator's synthesis", asked).await?;
-        let (synthesis, source) = parsed.unwrap_or_else(|| {
-            let latest = latest_arguments(state);
+        let latest = latest_arguments(state);
+        let (mut synthesis, source) = parsed.unwrap_or_else(|| {
             let summary =
                 state.rounds.iter().rev().find_map(|r| r.evaluation.as_ref()).map_or("", |e| e.summary.as_str());
-            (synthesis::from_transcript(&latest, summary), Source::Transcript)
+            (synthesis::from_transcript(&latest, summary, &state.analysis.options), Source::Transcript)
         });
+        synthesis::fill_arguments(&mut synthesis, &latest);
         let roles = [
             ("The debaters' arguments", &self.providers.debater),
             ("The moderator's judgements", &self.providers.moderator),
@@ -458,14 +470,17 @@ impl Engine<'_> {
     }
 }
 
-fn latest_arguments(state: &DebateState) -> Vec<(String, String)> {
+/// Each debater's latest argument and final stance.
+fn latest_arguments(state: &DebateState) -> Vec<Latest<'_>> {
+    let stances = state.latest_stances();
     state
         .panel
         .iter()
         .enumerate()
         .filter_map(|(seat, s)| {
-            let text = state.rounds.iter().rev().find_map(|r| r.argument(seat))?.text.clone();
-            Some((s.name().to_string(), text))
+            let text = &state.rounds.iter().rev().find_map(|r| r.argument(seat))?.text;
+            let option = stances.iter().find(|(at, _)| *at == seat).and_then(|(_, st)| (*st)?.option.as_deref());
+            Some(Latest { perspective: s.name(), text, option })
         })
         .collect()
 }

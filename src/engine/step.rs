@@ -198,10 +198,21 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreas
     if state.end_reason == Some(EndReason::MaxRounds) {
         confidence = Confidence::Low;
     }
+    // High means every final stance names the chosen option (the synthesis prompt's
+    // own definition); a moderator that says High otherwise is held to it.
+    if confidence == Confidence::High && !state.analysis.options.is_empty() && !all_chose(state, &synthesis) {
+        confidence = Confidence::Medium;
+    }
     if !degradations.is_empty() {
         confidence = confidence.lowered();
     }
     Outcome { synthesis, source, confidence, degradations }
+}
+
+/// Every active debater's final stance names the synthesis's chosen option.
+fn all_chose(state: &DebateState, synthesis: &Synthesis) -> bool {
+    let Some(chosen) = &synthesis.chosen_option else { return false };
+    state.latest_stances().iter().all(|(_, stance)| stance.and_then(|s| s.option.as_ref()) == Some(chosen))
 }
 
 #[cfg(test)]
@@ -460,6 +471,14 @@ mod tests {
         let cases: &[Case] = &[
             ("clean", |_| {}, Source::Structured, true, Confidence::High, &[]),
             (
+                "High, but the final stances are split",
+                |s| s.rounds[0].rebuttals[0].stance.as_mut().unwrap().option = Some("Redis".into()),
+                Source::Structured,
+                true,
+                Confidence::Medium,
+                &[],
+            ),
+            (
                 "max rounds",
                 |s| s.end_reason = Some(EndReason::MaxRounds),
                 Source::Structured,
@@ -507,6 +526,7 @@ mod tests {
         ];
         for (what, change, source, reasoned, confidence, notes) in cases {
             let mut state = DebateState { end_reason: Some(EndReason::Agreement), ..with_rounds(1) };
+            same_stance(&mut state);
             change(&mut state);
             let unreasoned: &[String] = if *reasoned { &[] } else { &offline };
             let outcome = outcome(&state, fixture::synthesis(), *source, unreasoned);

@@ -92,12 +92,20 @@ pub fn contribution(seat: usize, kind: ContributionKind, text: &str) -> Contribu
 
 pub fn evaluation(summary: &str) -> Evaluation {
     Evaluation {
+        debaters: vec![DebaterAssessment {
+            perspective: "Performance Advocate".into(),
+            stance: Some("Redis".into()),
+            engagement: "answered the cost point".into(),
+            strongest: "sub-millisecond reads".into(),
+            weakest: "no load figures".into(),
+        }],
         summary: summary.into(),
         assessment: Assessment::NewGround,
         agreement: false,
         clear_winner: None,
         off_topic: Vec::new(),
         new_points: vec!["cost".into()],
+        open_tensions: vec!["how much latency the product needs".into()],
         fallback: false,
     }
 }
@@ -141,12 +149,36 @@ pub fn synthesis() -> Synthesis {
                 trade_offs_accepted: vec!["slower cache hits".into()],
             },
         ],
+        options: vec![
+            OptionAssessment {
+                option: "Redis".into(),
+                pros: vec!["sub-millisecond reads (Performance Advocate)".into()],
+                cons: vec!["another service to run (Operational Simplicity)".into()],
+            },
+            OptionAssessment {
+                option: "Postgres".into(),
+                pros: vec!["already run and backed up (Operational Simplicity)".into()],
+                cons: vec!["slower cache hits (Performance Advocate)".into()],
+            },
+        ],
+        chosen_option: Some("Postgres".into()),
+        rationale: "Operational Simplicity showed the load fits one database; Performance Advocate's latency case needs numbers first.".into(),
         agreement: vec!["measure before adding Redis".into()],
         tensions: vec!["latency against operations".into()],
         recommendation: "Cache in Postgres now; add Redis when p99 exceeds 50 ms.".into(),
         confidence: Confidence::High,
         caveats: vec!["traffic grows tenfold".into()],
-        dissent: None,
+        consequences: Consequences {
+            good: vec!["one database to run".into()],
+            bad: vec!["cache hits take milliseconds, not microseconds".into()],
+        },
+        confirmation: "p99 of the product page stays under 50 ms for 30 days".into(),
+        action_items: vec!["add an UNLOGGED cache table".into(), "alert on p99 over 50 ms".into()],
+        dissents: vec![Dissent {
+            perspective: "Performance Advocate".into(),
+            option: Some("Redis".into()),
+            view: "latency will need Redis within a year".into(),
+        }],
         contradicts: Vec::new(),
     }
 }

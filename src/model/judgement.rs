@@ -87,6 +87,10 @@ impl Assessment {
 /// the next round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evaluation {
+    /// Each debater, judged before the round is: its stance, engagement, strongest and
+    /// weakest point.
+    #[serde(default)]
+    pub debaters: Vec<DebaterAssessment>,
     pub summary: String,
     pub assessment: Assessment,
     /// The debaters' recommendations align.
@@ -95,9 +99,24 @@ pub struct Evaluation {
     pub clear_winner: Option<String>,
     pub off_topic: Vec<String>,
     pub new_points: Vec<String>,
+    /// What the round left unresolved: the next round's agenda.
+    #[serde(default)]
+    pub open_tensions: Vec<String>,
     /// The moderator's answer could not be read; this was derived locally.
     #[serde(default)]
     pub fallback: bool,
+}
+
+/// How one debater did in a round, in the moderator's eyes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DebaterAssessment {
+    pub perspective: String,
+    /// The option it now recommends, as the moderator reads it.
+    pub stance: Option<String>,
+    /// How it answered the others (or did not).
+    pub engagement: String,
+    pub strongest: String,
+    pub weakest: String,
 }
 
 /// How sure the recommendation is.
@@ -138,26 +157,80 @@ pub struct PerspectiveSummary {
     pub trade_offs_accepted: Vec<String>,
 }
 
+/// A perspective that disagrees with the chosen option, and what it would choose.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dissent {
     pub perspective: String,
+    /// The option it prefers, one of the considered options.
+    #[serde(default)]
+    pub option: Option<String>,
+    /// Its reason.
     pub view: String,
 }
 
-/// The synthesis (SPEC §2.5).
+/// A considered option with what was argued for and against it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OptionAssessment {
+    pub option: String,
+    pub pros: Vec<String>,
+    pub cons: Vec<String>,
+}
+
+/// What follows from the decision.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Consequences {
+    pub good: Vec<String>,
+    pub bad: Vec<String>,
+}
+
+/// The synthesis (SPEC §2.5): what each perspective argued, the options weighed, the
+/// option chosen and why, and what follows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Synthesis {
     /// One entry per panel perspective, in panel order.
     pub perspectives: Vec<PerspectiveSummary>,
+    /// Every considered option, in the analysis's order.
+    #[serde(default)]
+    pub options: Vec<OptionAssessment>,
+    /// One of the considered options; `None` when none was chosen.
+    #[serde(default)]
+    pub chosen_option: Option<String>,
+    /// Why, from what was argued.
+    #[serde(default)]
+    pub rationale: String,
     pub agreement: Vec<String>,
     pub tensions: Vec<String>,
     pub recommendation: String,
     pub confidence: Confidence,
     pub caveats: Vec<String>,
-    pub dissent: Option<Dissent>,
+    #[serde(default)]
+    pub consequences: Consequences,
+    /// How to tell later that the decision was right: what to measure, and the mark.
+    #[serde(default)]
+    pub confirmation: String,
+    #[serde(default)]
+    pub action_items: Vec<String>,
+    /// Every perspective that disagrees with the chosen option.
+    #[serde(default, alias = "dissent", deserialize_with = "dissents")]
+    pub dissents: Vec<Dissent>,
     /// Earlier decisions (their paths) the recommendation goes against.
     #[serde(default)]
     pub contradicts: Vec<String>,
+}
+
+/// Dissents as stored: a list, or (before there could be several) one or none.
+fn dissents<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Dissent>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Many(Vec<Dissent>),
+        One(Dissent),
+    }
+    Ok(match Option::<Stored>::deserialize(deserializer)? {
+        Some(Stored::Many(many)) => many,
+        Some(Stored::One(one)) => vec![one],
+        None => Vec::new(),
+    })
 }
 
 /// How the synthesis was obtained.

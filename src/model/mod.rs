@@ -20,8 +20,8 @@ pub use debate::{
 };
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
 pub use judgement::{
-    Analysis, Assessment, Confidence, Constraint, Dissent, Evaluation, Outcome, PerspectiveSummary, RoundMeasures,
-    Source, Stance, Synthesis,
+    Analysis, Assessment, Confidence, Consequences, Constraint, DebaterAssessment, Dissent, Evaluation,
+    OptionAssessment, Outcome, PerspectiveSummary, RoundMeasures, Source, Stance, Synthesis,
 };
 pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
 pub use project::{

@@ -44,13 +44,20 @@ fn restrict(value: &mut Value, names: &Names) {
     match value {
         Value::Object(object) => {
             for (marker, choices) in [("x-panel", names.panel), ("x-options", names.options)] {
-                if object.remove(marker).is_some() && !choices.is_empty() {
-                    let mut allowed: Vec<Value> = choices.iter().cloned().map(Value::String).collect();
-                    if object.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&Value::from("null"))) {
-                        allowed.push(Value::Null);
-                    }
-                    object.insert("enum".into(), Value::Array(allowed));
+                if object.remove(marker).is_none() || choices.is_empty() {
+                    continue;
                 }
+                // A list of names: each item is one of them.
+                let target = match object.get("type").and_then(Value::as_str) {
+                    Some("array") => object.get_mut("items").and_then(Value::as_object_mut),
+                    _ => Some(&mut *object),
+                };
+                let Some(target) = target else { continue };
+                let mut allowed: Vec<Value> = choices.iter().cloned().map(Value::String).collect();
+                if target.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&Value::from("null"))) {
+                    allowed.push(Value::Null);
+                }
+                target.insert("enum".into(), Value::Array(allowed));
             }
             object.values_mut().for_each(|v| restrict(v, names));
         }

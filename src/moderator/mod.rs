@@ -5,6 +5,7 @@ pub mod answers;
 pub mod briefing;
 pub mod detection;
 pub mod evaluation;
+pub mod naming;
 pub mod prompts;
 pub mod selection;
 pub mod stance;

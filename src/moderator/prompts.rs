@@ -18,7 +18,7 @@ use super::selection::PanelChoice;
 use super::stance::{self, StanceAnswer};
 use super::synthesis::SynthesisAnswer;
 use crate::catalog::Catalog;
-use crate::model::{Contribution, ContributionKind, DebateState, Rebuttals, Round, RoundMeasures};
+use crate::model::{Contribution, ContributionKind, DebateState, EndReason, Rebuttals, Round, RoundMeasures};
 use crate::text::cap;
 
 /// How much of the debate a prompt quotes, in characters.
@@ -103,50 +103,89 @@ pub fn shared(state: &DebateState, size: Size) -> String {
     text
 }
 
-/// How the moderator opens a round: the question in round 1, then the previous round's
-/// summary, off-topic redirections and human guidance.
+/// The part a round plays: the first opens, the last closes, those between rebut.
+fn phase(state: &DebateState, round: u32) -> &'static str {
+    let last = u32::from(state.snapshot.debate.max_rounds.0);
+    match (round == 1, round >= last) {
+        (true, true) => "opening and closing",
+        (true, false) => "opening",
+        (false, true) => "closing",
+        (false, false) => "rebuttal",
+    }
+}
+
+/// How the moderator opens a round: which round of how many and its phase; in round
+/// 1 the question, later an agenda from the previous round's open tensions and new
+/// points, the summary, and who drifted off the question.
 pub fn framing(state: &DebateState, round: u32) -> String {
+    let of = state.snapshot.debate.max_rounds.0;
+    let mut text = format!("Round {round} of {of} ({}).", phase(state, round));
     let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)) else {
-        return format!(
-            "Round 1. The question: {} Each perspective states its position and its strongest reasons.",
+        let _ = write!(
+            text,
+            " The question: {} Each perspective states its position and its strongest reasons.",
             state.question
         );
+        return text;
     };
-    let mut text = format!("Round {round}. ");
     if let Some(evaluation) = &previous.evaluation {
         let _ =
-            write!(text, "Summary of round {}: {}", previous.number, cap(&evaluation.summary, Size::NORMAL.summary));
+            write!(text, " Summary of round {}: {}", previous.number, cap(&evaluation.summary, Size::NORMAL.summary));
         for name in &evaluation.off_topic {
             let _ = write!(text, " {name} drifted from the question; return to it.");
         }
+        let agenda: Vec<&String> = evaluation.open_tensions.iter().chain(&evaluation.new_points).collect();
+        if !agenda.is_empty() {
+            text.push_str("\nAgenda — settle these first:");
+            for item in agenda {
+                let _ = write!(text, "\n- {}", cap(item, Size::NORMAL.summary));
+            }
+        }
     }
-    text.push_str(" Answer what was said and bring new reasons; do not restate earlier points.");
+    text.push_str("\nAnswer what was said and bring new reasons; do not restate earlier points.");
     text
 }
 
-/// Who the debater at `seat` is, and how to argue.
-fn debater_role(state: &DebateState, seat: usize) -> String {
+/// Who the debater at `seat` is, and how to argue in this round.
+fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
     let me = &state.panel[seat].perspective;
     let others: Vec<&str> = state.panel.iter().enumerate().filter(|(i, _)| *i != seat).map(|(_, s)| s.name()).collect();
+    let of = state.snapshot.debate.max_rounds.0;
+    let phase = match phase(state, round) {
+        "opening" => "This is the opening: state the option you recommend and your strongest reasons.",
+        "closing" => {
+            "This is the closing round: give your final position, what you concede, and what evidence would settle what is still disputed."
+        }
+        "opening and closing" => {
+            "This is the only round: state the option you recommend, your strongest reasons, and what you concede."
+        }
+        _ => {
+            "This is a rebuttal round: first answer the strongest point made against your position, by name; then add what is new."
+        }
+    };
     let mut text = format!(
         "## Your part\n\nYou are the debater for the perspective \"{}\": a viewpoint, not a persona. Your priorities: {}. \
          The trade-offs you accept: {}. The other debaters: {}.\n\
-         Argue for what your perspective would choose for this project. Be concrete. Name the other debaters when you answer them. \
-         Concede what is right, bring new reasons each round instead of restating, and stay on the question.",
+         Round {round} of {of}. {phase}\n\
+         Argue for what your perspective would choose for this project, and tie your reasons to its facts and earlier decisions where they bear on the question. \
+         Hold your position unless an argument here gives you a reason to change it; if you change, say which argument changed it. \
+         Concede a point only when it is right, and say what it changes. \
+         Mark assumptions as assumptions, and any number you cannot source as an estimate; never invent figures. \
+         Name the other debaters when you answer them, and stay on the question.",
         me.name,
         me.priorities.join(", "),
         me.trade_offs,
         others.join(", ")
     );
     if let Some(limit) = state.snapshot.debate.token_budget_per_round.0 {
-        let _ = write!(text, " Keep each answer under about {} words.", (limit * 3 / 5).max(50));
+        let _ = write!(text, " Keep each answer under about {} words.", (limit * 3 / 5).clamp(50, 450));
     }
     text.push('\n');
     text
 }
 
 pub fn argument(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
-    let mut task = debater_role(state, seat);
+    let mut task = debater_role(state, seat, round);
     task.push_str(&rounds_so_far(state, round, size));
     let _ = write!(task, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
     task.push_str(&stance_request(state));
@@ -180,16 +219,16 @@ pub fn stance(state: &DebateState, seat: usize, round: u32, kind: ContributionKi
 }
 
 pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
-    let mut user = debater_role(state, seat);
+    let mut user = debater_role(state, seat, round);
     user.push_str(&rounds_so_far(state, round, size));
     if let Some(current) = state.rounds.get(round as usize - 1) {
         user.push_str("\nArguments this round:\n");
-        quote_all(&mut user, state, &current.arguments, size);
+        quote_all(&mut user, state, &current.arguments, round, size);
         if state.snapshot.debate.rebuttals == Rebuttals::Sequential {
             let before: Vec<Contribution> = current.rebuttals.iter().filter(|r| r.seat < seat).cloned().collect();
             if !before.is_empty() {
                 user.push_str("\nRebuttals so far this round:\n");
-                quote_all(&mut user, state, &before, size);
+                quote_all(&mut user, state, &before, round, size);
             }
         }
     }
@@ -202,8 +241,8 @@ pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Pro
     Prompt::new(state, size, user)
 }
 
-/// Recent summaries, the previous round in full, and this round's framing and
-/// guidance.
+/// Recent summaries, the previous round in full, this round's framing, and every
+/// guidance given so far (it stays in force).
 fn rounds_so_far(state: &DebateState, round: u32, size: Size) -> String {
     let mut text = String::new();
     let earlier: Vec<&Round> = state.rounds.iter().filter(|r| r.number + 1 < round).collect();
@@ -222,19 +261,39 @@ fn rounds_so_far(state: &DebateState, round: u32, size: Size) -> String {
     if let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)) {
         let _ = writeln!(text, "\nRound {} in full:", previous.number);
         let all: Vec<Contribution> = previous.arguments.iter().chain(&previous.rebuttals).cloned().collect();
-        quote_all(&mut text, state, &all, size);
+        quote_all(&mut text, state, &all, round, size);
     }
     if let Some(current) = state.rounds.get(round as usize - 1) {
         let _ = write!(text, "\nModerator: {}\n", current.framing);
-        if let Some(guidance) = &current.guidance {
-            let _ = writeln!(text, "Guidance from the humans running this debate: {guidance}");
-        }
     }
+    text.push_str(&guidance(state, round));
     text
 }
 
-fn quote_all(text: &mut String, state: &DebateState, contributions: &[Contribution], size: Size) {
-    for c in contributions {
+/// Every guidance the humans gave up to `round`: each stays in force.
+fn guidance(state: &DebateState, round: u32) -> String {
+    let given: Vec<String> = state
+        .rounds
+        .iter()
+        .filter(|r| r.number <= round)
+        .filter_map(|r| r.guidance.as_ref().map(|g| format!("- before round {}: {g}", r.number)))
+        .collect();
+    match given.is_empty() {
+        true => String::new(),
+        false => {
+            format!("Guidance from the humans running this debate (all of it still in force):\n{}\n", given.join("\n"))
+        }
+    }
+}
+
+/// Contributions quoted in full (capped), starting from a different seat each round
+/// so that no perspective is always read first.
+fn quote_all(text: &mut String, state: &DebateState, contributions: &[Contribution], round: u32, size: Size) {
+    let seats = state.panel.len().max(1);
+    let first = (round as usize).saturating_sub(1) % seats;
+    let mut ordered: Vec<&Contribution> = contributions.iter().collect();
+    ordered.sort_by_key(|c| (c.kind != ContributionKind::Argument, (c.seat + seats - first) % seats));
+    for c in ordered {
         let _ = writeln!(text, "[{} — {}]\n{}\n", state.panel[c.seat].name(), c.kind, cap(&c.text, size.quote));
     }
 }
@@ -243,7 +302,8 @@ pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, siz
     let current = &state.rounds[round as usize - 1];
     let mut user = format!("## Your part\n\n{MODERATOR}\n\n{}\n\n", current.framing);
     let all: Vec<Contribution> = current.arguments.iter().chain(&current.rebuttals).cloned().collect();
-    quote_all(&mut user, state, &all, size);
+    quote_all(&mut user, state, &all, round, size);
+    user.push_str(&guidance(state, round));
     user.push_str("Local measures (share of each argument repeated from its own previous round):\n");
     for (seat, repetition) in measures.repetition.iter().enumerate() {
         if let Some(r) = repetition {
@@ -253,41 +313,75 @@ pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, siz
     let _ = writeln!(user, "Novelty of this round: {:.0}% of its phrasing is new.", measures.novelty * 100.0);
     let _ = write!(
         user,
-        "\nEvaluate round {round}: are the debaters converging, stagnating, breaking new ground or diverging? Do their recommendations agree? \
-         Has one perspective won the others over? Did anyone drift off the question? {}",
+        "\nEvaluate round {round}. First judge each debater: the option it now recommends, whether it answered the strongest \
+         point against it, its strongest and its weakest point. Then, from that: are the debaters converging, stagnating \
+         (restating without new reasons), breaking new ground or diverging? Do all of them now recommend the same option \
+         (agreement)? Has one perspective won the others over (clear winner)? Did anyone drift off the question? List the \
+         tensions still open: the next round's agenda. {}",
         answer_with::<RoundVerdict>(state)
     );
     Prompt::new(state, size, user)
 }
 
+/// The synthesis: grounded in what each perspective argued last and where each stood
+/// every round, with the summaries, open tensions, guidance, the end and who left.
 pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
-    let mut user = format!("## Your part\n\n{MODERATOR}\n\nRound summaries:\n");
+    let mut user = format!("## Your part\n\n{MODERATOR}\n\n### What each perspective argued\n");
+    for (seat, panelist) in state.panel.iter().enumerate() {
+        let history: Vec<String> = state
+            .rounds
+            .iter()
+            .filter_map(|r| {
+                let stance =
+                    [r.rebuttal(seat), r.argument(seat)].into_iter().flatten().find_map(|c| c.stance.as_ref())?;
+                Some(format!("round {} {}", r.number, stance.option.as_deref().unwrap_or("unknown")))
+            })
+            .collect();
+        let left = match (&panelist.dropped, state.active_seats().contains(&seat)) {
+            (Some(reason), _) => format!(" — left the panel: {reason}"),
+            (None, false) => " — muted for drifting off the question".to_string(),
+            (None, true) => String::new(),
+        };
+        let _ = writeln!(user, "\n#### {}{left}\nStances: {}", panelist.name(), join_or_none(&history));
+        let last = |kind: ContributionKind| {
+            state.rounds.iter().rev().find_map(|r| r.contributions().find(|c| c.seat == seat && c.kind == kind))
+        };
+        for c in [last(ContributionKind::Argument), last(ContributionKind::Rebuttal)].into_iter().flatten() {
+            let _ = writeln!(user, "Its last {}: {}", c.kind, cap(&c.text, size.quote));
+        }
+    }
+    user.push_str("\n### The rounds\n");
     for r in &state.rounds {
         if let Some(e) = &r.evaluation {
             let _ = writeln!(user, "- Round {}: {}", r.number, cap(&e.summary, size.summary));
         }
-        if let Some(g) = &r.guidance {
-            let _ = writeln!(user, "  Human guidance: {g}");
-        }
     }
-    if let Some(last) = state.rounds.iter().rev().find(|r| !r.arguments.is_empty()) {
-        let _ = writeln!(user, "\nRound {} in full:", last.number);
-        let all: Vec<Contribution> = last.arguments.iter().chain(&last.rebuttals).cloned().collect();
-        quote_all(&mut user, state, &all, size);
+    if let Some(open) = state.rounds.last().and_then(|r| r.evaluation.as_ref()).filter(|e| !e.open_tensions.is_empty())
+    {
+        let _ = writeln!(user, "Still open after the last round: {}", open.open_tensions.join("; "));
     }
+    user.push_str(&guidance(state, u32::MAX));
     if let Some(reason) = state.end_reason {
-        let _ = writeln!(user, "The debate ended by: {reason}.");
+        let winner = state.rounds.last().and_then(|r| r.evaluation.as_ref()?.clear_winner.clone());
+        let winner = winner.filter(|_| reason == EndReason::ClearWinner).map(|w| format!(" ({w})")).unwrap_or_default();
+        let _ = writeln!(user, "The debate ended by: {reason}{winner}.");
     }
     let _ = write!(
         user,
-        "\nWrite the synthesis: for each perspective its key arguments and the trade-offs it accepts; the points of agreement; \
-         the key tensions and what is unresolved; a concrete recommendation with confidence High, Medium or Low and the caveats \
-         that would change it; and a dissenting view if a perspective strongly disagrees. {}",
+        "\nWrite the synthesis. Use only what was argued above, and attribute every claim to the perspective that made it. \
+         Give for each perspective its key arguments and the trade-offs it accepts; each option with what was argued for and \
+         against it; the chosen option (one of the options) and why; the points of agreement; the tensions still unresolved; \
+         a concrete recommendation and the caveats that would change it; the consequences, good and bad; how to confirm later \
+         that the decision was right (what to measure, the mark, and when); the action items; and every perspective that \
+         disagrees with the chosen option, with the option it prefers and why. Confidence: High only when every debater's \
+         final stance names the chosen option and no blocking tension is open; Medium when most do, or the disagreement \
+         rests on something a check can settle; Low when the stances are split or the debate ended without converging. {}",
         answer_with::<SynthesisAnswer>(state)
     );
     if !state.snapshot.project.decisions.is_empty() {
         user.push_str(
-            " If the recommendation goes against an earlier decision listed above, put that decision's path in              `contradicts`; otherwise leave it empty.",
+            " If the recommendation goes against an earlier decision listed above, put that decision's path in \
+             `contradicts`; otherwise leave it empty.",
         );
     }
     Prompt::new(state, size, user)
@@ -367,6 +461,30 @@ mod tests {
         insta::assert_snapshot!("argument_round_3", show(&argument(&state, 1, 3, Size::NORMAL)));
         insta::assert_snapshot!("rebuttal_round_3", show(&rebuttal(&state, 0, 3, Size::NORMAL)));
         insta::assert_snapshot!("argument_round_3_compact", show(&argument(&state, 1, 3, Size::COMPACT)));
+        let mut second = with_rounds(2);
+        second.rounds[1].framing = framing(&with_rounds(1), 2);
+        (second.rounds[1].rebuttals, second.rounds[1].evaluation) = (Vec::new(), None);
+        insta::assert_snapshot!("rebuttal_round_2", show(&rebuttal(&second, 1, 2, Size::NORMAL)));
+    }
+
+    #[test]
+    fn guidance_stays_in_force_and_quotes_start_with_another_seat_each_round() {
+        let mut state = third_round();
+        state.rounds[1].guidance = Some("Assume the EU data centre".into());
+        let measures = state.rounds[1].measures.clone().unwrap();
+        for prompt in [argument(&state, 0, 3, Size::NORMAL), evaluation(&state, 3, &measures, Size::NORMAL)] {
+            assert!(prompt.task.contains("- before round 2: Assume the EU data centre"), "{}", prompt.task);
+            assert!(prompt.task.contains("- before round 3: Weigh our team's Postgres experience"), "{}", prompt.task);
+        }
+        let first_quoted = |round: u32| {
+            let mut state = with_rounds(round);
+            state.rounds[round as usize - 1].rebuttals.clear();
+            let task = rebuttal(&state, 0, round, Size::NORMAL).task;
+            let at = task.find("Arguments this round:").unwrap();
+            task[at..].lines().nth(1).unwrap().to_string()
+        };
+        assert_eq!(first_quoted(1), "[Performance Advocate — argument]");
+        assert_eq!(first_quoted(2), "[Operational Simplicity — argument]", "position bias: the order rotates");
     }
 
     #[test]

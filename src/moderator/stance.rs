@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::answers::{self, Answer};
+use super::naming;
 use crate::model::{Confidence, Stance};
 use crate::text::json::text;
 
@@ -55,7 +56,7 @@ pub fn split(text: &str, options: &[String]) -> (String, Option<Stance>) {
 
 /// A stance answer as a stance, if it names one of `options`.
 pub fn from_answer(answer: StanceAnswer, options: &[String]) -> Option<Stance> {
-    let option = matching(&answer.option, options)?;
+    let option = naming::matching(&answer.option, options)?;
     let confidence = ["high", "medium", "low"]
         .iter()
         .zip([Confidence::High, Confidence::Medium, Confidence::Low])
@@ -82,32 +83,6 @@ fn marker_at(text: &str) -> Option<usize> {
         offset += line.len();
     }
     found
-}
-
-/// The option `named` refers to: the same words, ignoring case and punctuation, or
-/// the only option it contains or that contains it.
-pub fn matching(named: &str, options: &[String]) -> Option<String> {
-    let plain = |text: &str| -> String {
-        text.chars().filter(|c| c.is_alphanumeric() || c.is_whitespace()).collect::<String>().to_lowercase()
-    };
-    let named = plain(named).split_whitespace().collect::<Vec<_>>().join(" ");
-    if named.is_empty() {
-        return None;
-    }
-    let options: Vec<(String, &String)> =
-        options.iter().map(|o| (plain(o).split_whitespace().collect::<Vec<_>>().join(" "), o)).collect();
-    if let Some((_, option)) = options.iter().find(|(plain, _)| *plain == named) {
-        return Some((*option).clone());
-    }
-    let near: Vec<&String> = options
-        .iter()
-        .filter(|(plain, _)| !plain.is_empty() && (named.contains(plain.as_str()) || plain.contains(named.as_str())))
-        .map(|(_, option)| *option)
-        .collect();
-    match near.as_slice() {
-        [one] => Some((*one).clone()),
-        _ => None,
-    }
 }
 
 /// The stance line a debater is asked to end with, for these options.
@@ -164,15 +139,6 @@ mod tests {
         }
         let (_, none) = split("Argument.\nSTANCE: {\"option\": \"Redis\"}", &[]);
         assert_eq!(none, Some(Stance::unknown()), "no options: unknown, not to be asked again");
-    }
-
-    #[test]
-    fn options_match_by_their_words() {
-        let options = options();
-        assert_eq!(matching("keep what we have", &options).as_deref(), Some("Keep what we have"));
-        assert_eq!(matching("Option: Postgres (with UNLOGGED tables)", &options).as_deref(), Some("Postgres"));
-        assert_eq!(matching("Redis or Postgres", &options), None, "two options is no choice");
-        assert_eq!(matching("", &options), None);
     }
 
     #[test]

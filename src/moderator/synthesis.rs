@@ -1,5 +1,7 @@
 //! The synthesis (SPEC §2.5) as structured data, read tolerantly from a model's answer:
-//! JSON first, then the sections of a markdown answer (pulldown-cmark).
+//! JSON first, then the sections of a markdown answer (pulldown-cmark). Whatever the
+//! model writes, every name in the result is a panel perspective and every option one
+//! of the considered options.
 
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -7,7 +9,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::answers::{self, Answer, Unreadable};
-use crate::model::{Confidence, Dissent, PerspectiveSummary, Source, Synthesis};
+use super::naming::matching;
+use crate::model::{Confidence, Consequences, Dissent, OptionAssessment, PerspectiveSummary, Source, Synthesis};
 use crate::text::first_sentence;
 use crate::text::json::{one_or_many, text};
 
@@ -16,6 +19,16 @@ use crate::text::json::{one_or_many, text};
 pub struct SynthesisAnswer {
     #[serde(default)]
     pub perspectives: Vec<PerspectiveAnswer>,
+    /// every considered option, with what was argued for and against it
+    #[serde(default)]
+    pub options: Vec<OptionAnswer>,
+    /// the option recommended
+    #[serde(default, deserialize_with = "text")]
+    #[schemars(extend("x-options" = true))]
+    pub chosen_option: String,
+    /// why, from what was argued, attributed to the perspectives that argued it
+    #[serde(default, deserialize_with = "text")]
+    pub rationale: String,
     /// points every perspective accepts
     #[serde(default, alias = "points_of_agreement", deserialize_with = "one_or_many")]
     pub agreement: Vec<String>,
@@ -31,8 +44,17 @@ pub struct SynthesisAnswer {
     /// conditions that would change the recommendation
     #[serde(default, deserialize_with = "one_or_many")]
     pub caveats: Vec<String>,
-    #[serde(default, deserialize_with = "dissent")]
-    pub dissent: Option<DissentAnswer>,
+    #[serde(default)]
+    pub consequences: ConsequencesAnswer,
+    /// how to tell later that the decision was right: what to measure, the mark, and when
+    #[serde(default, deserialize_with = "text")]
+    pub confirmation: String,
+    /// concrete next steps
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub action_items: Vec<String>,
+    /// every perspective that disagrees with the chosen option
+    #[serde(default, alias = "dissent", deserialize_with = "dissents")]
+    pub dissents: Vec<DissentAnswer>,
     /// paths of earlier decisions (as listed above) the recommendation goes against
     #[serde(default, deserialize_with = "one_or_many")]
     pub contradicts: Vec<String>,
@@ -40,8 +62,8 @@ pub struct SynthesisAnswer {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PerspectiveAnswer {
-    /// panel perspective
     #[serde(default, deserialize_with = "text")]
+    #[schemars(extend("x-panel" = true))]
     pub name: String,
     /// its strongest arguments
     #[serde(default, deserialize_with = "one_or_many")]
@@ -52,13 +74,41 @@ pub struct PerspectiveAnswer {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct OptionAnswer {
+    #[serde(default, deserialize_with = "text")]
+    #[schemars(extend("x-options" = true))]
+    pub option: String,
+    /// what was argued for it, and by whom
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub pros: Vec<String>,
+    /// what was argued against it, and by whom
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub cons: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ConsequencesAnswer {
+    /// what gets better
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub good: Vec<String>,
+    /// what gets worse, or is risked
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub bad: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct DissentAnswer {
     /// the dissenting perspective
     #[serde(default, deserialize_with = "text")]
+    #[schemars(extend("x-panel" = true))]
     pub perspective: String,
-    /// its strongest disagreement
+    /// the option it prefers
     #[serde(default, deserialize_with = "text")]
-    pub view: String,
+    #[schemars(extend("x-options" = true))]
+    pub option: String,
+    /// its reason
+    #[serde(default, alias = "view", deserialize_with = "text")]
+    pub reason: String,
 }
 
 impl Answer for SynthesisAnswer {
@@ -81,35 +131,52 @@ fn read_confidence(text: &str) -> Option<Confidence> {
         .find(|c| text.starts_with(&c.as_str().to_lowercase()))
 }
 
-/// An object with a view, or the view alone as a string.
-fn dissent<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<DissentAnswer>, D::Error> {
-    let found = match Value::deserialize(deserializer)? {
-        Value::Object(map) => {
-            let field = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or("").trim().to_string();
-            DissentAnswer { perspective: field("perspective"), view: field("view") }
-        }
-        Value::String(view) => DissentAnswer { perspective: String::new(), view: view.trim().to_string() },
-        _ => return Ok(None),
+/// A list of dissents, one dissent object, or its view alone as a string.
+fn dissents<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<DissentAnswer>, D::Error> {
+    let one = |value: &Value| -> Option<DissentAnswer> {
+        let found = match value {
+            Value::Object(map) => {
+                let field = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or("").trim().to_string();
+                let reason = if field("reason").is_empty() { field("view") } else { field("reason") };
+                DissentAnswer { perspective: field("perspective"), option: field("option"), reason }
+            }
+            Value::String(reason) => {
+                DissentAnswer { perspective: String::new(), option: String::new(), reason: reason.trim().to_string() }
+            }
+            _ => return None,
+        };
+        (!found.reason.is_empty() || !found.perspective.is_empty()).then_some(found)
     };
-    Ok((!found.view.is_empty()).then_some(found))
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Array(items) => items.iter().filter_map(one).collect(),
+        other => one(&other).into_iter().collect(),
+    })
 }
 
-/// Read a synthesis: JSON, else markdown sections. `panel` fixes the perspective order;
-/// a perspective the model left out is kept with empty lists (the record says so).
-/// `decisions` are the earlier decisions the debaters read: a contradiction is kept
-/// only when it names one of them.
-pub fn parse(text: &str, panel: &[String], decisions: &[String]) -> Result<(Synthesis, Source), Unreadable> {
+/// What the result must name: the panel, the considered options, and the earlier
+/// decisions the debaters read (a contradiction counts only when it names one).
+#[derive(Debug, Clone, Copy)]
+pub struct Known<'a> {
+    pub panel: &'a [String],
+    pub options: &'a [String],
+    pub decisions: &'a [String],
+}
+
+/// Read a synthesis: JSON, else markdown sections. The panel fixes the perspective
+/// order; a perspective the model left out or misspelt beyond recognition is kept with
+/// empty lists (`fill_arguments` fills them from the debate).
+pub fn parse(text: &str, known: &Known) -> Result<(Synthesis, Source), Unreadable> {
     let (mut synthesis, source) = match answers::read::<SynthesisAnswer>(text) {
-        Ok(answer) if !answer.recommendation.is_empty() => (from_answer(answer, panel), Source::Structured),
+        Ok(answer) if !answer.recommendation.is_empty() => (from_answer(answer, known), Source::Structured),
         Ok(_) => return Err(Unreadable::Missing("recommendation")),
-        Err(json_error) => (from_markdown(text, panel).ok_or(json_error)?, Source::MarkdownSections),
+        Err(json_error) => (from_markdown(text, known).ok_or(json_error)?, Source::MarkdownSections),
     };
-    synthesis.contradicts = known(&synthesis.contradicts, decisions);
+    synthesis.contradicts = decisions_named(&synthesis.contradicts, known.decisions);
     Ok((synthesis, source))
 }
 
 /// The decisions `named` refers to, by path or file name, each once, in `decisions`' order.
-fn known(named: &[String], decisions: &[String]) -> Vec<String> {
+fn decisions_named(named: &[String], decisions: &[String]) -> Vec<String> {
     let refers = |name: &str, path: &str| {
         let name = name.trim().trim_matches(['`', '"', '\'', '[', ']', '(', ')']).trim_start_matches("./");
         !name.is_empty() && (path == name || path.rsplit('/').next() == Some(name))
@@ -117,11 +184,16 @@ fn known(named: &[String], decisions: &[String]) -> Vec<String> {
     decisions.iter().filter(|path| named.iter().any(|name| refers(name, path))).cloned().collect()
 }
 
-fn from_answer(answer: SynthesisAnswer, panel: &[String]) -> Synthesis {
-    let perspectives = panel
+fn from_answer(answer: SynthesisAnswer, known: &Known) -> Synthesis {
+    let perspectives = known
+        .panel
         .iter()
         .map(|name| {
-            let found = answer.perspectives.iter().find(|p| p.name.eq_ignore_ascii_case(name));
+            let found = answer
+                .perspectives
+                .iter()
+                .find(|p| matching(&p.name, known.panel).as_ref() == Some(name) && !p.key_arguments.is_empty())
+                .or_else(|| answer.perspectives.iter().find(|p| matching(&p.name, known.panel).as_ref() == Some(name)));
             PerspectiveSummary {
                 name: name.clone(),
                 key_arguments: found.map(|p| p.key_arguments.clone()).unwrap_or_default(),
@@ -129,35 +201,57 @@ fn from_answer(answer: SynthesisAnswer, panel: &[String]) -> Synthesis {
             }
         })
         .collect();
+    let options = known
+        .options
+        .iter()
+        .map(|option| {
+            let argued: Vec<&OptionAnswer> =
+                answer.options.iter().filter(|o| matching(&o.option, known.options).as_ref() == Some(option)).collect();
+            OptionAssessment {
+                option: option.clone(),
+                pros: argued.iter().flat_map(|o| o.pros.clone()).collect(),
+                cons: argued.iter().flat_map(|o| o.cons.clone()).collect(),
+            }
+        })
+        .collect();
+    let chosen_option = matching(&answer.chosen_option, known.options);
+    let mut dissents: Vec<Dissent> = Vec::new();
+    for d in answer.dissents {
+        let Some(perspective) = matching(&d.perspective, known.panel) else { continue };
+        if dissents.iter().all(|seen| seen.perspective != perspective) {
+            dissents.push(Dissent { perspective, option: matching(&d.option, known.options), view: d.reason });
+        }
+    }
     Synthesis {
         perspectives,
+        options,
+        chosen_option,
+        rationale: answer.rationale,
         agreement: answer.agreement,
         tensions: answer.tensions,
         recommendation: answer.recommendation,
         confidence: answer.confidence.unwrap_or(Confidence::Medium),
         caveats: answer.caveats,
-        dissent: answer.dissent.map(|d| Dissent { perspective: d.perspective, view: d.view }),
+        consequences: Consequences { good: answer.consequences.good, bad: answer.consequences.bad },
+        confirmation: answer.confirmation,
+        action_items: answer.action_items,
+        dissents,
         contradicts: answer.contradicts,
     }
 }
 
 /// Sections of a markdown answer by heading; list items (or paragraphs) are the entries.
-fn from_markdown(text: &str, panel: &[String]) -> Option<Synthesis> {
+fn from_markdown(text: &str, known: &Known) -> Option<Synthesis> {
     let mut sections: Vec<(String, Vec<String>)> = Vec::new();
     let mut heading: Option<String> = None;
     let mut block = String::new();
-    let mut in_item = 0usize;
     for event in Parser::new(text) {
         match event {
             Event::Start(Tag::Heading { level, .. }) if level <= HeadingLevel::H4 => heading = Some(String::new()),
             Event::End(TagEnd::Heading(_)) => {
                 sections.push((heading.take().unwrap_or_default().trim().to_lowercase(), Vec::new()));
             }
-            Event::Start(Tag::Item) => in_item += 1,
             Event::End(TagEnd::Item) | Event::End(TagEnd::Paragraph) => {
-                if matches!(event, Event::End(TagEnd::Item)) {
-                    in_item = in_item.saturating_sub(1);
-                }
                 let entry = std::mem::take(&mut block).trim().to_string();
                 if !entry.is_empty()
                     && let Some((_, entries)) = sections.last_mut()
@@ -190,7 +284,8 @@ fn from_markdown(text: &str, panel: &[String]) -> Option<Synthesis> {
                 .and_then(|rest| read_confidence(rest.trim_start_matches([':', '*', ' '])))
         })
         .unwrap_or(Confidence::Medium);
-    let perspectives = panel
+    let perspectives = known
+        .panel
         .iter()
         .map(|name| PerspectiveSummary {
             name: name.clone(),
@@ -198,38 +293,92 @@ fn from_markdown(text: &str, panel: &[String]) -> Option<Synthesis> {
             trade_offs_accepted: Vec::new(),
         })
         .collect();
-    let dissent = section(&["dissent"]).first().map(|view| Dissent { perspective: String::new(), view: view.clone() });
+    let chosen_option = section(&["chosen"]).first().and_then(|c| matching(c, known.options));
     Some(Synthesis {
         perspectives,
+        options: known
+            .options
+            .iter()
+            .map(|option| OptionAssessment { option: option.clone(), pros: Vec::new(), cons: Vec::new() })
+            .collect(),
+        chosen_option,
+        rationale: String::new(),
         agreement: section(&["agreement", "agree"]),
         tensions: section(&["tension", "unresolved"]),
         recommendation,
         confidence,
         caveats: section(&["caveat"]),
-        dissent,
+        consequences: Consequences { good: section(&["good", "positive"]), bad: section(&["bad", "negative"]) },
+        confirmation: section(&["confirm"]).join(" "),
+        action_items: section(&["action", "next step"]),
+        dissents: section(&["dissent"])
+            .first()
+            .and_then(|view| {
+                let perspective = matching(view, known.panel)?;
+                Some(Dissent { perspective, option: None, view: view.clone() })
+            })
+            .into_iter()
+            .collect(),
         contradicts: section(&["contradict"]),
     })
 }
 
+/// What a debater argued last, for syntheses that must not leave a perspective empty.
+pub struct Latest<'a> {
+    pub perspective: &'a str,
+    pub text: &'a str,
+    pub option: Option<&'a str>,
+}
+
 /// A synthesis assembled from the debate when the moderator's answer is unusable:
-/// each perspective's latest argument, the latest summary as the recommendation.
-pub fn from_transcript(latest: &[(String, String)], last_summary: &str) -> Synthesis {
-    Synthesis {
-        perspectives: latest
+/// each perspective's latest argument, the latest summary as the recommendation, and
+/// the option most debaters ended on, if one has more than the others.
+pub fn from_transcript(latest: &[Latest], last_summary: &str, options: &[String]) -> Synthesis {
+    let votes = |option: &String| latest.iter().filter(|l| l.option == Some(option.as_str())).count();
+    let best = options.iter().map(votes).max().unwrap_or(0);
+    let leaders: Vec<&String> = options.iter().filter(|o| best > 0 && votes(o) == best).collect();
+    let chosen_option = match leaders.as_slice() {
+        [one] => Some((*one).clone()),
+        _ => None,
+    };
+    let mut synthesis = Synthesis {
+        perspectives: Vec::new(),
+        options: options
             .iter()
-            .map(|(name, text)| PerspectiveSummary {
-                name: name.clone(),
-                key_arguments: vec![first_sentence(text)],
-                trade_offs_accepted: Vec::new(),
-            })
+            .map(|option| OptionAssessment { option: option.clone(), pros: Vec::new(), cons: Vec::new() })
             .collect(),
+        chosen_option,
+        rationale: String::new(),
         agreement: Vec::new(),
         tensions: Vec::new(),
         recommendation: format!("No synthesis could be read from the moderator. Its last summary: {last_summary}"),
         confidence: Confidence::Low,
         caveats: Vec::new(),
-        dissent: None,
+        consequences: Consequences::default(),
+        confirmation: String::new(),
+        action_items: Vec::new(),
+        dissents: Vec::new(),
         contradicts: Vec::new(),
+    };
+    synthesis.perspectives = latest
+        .iter()
+        .map(|l| PerspectiveSummary {
+            name: l.perspective.to_string(),
+            key_arguments: Vec::new(),
+            trade_offs_accepted: Vec::new(),
+        })
+        .collect();
+    fill_arguments(&mut synthesis, latest);
+    synthesis
+}
+
+/// A perspective the synthesis gives no argument is given the first sentence of its
+/// latest argument, marked as such: no perspective is ever left empty.
+pub fn fill_arguments(synthesis: &mut Synthesis, latest: &[Latest]) {
+    for summary in synthesis.perspectives.iter_mut().filter(|p| p.key_arguments.is_empty()) {
+        if let Some(said) = latest.iter().find(|l| l.perspective == summary.name) {
+            summary.key_arguments = vec![format!("{} (its last argument)", first_sentence(said.text))];
+        }
     }
 }
 
@@ -241,41 +390,77 @@ mod tests {
         vec!["Performance Advocate".into(), "Operational Simplicity".into()]
     }
 
+    fn options() -> Vec<String> {
+        vec!["Redis".into(), "Postgres".into()]
+    }
+
+    fn read(text: &str) -> Result<(Synthesis, Source), Unreadable> {
+        parse(text, &Known { panel: &panel(), options: &options(), decisions: &[] })
+    }
+
     #[test]
     fn reads_structured_json_in_panel_order() {
         let text = r#"```json
 {"perspectives": [{"name": "operational simplicity", "key_arguments": "one database"}, {"name": "Performance Advocate", "key_arguments": ["sub-ms reads"], "trade_offs_accepted": ["another service"]}],
  "agreement": ["measure first"], "tensions": [], "recommendation": "Start with Postgres.", "confidence": "medium", "caveats": ["p99 over 50ms"], "dissent": {"perspective": "Performance Advocate", "view": "Redis later costs more"},}
 ```"#;
-        let (s, source) = parse(text, &panel(), &[]).unwrap();
+        let (s, source) = read(text).unwrap();
         assert_eq!(source, Source::Structured);
         assert_eq!(s.perspectives[0].name, "Performance Advocate");
         assert_eq!(s.perspectives[1].key_arguments, ["one database"]);
         assert_eq!(s.confidence, Confidence::Medium);
-        assert_eq!(s.dissent.unwrap().perspective, "Performance Advocate");
+        assert_eq!(s.dissents[0].perspective, "Performance Advocate", "one dissent, as older answers give it");
+        assert_eq!(s.dissents[0].view, "Redis later costs more");
+    }
+
+    #[test]
+    fn a_decision_shaped_synthesis_names_only_the_panel_and_the_options() {
+        let text = r#"{"perspectives": [{"name": "Perfomance Advocat", "key_arguments": ["p99 under 1 ms"]}, {"name": "The Wizard", "key_arguments": ["magic"]}],
+            "options": [{"option": "redis", "pros": ["fast (Performance Advocate)"], "cons": ["one more service (Operational Simplicity)"]}, {"option": "MongoDB", "pros": ["web scale"]}],
+            "chosen_option": "Postgres (for now)", "rationale": "Operational Simplicity showed the load fits.",
+            "recommendation": "Cache in Postgres.", "confidence": "High",
+            "consequences": {"good": ["one database"], "bad": "slower cache hits"},
+            "confirmation": "p99 of /product stays under 50 ms for 30 days", "action_items": ["add an UNLOGGED cache table"],
+            "dissents": [{"perspective": "performance advocate", "option": "Redis", "reason": "latency"}, {"perspective": "A stray sentence about things", "reason": "x"}, {"perspective": "Performance Advocate", "reason": "again"}]}"#;
+        let (s, _) = read(text).unwrap();
+        assert_eq!(s.perspectives[0].key_arguments, ["p99 under 1 ms"], "a misspelt name still finds its perspective");
+        assert!(s.perspectives[1].key_arguments.is_empty(), "an unknown name gives nothing");
+        let options: Vec<(&str, usize, usize)> =
+            s.options.iter().map(|o| (o.option.as_str(), o.pros.len(), o.cons.len())).collect();
+        assert_eq!(options, [("Redis", 1, 1), ("Postgres", 0, 0)], "every option, and only the options");
+        assert_eq!(s.chosen_option.as_deref(), Some("Postgres"));
+        assert_eq!((s.consequences.good.len(), s.consequences.bad.len()), (1, 1));
+        assert_eq!(s.confirmation, "p99 of /product stays under 50 ms for 30 days");
+        let dissents: Vec<(&str, Option<&str>)> =
+            s.dissents.iter().map(|d| (d.perspective.as_str(), d.option.as_deref())).collect();
+        assert_eq!(dissents, [("Performance Advocate", Some("Redis"))], "on the panel, once each");
+    }
+
+    #[test]
+    fn a_chosen_option_outside_the_options_is_no_choice() {
+        let (s, _) = read(r#"{"recommendation": "Use MongoDB.", "chosen_option": "MongoDB"}"#).unwrap();
+        assert_eq!(s.chosen_option, None);
     }
 
     #[test]
     fn falls_back_to_markdown_sections() {
-        let text = "# Synthesis\n\n## Points of Agreement\n- Measure first\n\n## Key Tensions\n- Latency vs ops\n\n## Recommendation\nStart with Postgres.\n\n**Confidence:** High\n\n## Caveats\n- If p99 grows\n";
-        let (s, source) = parse(text, &panel(), &[]).unwrap();
+        let text = "# Synthesis\n\n## Points of Agreement\n- Measure first\n\n## Key Tensions\n- Latency vs ops\n\n## Recommendation\nStart with Postgres.\n\n**Confidence:** High\n\n## Chosen option\nPostgres\n\n## Caveats\n- If p99 grows\n";
+        let (s, source) = read(text).unwrap();
         assert_eq!(source, Source::MarkdownSections);
         assert_eq!(s.agreement, ["Measure first"]);
         assert_eq!(s.tensions, ["Latency vs ops"]);
         assert!(s.recommendation.starts_with("Start with Postgres."));
         assert_eq!(s.confidence, Confidence::High);
         assert_eq!(s.caveats, ["If p99 grows"]);
+        assert_eq!(s.chosen_option.as_deref(), Some("Postgres"));
     }
 
     #[test]
     fn unusable_answers_are_errors() {
-        assert!(parse("", &panel(), &[]).is_err());
-        assert!(parse("I cannot help with that.", &panel(), &[]).is_err());
-        assert!(parse(r#"{"recommendation": ""}"#, &panel(), &[]).is_err());
-        assert!(
-            parse(r#"{"recommendation": "Use Postgres", "perspectives": [{"name": "Performance"#, &panel(), &[])
-                .is_err()
-        );
+        assert!(read("").is_err());
+        assert!(read("I cannot help with that.").is_err());
+        assert!(read(r#"{"recommendation": ""}"#).is_err());
+        assert!(read(r#"{"recommendation": "Use Postgres", "perspectives": [{"name": "Performance"#).is_err());
     }
 
     #[test]
@@ -288,29 +473,40 @@ mod tests {
     #[test]
     fn only_contradictions_of_decisions_the_debaters_read_are_kept() {
         let decisions = ["docs/decisions/0001-use-postgres.md".to_string(), "docs/decisions/0002-react.md".into()];
+        let known = Known { panel: &panel(), options: &options(), decisions: &decisions };
         let text = r#"{"recommendation": "Use Redis.", "contradicts": ["0001-use-postgres.md", "../../etc/passwd", "`docs/decisions/0001-use-postgres.md`"]}"#;
-        let (s, _) = parse(text, &panel(), &decisions).unwrap();
+        let (s, _) = parse(text, &known).unwrap();
         assert_eq!(s.contradicts, ["docs/decisions/0001-use-postgres.md"]);
-        let (s, _) = parse(
-            r#"{"recommendation": "Use Redis.", "contradicts": "docs/decisions/0002-react.md"}"#,
-            &panel(),
-            &decisions,
-        )
-        .unwrap();
+        let (s, _) =
+            parse(r#"{"recommendation": "Use Redis.", "contradicts": "docs/decisions/0002-react.md"}"#, &known)
+                .unwrap();
         assert_eq!(s.contradicts, ["docs/decisions/0002-react.md"], "one path as a string");
-        let (s, _) = parse(r#"{"recommendation": "Use Redis."}"#, &panel(), &decisions).unwrap();
+        let (s, _) = parse(r#"{"recommendation": "Use Redis."}"#, &known).unwrap();
         assert!(s.contradicts.is_empty());
     }
 
     #[test]
     fn a_serialised_synthesis_reads_back_as_itself() {
-        let (s, _) = parse(
-            r#"{"perspectives": [{"name": "Performance Advocate", "key_arguments": ["a"], "trade_offs_accepted": ["b"]}], "recommendation": "Do it.", "confidence": "Low", "dissent": {"perspective": "Operational Simplicity", "view": "no"}}"#,
-            &panel(),
-            &[],
+        let (s, _) = read(
+            r#"{"perspectives": [{"name": "Performance Advocate", "key_arguments": ["a"], "trade_offs_accepted": ["b"]}], "recommendation": "Do it.", "confidence": "Low", "chosen_option": "Redis", "dissents": [{"perspective": "Operational Simplicity", "option": "Postgres", "reason": "no"}]}"#,
         )
         .unwrap();
-        let (again, source) = parse(&serde_json::to_string(&s).unwrap(), &panel(), &[]).unwrap();
+        let (again, source) = read(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!((again, source), (s, Source::Structured));
+    }
+
+    #[test]
+    fn no_perspective_is_left_empty_and_the_transcript_chooses_by_majority() {
+        let latest = [
+            Latest { perspective: "Performance Advocate", text: "Redis serves p99. More.", option: Some("Postgres") },
+            Latest { perspective: "Operational Simplicity", text: "One database. More.", option: Some("Postgres") },
+        ];
+        let s = from_transcript(&latest, "They converged.", &options());
+        assert_eq!(s.chosen_option.as_deref(), Some("Postgres"));
+        assert_eq!(s.perspectives[0].key_arguments, ["Redis serves p99. (its last argument)"]);
+        let (mut parsed, _) =
+            read(r#"{"recommendation": "x", "perspectives": [{"name": "Nobody", "key_arguments": ["y"]}]}"#).unwrap();
+        fill_arguments(&mut parsed, &latest);
+        assert!(parsed.perspectives.iter().all(|p| !p.key_arguments.is_empty()));
     }
 }

@@ -6,7 +6,8 @@ use async_trait::async_trait;
 
 use super::{Brief, Counted, Provider, Request, Result};
 use crate::model::{
-    Completion, Confidence, Identity, PerspectiveDef, PerspectiveSummary, ProviderKind, Purpose, Stance, Synthesis,
+    Completion, Confidence, Consequences, Identity, OptionAssessment, PerspectiveDef, PerspectiveSummary, ProviderKind,
+    Purpose, Stance, Synthesis,
 };
 
 pub const OFFLINE_LABEL: &str = "the offline provider (composed from the catalog, not reasoned by a model)";
@@ -133,6 +134,21 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> Synthesis {
     let subject = if options.is_empty() { "the options".to_string() } else { options.join(" or ") };
     Synthesis {
         perspectives,
+        options: options
+            .iter()
+            .map(|option| {
+                let favoured_by: Vec<&str> = panel
+                    .iter()
+                    .enumerate()
+                    .filter(|(seat, _)| favoured(options, *seat) == Some(option))
+                    .map(|(_, p)| p.name.as_str())
+                    .collect();
+                let pros = favoured_by.iter().map(|name| format!("favoured by {name} (catalog priorities)")).collect();
+                OptionAssessment { option: option.clone(), pros, cons: Vec::new() }
+            })
+            .collect(),
+        chosen_option: None,
+        rationale: String::new(),
         agreement: vec![format!(
             "Every perspective wants {subject} judged against explicit criteria rather than habit."
         )],
@@ -145,7 +161,10 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> Synthesis {
         caveats: vec![
             "These arguments were composed from the perspective catalog, not from knowledge of this project.".into(),
         ],
-        dissent: None,
+        consequences: Consequences::default(),
+        confirmation: String::new(),
+        action_items: Vec::new(),
+        dissents: Vec::new(),
         contradicts: Vec::new(),
     }
 }

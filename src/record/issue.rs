@@ -38,7 +38,10 @@ pub fn write(state: &DebateState, templates: &Templates, published: &Published) 
         names: state.panel_names(),
         tensions: &outcome.synthesis.tensions,
         caveats: &outcome.synthesis.caveats,
-        actions: action_items(&outcome.synthesis.recommendation),
+        actions: match outcome.synthesis.action_items.is_empty() {
+            true => action_items(&outcome.synthesis.recommendation),
+            false => outcome.synthesis.action_items.clone(),
+        },
     };
     let body = templates.issue(&context)?;
     let path = draft_path(root, &state.id);

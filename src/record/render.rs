@@ -8,7 +8,9 @@ use minijinja::{AutoEscape, Environment, Value};
 use serde::Serialize;
 
 use super::{RecordError, Result, date_of, links, markdown};
-use crate::model::{DebateState, Dissent, EarlierDecision, ProviderKind, Round, tokens};
+use crate::model::{
+    Consequences, DebateState, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind, Round, tokens,
+};
 use crate::text::untrusted::one_line;
 
 /// A template the repository may override in `.debate/templates/<name>`.
@@ -82,9 +84,18 @@ struct Context<'a> {
     panel: Vec<PanelEntry<'a>>,
     agreement: &'a [String],
     tensions: &'a [String],
+    /// Each considered option with what was argued for and against it.
+    options: &'a [OptionAssessment],
+    chosen_option: Option<&'a str>,
+    rationale: &'a str,
     recommendation: &'a str,
     caveats: &'a [String],
-    dissent: Option<&'a Dissent>,
+    consequences: &'a Consequences,
+    confirmation: &'a str,
+    action_items: &'a [String],
+    dissents: &'a [Dissent],
+    /// The perspective the others conceded to, when the debate ended that way.
+    winner: Option<&'a str>,
     degradations: &'a [String],
     log: Vec<LogRow>,
 }
@@ -179,9 +190,19 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
             .collect(),
         agreement: &synthesis.agreement,
         tensions: &synthesis.tensions,
+        options: &synthesis.options,
+        chosen_option: synthesis.chosen_option.as_deref(),
+        rationale: &synthesis.rationale,
         recommendation: &synthesis.recommendation,
         caveats: &synthesis.caveats,
-        dissent: synthesis.dissent.as_ref(),
+        consequences: &synthesis.consequences,
+        confirmation: &synthesis.confirmation,
+        action_items: &synthesis.action_items,
+        dissents: &synthesis.dissents,
+        winner: state
+            .end_reason
+            .filter(|r| *r == EndReason::ClearWinner)
+            .and_then(|_| state.rounds.last()?.evaluation.as_ref()?.clear_winner.as_deref()),
         degradations: &outcome.degradations,
         log: state
             .rounds

@@ -35,10 +35,11 @@ const CORPUS: &[&str] = &[
 
 const CODE: &str = "Run this first:\n\n```sh\n# a comment, not a heading\necho '<b>' > out.txt\n```";
 
-const SECTIONS: [&str; 8] = [
+const SECTIONS: [&str; 9] = [
     "Question",
     "Context",
     "Perspectives Considered",
+    "Considered Options",
     "Points of Agreement",
     "Key Tensions",
     "Recommendation",

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use crate::common::*;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-const SECTIONS: [&str; 8] = [
+const SECTIONS: [&str; 9] = [
     "Question",
     "Context",
     "Perspectives Considered",
+    "Considered Options",
     "Points of Agreement",
     "Key Tensions",
     "Recommendation",
@@ -17,16 +18,17 @@ const SECTIONS: [&str; 8] = [
     "Debate Log",
 ];
 
-/// A synthesis naming every perspective on `panel`.
+/// A decision-shaped synthesis naming every perspective on `panel`; the first one
+/// dissents.
 fn synthesis(panel: &[&str], recommendation: &str) -> String {
     let perspectives: Vec<String> = panel
         .iter()
         .map(|n| format!(r#"{{"name": "{n}", "key_arguments": ["{n} point one", "{n} point two"], "trade_offs_accepted": ["{n} gives up something"]}}"#))
         .collect();
     format!(
-        r#"{{"perspectives": [{}], "agreement": ["measure first"], "tensions": ["speed against simplicity"], "recommendation": "{recommendation}", "confidence": "Medium", "caveats": ["traffic grows tenfold"], "dissent": {{"perspective": "{}", "view": "it will not scale"}}}}"#,
+        r#"{{"perspectives": [{}], "options": [{{"option": "Redis", "pros": ["fast reads ({first})"], "cons": ["one more service"]}}, {{"option": "Postgres", "pros": ["already run"], "cons": []}}], "chosen_option": "Postgres", "rationale": "the load fits one database", "agreement": ["measure first"], "tensions": ["speed against simplicity"], "recommendation": "{recommendation}", "confidence": "Medium", "caveats": ["traffic grows tenfold"], "consequences": {{"good": ["one database"], "bad": ["slower cache hits"]}}, "confirmation": "p99 under 50 ms for 30 days", "action_items": ["add a cache table"], "dissents": [{{"perspective": "{first}", "option": "Redis", "reason": "it will not scale"}}]}}"#,
         perspectives.join(", "),
-        panel[0]
+        first = panel[0]
     )
 }
 
