@@ -423,7 +423,7 @@ fn populate(path: &Path, count: usize, root: &str) {
             clarification: None,
         };
         store.create_debate(&new).unwrap();
-        store.save_panel(&id, &panel, &call("{}")).unwrap();
+        store.save_panel(&id, &panel, &analysis, &call("{}")).unwrap();
         store.start_round(&id, 1, "Round 1.", None).unwrap();
         for (seat, member) in panel.iter().enumerate() {
             for kind in [ContributionKind::Argument, ContributionKind::Rebuttal] {

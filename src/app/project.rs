@@ -83,7 +83,7 @@ fn brief(
     let (project, files) = briefing::compose(&gathered.facts, decisions, files, settings.budget_tokens.0);
     let project = ProjectContext {
         facts: gathered.facts,
-        convention: gathered.convention,
+        convention: context::convention(root),
         notes: gathered.notes,
         budget: settings.budget_tokens.0,
         repository: settings.repository,

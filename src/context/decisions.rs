@@ -7,8 +7,9 @@ use std::path::Path;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde_json::Value;
 
+use super::DECISION_DIRECTORIES;
 use crate::model::{Convention, EarlierDecision};
-use crate::text::yaml;
+use crate::text::{record_number, yaml};
 
 /// The sections, by their headings, where formats write the decision itself.
 const DECISION_HEADINGS: &[&str] = &["decision outcome", "decision", "recommendation", "chosen option"];
@@ -156,26 +157,23 @@ fn resolve(record: &str, target: &str) -> String {
     parts.join("/")
 }
 
-/// `0001-…` (adr-tools, MADR), not `2026-11-22-…` (a date).
-fn is_numbered(name: &str) -> bool {
-    let digits = name.chars().take_while(char::is_ascii_digit).count();
-    let b = name.as_bytes();
-    let dated = b.len() >= 11 && b[4] == b'-' && b[5..7].iter().all(u8::is_ascii_digit) && b[7] == b'-';
-    (3..=5).contains(&digits) && name[digits..].starts_with('-') && !dated
-}
-
-/// How the repository keeps its decisions: the directory holding the most records, and
-/// whether they are numbered `0001-…`.
-pub fn convention(records: &[EarlierDecision]) -> Option<Convention> {
-    let mut by_directory: BTreeMap<&str, (u32, u32)> = BTreeMap::new();
+/// How the repository keeps its decisions: the directory holding the most records (the
+/// first of `DECISION_DIRECTORIES` on a tie), and whether most of them are numbered
+/// `0001-…`. `records` are paths relative to the root.
+pub fn convention(records: &[String]) -> Option<Convention> {
+    let mut by_directory: Vec<(&str, u32, u32)> = Vec::new();
     for record in records {
-        let (directory, name) = record.path.rsplit_once('/')?;
-        let numbered = is_numbered(name);
-        let tally = by_directory.entry(directory).or_default();
-        *tally = (tally.0 + 1, tally.1 + u32::from(numbered));
+        let Some((directory, name)) = record.rsplit_once('/') else { continue };
+        let numbered = u32::from(record_number(name).is_some());
+        match by_directory.iter_mut().find(|(d, _, _)| *d == directory) {
+            Some(tally) => (tally.1, tally.2) = (tally.1 + 1, tally.2 + numbered),
+            None => by_directory.push((directory, 1, numbered)),
+        }
     }
-    let (directory, (records, numbered)) = by_directory.into_iter().max_by_key(|(_, (n, _))| *n)?;
-    Some(Convention { directory: directory.to_string(), numbered: numbered * 2 > records, records })
+    let rank = |directory: &str| DECISION_DIRECTORIES.iter().position(|d| *d == directory).unwrap_or(usize::MAX);
+    by_directory.sort_by_key(|(directory, count, _)| (std::cmp::Reverse(*count), rank(directory)));
+    let (directory, records, numbered) = by_directory.first()?;
+    Some(Convention { directory: directory.to_string(), numbered: numbered * 2 > *records, records: *records })
 }
 
 #[cfg(test)]
@@ -224,18 +222,12 @@ mod tests {
 
     #[test]
     fn the_convention_is_where_most_records_are() {
-        let record = |path: &str| EarlierDecision {
-            path: path.into(),
-            title: "t".into(),
-            status: "accepted".into(),
-            date: None,
-            decision: String::new(),
-            superseded_by: None,
-        };
-        let records =
-            [record("docs/adr/0001-a.md"), record("docs/adr/0002-b.md"), record("docs/decisions/2026-01-05-x.md")];
+        let records: Vec<String> =
+            ["docs/adr/0001-a.md", "docs/adr/0002-b.md", "docs/decisions/2026-01-05-x.md"].map(String::from).to_vec();
         assert_eq!(convention(&records), Some(Convention { directory: "docs/adr".into(), numbered: true, records: 2 }));
-        assert_eq!(convention(&records[2..]).map(|c| c.numbered), Some(false));
+        assert_eq!(convention(&records[2..]).map(|c| c.numbered), Some(false), "a date is no number");
         assert_eq!(convention(&[]), None);
+        let tie: Vec<String> = ["adr/0001-a.md", "docs/decisions/0001-b.md"].map(String::from).to_vec();
+        assert_eq!(convention(&tie).unwrap().directory, "docs/decisions", "on a tie, the usual place first");
     }
 }

@@ -26,7 +26,6 @@ pub struct Gathered {
     pub facts: ProjectFacts,
     /// Every decision record found, in path order.
     pub decisions: Vec<EarlierDecision>,
-    pub convention: Option<Convention>,
     /// Files skipped, and why.
     pub notes: Vec<String>,
     /// Files that held a key or a credential (now masked), and what it looked like
@@ -58,8 +57,7 @@ pub fn gather(root: &Path, keys: &Masker) -> Gathered {
     }
     let decisions: Vec<EarlierDecision> =
         walked.records.iter().filter_map(|record| decisions::read(record, &reader.read(record)?)).collect();
-    let convention = decisions::convention(&decisions);
-    Gathered { facts, decisions, convention, notes: reader.notes, masked: reader.masked }
+    Gathered { facts, decisions, notes: reader.notes, masked: reader.masked }
 }
 
 /// The decision record at `relative` (a path inside the work tree), read as gathering
@@ -70,30 +68,23 @@ pub fn record_at(root: &Path, relative: &str, keys: &Masker) -> Result<EarlierDe
     decisions::read(relative, &text).ok_or_else(|| format!("{relative} is not a decision record (it has no title)"))
 }
 
+/// How the repository keeps its decision records, from a listing of the decision
+/// directories (so it is known even when the repository is not read).
+pub fn convention(root: &Path) -> Option<Convention> {
+    decisions::convention(&walk::listed_records(root, ""))
+}
+
 /// The records whose front matter carries `id: <id>` (debate's own records), in the
 /// decision directories and in `also`.
 pub fn records_with_id(root: &Path, id: &str, also: &str) -> Vec<String> {
     let wanted = format!("id: {}", id.trim().to_lowercase());
-    let mut found: Vec<String> = DECISION_DIRECTORIES
-        .iter()
-        .copied()
-        .chain([also])
-        .flat_map(|directory| {
-            let entries = std::fs::read_dir(root.join(directory)).into_iter().flatten().flatten();
-            entries.filter_map(move |entry| {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-                (is_file && name.ends_with(".md")).then(|| format!("{}/{name}", directory.trim_end_matches('/')))
-            })
-        })
+    walk::listed_records(root, also)
+        .into_iter()
         .filter(|relative| {
             let text = std::fs::read_to_string(root.join(relative)).unwrap_or_default();
             text.lines().take(30).any(|line| line.trim().to_lowercase() == wanted)
         })
-        .collect();
-    found.sort();
-    found.dedup();
-    found
+        .collect()
 }
 
 struct Reader<'a> {

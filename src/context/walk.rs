@@ -147,11 +147,36 @@ fn is_readme(name: &str) -> bool {
 /// A markdown file directly in a decision directory, not its index or template.
 fn is_record(relative: &str, name: &str) -> bool {
     let Some((directory, _)) = relative.rsplit_once('/') else { return false };
+    DECISION_DIRECTORIES.contains(&directory) && is_record_name(name)
+}
+
+/// A markdown file name that is not an index (`README.md`, `index.md`) or a template
+/// (`template.md`, `adr-template.md`, `0000-template.md`).
+fn is_record_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    DECISION_DIRECTORIES.contains(&directory)
-        && lower.ends_with(".md")
-        && !matches!(lower.as_str(), "readme.md" | "index.md")
-        && !lower.contains("template")
+    let Some(stem) = lower.strip_suffix(".md") else { return false };
+    let template = stem == "template" || stem.ends_with("-template") || stem.ends_with("_template");
+    !matches!(stem, "readme" | "index") && !template
+}
+
+/// The record files directly in the decision directories (and `also`), by listing them:
+/// no walk, nothing opened, no link followed. Paths relative to the root.
+pub fn listed_records(root: &Path, also: &str) -> Vec<String> {
+    let also = also.trim_end_matches('/');
+    let mut found: Vec<String> = DECISION_DIRECTORIES
+        .iter()
+        .copied()
+        .chain((!DECISION_DIRECTORIES.contains(&also)).then_some(also))
+        .flat_map(|directory| {
+            std::fs::read_dir(root.join(directory)).into_iter().flatten().flatten().filter_map(move |entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let file = entry.file_type().is_ok_and(|t| t.is_file());
+                (file && is_record_name(&name)).then(|| format!("{directory}/{name}"))
+            })
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// Lines of a text file; a binary file (a NUL in its first 8 KiB) has none.
@@ -186,6 +211,8 @@ mod tests {
         assert!(is_record("docs/decisions/2026-01-01-x.md", "2026-01-01-x.md"));
         assert!(!is_record("docs/adr/README.md", "README.md"));
         assert!(!is_record("docs/adr/adr-template.md", "adr-template.md"));
+        assert!(!is_record("docs/adr/0000-template.md", "0000-template.md"));
+        assert!(is_record("docs/adr/0004-use-mjml-email-templates.md", "0004-use-mjml-email-templates.md"));
         assert!(!is_record("docs/adr/old/0001-x.md", "0001-x.md"));
         assert!(!is_record("src/adr.md", "adr.md"));
     }

@@ -50,7 +50,7 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
     match ask {
         Ask::Debater { seat, round, kind } => debater(state, *seat, *round, *kind, size),
         Ask::Analysis { catalog } => {
-            let prompt = prompts::analysis(state, catalog);
+            let prompt = prompts::analysis(state, catalog, size);
             moderator::<PanelChoice>(state, Purpose::Analysis, 0, prompt, ANALYSIS_TOKENS, Brief::None)
         }
         Ask::Evaluation { round, measures, local } => {

@@ -177,10 +177,16 @@ impl Engine<'_> {
         let read = |text: &str| answers::read::<PanelChoice>(text).ok();
         let asked = calls::ask_structured(self.moderator(), state, &ask, read);
         let (completion, choice) = within(deadline, "the moderator's analysis", asked).await?;
-        let panel = choice
-            .and_then(|choice| selection::refine(self.catalog, &state.panel, &state.snapshot.forced, &choice))
-            .unwrap_or_else(|| state.panel.clone());
-        self.store.save_panel(&state.id, &panel, &completion)?;
+        let snapshot = &state.snapshot;
+        let refined = |choice: &PanelChoice| {
+            selection::refine(self.catalog, &state.panel, &snapshot.forced, snapshot.requested_size, choice)
+        };
+        let panel = choice.as_ref().and_then(refined).unwrap_or_else(|| state.panel.clone());
+        let mut analysis = state.analysis.clone();
+        if let Some(options) = choice.as_ref().and_then(selection::refine_options) {
+            analysis.options = options;
+        }
+        self.store.save_panel(&state.id, &panel, &analysis, &completion)?;
         let chosen = self.store.load(&state.id)?;
         self.events.panel(&chosen);
         Ok(())

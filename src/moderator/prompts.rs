@@ -30,14 +30,16 @@ pub struct Size {
     summary: usize,
     /// Earlier summaries a debater sees besides the current framing.
     window: usize,
-    /// What the debaters read about the project (already fitted to its budget).
-    context: usize,
+    /// The catalog is described in full, not by name only.
+    catalog: bool,
 }
 
 impl Size {
-    pub const NORMAL: Size = Size { quote: 4_000, summary: 800, window: 2, context: usize::MAX };
-    /// For a second try after the model said the prompt was too long.
-    pub const COMPACT: Size = Size { quote: 1_200, summary: 300, window: 1, context: 6_000 };
+    pub const NORMAL: Size = Size { quote: 4_000, summary: 800, window: 2, catalog: true };
+    /// For a second try after the model said the prompt was too long. The project
+    /// context is never cut here: it was fitted to its budget when the debate started,
+    /// and the record says what the debaters read of it.
+    pub const COMPACT: Size = Size { quote: 1_200, summary: 300, window: 1, catalog: false };
 }
 
 pub struct Prompt {
@@ -50,8 +52,8 @@ pub struct Prompt {
 }
 
 impl Prompt {
-    fn new(state: &DebateState, size: Size, task: String) -> Prompt {
-        Prompt { system: SYSTEM.into(), context: shared(state, size), task }
+    fn new(state: &DebateState, task: String) -> Prompt {
+        Prompt { system: SYSTEM.into(), context: shared(state), task }
     }
 }
 
@@ -66,20 +68,16 @@ exact JSON shape asked for, with no prose around it.";
 
 /// What every prompt of the debate starts with: the project, the question, its
 /// options and the panel.
-pub fn shared(state: &DebateState, size: Size) -> String {
+pub fn shared(state: &DebateState) -> String {
     let mut text = String::new();
     let project = &state.snapshot.project.text;
     if !project.is_empty() {
-        let _ = write!(text, "{}\n\n", cap(project, size.context));
+        let _ = write!(text, "{project}\n\n");
     } else {
-        // A debate stored before the project context: its `--context` files as they were.
+        // A debate stored before the project context: its `--context` files as they were
+        // read then (8,000 characters at most).
         for file in &state.snapshot.context {
-            let _ = write!(
-                text,
-                "## Project context from {}\n\n{}\n\n",
-                file.path,
-                cap(&file.text, size.context.min(8_000))
-            );
+            let _ = write!(text, "## Project context from {}\n\n{}\n\n", file.path, cap(&file.text, 8_000));
         }
     }
     let _ = writeln!(text, "## The question\n\n{}", state.question);
@@ -189,7 +187,7 @@ pub fn argument(state: &DebateState, seat: usize, round: u32, size: Size) -> Pro
     task.push_str(&rounds_so_far(state, round, size));
     let _ = write!(task, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
     task.push_str(&stance_request(state));
-    Prompt::new(state, size, task)
+    Prompt::new(state, task)
 }
 
 /// The stance line every contribution ends with, when there are options to choose.
@@ -238,7 +236,7 @@ pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Pro
         state.panel[seat].name()
     );
     user.push_str(&stance_request(state));
-    Prompt::new(state, size, user)
+    Prompt::new(state, user)
 }
 
 /// Recent summaries, the previous round in full, this round's framing, and every
@@ -320,7 +318,7 @@ pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, siz
          tensions still open: the next round's agenda. {}",
         answer_with::<RoundVerdict>(state)
     );
-    Prompt::new(state, size, user)
+    Prompt::new(state, user)
 }
 
 /// The synthesis: grounded in what each perspective argued last and where each stood
@@ -384,32 +382,46 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
              `contradicts`; otherwise leave it empty.",
         );
     }
-    Prompt::new(state, size, user)
+    Prompt::new(state, user)
 }
 
-/// Ask the moderator to refine the keyword panel; it may only choose catalog entries.
-pub fn analysis(state: &DebateState, catalog: &Catalog) -> Prompt {
+/// Ask the moderator to name the options and refine the keyword panel; it may only
+/// choose catalog entries, and only change the panel's size when the user did not fix it.
+pub fn analysis(state: &DebateState, catalog: &Catalog, size: Size) -> Prompt {
     let (analysis, picks, forced) = (&state.analysis, &state.panel, &state.snapshot.forced);
     let mut user = format!("## Your part\n\n{MODERATOR}\n\n");
     let _ = writeln!(user, "Domains found: {}", join_or_none(&analysis.domains));
-    let _ = writeln!(user, "Options named: {}", join_or_none(&analysis.options));
+    let _ = writeln!(user, "Options named in the question: {}", join_or_none(&analysis.options));
     for c in &analysis.constraints {
         let _ = writeln!(user, "Implied constraint: \u{201c}{}\u{201d} → {}", c.phrase, c.meaning);
     }
     user.push_str("\nCatalog:\n");
     for p in catalog.entries() {
-        let _ = writeln!(user, "- {}: {} (opposes {})", p.name, p.priorities.join(", "), p.opposes.join(", "));
+        match size.catalog {
+            true => {
+                let _ = writeln!(user, "- {}: {} (opposes {})", p.name, p.priorities.join(", "), p.opposes.join(", "));
+            }
+            false => {
+                let _ = writeln!(user, "- {}", p.name);
+            }
+        }
     }
     let proposed: Vec<String> = picks.iter().map(|p| format!("{} ({})", p.perspective.name, p.reason)).collect();
+    let seats = match state.snapshot.requested_size {
+        Some(n) => format!("exactly {n}"),
+        None => format!("2 to 4 (proposed: {})", picks.len()),
+    };
     let _ = write!(
         user,
-        "\nProposed panel: {}.\nChoose exactly {} perspectives from the catalog for this question{}. At least two must oppose each other. {}",
-        proposed.join("; "),
-        picks.len(),
+        "\nFirst name the options this decision is between: those the question names, any the project above makes \
+         obvious, and keeping what exists today where that is a real choice; 2 to 5, each a few words. Then choose {seats} \
+         perspectives from the catalog for this question{}: the viewpoints a thoughtful team would want heard, at least two \
+         opposing each other. Proposed panel: {}. {}",
         if forced.is_empty() { String::new() } else { format!(", including {}", forced.join(", ")) },
+        proposed.join("; "),
         answer_with::<PanelChoice>(state)
     );
-    Prompt::new(state, Size::NORMAL, user)
+    Prompt::new(state, user)
 }
 
 fn join_or_none(items: &[String]) -> String {
@@ -508,7 +520,11 @@ mod tests {
         let catalog = Catalog::build(&[]).unwrap();
         let mut state = fixture::state();
         state.snapshot.forced = vec!["Operational Simplicity".to_string()];
-        insta::assert_snapshot!("analysis", show(&analysis(&state, &catalog)));
+        insta::assert_snapshot!("analysis", show(&analysis(&state, &catalog, Size::NORMAL)));
+        let compact = analysis(&state, &catalog, Size::COMPACT).task;
+        assert!(
+            compact.len() < analysis(&state, &catalog, Size::NORMAL).task.len() && compact.contains("- Cost Control\n")
+        );
     }
 
     #[test]
@@ -548,9 +564,9 @@ mod sharing {
         let mut state = with_rounds(1);
         state.snapshot.context =
             vec![crate::model::ContextFile { path: "docs/load.md".into(), text: "Peak load is 2,000 reads.".into() }];
-        let context = shared(&state, Size::NORMAL);
+        let context = shared(&state);
         assert!(context.starts_with("## Project context from docs/load.md\n\nPeak load is 2,000 reads."), "{context}");
         state.snapshot.project.text = "## About this project\n\nA shop.".into();
-        assert!(!shared(&state, Size::NORMAL).contains("docs/load.md"), "a new debate's files are in its project text");
+        assert!(!shared(&state).contains("docs/load.md"), "a new debate's files are in its project text");
     }
 }

@@ -28,6 +28,10 @@ pub enum SelectionError {
 /// The moderator's refinement of the keyword panel.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PanelChoice {
+    /// the options to decide between: those the question names, those the project suggests, and keeping what exists where that is an option; 2 to 5, each a few words
+    #[serde(default, deserialize_with = "crate::text::json::one_or_many")]
+    pub options: Vec<String>,
+    /// the perspectives that should debate it
     #[serde(default)]
     pub perspectives: Vec<PanelPick>,
 }
@@ -89,9 +93,17 @@ pub fn select(
 }
 
 /// The moderator's refinement of the panel, if it keeps the rules: catalog names only,
-/// the same number of seats, no repeats, every forced name, and an opposing pair.
-pub fn refine(catalog: &Catalog, proposed: &[Seat], forced: &[String], choice: &PanelChoice) -> Option<Vec<Seat>> {
-    if choice.perspectives.len() != proposed.len() {
+/// 2 to 4 seats (exactly `size` when the user fixed it), no repeats, every forced name,
+/// and an opposing pair.
+pub fn refine(
+    catalog: &Catalog,
+    proposed: &[Seat],
+    forced: &[String],
+    size: Option<u8>,
+    choice: &PanelChoice,
+) -> Option<Vec<Seat>> {
+    let seats_wanted = choice.perspectives.len();
+    if !(2..=4).contains(&seats_wanted) || size.is_some_and(|size| usize::from(size) != seats_wanted) {
         return None;
     }
     let mut seats: Vec<Seat> = Vec::new();
@@ -113,6 +125,22 @@ pub fn refine(catalog: &Catalog, proposed: &[Seat], forced: &[String], choice: &
     let opposed =
         seats.iter().enumerate().any(|(i, a)| seats[i + 1..].iter().any(|b| catalog.opposed(a.name(), b.name())));
     (has_forced && opposed).then_some(seats)
+}
+
+/// The moderator's options, if they make a choice: 2 to 5 distinct one-line names of
+/// at most 80 characters. `None` keeps the options the question named.
+pub fn refine_options(choice: &PanelChoice) -> Option<Vec<String>> {
+    let mut options: Vec<String> = Vec::new();
+    for option in &choice.options {
+        let option = crate::text::untrusted::one_line(option).trim().trim_end_matches('.').to_string();
+        if option.is_empty() || option.chars().count() > 80 {
+            return None;
+        }
+        if !options.iter().any(|o| o.eq_ignore_ascii_case(&option)) {
+            options.push(option);
+        }
+    }
+    (2..=5).contains(&options.len()).then_some(options)
 }
 
 fn resolve_forced<'a>(catalog: &'a Catalog, names: &[String]) -> Result<Vec<&'a PerspectiveDef>, SelectionError> {
@@ -278,7 +306,7 @@ mod tests {
     fn refinement_keeps_the_rules() {
         let refine = |catalog: &Catalog, proposed: &[Seat], forced: &[String], answer: &str| {
             let choice = crate::moderator::answers::read::<PanelChoice>(answer).ok()?;
-            refine(catalog, proposed, forced, &choice)
+            refine(catalog, proposed, forced, None, &choice)
         };
         let catalog = Catalog::build(&[]).unwrap();
         let q = "Should we use Redis or Postgres for caching?";
@@ -304,6 +332,23 @@ mod tests {
         );
         assert!(refine(&catalog, &proposed, &["Security Advocate".into()], good).is_none());
         assert!(refine(&catalog, &proposed, &[], "{}").is_none());
+        // The moderator may change the panel's size, unless the user fixed it.
+        let three = r#"{"perspectives": [{"name": "Cost Control"}, {"name": "Performance Advocate"}, {"name": "Data Integrity"}]}"#;
+        assert_eq!(refine(&catalog, &proposed, &[], three).map(|s| s.len()), Some(3));
+        let choice = crate::moderator::answers::read::<PanelChoice>(three).unwrap();
+        assert!(super::refine(&catalog, &proposed, &[], Some(2), &choice).is_none());
+    }
+
+    #[test]
+    fn the_moderator_may_name_the_options() {
+        let read = |answer: &str| refine_options(&crate::moderator::answers::read::<PanelChoice>(answer).unwrap());
+        assert_eq!(
+            read(r#"{"options": ["Redis", "Postgres UNLOGGED tables", "redis", "Keep what we have."]}"#),
+            Some(vec!["Redis".to_string(), "Postgres UNLOGGED tables".into(), "Keep what we have".into()])
+        );
+        assert_eq!(read(r#"{"options": ["Only one"]}"#), None, "one option is no choice");
+        assert_eq!(read(r#"{"options": ["a", "b", "c", "d", "e", "f"]}"#), None, "at most five");
+        assert_eq!(read(&format!(r#"{{"options": ["a", "{}"]}}"#, "x".repeat(81))), None, "a few words each");
     }
 
     #[test]

@@ -15,6 +15,7 @@ use git2::{Commit, ErrorCode, Index, IndexEntry, IndexTime, Oid, Repository, Sig
 
 use super::sign::Signer;
 use super::{RecordError, Result, failpoint};
+use crate::text::record_number;
 
 /// How long the index may stay locked by another process before the record is given up
 /// on (git itself gives up at once).
@@ -305,7 +306,7 @@ pub fn numbers_on_branches(repo: &Repository, directory: &Path) -> Vec<u32> {
         let Ok(tree) = branch.get().peel_to_tree() else { continue };
         let Ok(entry) = tree.get_path(directory) else { continue };
         let Ok(dir) = entry.to_object(repo).and_then(|o| o.peel_to_tree()) else { continue };
-        numbers.extend(dir.iter().filter_map(|e| super::leading_number(e.name().ok()?)));
+        numbers.extend(dir.iter().filter_map(|e| record_number(e.name().ok()?)));
     }
     numbers
 }

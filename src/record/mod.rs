@@ -15,6 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::model::{DebateState, Published, RecordSettings};
+use crate::text::record_number;
 use crate::text::untrusted::one_line;
 
 pub use render::Templates;
@@ -210,18 +211,12 @@ pub fn date_of(state: &DebateState) -> String {
     state.created_at.get(..10).unwrap_or(&state.created_at).to_string()
 }
 
-/// The number a file name starts with, as `{number}` writes it (`0007-…`).
-pub fn leading_number(name: &str) -> Option<u32> {
-    let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
-    (!digits.is_empty() && digits.len() <= 6).then(|| digits.parse().ok()).flatten()
-}
-
 fn numbers_in(directory: &Path) -> Vec<u32> {
     std::fs::read_dir(directory)
         .into_iter()
         .flatten()
         .flatten()
-        .filter_map(|entry| leading_number(&entry.file_name().to_string_lossy()))
+        .filter_map(|entry| record_number(&entry.file_name().to_string_lossy()))
         .collect()
 }
 

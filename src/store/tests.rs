@@ -35,7 +35,7 @@ fn call(text: &str) -> Completion {
 /// engine does step by step.
 fn write(store: &Store, state: &DebateState) {
     create(store, state);
-    store.save_panel(&state.id, &state.panel, &call("{}")).unwrap();
+    store.save_panel(&state.id, &state.panel, &state.analysis, &call("{}")).unwrap();
     for round in &state.rounds {
         store.start_round(&state.id, round.number, &round.framing, round.guidance.as_deref()).unwrap();
         for c in round.contributions() {

@@ -52,8 +52,11 @@ impl Store {
     }
 
     /// The analysis step's result: the final panel and the moderator call behind it.
-    pub fn save_panel(&self, id: &str, panel: &[Seat], call: &Completion) -> Result<()> {
+    /// The analysis step's result: the panel and the considered options, as the
+    /// moderator refined them.
+    pub fn save_panel(&self, id: &str, panel: &[Seat], analysis: &Analysis, call: &Completion) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
+        tx.execute("UPDATE debates SET analysis = ?2 WHERE id = ?1", params![id, to_json(analysis)])?;
         tx.execute("DELETE FROM panel WHERE debate_id = ?1", [id])?;
         write_panel(&tx, id, panel)?;
         insert_call(&tx, id, Purpose::Analysis, 0, call)?;

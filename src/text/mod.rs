@@ -23,6 +23,17 @@ pub fn cap(text: &str, limit: usize) -> String {
     }
 }
 
+/// The number a decision record's file name starts with, as adr-tools and MADR number
+/// them (`0007-use-postgres.md`): 3 to 5 digits and a separator — never a date
+/// (`2026-11-22-…`).
+pub fn record_number(file_name: &str) -> Option<u32> {
+    let digits = file_name.chars().take_while(char::is_ascii_digit).count();
+    let b = file_name.as_bytes();
+    let dated = b.len() >= 10 && b[4] == b'-' && b[5..7].iter().all(u8::is_ascii_digit) && b[7] == b'-';
+    let separated = file_name[digits..].starts_with(['-', '_', '.']);
+    ((3..=5).contains(&digits) && separated && !dated).then(|| file_name[..digits].parse().ok()).flatten()
+}
+
 /// A rough token count for text a provider did not count: four bytes a token.
 pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4)
@@ -31,6 +42,17 @@ pub fn estimate_tokens(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_numbers_are_not_dates() {
+        assert_eq!(record_number("0007-use-postgres.md"), Some(7));
+        assert_eq!(record_number("00012_x.md"), Some(12));
+        assert_eq!(record_number("2025-06-01-old.md"), None, "a date");
+        assert_eq!(record_number("2025-old.md"), Some(2025), "four digits and a dash, no date");
+        assert_eq!(record_number("12-x.md"), None, "too few digits");
+        assert_eq!(record_number("123456-x.md"), None, "too many");
+        assert_eq!(record_number("README.md"), None);
+    }
 
     #[test]
     fn cap_respects_character_boundaries() {

@@ -78,7 +78,7 @@ fn answer(body: &Value) -> ResponseTemplate {
 /// What a model would say to this request: prose for a debater, JSON for the moderator.
 pub fn reply(body: &Value) -> String {
     let prompt = prompt_of(body);
-    if prompt.contains("Choose exactly") {
+    if prompt.contains("First name the options") {
         "{}".to_string()
     } else if prompt.contains("Evaluate round") {
         json!({"summary": "The perspectives traded new points.", "assessment": "new_ground", "agreement": false,
