@@ -72,9 +72,39 @@ async fn run() {
     );
 }
 
+/// Commits in the gathering benchmark's history: as many as gathering reads.
+const HISTORY_COMMITS: usize = 20_000;
+
+/// `count` commits by seven people on `main`, written at once with `git fast-import`.
+fn import_history(root: &Path, count: usize) {
+    use std::io::Write;
+    let mut stream = String::new();
+    for n in 1..=count {
+        let who = n % 7;
+        let message = format!("change {n}\n");
+        stream.push_str(&format!(
+            "commit refs/heads/main\nmark :{n}\ncommitter Dev{who} <dev{who}@example.com> {} +0000\ndata {}\n{message}",
+            1_600_000_000 + n * 600,
+            message.len()
+        ));
+        if n > 1 {
+            stream.push_str(&format!("from :{}\n", n - 1));
+        }
+        stream.push('\n');
+    }
+    let mut import = Command::new("git")
+        .args(["fast-import", "--quiet"])
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("git fast-import runs");
+    import.stdin.take().expect("stdin").write_all(stream.as_bytes()).expect("history written");
+    assert!(import.wait().expect("git fast-import ends").success(), "git fast-import failed");
+}
+
 /// Gathering the repository context (the library call a debate makes before anything
-/// else) on a repository of 10,000 source files and 50 manifests: median of 11 warm
-/// runs, after one that warms the page cache.
+/// else) on a repository of 10,000 source files, 50 manifests and 20,000 commits:
+/// median of 11 warm runs, after one that warms the page cache.
 fn gather_time() -> Duration {
     const DIRECTORIES: usize = 100;
     const FILES_PER_DIRECTORY: usize = 100;
@@ -114,12 +144,14 @@ fn gather_time() -> Duration {
         std::fs::write(root.join(format!("docs/adr/{n:04}-decision-{n}.md")), record).expect("record");
     }
     git(root, &["init", "-q", "-b", "main"]);
+    import_history(root, HISTORY_COMMITS);
     git(root, &["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "add", "-A"]);
     git(root, &["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "bench"]);
 
     let keys = debate::text::secrets::Masker::default();
     let gathered = debate::context::gather(root, &keys);
     assert!(gathered.facts.stack.len() >= 5 && gathered.decisions.len() == 10, "the repository was read");
+    assert!(gathered.facts.history.as_ref().is_some_and(|h| h.partial), "the history was read as far as it is read");
     let mut times: Vec<Duration> = (0..11)
         .map(|_| {
             let started = Instant::now();
@@ -131,7 +163,7 @@ fn gather_time() -> Duration {
     let median = times[times.len() / 2];
     println!("## Gathering the repository context\n");
     println!(
-        "{} files in {DIRECTORIES} directories, 50 manifests, a compose file and 10 decision records: median of 11 warm runs {:.1} ms (fastest {:.1} ms, slowest {:.1} ms).\n",
+        "{} files in {DIRECTORIES} directories, 50 manifests, a compose file, 10 decision records and {HISTORY_COMMITS} commits: median of 11 warm runs {:.1} ms (fastest {:.1} ms, slowest {:.1} ms).\n",
         DIRECTORIES * FILES_PER_DIRECTORY,
         median.as_secs_f64() * 1000.0,
         times[0].as_secs_f64() * 1000.0,

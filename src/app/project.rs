@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::{
     ContextFile, Convention, EarlierDecision, FilenameTemplate, ProjectContext, RecordDirectory, RecordSettings, tokens,
 };
-use crate::moderator::briefing;
+use crate::moderator::briefing::{self, Parts};
 use crate::record;
 use crate::settings::{self, Chosen, ContextSettings};
 use crate::terminal::Terminal;
@@ -38,10 +38,9 @@ pub(super) fn groundwork(
     let files = read_context(&cli.context, keys, terminal)?;
     let committed = loaded.settings.record.commit && cli.branch.is_none();
     let supersedes = superseded(root, &cli.supersedes, &loaded.settings.record, committed, keys)?;
-    let pinned: Vec<String> = supersedes.iter().map(|d| d.path.clone()).collect();
     let mut settings = loaded.settings.context.clone();
     settings.repository &= !cli.no_repo_context;
-    let (project, context) = brief(root, question, files, &settings, &pinned, keys, terminal);
+    let (project, context) = brief(root, question, files, &settings, &supersedes, keys, terminal);
     let mut record = loaded.settings.record.clone();
     follow_convention(&mut record, project.convention.as_ref(), loaded.chosen, terminal);
     Ok(Groundwork { project, context, supersedes, record })
@@ -62,13 +61,13 @@ fn read_context(paths: &[PathBuf], keys: &Masker, terminal: &Terminal) -> Result
 }
 
 /// The project context of a new debate, and the `--context` files as the debaters read
-/// them. `pinned` are the records this debate supersedes: the debaters read them first.
+/// them. The records this debate supersedes are read first, wherever they are.
 fn brief(
     root: &Path,
     question: &str,
     files: Vec<ContextFile>,
     settings: &ContextSettings,
-    pinned: &[String],
+    superseded: &[EarlierDecision],
     keys: &Masker,
     terminal: &Terminal,
 ) -> (ProjectContext, Vec<ContextFile>) {
@@ -79,8 +78,11 @@ fn brief(
     for (file, what) in &gathered.masked {
         super::warn_masked(file, what, terminal);
     }
-    let decisions = briefing::rank(question, gathered.decisions, settings.decisions.0, pinned);
-    let (project, files) = briefing::compose(&gathered.facts, decisions, files, settings.budget_tokens.0);
+    let others: Vec<EarlierDecision> =
+        gathered.decisions.into_iter().filter(|d| superseded.iter().all(|s| s.path != d.path)).collect();
+    let decisions = briefing::rank(question, others, settings.decisions.0);
+    let parts = Parts { facts: gathered.facts.clone(), superseded: superseded.to_vec(), decisions, files };
+    let (project, files) = briefing::compose(parts, settings.budget_tokens.0);
     let project = ProjectContext {
         facts: gathered.facts,
         convention: context::convention(root),
@@ -112,7 +114,12 @@ fn superseded(
                 .with_hint("name the record that superseded it instead"));
         }
         record::supersede::check(root, Path::new(&relative), committed).map_err(|err| {
-            let hint = err.hint().unwrap_or_default();
+            let hint = match &err {
+                record::RecordError::Modified(_) => {
+                    "commit or stash those changes first, then run the debate again".into()
+                }
+                err => err.hint().unwrap_or_default(),
+            };
             Error::input(format!("--supersedes {target}: {err}")).with_hint(hint)
         })?;
         if !found.iter().any(|f| f.path == earlier.path) {
@@ -142,11 +149,22 @@ fn locate(root: &Path, target: &str, record: &RecordSettings) -> Result<String> 
         return Err(unknown("not a file (debate follows no links here)".into()));
     }
     let canonical = given.canonicalize().map_err(|err| unknown(err.to_string()))?;
-    let relative = canonical
-        .strip_prefix(root)
-        .map_err(|_| unknown(format!("not inside the repository {}", root.display())))?
-        .to_string_lossy()
-        .replace('\\', "/");
+    let inside =
+        canonical.strip_prefix(root).map_err(|_| unknown(format!("not inside the repository {}", root.display())))?;
+    if inside.components().any(|c| c.as_os_str().to_string_lossy().eq_ignore_ascii_case(".git")) {
+        return Err(unknown("inside .git, which holds no decision records".into()));
+    }
+    // A directory with its own .git is another repository (a submodule or a nested
+    // clone): its files are not this repository's to commit.
+    let nested = inside
+        .ancestors()
+        .skip(1)
+        .take_while(|a| !a.as_os_str().is_empty())
+        .any(|a| root.join(a).join(".git").exists());
+    if nested {
+        return Err(unknown("inside a nested repository or submodule".into()));
+    }
+    let relative = inside.to_string_lossy().replace('\\', "/");
     match relative.ends_with(".md") {
         true => Ok(relative),
         false => Err(unknown("not a markdown decision record".into())),

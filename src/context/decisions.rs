@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::DECISION_DIRECTORIES;
 use crate::model::{Convention, EarlierDecision};
+use crate::text::untrusted::one_line;
 use crate::text::{record_number, yaml};
 
 /// The sections, by their headings, where formats write the decision itself.
@@ -51,6 +52,7 @@ pub fn read(relative: &str, text: &str) -> Option<EarlierDecision> {
         .starts_with("superseded")
         .then(|| link_target(&status).map(|target| resolve(relative, &target)))
         .flatten();
+    let (title, status, date) = (one_line(&title), strip_link_targets(&status), date.map(|d| one_line(&d)));
     Some(EarlierDecision { path: relative.to_string(), title, status, date, decision, superseded_by })
 }
 
@@ -83,7 +85,9 @@ fn parse(text: &str) -> Parsed {
                 }
             }
             Event::Text(t) | Event::Code(t) => block.push_str(&t),
-            Event::Start(Tag::Link { dest_url, .. }) if heading.is_none() => block.push_str(&format!("[{dest_url}]")),
+            Event::Start(Tag::Link { dest_url, .. }) if heading.is_none() => {
+                block.push_str(&format!("{TARGET_OPEN}{dest_url}{TARGET_CLOSE}"))
+            }
             Event::SoftBreak | Event::HardBreak => block.push(' '),
             _ => {}
         }
@@ -112,33 +116,33 @@ fn sentences(text: &str, n: usize) -> String {
     }
 }
 
-/// Link targets were kept as `[target]` after the link's text; the decision reads
-/// without them.
+/// Link targets are kept between these, after the link's text, so a status can name
+/// the record that supersedes it; the decision reads without them.
+const TARGET_OPEN: char = '\u{1}';
+const TARGET_CLOSE: char = '\u{2}';
+
 fn strip_link_targets(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find('[') {
-        out.push_str(&rest[..start]);
-        match rest[start..].find(']') {
-            Some(end) => rest = &rest[start + end + 1..],
-            None => {
-                rest = &rest[start..];
-                break;
-            }
+    let mut inside = false;
+    for c in text.chars() {
+        match c {
+            TARGET_OPEN => inside = true,
+            TARGET_CLOSE => inside = false,
+            c if !inside => out.push(c),
+            _ => {}
         }
     }
-    out.push_str(rest);
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The first link target in a status line: kept as `[target]` by `parse`, or written
-/// as markdown `(target)` in front matter.
+/// The first link target in a status line: kept between the target marks by `parse`,
+/// or written as markdown `(target)` in front matter.
 fn link_target(status: &str) -> Option<String> {
-    let bracketed =
-        status.find('[').and_then(|s| status[s + 1..].find(']').map(|e| status[s + 1..s + 1 + e].to_string()));
+    let marked =
+        status.split_once(TARGET_OPEN).and_then(|(_, rest)| rest.split_once(TARGET_CLOSE)).map(|(t, _)| t.to_string());
     let parenthesised =
         status.find("](").and_then(|s| status[s + 2..].find(')').map(|e| status[s + 2..s + 2 + e].to_string()));
-    parenthesised.or(bracketed).filter(|t| t.ends_with(".md"))
+    parenthesised.or(marked).filter(|t| t.ends_with(".md"))
 }
 
 /// A link from a record, as a path from the repository root.
@@ -213,6 +217,15 @@ mod tests {
         let superseded = text.replace("Accepted", "Superseded by [5. Use Redis for caching](0005-use-redis.md)");
         let d = read("doc/adr/0002-use-postgres.md", &superseded).unwrap();
         assert_eq!(d.superseded_by.as_deref(), Some("doc/adr/0005-use-redis.md"));
+    }
+
+    #[test]
+    fn brackets_in_prose_stay_and_a_superseding_link_is_found() {
+        let text = "# 3. Old cache\n\n## Status\n\nSuperseded by [4. New cache](0004-new-cache.md)\n\n## Decision\n\n[WIP] Connect as svc:[redacted]@db. Then [read the guide](guide.md).\n";
+        let d = read("docs/adr/0003-old-cache.md", text).unwrap();
+        assert_eq!(d.superseded_by.as_deref(), Some("docs/adr/0004-new-cache.md"));
+        assert_eq!(d.status, "Superseded by 4. New cache");
+        assert_eq!(d.decision, "[WIP] Connect as svc:[redacted]@db. Then read the guide.");
     }
 
     #[test]

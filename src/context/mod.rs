@@ -35,7 +35,7 @@ pub struct Gathered {
 
 pub fn gather(root: &Path, keys: &Masker) -> Gathered {
     let walked = walk::walk(root);
-    let mut reader = Reader { root, keys, notes: Vec::new(), masked: Vec::new() };
+    let mut reader = Reader { root, keys, notes: walked.notes.clone(), masked: Vec::new() };
     if walked.partial {
         reader.notes.push(format!("the walk stopped after {} files; sizes are a lower bound", walk::MAX_FILES));
     }

@@ -33,6 +33,8 @@ pub struct Walked {
     pub records: Vec<String>,
     /// The walk stopped at `MAX_FILES`; the counts are a lower bound.
     pub partial: bool,
+    /// Files worth reading that were too large to read.
+    pub notes: Vec<String>,
 }
 
 /// Languages by extension; what is not here is not counted.
@@ -114,7 +116,14 @@ pub fn walk(root: &Path) -> Walked {
             let tally = counts.entry(language).or_default();
             *tally = (tally.0 + 1, tally.1 + lines);
         }
+        let worth_reading = (entry.depth() == 1 && is_readme(&name))
+            || manifests::is_manifest(&name)
+            || infra::is_infrastructure(&relative)
+            || is_record(&relative, &name);
         if size > MAX_FILE_BYTES {
+            if worth_reading {
+                walked.notes.push(format!("{relative}: skipped (larger than {} KiB)", MAX_FILE_BYTES / 1024));
+            }
             continue;
         }
         if entry.depth() == 1 && walked.readme.is_none() && is_readme(&name) {
@@ -166,7 +175,7 @@ pub fn listed_records(root: &Path, also: &str) -> Vec<String> {
     let mut found: Vec<String> = DECISION_DIRECTORIES
         .iter()
         .copied()
-        .chain((!DECISION_DIRECTORIES.contains(&also)).then_some(also))
+        .chain((!also.is_empty() && !DECISION_DIRECTORIES.contains(&also)).then_some(also))
         .flat_map(|directory| {
             std::fs::read_dir(root.join(directory)).into_iter().flatten().flatten().filter_map(move |entry| {
                 let name = entry.file_name().to_string_lossy().into_owned();

@@ -1,25 +1,30 @@
 //! What the debaters are told about the project, fitted to a token budget. Pure.
 //!
-//! Parts go in this order, each taking what it needs of what is left: the project's
-//! facts (short by construction), earlier decisions (most relevant to the question
-//! first), then `--context` files in the order given. A part that does not fit whole is
-//! cut, and says so in the text and in its `ContextSource`; nothing is listed as read
-//! that the debaters did not read. Tokens are estimated at four bytes each.
+//! Parts take the budget in this order, each what it needs of what is left: the records
+//! this debate supersedes, the project's facts (at most half the budget), the other
+//! earlier decisions (most relevant to the question first), then `--context` files in
+//! the order given. A part that does not fit whole is cut, and says so in the text and
+//! in its `ContextSource`, which counts what was kept; nothing is listed as read that
+//! the debaters did not read. Tokens are estimated at four bytes each.
 
 use std::fmt::Write;
 
 use bm25::{Document, Language, SearchEngineBuilder};
 
-use crate::model::{ContextFile, ContextSource, DependencyKind, EarlierDecision, ProjectContext, ProjectFacts};
+use crate::model::{
+    ContextFile, ContextSource, Dependency, DependencyKind, EarlierDecision, ProjectContext, ProjectFacts,
+};
 use crate::text::estimate_tokens;
+use crate::text::untrusted::one_line;
 
 /// The name the facts go by among the sources.
 pub const FACTS: &str = "project facts";
 
 /// The `keep` decisions most relevant to the question (BM25 over title and decision),
-/// most relevant first; a superseded one only if nothing better is left. Decisions at
-/// a `pinned` path (those this debate supersedes) come first whatever they score.
-pub fn rank(question: &str, decisions: Vec<EarlierDecision>, keep: usize, pinned: &[String]) -> Vec<EarlierDecision> {
+/// most relevant first; a superseded one only if nothing better is left. When fewer
+/// than `keep` share a word with the question, the accepted records fill the rest,
+/// newest first: a project's standing decisions matter even when worded otherwise.
+pub fn rank(question: &str, decisions: Vec<EarlierDecision>, keep: usize) -> Vec<EarlierDecision> {
     if decisions.is_empty() || keep == 0 {
         return Vec::new();
     }
@@ -31,24 +36,24 @@ pub fn rank(question: &str, decisions: Vec<EarlierDecision>, keep: usize, pinned
     let engine = SearchEngineBuilder::<usize>::with_documents(Language::English, documents).build();
     let mut scored: Vec<(f32, usize)> =
         engine.search(question, decisions.len()).into_iter().map(|r| (r.score, r.document.id)).collect();
-    let unpinned = |i: usize| !pinned.contains(&decisions[i].path);
-    for id in (0..decisions.len()).filter(|&i| !unpinned(i)) {
-        if !scored.iter().any(|(_, i)| *i == id) {
-            scored.push((0.0, id));
-        }
-    }
     let superseded = |i: usize| decisions[i].superseded();
-    scored.sort_by(|a, b| {
-        (unpinned(a.1), superseded(a.1))
-            .cmp(&(unpinned(b.1), superseded(b.1)))
-            .then(b.0.total_cmp(&a.0))
-            .then(a.1.cmp(&b.1))
-    });
+    scored.sort_by(|a, b| superseded(a.1).cmp(&superseded(b.1)).then(b.0.total_cmp(&a.0)).then(a.1.cmp(&b.1)));
+    let mut unmatched: Vec<usize> =
+        (0..decisions.len()).filter(|i| decisions[*i].accepted() && !scored.iter().any(|(_, s)| s == i)).collect();
+    let newest = |i: &usize| std::cmp::Reverse((decisions[*i].date.clone(), decisions[*i].path.clone()));
+    unmatched.sort_by_key(newest);
+    let order: Vec<usize> = scored.into_iter().map(|(_, i)| i).chain(unmatched).take(keep).collect();
     let mut decisions: Vec<Option<EarlierDecision>> = decisions.into_iter().map(Some).collect();
-    scored.into_iter().take(keep).filter_map(|(_, i)| decisions[i].take()).collect()
+    order.into_iter().filter_map(|i| decisions[i].take()).collect()
 }
 
-/// The facts as the debaters read them.
+/// Manifests whose stack is listed one by one; the rest are summed up in one line.
+const MANIFESTS_LISTED: usize = 10;
+/// Infrastructure lines (identical items across files are one line).
+const INFRASTRUCTURE_LISTED: usize = 20;
+
+/// The facts as the debaters read them: bounded however large the repository, with
+/// what repeats across files said once.
 pub fn facts_text(facts: &ProjectFacts) -> String {
     let mut text = String::new();
     if let Some(readme) = &facts.readme {
@@ -56,18 +61,24 @@ pub fn facts_text(facts: &ProjectFacts) -> String {
     }
     let mut manifests: Vec<&str> = facts.stack.iter().map(|d| d.manifest.as_str()).collect();
     manifests.dedup();
-    for manifest in manifests {
-        let named: Vec<String> = facts
-            .stack
-            .iter()
-            .filter(|d| d.manifest == manifest)
-            .map(|d| {
-                let version = d.version.as_ref().map(|v| format!(" {v}")).unwrap_or_default();
-                let detail = d.detail.as_ref().map(|detail| format!("{detail} ")).unwrap_or_default();
-                format!("{}{version} ({detail}{})", d.name, kind_name(d.kind))
-            })
-            .collect();
-        let _ = writeln!(text, "Stack in {manifest}: {}.", named.join(", "));
+    let named = |d: &Dependency| {
+        let version = d.version.as_ref().map(|v| format!(" {v}")).unwrap_or_default();
+        let detail = d.detail.as_ref().map(|detail| format!("{detail} ")).unwrap_or_default();
+        one_line(&format!("{}{version} ({detail}{})", d.name, kind_name(d.kind)))
+    };
+    for manifest in manifests.iter().take(MANIFESTS_LISTED) {
+        let listed: Vec<String> = facts.stack.iter().filter(|d| d.manifest == *manifest).map(named).collect();
+        let _ = writeln!(text, "Stack in {}: {}.", one_line(manifest), listed.join(", "));
+    }
+    if manifests.len() > MANIFESTS_LISTED {
+        let rest = &manifests[MANIFESTS_LISTED..];
+        let mut names: Vec<String> =
+            facts.stack.iter().filter(|d| rest.contains(&d.manifest.as_str())).map(|d| one_line(&d.name)).collect();
+        names.sort();
+        names.dedup();
+        let shown = names.iter().take(30).cloned().collect::<Vec<_>>().join(", ");
+        let more = if names.len() > 30 { format!(" and {} more", names.len() - 30) } else { String::new() };
+        let _ = writeln!(text, "Stack in {} more manifests: {shown}{more}.", rest.len());
     }
     if !facts.languages.is_empty() {
         let languages: Vec<String> = facts
@@ -78,15 +89,32 @@ pub fn facts_text(facts: &ProjectFacts) -> String {
             .collect();
         let _ = writeln!(text, "Languages: {}.", languages.join(", "));
     }
+    let mut items: Vec<(String, Vec<&str>)> = Vec::new();
     for item in &facts.infrastructure {
         let detail = item.detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default();
-        let _ = writeln!(text, "Infrastructure in {}: {} {}{detail}.", item.source, item.kind, item.name);
+        let line = one_line(&format!("{} {}{detail}", item.kind, item.name));
+        match items.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, sources)) => sources.push(&item.source),
+            None => items.push((line, vec![&item.source])),
+        }
+    }
+    for (line, sources) in items.iter().take(INFRASTRUCTURE_LISTED) {
+        let place = match sources.as_slice() {
+            [one] => one_line(one),
+            [first, ..] => format!("{} files ({}, …)", sources.len(), one_line(first)),
+            [] => String::new(),
+        };
+        let _ = writeln!(text, "Infrastructure in {place}: {line}.");
+    }
+    if items.len() > INFRASTRUCTURE_LISTED {
+        let _ = writeln!(text, "Infrastructure: {} more kinds of item.", items.len() - INFRASTRUCTURE_LISTED);
     }
     if let Some(history) = &facts.history {
-        let partial = if history.partial { " (at least)" } else { "" };
+        let partial = if history.partial { " (the latest; there are more)" } else { "" };
+        let since = if history.partial { "the oldest of them from" } else { "the first from" };
         let _ = writeln!(
             text,
-            "History: {}{partial} by {} since {}.",
+            "History: {}{partial} by {}, {since} {}.",
             counted(history.commits.into(), "commit"),
             counted(history.contributors.into(), "contributor"),
             history.since
@@ -112,77 +140,120 @@ fn kind_name(kind: DependencyKind) -> &'static str {
     }
 }
 
-/// An earlier decision as the debaters read it.
+/// An earlier decision as the debaters read it: one line, whatever its file holds.
 pub fn decision_text(d: &EarlierDecision) -> String {
     let date = d.date.as_ref().map(|date| format!(", {date}")).unwrap_or_default();
     let superseded = d.superseded_by.as_ref().map(|by| format!(" by {by}")).unwrap_or_default();
     let status = if d.superseded() { format!("superseded{superseded}") } else { d.status.clone() };
     let decision = if d.decision.is_empty() { String::new() } else { format!(": {}", d.decision) };
-    format!("- {} — \"{}\" ({status}{date}){decision}", d.path, d.title)
+    one_line(&format!("- {} — \"{}\" ({status}{date}){decision}", d.path, d.title))
 }
 
-/// The facts, decisions and `--context` files fitted to `budget` tokens: the text the
-/// debaters read, what each part gave, and the files as read.
-pub fn compose(
-    facts: &ProjectFacts,
-    decisions: Vec<EarlierDecision>,
-    files: Vec<ContextFile>,
-    budget: u64,
-) -> (ProjectContext, Vec<ContextFile>) {
-    let mut left = budget;
-    let mut sources = Vec::new();
-    let mut take = |name: &str, text: &str| -> String {
-        let tokens = estimate_tokens(text);
-        let read = tokens.min(left);
-        left -= read;
-        sources.push(ContextSource { name: name.to_string(), tokens, read });
-        if read == tokens { text.to_string() } else { cut(text, read, tokens) }
-    };
-    let mut text = String::new();
+/// What the debaters are to read about the project, before it is fitted to a budget.
+pub struct Parts {
+    pub facts: ProjectFacts,
+    /// The records this debate supersedes: read first, whatever they score.
+    pub superseded: Vec<EarlierDecision>,
+    /// The other earlier decisions, most relevant first.
+    pub decisions: Vec<EarlierDecision>,
+    pub files: Vec<ContextFile>,
+}
 
-    let facts_text = facts_text(facts);
-    if !facts_text.is_empty() {
-        let read = take(FACTS, &facts_text);
-        let _ = write!(text, "## About this project\n\n{read}\n\n");
+/// The parts fitted to `budget` tokens: the text the debaters read, what each part
+/// gave, and the files as read.
+pub fn compose(parts: Parts, budget: u64) -> (ProjectContext, Vec<ContextFile>) {
+    let mut budget = Budget { left: budget, sources: Vec::new() };
+    let superseded: Vec<(EarlierDecision, String)> = parts
+        .superseded
+        .into_iter()
+        .map(|d| {
+            let line = budget.take(&d.path, &decision_text(&d), u64::MAX);
+            (d, line)
+        })
+        .collect();
+    let facts_text = facts_text(&parts.facts);
+    let facts = match facts_text.is_empty() {
+        true => String::new(),
+        false => budget.take(FACTS, &facts_text, budget.left / 2 + budget.left % 2),
+    };
+    let others: Vec<(EarlierDecision, String)> = parts
+        .decisions
+        .into_iter()
+        .map(|d| {
+            let line = budget.take(&d.path, &decision_text(&d), u64::MAX);
+            (d, line)
+        })
+        .collect();
+    let files: Vec<ContextFile> = parts
+        .files
+        .into_iter()
+        .map(|file| ContextFile { text: budget.take(&file.path, &file.text, u64::MAX), ..file })
+        .collect();
+
+    let mut text = String::new();
+    if !facts.is_empty() {
+        let _ = write!(text, "## About this project\n\n{facts}\n\n");
     }
-    let mut kept = Vec::new();
-    let mut lines = Vec::new();
-    for decision in decisions {
-        let line = take(&decision.path, &decision_text(&decision));
-        if !line.is_empty() {
-            lines.push(line);
-            kept.push(decision);
-        }
-    }
-    if !lines.is_empty() {
+    let read: Vec<(EarlierDecision, String)> =
+        superseded.into_iter().chain(others).filter(|(_, line)| !line.is_empty()).collect();
+    if !read.is_empty() {
+        let lines: Vec<&str> = read.iter().map(|(_, line)| line.as_str()).collect();
         let _ =
             write!(text, "## Earlier decisions in this repository (most relevant first)\n\n{}\n\n", lines.join("\n"));
     }
-    let mut read_files = Vec::new();
-    for file in files {
-        let read = take(&file.path, &file.text);
-        if !read.is_empty() {
-            let _ = write!(text, "## Project context from {}\n\n{read}\n\n", file.path);
-        }
-        read_files.push(ContextFile { text: read, ..file });
+    for file in files.iter().filter(|f| !f.text.is_empty()) {
+        let _ = write!(text, "## Project context from {}\n\n{}\n\n", one_line(&file.path), file.text);
     }
-    let context = ProjectContext { text: text.trim_end().to_string(), sources, decisions: kept, ..Default::default() };
-    (context, read_files)
+    let decisions = read.into_iter().map(|(d, _)| d).collect();
+    let sources = budget.sources;
+    (ProjectContext { text: text.trim_end().to_string(), sources, decisions, ..Default::default() }, files)
 }
 
-/// The first `read` of `tokens` estimated tokens, cut at a line or word where one is
-/// near, and marked.
-fn cut(text: &str, read: u64, tokens: u64) -> String {
-    if read == 0 {
-        return String::new();
+/// Tokens left, and what each part took.
+struct Budget {
+    left: u64,
+    sources: Vec<ContextSource>,
+}
+
+impl Budget {
+    /// As much of `text` as fits, at most `cap` tokens, cut at a line or word where one
+    /// is near and marked; what a cut leaves out is given back to the budget.
+    fn take(&mut self, name: &str, text: &str, cap: u64) -> String {
+        let tokens = estimate_tokens(text);
+        // A sliver of a part says nothing: below this, a part that does not fit is not read.
+        const SMALLEST_CUT: u64 = 64;
+        let allowed = match tokens.min(self.left).min(cap) {
+            allowed if allowed < tokens && allowed < SMALLEST_CUT => 0,
+            allowed => allowed,
+        };
+        let (kept, read) = match allowed == tokens {
+            true => (text.to_string(), tokens),
+            false => {
+                let kept = cut(text, allowed);
+                let read = estimate_tokens(&kept);
+                let marked = match kept.is_empty() {
+                    true => kept,
+                    false => format!("{kept}\n[… cut here: the first {read} of {tokens} tokens]"),
+                };
+                (marked, read)
+            }
+        };
+        self.left -= read.min(self.left);
+        self.sources.push(ContextSource { name: one_line(name), tokens, read });
+        kept
     }
-    let mut end = (read as usize * 4).min(text.len());
+}
+
+/// At most `tokens` estimated tokens of `text`, ending at a line or word where one is
+/// near (never inside a character).
+fn cut(text: &str, tokens: u64) -> String {
+    let mut end = (tokens as usize).saturating_mul(4).min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
     }
     let kept = &text[..end];
     let kept = kept.rfind('\n').or_else(|| kept.rfind(' ')).filter(|&at| at > end / 2).map_or(kept, |at| &kept[..at]);
-    format!("{}\n[… cut here: the first {read} of {tokens} tokens]", kept.trim_end())
+    kept.trim_end().to_string()
 }
 
 #[cfg(test)]
@@ -236,17 +307,18 @@ mod tests {
             decision("docs/adr/0004-caching.md", "Caching in Redis", "accepted", "Cache sessions in Redis."),
         ];
         let ranked: Vec<String> =
-            rank("Redis or Postgres for caching?", decisions.clone(), 3, &[]).into_iter().map(|d| d.path).collect();
+            rank("Redis or Postgres for caching?", decisions.clone(), 3).into_iter().map(|d| d.path).collect();
         assert_eq!(ranked, ["docs/adr/0004-caching.md", "docs/adr/0002-postgres.md", "docs/adr/0003-cache.md"]);
-
-        let pinned = ["docs/adr/0001-react.md".to_string()];
-        let ranked: Vec<String> =
-            rank("Redis or Postgres for caching?", decisions, 2, &pinned).into_iter().map(|d| d.path).collect();
+        let ranked: Vec<String> = rank("Should we add Memcached?", decisions, 2).into_iter().map(|d| d.path).collect();
         assert_eq!(
             ranked,
-            ["docs/adr/0001-react.md", "docs/adr/0004-caching.md"],
-            "a decision superseded now comes first"
+            ["docs/adr/0004-caching.md", "docs/adr/0002-postgres.md"],
+            "no word in common: the accepted records, newest first (same date: by path)"
         );
+    }
+
+    fn parts(decisions: Vec<EarlierDecision>, files: Vec<ContextFile>) -> Parts {
+        Parts { facts: facts(), superseded: Vec::new(), decisions, files }
     }
 
     #[test]
@@ -260,7 +332,7 @@ mod tests {
         Stack in Cargo.toml: sqlx 0.8 (postgres database).
         Languages: Rust (12 files, 3400 lines).
         Infrastructure in docker-compose.yml: compose service postgres (postgres:16).
-        History: 340 commits by 4 contributors since 2023-05-01.
+        History: 340 commits by 4 contributors, the first from 2023-05-01.
         ");
     }
 
@@ -268,7 +340,7 @@ mod tests {
     fn everything_fits_a_generous_budget_and_is_listed_whole() {
         let decisions = vec![decision("docs/adr/0001-postgres.md", "Use Postgres", "accepted", "One database.")];
         let files = vec![ContextFile { path: "notes.md".into(), text: "Peak load is 2,000 reads a second.".into() }];
-        let (context, read) = compose(&facts(), decisions, files.clone(), 10_000);
+        let (context, read) = compose(parts(decisions, files.clone()), 10_000);
         assert!(context.sources.iter().all(|s| !s.cut()), "{:?}", context.sources);
         assert_eq!(read, files);
         assert!(
@@ -286,12 +358,94 @@ mod tests {
         let big = ContextFile { path: "big.md".into(), text: "word ".repeat(4_000) };
         let unread = ContextFile { path: "later.md".into(), text: "never read".into() };
         let facts_tokens = estimate_tokens(&facts_text(&facts()));
-        let (context, read) = compose(&facts(), Vec::new(), vec![big, unread], facts_tokens + 500);
+        let (context, read) = compose(parts(Vec::new(), vec![big, unread]), facts_tokens + 500);
         let big = &context.sources[1];
-        assert_eq!((big.name.as_str(), big.read, big.tokens), ("big.md", 500, 5_000));
-        assert!(context.text.contains("[… cut here: the first 500 of 5000 tokens]"), "{}", context.text);
+        assert_eq!((big.name.as_str(), big.tokens), ("big.md", 5_000));
+        assert!(big.read <= 500 && big.read >= 490, "what was kept, counted: {}", big.read);
+        assert_eq!(
+            estimate_tokens(read[0].text.lines().next().unwrap_or("")),
+            big.read,
+            "the text read is what is counted"
+        );
+        assert!(
+            context.text.contains(&format!("[… cut here: the first {} of 5000 tokens]", big.read)),
+            "{}",
+            context.text
+        );
         assert_eq!((context.sources[2].read, read[1].text.as_str()), (0, ""), "nothing of it was read");
         assert!(!context.text.contains("later.md"), "an unread file is not in the text");
-        assert!(estimate_tokens(&read[0].text) <= 520, "the kept text is the budget's worth");
+    }
+
+    #[test]
+    fn a_cut_that_keeps_less_gives_the_rest_back() {
+        // Long lines: the cut backs up to a line end, and what it left out goes on.
+        let lines = ContextFile { path: "lines.md".into(), text: format!("{}\n", "x".repeat(2_400)).repeat(5) };
+        let next = ContextFile { path: "next.md".into(), text: "y ".repeat(400) };
+        let (context, _) = compose(
+            Parts {
+                facts: ProjectFacts::default(),
+                superseded: Vec::new(),
+                decisions: Vec::new(),
+                files: vec![lines, next],
+            },
+            1_000,
+        );
+        let (first, second) = (&context.sources[0], &context.sources[1]);
+        assert_eq!(first.read, 600, "one whole line of 2,400 bytes, not the 1,000 tokens allowed");
+        assert_eq!(second.read, 200, "the next file gets what the cut left");
+    }
+
+    #[test]
+    fn superseded_records_come_first_and_facts_take_at_most_half() {
+        let mut facts = facts();
+        facts.readme = Some("word ".repeat(10_000));
+        let old = decision("design/records/0001-pg.md", "Use Postgres", "accepted", "One database.");
+        let other = decision("docs/adr/0002-x.md", "Something else", "accepted", "X.");
+        let parts = Parts { facts, superseded: vec![old], decisions: vec![other], files: Vec::new() };
+        let (context, _) = compose(parts, 1_000);
+        let names: Vec<(&str, bool)> = context.sources.iter().map(|s| (s.name.as_str(), s.read > 0)).collect();
+        assert_eq!(
+            names,
+            [("design/records/0001-pg.md", true), (FACTS, true), ("docs/adr/0002-x.md", true)],
+            "{:?}",
+            context.sources
+        );
+        let facts = &context.sources[1];
+        assert!(facts.cut() && facts.read <= 500, "the facts took at most half: {facts:?}");
+        assert_eq!(context.decisions.len(), 2);
+    }
+
+    #[test]
+    fn facts_stay_bounded_however_many_files_repeat_them() {
+        let mut facts = ProjectFacts::default();
+        for n in 0..150 {
+            facts.infrastructure.push(Infrastructure {
+                kind: "base image".into(),
+                name: "rust:1.80".into(),
+                detail: None,
+                source: format!("services/s{n}/Dockerfile"),
+            });
+            facts.stack.push(Dependency {
+                name: format!("crate{n}"),
+                version: None,
+                kind: DependencyKind::Library,
+                detail: None,
+                manifest: format!("services/s{n}/Cargo.toml"),
+            });
+        }
+        let text = facts_text(&facts);
+        assert!(
+            text.contains("Infrastructure in 150 files (services/s0/Dockerfile, …): base image rust:1.80."),
+            "{text}"
+        );
+        assert_eq!(text.matches("Stack in services/").count(), 10, "{text}");
+        assert!(text.contains("Stack in 140 more manifests:") && text.contains("and 110 more"), "{text}");
+        assert!(text.len() < 3_000, "{} bytes", text.len());
+    }
+
+    #[test]
+    fn what_a_record_holds_cannot_add_lines_to_the_prompt() {
+        let hostile = decision("docs/adr/0001-x.md", "Multi\n# Heading injected", "accepted\n## Status", "One.\nTwo.");
+        assert_eq!(decision_text(&hostile).lines().count(), 1);
     }
 }

@@ -80,10 +80,18 @@ pub fn line(text: &str) -> String {
     neutralise(&one_line(text))
 }
 
-/// One line as a link's text: as `line`, and brackets cannot end the text or open a
-/// link of its own.
+/// One line as a link's text: brackets cannot end the text or open a link of its own,
+/// a trailing backslash cannot escape the closing bracket, and no backtick can open a
+/// code span that swallows the link.
 pub fn link_text(text: &str) -> String {
-    line(text).replace('[', "\\[").replace(']', "\\]")
+    let mut escaped = String::with_capacity(text.len());
+    for c in one_line(text).chars() {
+        if matches!(c, '\\' | '[' | ']' | '`' | '<' | '*' | '_') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
 }
 
 /// One line inside a table cell: as `line`, and `|` cannot end the cell.
@@ -241,6 +249,19 @@ fn find_run(text: &str, length: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_text_cannot_leave_its_link() {
+        for hostile in ["Use evil \\", "a ` code span", "x](javascript:alert(1)) [y", "<b>bold</b>", "line\nbreak"] {
+            let markdown = format!("- [{}](0002-x.md) — accepted", link_text(hostile));
+            let links = Parser::new(&markdown)
+                .filter(|e| matches!(e, Event::Start(Tag::Link { dest_url, .. }) if dest_url.as_ref() == "0002-x.md"))
+                .count();
+            let html = Parser::new(&markdown).any(|e| matches!(e, Event::Html(_) | Event::InlineHtml(_)));
+            assert_eq!((links, html), (1, false), "{hostile:?} → {markdown}");
+            assert!(!Parser::new(&markdown).any(|e| matches!(e, Event::Code(_))), "{markdown}");
+        }
+    }
 
     #[test]
     fn code_blocks_stay_intact() {

@@ -32,21 +32,31 @@ fn ending(line: &str) -> &'static str {
 /// `status: …` in front matter (with any indented continuation lines of its value);
 /// as a JSON string, which YAML reads whatever the status holds.
 fn front_matter(lines: &[&str], status: &str) -> Option<(usize, usize, String)> {
-    if lines.first()?.trim_end() != "---" {
+    let close = front_matter_end(lines)?;
+    let at =
+        (1..close).find(|&i| lines[i].split_once(':').is_some_and(|(key, _)| key.eq_ignore_ascii_case("status")))?;
+    let end = (at + 1..close).find(|&i| !lines[i].starts_with([' ', '\t'])).unwrap_or(close);
+    let key = lines[at].split_once(':').map_or("status", |(key, _)| key);
+    let quoted = serde_json::to_string(status).unwrap_or_default();
+    Some((at, end, format!("{key}: {quoted}{}", ending(lines[at]))))
+}
+
+/// The line that closes the front matter, if the text opens with one (a byte-order
+/// mark before it is allowed).
+fn front_matter_end(lines: &[&str]) -> Option<usize> {
+    if lines.first()?.trim_start_matches('\u{feff}').trim_end() != "---" {
         return None;
     }
-    let close = lines.iter().skip(1).position(|l| matches!(l.trim_end(), "---" | "..."))? + 1;
-    let at = (1..close).find(|&i| lines[i].split_once(':').is_some_and(|(key, _)| key == "status"))?;
-    let end = (at + 1..close).find(|&i| !lines[i].starts_with([' ', '\t'])).unwrap_or(close);
-    let quoted = serde_json::to_string(status).unwrap_or_default();
-    Some((at, end, format!("status: {quoted}{}", ending(lines[at]))))
+    Some(lines.iter().skip(1).position(|l| matches!(l.trim_end(), "---" | "..."))? + 1)
 }
 
 /// `* Status: …` (or `- **Status:** …`, `Status: …`) before the first section, as
 /// MADR 2 writes it; the label is kept as written.
 fn labelled(lines: &[&str], status: &str) -> Option<(usize, usize, String)> {
     let first_section = lines.iter().position(|l| l.starts_with("## ")).unwrap_or(lines.len());
-    lines[..first_section].iter().enumerate().find_map(|(at, line)| {
+    // Never a line of the front matter: that is YAML, and `front_matter` owns it.
+    let body = front_matter_end(lines).map_or(0, |close| close + 1);
+    lines[..first_section].iter().enumerate().skip(body).find_map(|(at, line)| {
         let body = line.trim_start();
         let rest = body.strip_prefix("* ").or_else(|| body.strip_prefix("- ")).unwrap_or(body).trim_start();
         let colon = rest.find(':')?;
@@ -118,6 +128,22 @@ mod tests {
     fn a_record_without_a_status_is_left_alone() {
         assert_eq!(set("# Notes\n\nNo status here.\n", BY), None);
         assert_eq!(set("# X\n\n## Status\n\n## Context\n", BY), None, "an empty status section");
+    }
+
+    #[test]
+    fn front_matter_keys_in_any_case_and_after_a_byte_order_mark_stay_yaml() {
+        let text = "\u{feff}---\nStatus: accepted\ntitle: x\n---\n# X\n";
+        let set = set(text, "superseded by [Cache: Redis #1](0002-x.md)").unwrap();
+        assert_eq!(set, "\u{feff}---\nStatus: \"superseded by [Cache: Redis #1](0002-x.md)\"\ntitle: x\n---\n# X\n");
+        let front: serde_json::Value =
+            serde_saphyr::from_str(set.trim_start_matches('\u{feff}').split("---").nth(1).unwrap()).unwrap();
+        assert_eq!(front["Status"], "superseded by [Cache: Redis #1](0002-x.md)");
+        // Front matter without a status: the body's line is used, the YAML left alone.
+        let text = "---\ntitle: \"Status: not this\"\n---\n# X\n\n* Status: accepted\n";
+        assert_eq!(
+            super::set(text, "rejected").unwrap(),
+            "---\ntitle: \"Status: not this\"\n---\n# X\n\n* Status: rejected\n"
+        );
     }
 
     #[test]

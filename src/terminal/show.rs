@@ -76,9 +76,6 @@ pub fn context(project: &ProjectContext) -> String {
         let numbered = if c.numbered { ", numbered" } else { "" };
         let _ = writeln!(out, "Decision records: {} in {}/{numbered}", c.records, c.directory);
     }
-    for note in &project.notes {
-        let _ = writeln!(out, "Not read: {note}");
-    }
     let _ = writeln!(out, "\n─── what the debaters read, before the question and the panel ───");
     let _ = writeln!(out, "{}", if project.text.is_empty() { "(nothing)" } else { &project.text });
     for_terminal(&out)
@@ -94,6 +91,9 @@ fn sources(project: &ProjectContext) -> String {
     }
     if project.sources.is_empty() {
         let _ = writeln!(out, "  (none)");
+    }
+    for note in &project.notes {
+        let _ = writeln!(out, "Not read: {note}");
     }
     out
 }

@@ -126,12 +126,12 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         pattern("a Google API key", r"\bAIza[0-9A-Za-z_\-]{35}\b", &[0]),
         pattern("a Stripe key", r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}", &[0]),
         pattern("a JSON Web Token", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", &[0]),
-        pattern("a password in a connection string", r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@", &[1]),
+        pattern("a password in a connection string", r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:([^\s@/]+)@", &[1]),
         Pattern {
             accept: assignment,
             ..pattern(
                 "a password or secret in an assignment",
-                r#"(?i)\b[a-z0-9_]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key)["']?\s*([:=])\s*(?:"([^"\n]{4,})"|'([^'\n]{4,})'|([^\s"'&;,]{4,}))"#,
+                r#"(?i)\b[a-z0-9_]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key)[a-z0-9_]*["']?\s*([:=])\s*(?:"([^"\n]{4,})"|'([^'\n]{4,})'|([^\s"'&;,]{4,}))"#,
                 &[2, 3, 4],
             )
         },
@@ -229,6 +229,9 @@ mod tests {
             ("postgres://app:hunter22@db:5432/app", "a password in a connection string"),
             ("DB_PASSWORD=hunter22", "a password or secret in an assignment"),
             ("password: \"correct horse\"", "a password or secret in an assignment"),
+            ("CACHE_URL=redis://:hunter22@cache:6379", "a password in a connection string"),
+            ("SECRET_KEY=django-insecure-hunter22xyz", "a password or secret in an assignment"),
+            ("GITHUB_TOKEN_V2: hunter22abc", "a password or secret in an assignment"),
         ];
         for (text, what) in cases {
             let (masked, found) = credentials(text);

@@ -171,6 +171,9 @@ fn a_bad_supersedes_target_is_a_usage_error_before_any_model_call() {
     let outside = sandbox.home.join("elsewhere.md");
     std::fs::write(&outside, EARLIER).unwrap();
     std::os::unix::fs::symlink(sandbox.repo.join(EARLIER_PATH), sandbox.repo.join("docs/link.md")).unwrap();
+    write(&sandbox.repo, ".git/evil.md", EARLIER);
+    write(&sandbox.repo, "nested/docs/decisions/0001-n.md", EARLIER);
+    git(&sandbox.repo.join("nested"), &["init", "-q"]);
     let config = script(&sandbox, AGAINST);
     let before = sandbox.files();
     let head = git(&sandbox.repo, &["rev-parse", "HEAD"]);
@@ -181,6 +184,8 @@ fn a_bad_supersedes_target_is_a_usage_error_before_any_model_call() {
         "Cargo.toml",
         "docs/decisions/0009-no-status.md",
         "docs/link.md",
+        ".git/evil.md",
+        "nested/docs/decisions/0001-n.md",
         "DEB-zzzzzz",
     ] {
         let out = sandbox.cmd().arg("--config").arg(&config).args(["--supersedes", target, QUESTION]).output().unwrap();
@@ -246,15 +251,22 @@ fn the_budget_cuts_what_does_not_fit_and_says_so_everywhere() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("big.md: first 1,000 of 3,300 tokens"), "{stderr}");
+    // Cut at the end of a sentence: a little under the budget, counted as kept.
+    let kept: u64 = stderr
+        .split("big.md: first ")
+        .nth(1)
+        .and_then(|rest| rest.split(" of 3,300 tokens").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no cut of big.md reported: {stderr}"));
+    assert!((980..=1_000).contains(&kept), "{kept}");
     assert!(stderr.contains("later.md: not read"), "{stderr}");
     for prompt in sandbox.prompts() {
         let prompt = prompt["prompt"].as_str().unwrap();
-        assert!(prompt.contains("[… cut here: the first 1000 of 3300 tokens]"), "{prompt}");
+        assert!(prompt.contains(&format!("[… cut here: the first {kept} of 3300 tokens]")), "{prompt}");
         assert!(!prompt.contains("LATER_FILE_MARKER"), "a file that did not fit reached a prompt");
     }
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
-    assert!(record.contains("Read by the debaters: big.md: first 1,000 of 3,300 tokens."), "{record}");
+    assert!(record.contains(&format!("Read by the debaters: big.md: first {kept} of 3,300 tokens.")), "{record}");
     assert!(record.contains("later.md: not read"), "{record}");
     assert!(record.contains("the context budget was 1,000 tokens"), "{record}");
     assert!(record.contains("The repository itself was not read"), "{record}");
@@ -309,14 +321,31 @@ fn the_repository_can_be_left_unread() {
 fn planted_secrets_and_ignored_files_never_leave_the_machine() {
     const AWS: &str = "AKIAIOSFODNN7EXAMPLE";
     const PASSWORD: &str = "hunter2-s3cret-pw";
-    const MARKERS: &[&str] = &["IGNORED_FILE_MARKER", "DOTENV_MARKER", "PEM_MARKER", "IDRSA_MARKER"];
+    const MARKERS: &[&str] = &[
+        "IGNORED_RECORD_MARKER",
+        "IGNORED_COMPOSE_MARKER",
+        "HIDDEN_COMPOSE_MARKER",
+        "SECRETS_YAML_MARKER",
+        "DOTENV_MARKER",
+        "PEM_MARKER",
+        "IDRSA_MARKER",
+    ];
     let sandbox = Sandbox::new();
     shop(&sandbox);
-    write(&sandbox.repo, ".gitignore", "local/\n");
+    // Each of these would be read (a record, compose files, a Kubernetes manifest) if
+    // it were not ignored, hidden or named like a secret.
+    write(&sandbox.repo, ".gitignore", "local/\ndocs/decisions/0009-private.md\n");
     write(
         &sandbox.repo,
-        "local/package.json",
-        "{\"name\": \"IGNORED_FILE_MARKER\", \"dependencies\": {\"redis\": \"4\"}}",
+        "docs/decisions/0009-private.md",
+        "# IGNORED_RECORD_MARKER cache\n\n## Status\n\nAccepted\n\n## Decision\n\nRedis for caching, IGNORED_RECORD_MARKER.\n",
+    );
+    write(&sandbox.repo, "local/docker-compose.yml", "services:\n  IGNORED_COMPOSE_MARKER:\n    image: redis:7\n");
+    write(&sandbox.repo, ".hidden/docker-compose.yml", "services:\n  HIDDEN_COMPOSE_MARKER:\n    image: redis:7\n");
+    write(
+        &sandbox.repo,
+        "deploy/k8s/secrets.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: SECRETS_YAML_MARKER\n",
     );
     write(&sandbox.repo, ".env", "DATABASE_URL=DOTENV_MARKER\n");
     write(&sandbox.repo, "deploy/server.pem", "PEM_MARKER\n");
@@ -347,7 +376,7 @@ fn planted_secrets_and_ignored_files_never_leave_the_machine() {
     let preview = sandbox.cmd().args(["--context-preview", QUESTION]).output().unwrap();
 
     assert!(!sandbox.prompts().is_empty());
-    let record = record_text(&sandbox, "0002-should-we-use-redis-or-postgres-for-caching.md");
+    let record = record_text(&sandbox, "-should-we-use-redis-or-postgres-for-caching.md");
     for secret in [AWS, PASSWORD].iter().chain(MARKERS) {
         assert!(!text(&preview.stdout).contains(secret), "{secret} in the preview");
         assert!(!record.contains(secret), "{secret} in the record");

@@ -1,5 +1,5 @@
 -- Prompt tokens a provider served from its prefix cache, per call; and every call in
--- one view, so totals are summed in one place.
+-- one view, for a debate's totals.
 ALTER TABLE contributions ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE moderator_calls ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
 CREATE VIEW calls AS
