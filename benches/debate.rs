@@ -422,6 +422,7 @@ fn populate(path: &Path, count: usize, root: &str) {
         record: Default::default(),
         moderator: role.clone(),
         debater: role,
+        seat_models: Vec::new(),
         context: Vec::new(),
         requested_size: None,
         forced: Vec::new(),

@@ -117,6 +117,11 @@ pub struct Cli {
     #[arg(long, value_name = "MODEL")]
     pub model: Option<String>,
 
+    /// Seat different models at the debate, handed out to the perspectives in turn:
+    /// each `provider:model` or a model of the debaters' provider (comma-separated)
+    #[arg(long, value_name = "MODELS", value_delimiter = ',', conflicts_with_all = ["model", "resume", "offline"])]
+    pub models: Vec<String>,
+
     /// Use the built-in offline debater: no network, no key, not model-reasoned
     #[arg(long)]
     pub offline: bool,

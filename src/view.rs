@@ -6,8 +6,9 @@
 use serde::Serialize;
 
 use crate::model::{
-    Analysis, Assessment, Confidence, ContributionKind, DebateSettings, DebateState, EndReason, Evaluation, Listing,
-    Outcome, ProjectContext, ProviderKind, RoleChoice, Round, Source, Stance, Status, Synthesis, Usage,
+    Analysis, Assessment, Confidence, ContributionKind, DebateSettings, DebateState, DebaterAssessment, EndReason,
+    Evaluation, Listing, Outcome, ProjectContext, ProviderKind, RoleChoice, Round, Source, Stance, Status, Synthesis,
+    Usage,
 };
 
 /// A debate in one object: what `--list --json` lists, and what a run prints.
@@ -252,6 +253,8 @@ pub struct Seat {
     pub trade_offs: String,
     /// Why it left the panel, if it did.
     pub dropped: Option<String>,
+    /// Who argues it (on a heterogeneous panel, each seat's own model).
+    pub debater: Role,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -295,12 +298,16 @@ pub struct Repetition {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EvaluationView {
+    /// Each debater as the moderator judged it, before its verdicts.
+    pub debaters: Vec<DebaterAssessment>,
     pub summary: String,
     pub assessment: Assessment,
     pub agreement: bool,
     pub clear_winner: Option<String>,
     pub off_topic: Vec<String>,
     pub new_points: Vec<String>,
+    /// What the round left unresolved: the next round's agenda.
+    pub open_tensions: Vec<String>,
     /// The moderator's answer was unreadable; this was derived from the measures.
     pub fallback: bool,
 }
@@ -308,12 +315,14 @@ pub struct EvaluationView {
 impl From<&Evaluation> for EvaluationView {
     fn from(e: &Evaluation) -> EvaluationView {
         EvaluationView {
+            debaters: e.debaters.clone(),
             summary: e.summary.clone(),
             assessment: e.assessment,
             agreement: e.agreement,
             clear_winner: e.clear_winner.clone(),
             off_topic: e.off_topic.clone(),
             new_points: e.new_points.clone(),
+            open_tensions: e.open_tensions.clone(),
             fallback: e.fallback,
         }
     }
@@ -377,12 +386,14 @@ impl Detail {
             panel: state
                 .panel
                 .iter()
-                .map(|s| Seat {
+                .enumerate()
+                .map(|(index, s)| Seat {
                     perspective: s.name().to_string(),
                     reason: s.reason.clone(),
                     priorities: s.perspective.priorities.clone(),
                     trade_offs: s.perspective.trade_offs.clone(),
                     dropped: s.dropped.clone(),
+                    debater: state.snapshot.debater_for(index).into(),
                 })
                 .collect(),
             transcript: state.rounds.iter().map(round).collect(),

@@ -14,7 +14,7 @@ use crate::cli::{Cli, Command};
 use crate::engine::run::Engine;
 use crate::error::{Error, Result, Signal};
 use crate::model::{
-    Clarification, Clarified, DebateState, Events, Listing, PanelSize, Published, Rounds, Snapshot, Status,
+    Clarification, Clarified, DebateState, Events, Listing, PanelSize, Published, RoleChoice, Rounds, Snapshot, Status,
 };
 use crate::moderator::{analysis, selection};
 use crate::providers;
@@ -184,6 +184,7 @@ fn flag_overrides(cli: &Cli) -> FlagOverrides {
         issue: cli.issue,
         provider: cli.provider.clone(),
         model: cli.model.clone(),
+        models: cli.models.clone(),
     }
 }
 
@@ -192,9 +193,11 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let root = project_root()?;
     let loaded = settings::load(&root, cli.config.as_deref(), &flag_overrides(cli))?;
     let catalog = Catalog::build(&loaded.overlays)?;
-    let (moderator, debater) = providers::choose(&loaded.settings, cli.offline)?;
-    let definitions = providers::definitions(&loaded.settings, &[&moderator, &debater])?;
-    let providers = providers::build_panel(&moderator, &debater, &definitions, &loaded.settings)?;
+    let roles = providers::choose_roles(&loaded.settings, cli.offline)?;
+    let definitions = providers::definitions(&loaded.settings, &roles.all())?;
+    let providers::Roles { moderator, debater, seat_models } = roles;
+    let debaters = if seat_models.is_empty() { vec![debater.clone()] } else { seat_models.clone() };
+    let providers = providers::build_panel(&moderator, &debaters, &definitions, &loaded.settings)?;
     let question = without_secrets(&question, "the question", &providers.secrets, terminal);
     let Groundwork { project, context, supersedes, record: record_settings } =
         project::groundwork(cli, &root, &loaded, &question, &providers.secrets, terminal)?;
@@ -248,6 +251,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         record: record_settings,
         moderator,
         debater,
+        seat_models,
         context,
         requested_size,
         forced: cli.with.clone(),
@@ -294,15 +298,18 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
     if let Some(name) = switch_to {
         snapshot.moderator = providers::switch(&snapshot.moderator, &loaded.settings, name)?;
         snapshot.debater = providers::switch(&snapshot.debater, &loaded.settings, name)?;
+        // One provider for every role now: the seats' own models no longer apply.
+        snapshot.seat_models.clear();
     }
     // Debates stored before their providers were: take them from the settings now.
-    for role in [&snapshot.moderator, &snapshot.debater] {
+    let roles: Vec<RoleChoice> = [snapshot.moderator.clone()].into_iter().chain(snapshot.debater_roles()).collect();
+    for role in &roles {
         if !snapshot.providers.contains_key(&role.provider) {
             snapshot.providers.extend(providers::definitions(&loaded.settings, &[role])?);
         }
     }
     let providers =
-        providers::build_panel(&snapshot.moderator, &snapshot.debater, &snapshot.providers, &loaded.settings)?;
+        providers::build_panel(&snapshot.moderator, &snapshot.debater_roles(), &snapshot.providers, &loaded.settings)?;
     let templates = Templates::load(&root)?;
     record::preflight(&root, &snapshot.record, snapshot.branch.is_some())?;
     if snapshot != state.snapshot {
@@ -315,10 +322,14 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
 
 /// A provider no model stands behind is always named.
 fn announce_providers(providers: &providers::Panel, terminal: &Terminal) {
-    let mut kinds = vec![providers.moderator.identity().kind, providers.debater.identity().kind];
-    kinds.dedup();
-    for label in kinds.into_iter().filter_map(providers::label) {
-        terminal.say(&format!("Provider: {label}"));
+    let mut said: Vec<&str> = Vec::new();
+    for provider in [&providers.moderator].into_iter().chain(&providers.debaters) {
+        if let Some(label) = providers::label(provider.identity().kind)
+            && !said.contains(&label)
+        {
+            terminal.say(&format!("Provider: {label}"));
+            said.push(label);
+        }
     }
 }
 
@@ -369,6 +380,9 @@ fn apply_resume_flags(cli: &Cli, state: &DebateState, snapshot: &mut Snapshot, r
     if let Some(model) = &cli.model {
         snapshot.moderator.model = Some(model.clone());
         snapshot.debater.model = Some(model.clone());
+        for seat in &mut snapshot.seat_models {
+            seat.model = Some(model.clone());
+        }
     }
     // Once the record is being written, what it says and where it goes are fixed.
     let fixed = [

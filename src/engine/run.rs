@@ -74,8 +74,9 @@ impl Engine<'_> {
         Asked { provider: self.providers.moderator.as_ref(), secrets: &self.providers.secrets }
     }
 
-    fn debater(&self) -> Asked<'_> {
-        Asked { provider: self.providers.debater.as_ref(), secrets: &self.providers.secrets }
+    /// Who argues at `seat`.
+    fn debater(&self, seat: usize) -> Asked<'_> {
+        Asked { provider: self.providers.debater(seat).as_ref(), secrets: &self.providers.secrets }
     }
 
     /// Text the user typed during the debate, with keys and credentials masked (and a
@@ -239,12 +240,11 @@ impl Engine<'_> {
         // On a terminal the text streams in; the terminal keeps parallel debaters apart.
         let (live_tx, mut live_rx) = tokio::sync::mpsc::unbounded_channel::<(usize, String)>();
         let live = self.events.live();
-        let provider = self.providers.debater.clone();
         let secrets = self.providers.secrets.clone();
         let mut pending: FuturesUnordered<_> = seats
             .iter()
             .map(|&seat| {
-                let (provider, secrets) = (provider.clone(), secrets.clone());
+                let (provider, secrets) = (self.providers.debater(seat).clone(), secrets.clone());
                 let live_tx = live_tx.clone();
                 let sink = live.then(|| {
                     TextSink::new(move |text| {
@@ -331,7 +331,7 @@ impl Engine<'_> {
     ) -> Result<(), Stop> {
         for &seat in seats {
             let ask = Ask::Stance { seat, round, kind };
-            let asked = calls::ask(self.debater(), state, &ask, None);
+            let asked = calls::ask(self.debater(seat), state, &ask, None);
             let (stance, usage) = match tokio::time::timeout_at(deadline, asked).await {
                 Ok(Ok(completion)) => {
                     let read = answers::read::<StanceAnswer>(&completion.text).ok();
@@ -422,18 +422,16 @@ impl Engine<'_> {
             (synthesis::from_transcript(&latest, summary, &state.analysis.options), Source::Transcript)
         });
         synthesis::fill_arguments(&mut synthesis, &latest);
-        let roles = [
-            ("The debaters' arguments", &self.providers.debater),
-            ("The moderator's judgements", &self.providers.moderator),
-        ];
-        let unreasoned: Vec<String> = roles
-            .into_iter()
+        let debaters = self.providers.debaters.iter().map(|d| ("The debaters' arguments", d));
+        let roles = debaters.chain([("The moderator's judgements", &self.providers.moderator)]);
+        let mut unreasoned: Vec<String> = roles
             .filter(|(_, provider)| !provider.identity().reasoned)
             .map(|(what, provider)| {
                 let by = providers::label(provider.identity().kind).unwrap_or("a provider no model stands behind");
                 format!("{what} came from {by}.")
             })
             .collect();
+        unreasoned.dedup();
         let outcome = step::outcome(state, synthesis, source, &unreasoned);
         self.store.save_outcome(&state.id, &outcome, &completion)?;
         self.events.synthesized(&outcome);

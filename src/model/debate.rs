@@ -74,6 +74,10 @@ pub struct Snapshot {
     pub record: RecordSettings,
     pub moderator: RoleChoice,
     pub debater: RoleChoice,
+    /// A heterogeneous panel: the debaters' providers and models, handed out to the
+    /// seats in turn. Empty: every seat is `debater`.
+    #[serde(default)]
+    pub seat_models: Vec<RoleChoice>,
     pub context: Vec<ContextFile>,
     /// `--perspectives` or the setting, if any.
     pub requested_size: Option<u8>,
@@ -96,6 +100,24 @@ pub struct Snapshot {
     /// when it started.
     #[serde(default)]
     pub supersedes: Vec<EarlierDecision>,
+}
+
+impl Snapshot {
+    /// The debaters' roles: the seat models, or the one debater role.
+    pub fn debater_roles(&self) -> Vec<RoleChoice> {
+        match self.seat_models.is_empty() {
+            true => vec![self.debater.clone()],
+            false => self.seat_models.clone(),
+        }
+    }
+
+    /// Who argues at `seat`: the seat models in turn, or the one debater role.
+    pub fn debater_for(&self, seat: usize) -> &RoleChoice {
+        match self.seat_models.is_empty() {
+            true => &self.debater,
+            false => &self.seat_models[seat % self.seat_models.len()],
+        }
+    }
 }
 
 /// A `--context` file as the debaters read it (cut to the context budget).

@@ -38,6 +38,7 @@ pub fn state() -> DebateState {
             record: RecordSettings::default(),
             moderator: role(0.2),
             debater: role(0.8),
+            seat_models: Vec::new(),
             context: Vec::new(),
             requested_size: None,
             forced: Vec::new(),

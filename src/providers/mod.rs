@@ -229,9 +229,23 @@ pub trait Provider: Send + Sync {
 #[derive(Clone)]
 pub struct Panel {
     pub moderator: Arc<dyn Provider>,
-    pub debater: Arc<dyn Provider>,
+    /// The debaters' providers, handed out to the seats in turn (one for all seats
+    /// unless the panel is heterogeneous).
+    pub debaters: Vec<Arc<dyn Provider>>,
     /// Every key this run knows, masked in every answer before it is stored or shown.
     pub secrets: Arc<Masker>,
+}
+
+impl Panel {
+    /// Who argues at `seat`.
+    pub fn debater(&self, seat: usize) -> &Arc<dyn Provider> {
+        &self.debaters[seat % self.debaters.len()]
+    }
+
+    /// Whether a model stands behind every debater.
+    pub fn debaters_reasoned(&self) -> bool {
+        self.debaters.iter().all(|d| d.identity().reasoned)
+    }
 }
 
 /// Providers that exist without settings, and the key variable that enables each.
@@ -273,10 +287,70 @@ fn definition_for(settings: &Settings, name: &str) -> Result<ProviderDef> {
     }
 }
 
+/// The roles of a debate: the moderator, the debater, and the seat models of a
+/// heterogeneous panel (empty when every seat is the debater).
+pub struct Roles {
+    pub moderator: RoleChoice,
+    pub debater: RoleChoice,
+    pub seat_models: Vec<RoleChoice>,
+}
+
+impl Roles {
+    /// Every role, for the provider definitions a debate stores.
+    pub fn all(&self) -> Vec<&RoleChoice> {
+        [&self.moderator, &self.debater].into_iter().chain(&self.seat_models).collect()
+    }
+}
+
 /// Which provider each role uses: `--offline`; else the role's provider; else the
 /// default provider; else the first of `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`,
-/// `OPENROUTER_API_KEY` that is set.
-pub fn choose(settings: &Settings, offline: bool) -> Result<(RoleChoice, RoleChoice)> {
+/// `OPENROUTER_API_KEY` that is set. `roles.debater.models` (or `--models`) seats
+/// those models in turn, each `provider:model` or a model of the debater's provider.
+pub fn choose_roles(settings: &Settings, offline: bool) -> Result<Roles> {
+    let (moderator, debater) = choose(settings, offline)?;
+    if !settings.roles.moderator.models.is_empty() {
+        return Err(ProviderError::setup(
+            "roles.moderator.models is not a setting: one model moderates",
+            "set roles.debater.models for the debaters, and roles.moderator.model for the moderator",
+        ));
+    }
+    let seat_models = match offline {
+        true => Vec::new(),
+        false => settings
+            .roles
+            .debater
+            .models
+            .iter()
+            .map(|entry| seat_model(settings, &debater, entry))
+            .collect::<Result<_>>()?,
+    };
+    Ok(Roles { moderator, debater, seat_models })
+}
+
+/// `provider:model`, or a model of `debater`'s provider (a model may hold a colon, as
+/// `llama3.1:8b` does: only a configured provider's name before it counts).
+fn seat_model(settings: &Settings, debater: &RoleChoice, entry: &str) -> Result<RoleChoice> {
+    let entry = entry.trim();
+    if entry.is_empty() {
+        return Err(ProviderError::setup(
+            "an empty entry in roles.debater.models",
+            "write provider:model or a model name",
+        ));
+    }
+    let named = entry.split_once(':').filter(|(provider, _)| definition_for(settings, provider).is_ok());
+    let (provider, model) = match named {
+        Some((provider, model)) => (provider.to_string(), model.trim()),
+        None => (debater.provider.clone(), entry),
+    };
+    Ok(RoleChoice {
+        kind: definition_for(settings, &provider)?.kind,
+        provider,
+        model: (!model.is_empty()).then(|| model.to_string()),
+        temperature: debater.temperature,
+    })
+}
+
+fn choose(settings: &Settings, offline: bool) -> Result<(RoleChoice, RoleChoice)> {
     let detected =
         || BUILT_IN.iter().find(|b| std::env::var(b.3).is_ok_and(|v| !v.trim().is_empty())).map(|b| b.0.to_string());
     let role = |role: &crate::settings::RoleSettings, default_temperature: f32| -> Result<RoleChoice> {
@@ -319,16 +393,20 @@ pub fn definitions(settings: &Settings, roles: &[&RoleChoice]) -> Result<BTreeMa
     roles.iter().map(|role| Ok((role.provider.clone(), definition_for(settings, &role.provider)?))).collect()
 }
 
-/// Build both roles' providers from their stored definitions; roles that name the
-/// same provider and model share one instance, so its in-flight cap and what it
-/// learned about the server apply to both. `settings` holds any key written in a file.
-pub fn build_panel(
-    moderator: &RoleChoice,
-    debater: &RoleChoice,
+/// Build the roles' providers from their stored definitions; roles that name the same
+/// provider and model share one instance, so its in-flight cap and what it learned about
+/// the server apply to all of them. `settings` holds any key written in a file.
+pub fn build_panel<'a>(
+    moderator: &'a RoleChoice,
+    debaters: &'a [RoleChoice],
     definitions: &BTreeMap<String, ProviderDef>,
     settings: &Settings,
 ) -> Result<Panel> {
-    let build_role = |role: &RoleChoice| {
+    let mut built: Vec<(&RoleChoice, Arc<dyn Provider>)> = Vec::new();
+    let mut provider_for = |role: &'a RoleChoice| -> Result<Arc<dyn Provider>> {
+        if let Some((_, same)) = built.iter().find(|(r, _)| r.provider == role.provider && r.model == role.model) {
+            return Ok(same.clone());
+        }
         let definition = definitions.get(&role.provider).ok_or_else(|| {
             ProviderError::setup(
                 format!("provider {:?} has no stored definition", role.provider),
@@ -336,14 +414,15 @@ pub fn build_panel(
             )
         })?;
         let key = key_for(&role.provider, definition, settings)?;
-        build(&role.provider, definition, role.model.clone(), key)
+        let provider = build(&role.provider, definition, role.model.clone(), key)?;
+        built.push((role, provider.clone()));
+        Ok(provider)
     };
-    let moderator_provider = build_role(moderator)?;
-    let same = moderator.provider == debater.provider && moderator.model == debater.model;
-    let debater_provider = if same { moderator_provider.clone() } else { build_role(debater)? };
+    let moderator_provider = provider_for(moderator)?;
+    let debaters = debaters.iter().map(&mut provider_for).collect::<Result<Vec<_>>>()?;
     let mut keys = configured_keys(settings);
     keys.extend(definitions.iter().filter_map(|(name, def)| key_for(name, def, settings).ok()?.value));
-    Ok(Panel { moderator: moderator_provider, debater: debater_provider, secrets: Arc::new(Masker::new(keys)) })
+    Ok(Panel { moderator: moderator_provider, debaters, secrets: Arc::new(Masker::new(keys)) })
 }
 
 /// Every API key the settings and the environment hold: each configured provider's

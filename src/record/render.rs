@@ -131,6 +131,8 @@ struct PanelEntry<'a> {
     priorities: &'a [String],
     key_arguments: &'a [String],
     trade_offs_accepted: &'a [String],
+    /// The models that argued it, on a heterogeneous panel.
+    argued_by: Vec<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -177,7 +179,8 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
         panel: state
             .panel
             .iter()
-            .map(|seat| {
+            .enumerate()
+            .map(|(seat_index, seat)| {
                 let summary = synthesis.perspectives.iter().find(|p| p.name == seat.name());
                 PanelEntry {
                     name: seat.name(),
@@ -185,6 +188,7 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
                     priorities: &seat.perspective.priorities,
                     key_arguments: summary.map_or(empty, |s| &s.key_arguments),
                     trade_offs_accepted: summary.map_or(empty, |s| &s.trade_offs_accepted),
+                    argued_by: argued_by(state, seat_index),
                 }
             })
             .collect(),
@@ -216,6 +220,20 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
             })
             .collect(),
     })
+}
+
+/// The models that argued at `seat`, when the panel seats different models.
+fn argued_by(state: &DebateState, seat: usize) -> Vec<&str> {
+    if state.snapshot.seat_models.is_empty() {
+        return Vec::new();
+    }
+    let mut models: Vec<&str> = Vec::new();
+    for contribution in state.rounds.iter().flat_map(Round::contributions).filter(|c| c.seat == seat) {
+        if !models.contains(&contribution.model.as_str()) {
+            models.push(&contribution.model);
+        }
+    }
+    models
 }
 
 /// What in the record a provider of `kind` wrote, by the roles it played.

@@ -206,6 +206,9 @@ pub struct RoleSettings {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub temperature: Option<f32>,
+    /// Debaters only: models handed out to the seats in turn, each `provider:model` or a
+    /// model of the role's provider (a heterogeneous panel).
+    pub models: Vec<String>,
 }
 
 /// Settings as loaded, with the catalog overlays in precedence order.
@@ -235,6 +238,8 @@ pub struct FlagOverrides {
     pub issue: bool,
     pub provider: Option<String>,
     pub model: Option<String>,
+    /// `--models`: the debaters' models, seat by seat.
+    pub models: Vec<String>,
 }
 
 /// Environment variables that set a key, and the key they set.
@@ -455,6 +460,9 @@ fn flags_layer(flags: &FlagOverrides) -> Value {
         set(&["roles", "moderator", "model"], json!(model));
         set(&["roles", "debater", "model"], json!(model));
     }
+    if !flags.models.is_empty() {
+        set(&["roles", "debater", "models"], json!(flags.models));
+    }
     layer
 }
 
@@ -482,6 +490,25 @@ mod tests {
 
     fn parse(text: &str) -> std::result::Result<Settings, String> {
         yaml::parse(text, "s.yaml")
+    }
+
+    /// The example documents every key: it parses as it is, and with its commented
+    /// heterogeneous-panel line switched on.
+    #[test]
+    fn the_example_settings_file_parses_with_its_models_line_on() {
+        let example = include_str!("../../settings.example.yaml");
+        let settings = parse(example).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(settings.debate.max_rounds, Rounds(5));
+        let switched_on = example
+            .lines()
+            .map(|line| match line.trim_start().strip_prefix("# ") {
+                Some(rest) if rest.starts_with("models:") => format!("    {rest}"),
+                _ => line.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let settings = parse(&switched_on).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(settings.roles.debater.models, ["openai:gpt-4o", "anthropic:claude-sonnet-4-5"]);
     }
 
     #[test]

@@ -65,6 +65,12 @@ pub fn sensitive(layer: &Value, trusted: &Value) -> Vec<Sensitive> {
             found.push(Sensitive { key: format!("roles.{role}.provider"), value: shown(provider) });
         }
     }
+    // Seat models may name providers, so they choose where questions go.
+    if let Some(models) =
+        layer.pointer("/roles/debater/models").filter(|m| Some(*m) != trusted.pointer("/roles/debater/models"))
+    {
+        found.push(Sensitive { key: "roles.debater.models".into(), value: shown(models) });
+    }
     found
 }
 

@@ -418,3 +418,57 @@ async fn an_answer_cut_off_at_the_limit_is_asked_again_and_never_stored_as_whole
         "{record}"
     );
 }
+
+/// `--models a,b`: the seats argue with different models in turn, the moderator keeps
+/// its own, and the record and `--show --json` say which model argued which perspective.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_heterogeneous_panel_seats_its_models_in_turn_and_says_who_argued_what() {
+    // The server names the model it was asked for, as a real one does.
+    let mock = MockLlm::with_rule(|body, _| {
+        let model = body["model"].as_str().unwrap_or("mock-model").to_string();
+        Some(llm::ok_from(&model, body, &llm::reply(body)))
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let out =
+        run(&sandbox, &config, &["-p", "3", "-r", "1", "--models", "model-a,mock:model-b", "--json", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    let shown = sandbox.cmd().args(["--show", result["id"].as_str().unwrap(), "--json"]).output().unwrap();
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let panel = shown["panel"].as_array().unwrap();
+    let seats: Vec<&str> = panel.iter().map(|s| s["debater"]["model"].as_str().unwrap()).collect();
+    assert_eq!(seats, ["model-a", "model-b", "model-a"], "handed out in turn");
+    for contribution in shown["transcript"][0]["arguments"].as_array().unwrap() {
+        let seat = panel.iter().position(|s| s["perspective"] == contribution["perspective"]).unwrap();
+        assert_eq!(contribution["model"], seats[seat], "{contribution}");
+    }
+    for request in mock.requests() {
+        let prompt = prompt_of(&request["body"]);
+        let moderator =
+            ["First name the options", "Evaluate round", "Write the synthesis"].iter().any(|p| prompt.contains(p));
+        if moderator {
+            assert_eq!(request["body"]["model"], "mock-model", "the moderator keeps the provider's model");
+        }
+    }
+    let record = std::fs::read_to_string(result["record_path"].as_str().unwrap()).unwrap();
+    assert_eq!(record.matches("*Argued by:* model-a").count(), 2, "{record}");
+    assert_eq!(record.matches("*Argued by:* model-b").count(), 1, "{record}");
+}
+
+/// One model moderates: a list of moderator models is a setup error before any call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moderator_models_are_refused_before_any_call() {
+    let mock = MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let settings = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{settings}roles:\n  moderator:\n    models: [a, b]\n")).unwrap();
+    let out = run(&sandbox, &config, &[QUESTION]).await;
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("roles.debater.models"), "{}", text(&out.stderr));
+    assert!(mock.requests().is_empty());
+}

@@ -42,7 +42,7 @@ fn build(config: ProviderConfig) -> Arc<dyn Provider> {
     settings.providers.named.insert("mock".into(), config);
     let choice = RoleChoice { provider: "mock".into(), kind: ProviderKind::Openai, model: None, temperature: 0.3 };
     let definitions = providers::definitions(&settings, &[&choice]).unwrap();
-    let panel = providers::build_panel(&choice, &choice, &definitions, &settings);
+    let panel = providers::build_panel(&choice, std::slice::from_ref(&choice), &definitions, &settings);
     panel.unwrap_or_else(|err| panic!("build failed: {err}")).moderator
 }
 
