@@ -423,6 +423,7 @@ fn populate(path: &Path, count: usize, root: &str) {
         moderator: role.clone(),
         debater: role,
         seat_models: Vec::new(),
+        decision_makers: Vec::new(),
         context: Vec::new(),
         requested_size: None,
         forced: Vec::new(),
@@ -439,8 +440,13 @@ fn populate(path: &Path, count: usize, root: &str) {
     let known = synthesis::Known { panel: &[], options: &[], decisions: &[] };
     let (synthesis, _) =
         synthesis::parse(r#"{"recommendation": "Use Postgres.", "confidence": "Medium"}"#, &known).unwrap();
-    let outcome =
-        Outcome { synthesis, source: Source::Structured, confidence: Confidence::Medium, degradations: Vec::new() };
+    let outcome = Outcome {
+        synthesis,
+        source: Source::Structured,
+        confidence: Confidence::Medium,
+        degradations: Vec::new(),
+        lowered: Vec::new(),
+    };
     for n in 0..count {
         let id = format!("DEB-{n:06}");
         let repo = if n % 10 == 0 { root.to_string() } else { format!("/bench/repo-{}", n % 10) };
@@ -468,7 +474,7 @@ fn populate(path: &Path, count: usize, root: &str) {
         }
         store.save_evaluation(&id, 1, &measures, &evaluation, &call("{}")).unwrap();
         store.save_end(&id, EndReason::Agreement).unwrap();
-        store.save_outcome(&id, &outcome, &call("{}")).unwrap();
+        store.save_outcome(&id, &outcome, &call("{}"), 0).unwrap();
         store.save_record_path(&id, &format!("{repo}/docs/decisions/{id}.md")).unwrap();
         store.complete(&id, Some("0123456789abcdef0123456789abcdef01234567")).unwrap();
     }

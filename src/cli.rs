@@ -82,6 +82,12 @@ pub struct Cli {
     #[arg(long)]
     pub issue: bool,
 
+    /// With --resume of a completed debate: a reviewer's objection. Runs one more round
+    /// (up to --max-rounds) with it as guidance, re-synthesises, and rewrites and commits
+    /// the same record
+    #[arg(long, value_name = "TEXT", requires = "resume", conflicts_with_all = ["question", "file"])]
+    pub guide: Option<String>,
+
     /// Write the record but do not commit it
     #[arg(long, conflicts_with = "branch")]
     pub no_commit: bool,

@@ -59,7 +59,13 @@ fn usage_error(err: &clap::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let text = err.render().to_string();
-    let message = text.lines().find(|l| l.starts_with("error:")).unwrap_or("error: invalid arguments");
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("error:"));
+    let mut message = lines.next().unwrap_or("error: invalid arguments").to_string();
+    // "the following required arguments were not provided:" names them below.
+    if message.ends_with(':') {
+        let named: Vec<&str> = lines.take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+        message = format!("{message} {}", named.join(", "));
+    }
     let tip = text.lines().find_map(|l| l.trim().strip_prefix("tip: ")).unwrap_or("see debate --help");
     let _ = writeln!(std::io::stderr(), "{message}\nhint: {tip}");
     ExitCode::from(2)

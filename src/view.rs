@@ -58,7 +58,7 @@ impl Summary {
             id: state.id.clone(),
             status: state.status,
             question: state.question.clone(),
-            title: state.title.clone(),
+            title: state.decision_title().to_string(),
             repository: state.repo_root.clone(),
             created_at: state.created_at.clone(),
             rounds: state.rounds.len() as u32,
@@ -334,6 +334,8 @@ pub struct OutcomeView {
     pub confidence: Confidence,
     pub source: Source,
     pub degradations: Vec<String>,
+    /// Why the confidence is not the moderator's own.
+    pub lowered: Vec<String>,
     pub synthesis: Synthesis,
 }
 
@@ -343,6 +345,7 @@ impl From<&Outcome> for OutcomeView {
             confidence: o.confidence,
             source: o.source,
             degradations: o.degradations.clone(),
+            lowered: o.lowered.clone(),
             synthesis: o.synthesis.clone(),
         }
     }
@@ -427,7 +430,7 @@ mod tests {
             rounds: state.rounds.len() as u32,
             created_at: state.created_at.clone(),
             question: state.question.clone(),
-            title: state.title.clone(),
+            title: state.decision_title().to_string(),
             repository: state.repo_root.clone(),
             record_path: state.record_path.clone(),
             branch: state.snapshot.branch.clone(),

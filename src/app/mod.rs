@@ -14,7 +14,8 @@ use crate::cli::{Cli, Command};
 use crate::engine::run::Engine;
 use crate::error::{Error, Result, Signal};
 use crate::model::{
-    Clarification, Clarified, DebateState, Events, Listing, PanelSize, Published, RoleChoice, Rounds, Snapshot, Status,
+    Clarification, Clarified, DebateState, Events, Listing, PanelSize, Published, Revision, RoleChoice, Rounds,
+    Snapshot, Status,
 };
 use crate::moderator::{analysis, selection};
 use crate::providers;
@@ -67,7 +68,7 @@ async fn command(cli: &Cli) -> Result<()> {
         let state = load_existing(&db_path, id)?.1;
         if cli.json {
             let mut detail = Detail::of(&state);
-            detail.summary.issue_draft = issue_draft(&state.repo_root, &state.id, &state.title);
+            detail.summary.issue_draft = issue_draft(&state.repo_root, &state.id, state.decision_title());
             terminal::print_json(&detail)?;
         } else {
             terminal::print_out(&terminal::show::text(&state))?;
@@ -252,6 +253,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         moderator,
         debater,
         seat_models,
+        decision_makers: record::git::user_name(&root).into_iter().collect(),
         context,
         requested_size,
         forced: cli.with.clone(),
@@ -285,9 +287,19 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
     // Nothing of the debate changes while another process drives it.
     let lease = store.acquire(&state.id)?;
     let state = store.load(&state.id)?;
-    if state.status == Status::Complete {
-        return resume_complete(cli, &store, &state, terminal);
-    }
+    let reviewing = match (state.status, &cli.guide) {
+        (Status::Complete, None) => return resume_complete(cli, &store, &state, terminal),
+        (Status::Complete, Some(_)) => true,
+        (status, Some(_)) => {
+            return Err(Error::input(format!(
+                "--guide reopens a completed debate, and {} is {}",
+                state.id,
+                status.as_str()
+            ))
+            .with_hint("resume it without --guide and give your guidance at its next checkpoint"));
+        }
+        (_, None) => false,
+    };
     let root = locate_repository(&store, &state, terminal)?;
     let state = store.load(&state.id)?;
     let loaded = settings::load(&root, cli.config.as_deref(), &FlagOverrides::default())?;
@@ -312,6 +324,11 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
         providers::build_panel(&snapshot.moderator, &snapshot.debater_roles(), &snapshot.providers, &loaded.settings)?;
     let templates = Templates::load(&root)?;
     record::preflight(&root, &snapshot.record, snapshot.branch.is_some())?;
+    if reviewing {
+        let objection = cli.guide.as_deref().unwrap_or_default();
+        let objection = without_secrets(objection, "your guidance", &providers.secrets, terminal);
+        reopen(cli, &store, &state, &mut snapshot, objection.trim(), terminal)?;
+    }
     if snapshot != state.snapshot {
         store.save_snapshot(&state.id, &snapshot)?;
     }
@@ -409,6 +426,52 @@ fn apply_resume_flags(cli: &Cli, state: &DebateState, snapshot: &mut Snapshot, r
     Ok(())
 }
 
+/// A review's objection reopens a completed debate: its conclusion becomes a revision,
+/// and it runs one more round (or up to `--max-rounds`) with the objection as guidance.
+fn reopen(
+    cli: &Cli,
+    store: &Store,
+    state: &DebateState,
+    snapshot: &mut Snapshot,
+    objection: &str,
+    terminal: &Terminal,
+) -> Result<()> {
+    if objection.is_empty() {
+        return Err(Error::input("--guide needs the reviewer's objection")
+            .with_hint("--guide \"Reviewer: what about operating cost?\""));
+    }
+    let done = state.rounds.len() as u32;
+    let rounds = match cli.max_rounds {
+        Some(max) if u32::from(max) <= done => {
+            return Err(Error::input(format!("{} has argued {done} rounds; --max-rounds {max} adds none", state.id))
+                .with_hint(format!("give --max-rounds more than {done}, or leave it out for one more round")));
+        }
+        Some(max) => max,
+        None => u8::try_from(done + 1).unwrap_or(u8::MAX),
+    };
+    snapshot.debate.max_rounds = Rounds(rounds);
+    let outcome =
+        state.outcome.as_ref().ok_or_else(|| Error::input(format!("{} has no conclusion to review", state.id)))?;
+    let revision = Revision {
+        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
+        rounds: done,
+        chosen_option: outcome.synthesis.chosen_option.clone(),
+        confidence: outcome.confidence,
+        recommendation: outcome.synthesis.recommendation.clone(),
+        commit: state.commit_id.clone(),
+        reopened_by: objection.to_string(),
+    };
+    store.reopen(&state.id, &revision, snapshot)?;
+    terminal.say(&format!(
+        "Reopened {} for review: {} more round{} with your guidance, then a new synthesis rewrites {}.",
+        state.id,
+        u32::from(rounds) - done,
+        if u32::from(rounds) - done == 1 { "" } else { "s" },
+        state.record_path.as_deref().unwrap_or("its record")
+    ));
+    Ok(())
+}
+
 /// `--resume` of a complete debate: its record as it is. `--issue` writes the issue
 /// draft it lacks; a flag that would change the debate or its record is refused.
 fn resume_complete(cli: &Cli, store: &Store, state: &DebateState, terminal: &mut Terminal) -> Result<()> {
@@ -430,7 +493,7 @@ fn resume_complete(cli: &Cli, store: &Store, state: &DebateState, terminal: &mut
         .with_hint("start a new debate to debate the question again"));
     }
     terminal.say(&format!("Debate {} is already complete.", state.id));
-    if cli.issue && issue_draft(&state.repo_root, &state.id, &state.title).is_none() {
+    if cli.issue && issue_draft(&state.repo_root, &state.id, state.decision_title()).is_none() {
         // Written into the repository where it is now, never where it used to be.
         let root = locate_repository(store, state, terminal)?;
         let state = &store.load(&state.id)?;
@@ -532,8 +595,10 @@ async fn stop_signal() -> Result<Signal> {
 /// The result on stdout: the record path, or JSON.
 fn report(cli: &Cli, state: &DebateState) -> Result<()> {
     if cli.json {
-        let summary =
-            Summary { issue_draft: issue_draft(&state.repo_root, &state.id, &state.title), ..Summary::of(state) };
+        let summary = Summary {
+            issue_draft: issue_draft(&state.repo_root, &state.id, state.decision_title()),
+            ..Summary::of(state)
+        };
         return Ok(terminal::print_json(&summary)?);
     }
     let Some(path) = &state.record_path else { return Ok(()) };

@@ -196,11 +196,12 @@ impl Engine<'_> {
     /// Open round N; from round 2 on, with checkpoints on and someone to answer, the
     /// human decides first. An unanswered checkpoint is just a round not yet started.
     async fn start_round(&mut self, state: &DebateState, round: u32) -> Result<(), Stop> {
-        let mut guidance = None;
+        // A review's objection is this round's guidance, and was the human's answer.
+        let mut guidance = state.review_guidance(round).map(str::to_string);
         let rules = &state.snapshot.debate;
         let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
-        let question =
-            if round > 1 && rules.checkpoints { self.events.checkpoint(state, round - 1, patience) } else { None };
+        let ask = round > 1 && rules.checkpoints && guidance.is_none();
+        let question = if ask { self.events.checkpoint(state, round - 1, patience) } else { None };
         if let Some(answer) = question {
             self.store.set_status(&state.id, Status::Checkpoint)?;
             match answer.await {
@@ -433,7 +434,7 @@ impl Engine<'_> {
             .collect();
         unreasoned.dedup();
         let outcome = step::outcome(state, synthesis, source, &unreasoned);
-        self.store.save_outcome(&state.id, &outcome, &completion)?;
+        self.store.save_outcome(&state.id, &outcome, &completion, state.revisions.len() as u32)?;
         self.events.synthesized(&outcome);
         Ok(())
     }

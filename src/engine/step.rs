@@ -115,7 +115,8 @@ pub fn ending(state: &DebateState) -> Option<EndReason> {
         return Some(EndReason::Stagnation);
     }
     if round.number >= u32::from(rules.max_rounds.0) {
-        return Some(EndReason::MaxRounds);
+        // The rounds a review asked for end because a person set their number.
+        return Some(if state.reviewed(round.number) { EndReason::Human } else { EndReason::MaxRounds });
     }
     None
 }
@@ -195,18 +196,26 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreas
         degradations.push("The debate was cut short by a timeout.".into());
     }
     let mut confidence = synthesis.confidence;
-    if state.end_reason == Some(EndReason::MaxRounds) {
+    let mut lowered = Vec::new();
+    if state.end_reason == Some(EndReason::MaxRounds) && confidence != Confidence::Low {
         confidence = Confidence::Low;
+        lowered.push(format!(
+            "Low: the debate reached its limit of {} rounds without the debaters converging.",
+            state.rounds.len()
+        ));
     }
     // High means every final stance names the chosen option (the synthesis prompt's
     // own definition); a moderator that says High otherwise is held to it.
     if confidence == Confidence::High && !state.analysis.options.is_empty() && !all_chose(state, &synthesis) {
         confidence = Confidence::Medium;
+        lowered
+            .push("Medium, not the moderator's High: not every debater's final stance names the chosen option.".into());
     }
-    if !degradations.is_empty() {
+    if !degradations.is_empty() && confidence != Confidence::Low {
         confidence = confidence.lowered();
+        lowered.push(format!("One step lower ({}) for the degradations listed in this record.", confidence.as_str()));
     }
-    Outcome { synthesis, source, confidence, degradations }
+    Outcome { synthesis, source, confidence, degradations, lowered }
 }
 
 /// Every active debater's final stance names the synthesis's chosen option.

@@ -78,6 +78,9 @@ pub struct Snapshot {
     /// seats in turn. Empty: every seat is `debater`.
     #[serde(default)]
     pub seat_models: Vec<RoleChoice>,
+    /// Who ran the debate (git's user.name), for the record's `decision-makers`.
+    #[serde(default)]
+    pub decision_makers: Vec<String>,
     pub context: Vec<ContextFile>,
     /// `--perspectives` or the setting, if any.
     pub requested_size: Option<u8>,
@@ -212,9 +215,59 @@ pub struct DebateState {
     /// The moderator's analysis call is stored: the panel is final.
     pub analyzed: bool,
     pub clarification: Option<Clarification>,
+    /// Earlier conclusions, when a review reopened the debate (oldest first).
+    pub revisions: Vec<Revision>,
+}
+
+/// A conclusion of the debate that a review reopened: what it chose, and why it was
+/// reopened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Revision {
+    /// When it was concluded (`YYYY-MM-DD`).
+    pub date: String,
+    /// Rounds argued by then.
+    pub rounds: u32,
+    pub chosen_option: Option<String>,
+    pub confidence: Confidence,
+    pub recommendation: String,
+    /// The commit that recorded it, if one did.
+    pub commit: Option<String>,
+    /// The guidance the review added.
+    pub reopened_by: String,
 }
 
 impl DebateState {
+    /// The decision's title: the moderator's, once the synthesis wrote one, else the
+    /// question's.
+    pub fn decision_title(&self) -> &str {
+        match self.outcome.as_ref().map(|o| o.synthesis.title.as_str()) {
+            Some(title) if !title.is_empty() => title,
+            _ => &self.title,
+        }
+    }
+
+    /// Round `number` was argued after a review reopened the debate.
+    pub fn reviewed(&self, number: u32) -> bool {
+        self.revisions.last().is_some_and(|last| number > last.rounds)
+    }
+
+    /// The reviewer's guidance, for the first round after a review reopened the debate.
+    pub fn review_guidance(&self, number: u32) -> Option<&str> {
+        let last = self.revisions.last()?;
+        (number == last.rounds + 1).then_some(last.reopened_by.as_str())
+    }
+
+    /// The part a round plays: the first opens, the last closes, those between rebut.
+    pub fn phase(&self, round: u32) -> &'static str {
+        let last = u32::from(self.snapshot.debate.max_rounds.0);
+        match (round == 1, round >= last) {
+            (true, true) => "opening and closing",
+            (true, false) => "opening",
+            (false, true) => "closing",
+            (false, false) => "rebuttal",
+        }
+    }
+
     pub fn panel_names(&self) -> Vec<String> {
         self.panel.iter().map(|s| s.name().to_string()).collect()
     }
@@ -287,6 +340,7 @@ pub struct Listing {
     pub rounds: u32,
     pub created_at: String,
     pub question: String,
+    /// The decision's title once the moderator wrote one, else the question's.
     pub title: String,
     pub repository: String,
     pub record_path: Option<String>,

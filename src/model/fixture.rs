@@ -39,6 +39,7 @@ pub fn state() -> DebateState {
             moderator: role(0.2),
             debater: role(0.8),
             seat_models: Vec::new(),
+            decision_makers: vec!["Test".into()],
             context: Vec::new(),
             requested_size: None,
             forced: Vec::new(),
@@ -71,6 +72,7 @@ pub fn state() -> DebateState {
         totals: Usage::default(),
         analyzed: true,
         clarification: None,
+        revisions: Vec::new(),
     }
 }
 
@@ -138,6 +140,7 @@ pub fn with_rounds(count: u32) -> DebateState {
 
 pub fn synthesis() -> Synthesis {
     Synthesis {
+        title: "Cache in Postgres until p99 passes 50 ms".into(),
         perspectives: vec![
             PerspectiveSummary {
                 name: "Performance Advocate".into(),
@@ -190,6 +193,7 @@ pub fn complete(rounds: u32) -> DebateState {
     state.status = Status::Complete;
     state.end_reason = Some(EndReason::Agreement);
     state.outcome = Some(Outcome {
+        lowered: Vec::new(),
         synthesis: synthesis(),
         source: Source::Structured,
         confidence: Confidence::High,

@@ -183,10 +183,17 @@ pub struct Consequences {
     pub bad: Vec<String>,
 }
 
+/// A decision title's length at most: what fits a commit subject and an issue title.
+pub const TITLE_LIMIT: usize = 72;
+
 /// The synthesis (SPEC §2.5): what each perspective argued, the options weighed, the
 /// option chosen and why, and what follows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Synthesis {
+    /// The decision in a few words, by the moderator (at most `TITLE_LIMIT` characters;
+    /// empty when it wrote none).
+    #[serde(default)]
+    pub title: String,
     /// One entry per panel perspective, in panel order.
     pub perspectives: Vec<PerspectiveSummary>,
     /// Every considered option, in the analysis's order.
@@ -255,4 +262,7 @@ pub struct Outcome {
     pub confidence: Confidence,
     /// Why the result is weaker than a clean model-reasoned debate.
     pub degradations: Vec<String>,
+    /// Why the confidence is not the moderator's own, one sentence each.
+    #[serde(default)]
+    pub lowered: Vec<String>,
 }

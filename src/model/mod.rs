@@ -15,13 +15,13 @@ mod rules;
 
 pub use call::{Completion, Identity, ProviderDef, ProviderKind, Purpose, RoleChoice, TokenParameter, Usage};
 pub use debate::{
-    Clarification, ContextFile, Contribution, ContributionKind, DebateState, EndReason, Listing, Round, Seat, Snapshot,
-    Status,
+    Clarification, ContextFile, Contribution, ContributionKind, DebateState, EndReason, Listing, Revision, Round, Seat,
+    Snapshot, Status,
 };
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
 pub use judgement::{
     Analysis, Assessment, Confidence, Consequences, Constraint, DebaterAssessment, Dissent, Evaluation,
-    OptionAssessment, Outcome, PerspectiveSummary, RoundMeasures, Source, Stance, Synthesis,
+    OptionAssessment, Outcome, PerspectiveSummary, RoundMeasures, Source, Stance, Synthesis, TITLE_LIMIT,
 };
 pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
 pub use project::{
@@ -30,5 +30,5 @@ pub use project::{
 };
 pub use rules::{
     DebateSettings, FilenameTemplate, Fraction, PanelSize, Rebuttals, RecordDirectory, RecordSettings, Rounds, Scalar,
-    Seconds, TokenBudget,
+    Seconds, TokenBudget, TranscriptPlacement,
 };

@@ -201,6 +201,19 @@ pub struct RecordSettings {
     pub filename: FilenameTemplate,
     pub commit: bool,
     pub issue_draft: bool,
+    /// Where every round's full text goes: inside the record, or a file beside it.
+    pub transcript: TranscriptPlacement,
+}
+
+/// Where a record keeps the debate's full transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TranscriptPlacement {
+    /// In collapsed `<details>` blocks at the end of the record.
+    #[default]
+    Inline,
+    /// In `<record>.transcript.md` beside the record, committed with it.
+    Sidecar,
 }
 
 impl Default for RecordSettings {
@@ -210,6 +223,7 @@ impl Default for RecordSettings {
             filename: FilenameTemplate("{date}-{slug}.md".into()),
             commit: true,
             issue_draft: false,
+            transcript: TranscriptPlacement::Inline,
         }
     }
 }

@@ -20,6 +20,7 @@ use super::synthesis::SynthesisAnswer;
 use crate::catalog::Catalog;
 use crate::model::{Contribution, ContributionKind, DebateState, EndReason, Rebuttals, Round, RoundMeasures};
 use crate::text::cap;
+use crate::text::untrusted::one_line;
 
 /// How much of the debate a prompt quotes, in characters.
 #[derive(Debug, Clone, Copy)]
@@ -101,23 +102,12 @@ pub fn shared(state: &DebateState) -> String {
     text
 }
 
-/// The part a round plays: the first opens, the last closes, those between rebut.
-fn phase(state: &DebateState, round: u32) -> &'static str {
-    let last = u32::from(state.snapshot.debate.max_rounds.0);
-    match (round == 1, round >= last) {
-        (true, true) => "opening and closing",
-        (true, false) => "opening",
-        (false, true) => "closing",
-        (false, false) => "rebuttal",
-    }
-}
-
 /// How the moderator opens a round: which round of how many and its phase; in round
 /// 1 the question, later an agenda from the previous round's open tensions and new
 /// points, the summary, and who drifted off the question.
 pub fn framing(state: &DebateState, round: u32) -> String {
     let of = state.snapshot.debate.max_rounds.0;
-    let mut text = format!("Round {round} of {of} ({}).", phase(state, round));
+    let mut text = format!("Round {round} of {of} ({}).", state.phase(round));
     let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)) else {
         let _ = write!(
             text,
@@ -149,7 +139,7 @@ fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
     let me = &state.panel[seat].perspective;
     let others: Vec<&str> = state.panel.iter().enumerate().filter(|(i, _)| *i != seat).map(|(_, s)| s.name()).collect();
     let of = state.snapshot.debate.max_rounds.0;
-    let phase = match phase(state, round) {
+    let phase = match state.phase(round) {
         "opening" => "This is the opening: state the option you recommend and your strongest reasons.",
         "closing" => {
             "This is the closing round: give your final position, what you concede, and what evidence would settle what is still disputed."
@@ -364,9 +354,22 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
         let winner = winner.filter(|_| reason == EndReason::ClearWinner).map(|w| format!(" ({w})")).unwrap_or_default();
         let _ = writeln!(user, "The debate ended by: {reason}{winner}.");
     }
+    for revision in &state.revisions {
+        let chosen = revision.chosen_option.as_deref().unwrap_or("no single option");
+        let _ = writeln!(
+            user,
+            "\nAfter round {} this debate concluded: {chosen} ({} confidence): {} A reviewer reopened it: {} \
+             Say in the rationale whether the conclusion changes, and what changed it.",
+            revision.rounds,
+            revision.confidence.as_str(),
+            one_line(&cap(&revision.recommendation, size.summary)),
+            one_line(&revision.reopened_by)
+        );
+    }
     let _ = write!(
         user,
         "\nWrite the synthesis. Use only what was argued above, and attribute every claim to the perspective that made it. \
+         Title the decision in at most 72 characters, as a reviewer would read it in a list of decisions. \
          Give for each perspective its key arguments and the trade-offs it accepts; each option with what was argued for and \
          against it; the chosen option (one of the options) and why; the points of agreement; the tensions still unresolved; \
          a concrete recommendation and the caveats that would change it; the consequences, good and bad; how to confirm later \

@@ -10,13 +10,18 @@ use serde_json::Value;
 
 use super::answers::{self, Answer, Unreadable};
 use super::naming::matching;
+use crate::model::TITLE_LIMIT;
 use crate::model::{Confidence, Consequences, Dissent, OptionAssessment, PerspectiveSummary, Source, Synthesis};
-use crate::text::first_sentence;
 use crate::text::json::{one_or_many, text};
+use crate::text::untrusted::one_line;
+use crate::text::{first_sentence, shorten};
 
 /// The synthesis as a model writes it.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SynthesisAnswer {
+    /// the decision in a short title (at most 72 characters), such as: Cache in Postgres until p99 passes 50 ms
+    #[serde(default, deserialize_with = "text")]
+    pub title: String,
     #[serde(default)]
     pub perspectives: Vec<PerspectiveAnswer>,
     /// every considered option, with what was argued for and against it
@@ -223,6 +228,7 @@ fn from_answer(answer: SynthesisAnswer, known: &Known) -> Synthesis {
         }
     }
     Synthesis {
+        title: shorten(&one_line(&answer.title), TITLE_LIMIT),
         perspectives,
         options,
         chosen_option,
@@ -295,6 +301,7 @@ fn from_markdown(text: &str, known: &Known) -> Option<Synthesis> {
         .collect();
     let chosen_option = section(&["chosen"]).first().and_then(|c| matching(c, known.options));
     Some(Synthesis {
+        title: String::new(),
         perspectives,
         options: known
             .options
@@ -342,6 +349,8 @@ pub fn from_transcript(latest: &[Latest], last_summary: &str, options: &[String]
         _ => None,
     };
     let mut synthesis = Synthesis {
+        // No model names the decision: the question's own title stands.
+        title: String::new(),
         perspectives: Vec::new(),
         options: options
             .iter()

@@ -133,6 +133,8 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> Synthesis {
         .collect();
     let subject = if options.is_empty() { "the options".to_string() } else { options.join(" or ") };
     Synthesis {
+        // No model names the decision: the question's own title stands.
+        title: String::new(),
         perspectives,
         options: options
             .iter()

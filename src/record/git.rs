@@ -16,6 +16,7 @@ use git2::{Commit, ErrorCode, Index, IndexEntry, IndexTime, Oid, Repository, Sig
 use super::sign::Signer;
 use super::{RecordError, Result, failpoint};
 use crate::text::record_number;
+use crate::text::untrusted::one_line;
 
 /// How long the index may stay locked by another process before the record is given up
 /// on (git itself gives up at once).
@@ -91,18 +92,81 @@ pub fn identity(repo: &Repository) -> Result<(Signature<'static>, Option<String>
     }
 }
 
-/// The commit already made for this debate, if any: looked for by its `Debate-Id:`
-/// trailer near the tip of the target, so a resumed debate never commits twice.
-pub fn find_existing(repo: &Repository, target: &Target, id: &str) -> Option<Oid> {
+/// The web page of `relative` on `branch` (else the checked-out branch) at the remote
+/// `origin`, when that is a GitHub, GitLab, Bitbucket or Codeberg address: the branch
+/// and the URL. The remote is the repository's own setting, so only an address made of
+/// plain characters becomes a link.
+pub fn web_url(root: &Path, branch: Option<&str>, relative: &str) -> Option<(String, String)> {
+    let Ok(Repo::Found(repo)) = open(root) else { return None };
+    let remote = repo.find_remote("origin").ok()?;
+    let (host, path) = forge_path(remote.url().ok()?)?;
+    let branch = match branch {
+        Some(name) => name.to_string(),
+        None => repo.head().ok()?.shorthand().ok()?.to_string(),
+    };
+    let plain = |text: &str| text.chars().all(|c| c.is_ascii_alphanumeric() || "-._/".contains(c));
+    if !plain(&host) || !plain(&path) || !plain(&branch) {
+        return None;
+    }
+    let file = super::links::relative("", relative);
+    Some((branch.clone(), format!("https://{host}/{path}/blob/{branch}/{file}")))
+}
+
+/// `git@github.com:o/r.git`, `https://github.com/o/r`, `ssh://git@github.com/o/r.git`
+/// → (`github.com`, `o/r`), for the forges whose file pages are `/blob/<branch>/…`.
+fn forge_path(url: &str) -> Option<(String, String)> {
+    let (with_scheme, rest) = url.split_once("://").map_or((false, url), |(_, rest)| (true, rest));
+    let rest = rest.split_once('@').map_or(rest, |(_, host)| host);
+    // `host:port/path` with a scheme; scp-like `host:path` without one.
+    let (host, path) = if with_scheme { rest.split_once('/')? } else { rest.split_once(':')? };
+    let host = host.split(':').next()?.to_lowercase();
+    let path = path.trim_matches('/').trim_end_matches(".git");
+    let known = ["github.com", "gitlab.com", "codeberg.org", "bitbucket.org"];
+    (known.contains(&host.as_str()) && path.split('/').count() >= 2).then(|| (host, path.to_string()))
+}
+
+/// Keep `pattern` out of git in this clone (`.git/info/exclude`), once; a repository
+/// that cannot take it is left as it is.
+pub fn exclude(root: &Path, pattern: &str) {
+    let Ok(Repo::Found(repo)) = open(root) else { return };
+    let path = repo.path().join("info").join("exclude");
+    let existing = std::fs::read_to_string(&path).unwrap_or_default();
+    if existing.lines().any(|l| l.trim() == pattern) {
+        return;
+    }
+    let separator = if existing.is_empty() || existing.ends_with('\n') { "" } else { "\n" };
+    let _ = std::fs::create_dir_all(repo.path().join("info"))
+        .and_then(|_| std::fs::write(&path, format!("{existing}{separator}# debate's own files\n{pattern}\n")));
+}
+
+/// The name git would commit as in the repository at `root` (user.name), if set.
+pub fn user_name(root: &Path) -> Option<String> {
+    let Ok(Repo::Found(repo)) = open(root) else { return None };
+    let name = repo.config().ok()?.get_string("user.name").ok()?;
+    let name = one_line(&name);
+    (!name.is_empty()).then_some(name)
+}
+
+/// The commit already made for this revision of this debate's record, if any: looked
+/// for by its `Debate-Id:` and `Revision:` trailers near the tip of the target, so a
+/// resumed debate never commits twice. The first record has no `Revision:` trailer.
+pub fn find_existing(repo: &Repository, target: &Target, id: &str, revision: usize) -> Option<Oid> {
     let tip = match target {
         Target::Head => repo.head().ok()?.peel_to_commit().ok()?,
         Target::Branch(name) => repo.find_branch(name, git2::BranchType::Local).ok()?.get().peel_to_commit().ok()?,
     };
     let trailer = format!("Debate-Id: {id}");
+    let records = |message: &str| {
+        let trailers: Vec<&str> = message.lines().map(str::trim).collect();
+        let revised = trailers.iter().find_map(|l| l.strip_prefix("Revision: ")).and_then(|n| n.parse().ok());
+        trailers.contains(&trailer.as_str())
+            && !trailers.iter().any(|l| l.starts_with("Debate-Status: "))
+            && revised.unwrap_or(0) == revision
+    };
     let mut commit = Some(tip);
     for _ in 0..50 {
         let current = commit?;
-        if current.message().is_ok_and(|m| m.lines().any(|l| l.trim() == trailer)) {
+        if current.message().is_ok_and(records) {
             return Some(current.id());
         }
         commit = current.parent(0).ok();
@@ -141,18 +205,20 @@ pub fn commit_record(repo: &Repository, target: &Target, changes: &[Change], aut
         .map(|change| Ok((git_path(change.relative), repo.blob(change.content)?, change.content.len())))
         .collect::<Result<Vec<_>>>()?;
     for _ in 0..ATTEMPTS {
-        // On the current branch the parent is its tip now; a new branch starts at HEAD.
+        // On the current branch, or a record branch made before (a review revises the
+        // record there), the parent is its tip now; a new branch starts at HEAD.
+        let tip = repo.find_reference(&reference).ok().and_then(|r| r.target());
         let parent = match target {
-            Target::Head => repo.find_reference(&reference).ok().and_then(|r| r.target()),
-            Target::Branch(_) => head_commit(repo)?.map(|c| c.id()),
+            Target::Head => tip,
+            Target::Branch(_) => tip.or(head_commit(repo)?.map(|c| c.id())),
         };
         let parent = parent.map(|id| repo.find_commit(id)).transpose()?;
         let tree = tree_with(repo, parent.as_ref(), &blobs)?;
         let commit = create_commit(repo, &tree, parent.as_ref(), authored)?;
         failpoint("before-ref-update");
         let log = format!("commit: {}", authored.message.lines().next().unwrap_or(""));
-        let moved = match parent.as_ref().filter(|_| *target == Target::Head) {
-            Some(parent) => repo.reference_matching(&reference, commit, true, parent.id(), &log),
+        let moved = match tip {
+            Some(tip) => repo.reference_matching(&reference, commit, true, tip, &log),
             None => repo.reference(&reference, commit, false, &log),
         };
         match moved {
@@ -166,7 +232,9 @@ pub fn commit_record(repo: &Repository, target: &Target, changes: &[Change], aut
                 return Ok(commit);
             }
             // Another commit reached the branch first: make ours again on top of it.
-            Err(err) if *target == Target::Head && matches!(err.code(), ErrorCode::Modified | ErrorCode::Exists) => {}
+            Err(err)
+                if (*target == Target::Head || tip.is_some())
+                    && matches!(err.code(), ErrorCode::Modified | ErrorCode::Exists) => {}
             Err(source) => {
                 return Err(match target {
                     Target::Branch(name) => RecordError::Branch { name: name.clone(), source },
@@ -345,5 +413,25 @@ fn entry(path: &str, id: Oid, size: usize) -> IndexEntry {
         flags: 0,
         flags_extended: 0,
         path: path.as_bytes().to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forge_addresses_become_web_paths() {
+        for url in [
+            "git@github.com:acme/shop.git",
+            "https://github.com/acme/shop",
+            "https://user@github.com/acme/shop.git",
+            "ssh://git@github.com:22/acme/shop.git",
+        ] {
+            assert_eq!(forge_path(url), Some(("github.com".into(), "acme/shop".into())), "{url}");
+        }
+        assert_eq!(forge_path("https://gitlab.com/group/sub/repo.git").unwrap().1, "group/sub/repo");
+        assert_eq!(forge_path("/srv/git/shop.git"), None, "a local path is no web page");
+        assert_eq!(forge_path("https://example.com/acme/shop"), None, "an unknown host");
     }
 }

@@ -1,39 +1,56 @@
 //! The issue draft (`--issue`): `templates/issue.md` rendered to
-//! `.debate/issues/<ID>.md` in the repository, not committed, with a ready
-//! `gh issue create` line.
+//! `.debate/issues/<ID>.md` in the repository (kept out of git by `.git/info/exclude`),
+//! a work item titled by the decision, linking its record, with the action items and the
+//! confirmation check as tasks, and a `gh issue create` line that works from anywhere in
+//! the repository.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{RecordError, Result, Templates};
-use crate::model::{DebateState, Draft, Published};
-use crate::text::first_sentence;
+use super::{RecordError, Result, Templates, git, links};
+use crate::model::{DebateState, Draft, Published, TITLE_LIMIT};
+use crate::text::untrusted::one_line;
+use crate::text::{first_sentence, shorten};
 
 #[derive(Serialize)]
 struct Context<'a> {
     id: &'a str,
+    title: &'a str,
     question: &'a str,
+    chosen_option: Option<&'a str>,
     recommendation: &'a str,
     confidence: &'a str,
+    /// The record's path in the repository, and the link to it from the draft.
     record: String,
+    record_link: String,
+    /// The record on the remote's web page, when the remote is a known forge.
+    web_url: Option<String>,
+    web_branch: Option<String>,
     branch: Option<&'a str>,
     names: Vec<String>,
     tensions: &'a [String],
     caveats: &'a [String],
     actions: Vec<String>,
+    confirmation: &'a str,
 }
 
 pub fn write(state: &DebateState, templates: &Templates, published: &Published) -> Result<Draft> {
     let outcome = state.outcome.as_ref().ok_or(RecordError::NoOutcome)?;
     let root = Path::new(&state.repo_root);
-    let record = published.path.strip_prefix(root).unwrap_or(&published.path).display().to_string();
+    let record = published.path.strip_prefix(root).unwrap_or(&published.path).to_string_lossy().replace('\\', "/");
+    let web = git::web_url(root, published.branch.as_deref(), &record);
     let context = Context {
         id: &state.id,
+        title: state.decision_title(),
         question: &state.question,
+        chosen_option: outcome.synthesis.chosen_option.as_deref(),
         recommendation: &outcome.synthesis.recommendation,
         confidence: outcome.confidence.as_str(),
+        record_link: links::relative(DRAFTS, &record),
         record,
+        web_branch: web.as_ref().map(|(branch, _)| branch.clone()),
+        web_url: web.map(|(_, url)| url),
         branch: published.branch.as_deref(),
         names: state.panel_names(),
         tensions: &outcome.synthesis.tensions,
@@ -42,36 +59,42 @@ pub fn write(state: &DebateState, templates: &Templates, published: &Published) 
             true => action_items(&outcome.synthesis.recommendation),
             false => outcome.synthesis.action_items.clone(),
         },
+        confirmation: &outcome.synthesis.confirmation,
     };
     let body = templates.issue(&context)?;
     let path = draft_path(root, &state.id);
     let failed = |source| RecordError::Write { path: path.clone(), source };
     std::fs::create_dir_all(path.parent().expect("has a parent")).map_err(failed)?;
+    git::exclude(root, ".debate/");
     // The draft is ours to rewrite: a resumed debate writes the same text again.
     let temporary = path.with_extension("md.partial");
     std::fs::write(&temporary, body).and_then(|_| std::fs::rename(&temporary, &path)).map_err(failed)?;
-    let command = command(root, &state.title, &path);
-    Ok(Draft { path, title: issue_title(&state.title), command })
+    let title = issue_title(state.decision_title());
+    Ok(Draft { command: command(root, &title, &path), path, title })
 }
 
-fn issue_title(debate_title: &str) -> String {
-    format!("Act on decision: {debate_title}")
+/// Where drafts go, relative to the repository root.
+const DRAFTS: &str = ".debate/issues";
+
+/// The decision's title, as a work item: one line, never cut mid-word.
+pub fn issue_title(decision_title: &str) -> String {
+    shorten(&one_line(decision_title), TITLE_LIMIT)
 }
 
-/// The `gh issue create` line that files the draft at `path`, run from the repository
-/// root.
-pub fn command(repo_root: &Path, debate_title: &str, path: &Path) -> String {
-    let relative = path.strip_prefix(repo_root).unwrap_or(path).display().to_string();
+/// The `gh issue create` line that files the draft at `path`, from anywhere in the
+/// repository (the body file is found from the work tree's top).
+pub fn command(repo_root: &Path, title: &str, path: &Path) -> String {
+    let relative = path.strip_prefix(repo_root).unwrap_or(path).to_string_lossy().replace('\\', "/");
     format!(
-        "gh issue create --title {} --body-file {}",
-        shell_quote(&issue_title(debate_title)),
+        "gh issue create --title {} --body-file \"$(git rev-parse --show-toplevel)\"/{}",
+        shell_quote(&issue_title(title)),
         shell_quote(&relative)
     )
 }
 
 /// `.debate/issues/<ID>.md` in the debate's repository.
 pub fn draft_path(repo_root: &Path, id: &str) -> PathBuf {
-    repo_root.join(".debate").join("issues").join(format!("{id}.md"))
+    repo_root.join(DRAFTS).join(format!("{id}.md"))
 }
 
 /// One action item per sentence of the recommendation (at most six).

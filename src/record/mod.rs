@@ -14,11 +14,11 @@ pub mod supersede;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::model::{DebateState, Published, RecordSettings};
-use crate::text::record_number;
+use crate::model::{DebateState, Published, RecordSettings, TITLE_LIMIT};
 use crate::text::untrusted::one_line;
+use crate::text::{record_number, shorten};
 
-pub use render::Templates;
+pub use render::{Rendered, Templates, sidecar_path};
 use sign::Signer;
 
 /// Why the record (or its issue draft) could not be written or committed.
@@ -192,7 +192,7 @@ pub fn path_for(state: &DebateState, templates: &Templates) -> Result<(PathBuf, 
 }
 
 fn taken_by_another(state: &DebateState, templates: &Templates, path: &Path) -> Result<bool> {
-    if !path.exists() || holds(path, &state.id, &templates.decision(state)?) {
+    if !path.exists() || holds(path, &state.id, &templates.decision(state, path)?.decision) {
         return Ok(false);
     }
     // Once committed, the file was this debate's: publishing says what became of it.
@@ -201,7 +201,7 @@ fn taken_by_another(state: &DebateState, templates: &Templates, path: &Path) -> 
         None => git::Target::Head,
     };
     Ok(match git::open(Path::new(&state.repo_root))? {
-        git::Repo::Found(repo) => git::find_existing(&repo, &target, &state.id).is_none(),
+        git::Repo::Found(repo) => git::find_existing(&repo, &target, &state.id, state.revisions.len()).is_none(),
         git::Repo::None => true,
     })
 }
@@ -270,20 +270,29 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         published.warnings.extend(warning);
         return Ok(published);
     };
-    // On the checked-out branch the files are written first; with --branch only the
-    // commit holds them.
-    let content = match &target {
+    let rendered = templates.decision(state, path)?;
+    let sidecar = sidecar_path(relative).filter(|_| rendered.sidecar.is_some());
+    // On the checked-out branch the files are written first, and committed as written
+    // (a status a reviewer gave is kept); with --branch only the commit holds them.
+    let (decision, transcript) = match &target {
         git::Target::Head => {
-            write(state, templates, path)?;
+            write_rendered(state, path, rendered)?;
             supersede::write(root, &superseded)?;
             failpoint("after-record-write");
-            std::fs::read(path).map_err(|source| RecordError::Write { path: path.to_path_buf(), source })?
+            let read = |relative: &Path| {
+                let path = root.join(relative);
+                std::fs::read(&path).map_err(|source| RecordError::Write { path, source })
+            };
+            (read(relative)?, sidecar.as_deref().map(read).transpose()?)
         }
-        git::Target::Branch(_) => templates.decision(state)?.into_bytes(),
+        git::Target::Branch(_) => (rendered.decision.into_bytes(), rendered.sidecar.map(String::into_bytes)),
     };
-    let mut changes = vec![git::Change { relative, content: &content }];
+    let mut changes = vec![git::Change { relative, content: &decision }];
+    if let (Some(relative), Some(content)) = (&sidecar, &transcript) {
+        changes.push(git::Change { relative, content });
+    }
     changes.extend(superseded.iter().map(|s| git::Change { relative: &s.relative, content: &s.content }));
-    let commit = match git::find_existing(&repo, &target, &state.id) {
+    let commit = match git::find_existing(&repo, &target, &state.id, state.revisions.len()) {
         // Made before a crash: the index may not have caught up with it.
         Some(commit) if target == git::Target::Head => {
             for change in &changes {
@@ -293,6 +302,10 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         }
         Some(commit) => commit,
         None => {
+            // A debate's first record makes its branch; only a revision adds to it.
+            if let (git::Target::Branch(name), true) = (&target, state.revisions.is_empty()) {
+                git::check_new_branch(&repo, name)?;
+            }
             let (signature, warning) = git::identity(&repo)?;
             published.warnings.extend(warning);
             let signer = Signer::for_repository(&repo, signature.email().ok())?;
@@ -320,7 +333,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
 /// Every value on one line of its own, so nothing in the question or a perspective's
 /// name can add a line, a paragraph or a trailer of its own.
 pub fn commit_message(state: &DebateState) -> String {
-    let subject: String = one_line(&state.title).chars().take(72).collect();
+    let subject = shorten(&one_line(state.decision_title()), TITLE_LIMIT);
     let question: String = one_line(&state.question).chars().take(600).collect();
     let confidence = state.outcome.as_ref().map_or("unknown", |o| o.confidence.as_str());
     let ended = state.end_reason.map_or("unknown", |r| r.as_str());
@@ -329,8 +342,16 @@ pub fn commit_message(state: &DebateState) -> String {
         true => String::new(),
         false => format!("Supersedes: {}\n", one_line(&superseded.join(", "))),
     };
+    let (verb, revision) = match state.revisions.last() {
+        None => ("", String::new()),
+        Some(last) => ("revise ", format!("Reopened by: {}\n", one_line(&last.reopened_by))),
+    };
+    let trailer = match state.revisions.len() {
+        0 => String::new(),
+        n => format!("Revision: {n}\n"),
+    };
     format!(
-        "docs(decisions): {subject}\n\nQuestion: {question}\nPerspectives: {}\nConfidence: {confidence}\nEnded by: {ended}\n{supersedes}\nDebate-Id: {}\n",
+        "docs(decisions): {verb}{subject}\n\nQuestion: {question}\nPerspectives: {}\nConfidence: {confidence}\nEnded by: {ended}\n{supersedes}{revision}\nDebate-Id: {}\n{trailer}",
         one_line(&state.panel_names().join(", ")),
         state.id
     )
@@ -353,22 +374,53 @@ pub fn failpoint(name: &str) {
 #[cfg(not(feature = "failpoints"))]
 pub fn failpoint(_name: &str) {}
 
-/// The file is this debate's record: its front matter names the debate, or (with a
-/// template that writes no id) it holds exactly what the debate renders.
+/// The file is this debate's record or transcript: its front matter or its heading
+/// names the debate, or (with a template that writes no id) it holds exactly what the
+/// debate renders.
 fn holds(path: &Path, id: &str, rendered: &str) -> bool {
-    std::fs::read_to_string(path)
-        .is_ok_and(|text| text == rendered || text.lines().take(30).any(|l| l.trim() == format!("id: {id}")))
+    let ours = |text: &str| {
+        text == rendered
+            || text.lines().take(30).any(|l| l.trim() == format!("id: {id}"))
+            || text.starts_with(&format!("# Transcript of {id}:"))
+    };
+    std::fs::read_to_string(path).is_ok_and(|text| ours(&text))
 }
 
-/// Render and write the record. Already there (a resumed debate): nothing to do. The
-/// file appears whole or not at all: written beside it, then linked into place, which
-/// fails rather than overwrite.
+/// Render and write the record (and its transcript, when that goes beside it). Already
+/// there as rendered (a resumed debate): nothing to do; this debate's, but older (a
+/// review revised it): replaced, keeping the status a reviewer gave it. Each file appears
+/// whole or not at all, and never over another's file.
 pub fn write(state: &DebateState, templates: &Templates, path: &Path) -> Result<()> {
-    let text = templates.decision(state)?;
-    if path.exists() {
-        return if holds(path, &state.id, &text) { Ok(()) } else { Err(RecordError::Taken(path.to_path_buf())) };
+    write_rendered(state, path, templates.decision(state, path)?)
+}
+
+fn write_rendered(state: &DebateState, path: &Path, rendered: Rendered) -> Result<()> {
+    write_ours(state, path, rendered.decision, true)?;
+    if let (Some(sidecar), Some(text)) = (sidecar_path(path), rendered.sidecar) {
+        write_ours(state, &sidecar, text, false)?;
     }
-    write_new(Path::new(&state.repo_root), path, text.as_bytes(), &state.id)
+    Ok(())
+}
+
+fn write_ours(state: &DebateState, path: &Path, text: String, keep_status: bool) -> Result<()> {
+    let root = Path::new(&state.repo_root);
+    if !path.exists() {
+        return write_new(root, path, text.as_bytes(), &state.id);
+    }
+    if !holds(path, &state.id, &text) {
+        return Err(RecordError::Taken(path.to_path_buf()));
+    }
+    let failed = |source| RecordError::Write { path: path.to_path_buf(), source };
+    let before = std::fs::read_to_string(path).map_err(failed)?;
+    let given = status::of(&before).filter(|given| keep_status && status::of(&text).as_ref() != Some(given));
+    let text = match given {
+        Some(given) => status::set(&text, &given).unwrap_or(text),
+        None => text,
+    };
+    if before == text {
+        return Ok(());
+    }
+    replace(root, path, text.as_bytes(), &state.id)
 }
 
 /// Whether debate can write records there, and commit them if it is to: checked before
@@ -408,8 +460,23 @@ fn check_directory(root: &Path, directory: &Path) -> Result<()> {
     tempfile::tempfile_in(&at).map(drop).map_err(|source| RecordError::Write { path: at, source })
 }
 
+/// Replace `path` with `bytes`, atomically.
+fn replace(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<()> {
+    let staged = stage(root, path, bytes, id)?;
+    std::fs::rename(&staged, path).map_err(|source| RecordError::Write { path: path.to_path_buf(), source })
+}
+
 /// Create `path` with `bytes`, atomically and never over an existing file.
 fn write_new(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<()> {
+    let staged = stage(root, path, bytes, id)?;
+    let linked = std::fs::hard_link(&staged, path);
+    let _ = std::fs::remove_file(&staged);
+    linked.map_err(|source| RecordError::Write { path: path.to_path_buf(), source })
+}
+
+/// `bytes` written and synced beside `path`, in a directory checked to be inside the
+/// work tree, ready to be moved into place.
+fn stage(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<PathBuf> {
     let directory = path.parent().ok_or_else(|| RecordError::Outside(path.to_path_buf()))?;
     check_directory(root, directory.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?)?;
     let failed = |source| RecordError::Write { path: path.to_path_buf(), source };
@@ -417,17 +484,12 @@ fn write_new(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<()> {
     let temporary = directory.join(format!(".{}.partial", id.to_lowercase()));
     let mut file = std::fs::File::create(&temporary).map_err(failed)?;
     file.write_all(bytes).and_then(|_| file.sync_all()).map_err(failed)?;
-    let linked = std::fs::hard_link(&temporary, path);
-    let _ = std::fs::remove_file(&temporary);
-    linked.map_err(failed)
+    Ok(temporary)
 }
 
-/// A short title from the question: its first line, without a trailing `?`.
+/// A short title from the question: its first line, without a trailing `?`, at most
+/// 72 characters and never cut mid-word.
 pub fn title_of(question: &str) -> String {
     let line = question.lines().map(one_line).find(|l| !l.is_empty()).unwrap_or_default();
-    let line = line.trim_end_matches(['?', '.', '!', ' ']);
-    match line.char_indices().nth(100) {
-        Some((end, _)) => format!("{}…", line[..end].trim_end()),
-        None => line.to_string(),
-    }
+    shorten(line.trim_end_matches(['?', '.', '!', ' ']), TITLE_LIMIT)
 }

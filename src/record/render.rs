@@ -1,5 +1,6 @@
-//! The decision record as markdown, from `templates/decision.md` (or the repository's
-//! `.debate/templates/decision.md`) with minijinja. The template sees plain data.
+//! The decision record as markdown, from `templates/decision.md` and the transcript from
+//! `templates/transcript.md` (or the repository's `.debate/templates/…`) with minijinja.
+//! The templates see plain data.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -9,7 +10,8 @@ use serde::Serialize;
 
 use super::{RecordError, Result, date_of, links, markdown};
 use crate::model::{
-    Consequences, DebateState, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind, Round, tokens,
+    Consequences, DebateState, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind, Revision,
+    RoleChoice, Round, Stance, TranscriptPlacement, tokens,
 };
 use crate::text::untrusted::one_line;
 
@@ -21,6 +23,8 @@ struct Template {
 
 const DECISION: Template = Template { name: "decision.md", built_in: include_str!("../../templates/decision.md") };
 const ISSUE: Template = Template { name: "issue.md", built_in: include_str!("../../templates/issue.md") };
+const TRANSCRIPT: Template =
+    Template { name: "transcript.md", built_in: include_str!("../../templates/transcript.md") };
 
 /// The record and issue templates of a repository, read and checked once, before a
 /// debate starts or resumes, so a broken override is reported before any model call
@@ -28,16 +32,44 @@ const ISSUE: Template = Template { name: "issue.md", built_in: include_str!("../
 pub struct Templates {
     decision: String,
     issue: String,
+    transcript: String,
+}
+
+/// A debate's record as written: the decision, and the transcript file beside it when
+/// the transcript is not inline.
+pub struct Rendered {
+    pub decision: String,
+    pub sidecar: Option<String>,
 }
 
 impl Templates {
     pub fn load(repo_root: &Path) -> Result<Templates> {
-        Ok(Templates { decision: read(repo_root, &DECISION)?, issue: read(repo_root, &ISSUE)? })
+        Ok(Templates {
+            decision: read(repo_root, &DECISION)?,
+            issue: read(repo_root, &ISSUE)?,
+            transcript: read(repo_root, &TRANSCRIPT)?,
+        })
     }
 
-    /// The decision record of a debate that has its outcome.
-    pub fn decision(&self, state: &DebateState) -> Result<String> {
-        render(&self.decision, DECISION.name, &context(state)?)
+    /// The decision record of a debate that has its outcome, and its transcript.
+    pub fn decision(&self, state: &DebateState, path: &Path) -> Result<Rendered> {
+        let transcript = render(&self.transcript, TRANSCRIPT.name, &transcript(state))?;
+        let sidecar_name = sidecar_path(path).and_then(|p| Some(p.file_name()?.to_string_lossy().into_owned()));
+        let (inline, sidecar) = match (state.snapshot.record.transcript, sidecar_name) {
+            (TranscriptPlacement::Sidecar, Some(name)) => {
+                let heading = format!("# Transcript of {}: {}\n\n", state.id, markdown::line(state.decision_title()));
+                (None, Some((name, heading + &transcript)))
+            }
+            _ => (Some(transcript), None),
+        };
+        let mut context = context(state)?;
+        context.transcript = inline.map(Value::from_safe_string);
+        context.transcript_file =
+            sidecar.as_ref().map(|(name, _)| SidecarLink { link: links::relative("", name), name: name.clone() });
+        Ok(Rendered {
+            decision: render(&self.decision, DECISION.name, &context)?,
+            sidecar: sidecar.map(|(_, text)| text),
+        })
     }
 
     pub fn issue<S: Serialize>(&self, context: &S) -> Result<String> {
@@ -60,6 +92,12 @@ fn render<S: Serialize>(text: &str, name: &'static str, context: &S) -> Result<S
     environment().render_str(text, context).map_err(|source| RecordError::Render { name, source })
 }
 
+/// `<record>.transcript.md` beside the record at `path`.
+pub fn sidecar_path(path: &Path) -> Option<std::path::PathBuf> {
+    let stem = path.file_stem()?.to_string_lossy();
+    Some(path.with_file_name(format!("{stem}.transcript.md")))
+}
+
 #[derive(Serialize)]
 struct Context<'a> {
     id: &'a str,
@@ -69,7 +107,24 @@ struct Context<'a> {
     rounds: usize,
     ended_by: &'a str,
     confidence: &'a str,
+    /// Why the confidence is not the moderator's own.
+    lowered: &'a [String],
+    /// Every model that argued, and the moderator's.
     models: BTreeSet<&'a str>,
+    decision_makers: &'a [String],
+    /// The perspectives, then every model that took part.
+    consulted: Vec<String>,
+    tool: String,
+    moderator: RoleEntry<'a>,
+    debaters: Vec<RoleEntry<'a>>,
+    muted: Vec<&'a str>,
+    dropped: Vec<&'a str>,
+    sources: Vec<SourceEntry<'a>>,
+    /// The rendered transcript, when it is inline.
+    transcript: Option<Value>,
+    transcript_file: Option<SidecarLink>,
+    /// Earlier conclusions of this debate, when a review reopened it.
+    history: &'a [Revision],
     tokens: Tokens,
     /// What in the record the offline provider wrote ("the arguments", …), if anything.
     offline: Option<&'static str>,
@@ -87,7 +142,8 @@ struct Context<'a> {
     /// Each considered option with what was argued for and against it.
     options: &'a [OptionAssessment],
     chosen_option: Option<&'a str>,
-    rationale: &'a str,
+    /// Ended as a sentence ends, to follow "Chosen option: …, because".
+    rationale: String,
     recommendation: &'a str,
     caveats: &'a [String],
     consequences: &'a Consequences,
@@ -98,6 +154,52 @@ struct Context<'a> {
     winner: Option<&'a str>,
     degradations: &'a [String],
     log: Vec<LogRow>,
+}
+
+/// Who played a role: its provider, kind, model and temperature (the perspective for a
+/// debater; muted or dropped when it left).
+#[derive(Serialize)]
+struct RoleEntry<'a> {
+    perspective: Option<&'a str>,
+    provider: &'a str,
+    kind: ProviderKind,
+    model: &'a str,
+    /// Two decimals, as a person set it (not `0.2` as an `f32` prints in full).
+    temperature: f64,
+    muted: bool,
+    dropped: Option<&'a str>,
+}
+
+impl<'a> RoleEntry<'a> {
+    /// `role` as it ran: its model, else its provider's, else the one that answered.
+    fn of(state: &'a DebateState, role: &'a RoleChoice, answered: Option<&'a str>) -> RoleEntry<'a> {
+        let configured =
+            role.model.as_deref().or_else(|| state.snapshot.providers.get(&role.provider)?.model.as_deref());
+        RoleEntry {
+            perspective: None,
+            provider: &role.provider,
+            kind: role.kind,
+            model: configured.or(answered).unwrap_or("(the provider's default)"),
+            temperature: (f64::from(role.temperature) * 100.0).round() / 100.0,
+            muted: false,
+            dropped: None,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct SourceEntry<'a> {
+    name: &'a str,
+    tokens: u64,
+    read: u64,
+    cut: bool,
+    describe: String,
+}
+
+#[derive(Serialize)]
+struct SidecarLink {
+    name: String,
+    link: String,
 }
 
 #[derive(Serialize)]
@@ -149,15 +251,68 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
     let outcome = state.outcome.as_ref().ok_or(RecordError::NoOutcome)?;
     let synthesis = &outcome.synthesis;
     let empty: &[String] = &[];
+    let debater_models: Vec<&str> =
+        state.rounds.iter().flat_map(Round::contributions).map(|c| c.model.as_str()).collect();
+    let active = state.active_seats();
+    let debaters: Vec<RoleEntry> = state
+        .panel
+        .iter()
+        .enumerate()
+        .map(|(seat, s)| RoleEntry {
+            perspective: Some(s.name()),
+            muted: s.dropped.is_none() && !active.contains(&seat),
+            dropped: s.dropped.as_deref(),
+            ..RoleEntry::of(state, state.snapshot.debater_for(seat), argued_by(state, seat).first().copied())
+        })
+        .collect();
+    // A moderator sharing the debaters' provider and model answered as they did.
+    let moderator_role = &state.snapshot.moderator;
+    let debater_role = &state.snapshot.debater;
+    let same_as_debaters =
+        moderator_role.provider == debater_role.provider && moderator_role.model == debater_role.model;
+    let moderator = RoleEntry::of(state, moderator_role, debater_models.first().copied().filter(|_| same_as_debaters));
+    let mut consulted = state.panel_names();
+    for model in debater_models.iter().copied().chain([moderator.model]) {
+        if !consulted.iter().any(|c| c == model) {
+            consulted.push(model.to_string());
+        }
+    }
     Ok(Context {
         id: &state.id,
-        title: &state.title,
+        title: state.decision_title(),
         date: date_of(state),
         question: &state.question,
         rounds: state.rounds.len(),
         ended_by: state.end_reason.map_or("unknown", |r| r.as_str()),
         confidence: outcome.confidence.as_str(),
-        models: state.rounds.iter().flat_map(Round::contributions).map(|c| c.model.as_str()).collect(),
+        lowered: &outcome.lowered,
+        models: debater_models.iter().copied().collect(),
+        decision_makers: &state.snapshot.decision_makers,
+        consulted,
+        tool: format!("debate {}", env!("CARGO_PKG_VERSION")),
+        moderator,
+        debaters,
+        muted: (0..state.panel.len())
+            .filter(|seat| state.panel[*seat].dropped.is_none() && !active.contains(seat))
+            .map(|seat| state.name(seat))
+            .collect(),
+        dropped: state.panel.iter().filter(|s| s.dropped.is_some()).map(|s| s.name()).collect(),
+        sources: state
+            .snapshot
+            .project
+            .sources
+            .iter()
+            .map(|s| SourceEntry {
+                name: &s.name,
+                tokens: s.tokens,
+                read: s.read,
+                cut: s.cut(),
+                describe: s.describe(),
+            })
+            .collect(),
+        transcript: None,
+        transcript_file: None,
+        history: &state.revisions,
         tokens: Tokens {
             prompt: state.totals.prompt_tokens,
             cached: state.totals.cached_tokens,
@@ -188,7 +343,10 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
                     priorities: &seat.perspective.priorities,
                     key_arguments: summary.map_or(empty, |s| &s.key_arguments),
                     trade_offs_accepted: summary.map_or(empty, |s| &s.trade_offs_accepted),
-                    argued_by: argued_by(state, seat_index),
+                    argued_by: match state.snapshot.seat_models.is_empty() {
+                        true => Vec::new(),
+                        false => argued_by(state, seat_index),
+                    },
                 }
             })
             .collect(),
@@ -196,7 +354,7 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
         tensions: &synthesis.tensions,
         options: &synthesis.options,
         chosen_option: synthesis.chosen_option.as_deref(),
-        rationale: &synthesis.rationale,
+        rationale: as_sentence(&synthesis.rationale),
         recommendation: &synthesis.recommendation,
         caveats: &synthesis.caveats,
         consequences: &synthesis.consequences,
@@ -222,11 +380,85 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
     })
 }
 
-/// The models that argued at `seat`, when the panel seats different models.
-fn argued_by(state: &DebateState, seat: usize) -> Vec<&str> {
-    if state.snapshot.seat_models.is_empty() {
-        return Vec::new();
+#[derive(Serialize)]
+struct TranscriptContext<'a> {
+    rounds: Vec<TranscriptRound<'a>>,
+}
+
+#[derive(Serialize)]
+struct TranscriptRound<'a> {
+    number: u32,
+    of: u8,
+    phase: &'static str,
+    framing: &'a str,
+    guidance: Option<&'a str>,
+    contributions: Vec<TranscriptEntry<'a>>,
+}
+
+#[derive(Serialize)]
+struct TranscriptEntry<'a> {
+    perspective: &'a str,
+    kind: &'static str,
+    model: &'a str,
+    text: &'a str,
+    truncated: bool,
+    stance: String,
+}
+
+/// Every round's framing, guidance, arguments and rebuttals in full, with stances.
+fn transcript(state: &DebateState) -> TranscriptContext<'_> {
+    let rounds = state
+        .rounds
+        .iter()
+        .map(|r| TranscriptRound {
+            number: r.number,
+            of: state.snapshot.debate.max_rounds.0,
+            phase: state.phase(r.number),
+            framing: &r.framing,
+            guidance: r.guidance.as_deref(),
+            contributions: r
+                .contributions()
+                .map(|c| TranscriptEntry {
+                    perspective: state.name(c.seat),
+                    kind: c.kind.as_str(),
+                    model: &c.model,
+                    text: &c.text,
+                    truncated: c.truncated,
+                    stance: stance_text(c.stance.as_ref()),
+                })
+                .collect(),
+        })
+        .collect();
+    TranscriptContext { rounds }
+}
+
+/// "Postgres (medium); would change if …; concedes …", or "unknown".
+fn stance_text(stance: Option<&Stance>) -> String {
+    let Some(stance) = stance else { return "not read".into() };
+    let mut text = stance.option.clone().unwrap_or_else(|| "unknown".into());
+    if let Some(confidence) = stance.confidence {
+        text.push_str(&format!(" ({})", confidence.as_str().to_lowercase()));
     }
+    if !stance.would_change_if.is_empty() {
+        text.push_str(&format!("; would change if {}", stance.would_change_if));
+    }
+    if !stance.concedes.is_empty() {
+        text.push_str(&format!("; concedes {}", stance.concedes));
+    }
+    text
+}
+
+/// `text` with a full stop unless it already ends a sentence.
+fn as_sentence(text: &str) -> String {
+    let text = text.trim();
+    match text.ends_with(['.', '!', '?', '…']) || text.is_empty() {
+        true => text.to_string(),
+        false => format!("{text}."),
+    }
+}
+
+/// The models that argued at `seat`, each once.
+fn argued_by(state: &DebateState, seat: usize) -> Vec<&str> {
     let mut models: Vec<&str> = Vec::new();
     for contribution in state.rounds.iter().flat_map(Round::contributions).filter(|c| c.seat == seat) {
         if !models.contains(&contribution.model.as_str()) {
@@ -327,6 +559,21 @@ fn repetition_cell(state: &DebateState, round: &Round) -> String {
     if figures.is_empty() { "—".into() } else { figures.join(", ") }
 }
 
+/// Any value as one line of YAML (JSON flow style), each string made one line.
+fn yaml_flow(value: &Value) -> String {
+    fn one_line_strings(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::String(text) => *text = one_line(text),
+            serde_json::Value::Array(items) => items.iter_mut().for_each(one_line_strings),
+            serde_json::Value::Object(map) => map.values_mut().for_each(one_line_strings),
+            _ => {}
+        }
+    }
+    let mut json = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+    one_line_strings(&mut json);
+    json.to_string()
+}
+
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_trim_blocks(true);
@@ -345,8 +592,9 @@ fn environment() -> Environment<'static> {
         Ok(())
     });
     let safe = |f: fn(&str) -> String| move |value: String| Value::from_safe_string(f(&value));
-    // A JSON string is a valid YAML scalar, whatever quotes or colons the title holds.
-    env.add_filter("yaml", safe(|value| serde_json::to_string(&one_line(value)).unwrap_or_default()));
+    // JSON is valid YAML in flow style, whatever quotes or colons a value holds; every
+    // string in it is one line.
+    env.add_filter("yaml", |value: Value| Value::from_safe_string(yaml_flow(&value)));
     env.add_filter("line", safe(markdown::line));
     env.add_filter("link_text", safe(markdown::link_text));
     env.add_filter("cell", safe(markdown::cell));

@@ -18,6 +18,18 @@ pub fn set(text: &str, status: &str) -> Option<String> {
     Some(out)
 }
 
+/// The status in a record's front matter, as written (quotes removed).
+pub fn of(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let close = front_matter_end(&lines)?;
+    let value = (1..close).find_map(|i| {
+        let (key, value) = lines[i].split_once(':')?;
+        key.eq_ignore_ascii_case("status").then_some(value)
+    })?;
+    let value = value.trim().trim_matches(['"', '\'']).trim();
+    (!value.is_empty()).then(|| value.to_string())
+}
+
 /// The line ending a line had, so the rewritten one keeps the file's style.
 fn ending(line: &str) -> &'static str {
     if line.ends_with("\r\n") {

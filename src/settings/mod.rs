@@ -260,6 +260,7 @@ const ENVIRONMENT: &[(&str, &[&str])] = &[
     ("DEBATE_RECORD_FILENAME", &["record", "filename"]),
     ("DEBATE_RECORD_COMMIT", &["record", "commit"]),
     ("DEBATE_ISSUE_DRAFT", &["record", "issue_draft"]),
+    ("DEBATE_RECORD_TRANSCRIPT", &["record", "transcript"]),
     ("DEBATE_CONTEXT_REPOSITORY", &["context", "repository"]),
     ("DEBATE_CONTEXT_BUDGET_TOKENS", &["context", "budget_tokens"]),
     ("DEBATE_CONTEXT_DECISIONS", &["context", "decisions"]),

@@ -25,6 +25,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0006_lease_start.sql"),
     include_str!("migrations/0007_truncated.sql"),
     include_str!("migrations/0008_stances.sql"),
+    include_str!("migrations/0009_revisions.sql"),
 ];
 
 /// Why the state database could not do what was asked.

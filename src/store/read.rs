@@ -38,7 +38,7 @@ impl Store {
         };
         let sql = format!(
             "SELECT d.id, d.status, (SELECT COUNT(*) FROM rounds r WHERE r.debate_id = d.id), d.created_at, d.question,
-                    d.title, d.repo_root, d.record_path, json_extract(d.snapshot, '$.branch'), d.end_reason,
+                    COALESCE(NULLIF(json_extract(d.outcome, '$.synthesis.title'), ''), d.title), d.repo_root, d.record_path, json_extract(d.snapshot, '$.branch'), d.end_reason,
                     d.confidence, d.commit_id, {}, {}, {}
              FROM debates d WHERE (?1 IS NULL OR d.repo_root = ?1) ORDER BY d.created_at DESC, d.id LIMIT ?2",
             sum("prompt_tokens"),
@@ -75,7 +75,8 @@ impl Store {
         let head = self
             .conn
             .query_row(
-                "SELECT id, question, title, repo_root, status, created_at, snapshot, analysis, end_reason, outcome, record_path, commit_id
+                "SELECT id, question, title, repo_root, status, created_at, snapshot, analysis, end_reason, outcome, record_path, commit_id,
+                    revisions
                  FROM debates WHERE id = ?1",
                 [id],
                 Head::read,
@@ -128,6 +129,7 @@ impl Store {
             totals,
             analyzed,
             clarification,
+            revisions: from_json(&head.revisions, "revisions")?,
         })
     }
 
@@ -224,6 +226,7 @@ struct Head {
     outcome: Option<String>,
     record_path: Option<String>,
     commit_id: Option<String>,
+    revisions: String,
 }
 
 impl Head {
@@ -241,6 +244,7 @@ impl Head {
             outcome: row.get(9)?,
             record_path: row.get(10)?,
             commit_id: row.get(11)?,
+            revisions: row.get(12)?,
         })
     }
 }

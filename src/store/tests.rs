@@ -52,7 +52,7 @@ fn write(store: &Store, state: &DebateState) {
             .unwrap();
     }
     store.save_end(&state.id, state.end_reason.unwrap()).unwrap();
-    store.save_outcome(&state.id, state.outcome.as_ref().unwrap(), &call("{}")).unwrap();
+    store.save_outcome(&state.id, state.outcome.as_ref().unwrap(), &call("{}"), 0).unwrap();
     store.save_record_path(&state.id, state.record_path.as_deref().unwrap()).unwrap();
     store.complete(&state.id, state.commit_id.as_deref()).unwrap();
 }

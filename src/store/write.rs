@@ -7,7 +7,7 @@ use rusqlite::{Connection, params};
 use super::{Result, Store, StoreError, now, to_json};
 use crate::model::{
     Analysis, Clarification, Completion, Contribution, ContributionKind, EndReason, Evaluation, Outcome, Purpose,
-    RoundMeasures, Seat, Snapshot, Stance, Status, Usage,
+    Revision, RoundMeasures, Seat, Snapshot, Stance, Status, Usage,
 };
 
 /// Everything a new debate starts with.
@@ -152,9 +152,11 @@ impl Store {
         Ok(())
     }
 
-    pub fn save_outcome(&self, id: &str, outcome: &Outcome, call: &Completion) -> Result<()> {
+    /// The synthesis of the debate's `revision`-th conclusion (0 the first; a review
+    /// reopening the debate makes the next).
+    pub fn save_outcome(&self, id: &str, outcome: &Outcome, call: &Completion, revision: u32) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
-        insert_call(&tx, id, Purpose::Synthesis, 0, call)?;
+        insert_call(&tx, id, Purpose::Synthesis, revision, call)?;
         tx.execute(
             "UPDATE debates SET outcome = ?2, confidence = ?3, status = ?4, updated_at = ?5 WHERE id = ?1",
             params![id, to_json(outcome), outcome.confidence, Status::Recording, now()],
@@ -175,6 +177,19 @@ impl Store {
         self.conn.execute(
             "UPDATE debates SET status = ?2, commit_id = ?3, updated_at = ?4 WHERE id = ?1",
             params![id, Status::Complete, commit, now()],
+        )?;
+        Ok(())
+    }
+
+    /// A review reopened the completed debate: its conclusion joins the revisions, and
+    /// the debate goes on under `snapshot` (more rounds) until it is concluded again.
+    /// The record path stays: the next conclusion rewrites the same file.
+    pub fn reopen(&self, id: &str, revision: &Revision, snapshot: &Snapshot) -> Result<()> {
+        self.conn.execute(
+            "UPDATE debates SET revisions = json_insert(revisions, '$[#]', json(?2)), snapshot = ?3, end_reason = NULL,
+                    outcome = NULL, confidence = NULL, commit_id = NULL, status = ?4, updated_at = ?5
+             WHERE id = ?1",
+            params![id, to_json(revision), to_json(snapshot), Status::InRound, now()],
         )?;
         Ok(())
     }

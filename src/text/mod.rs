@@ -23,6 +23,24 @@ pub fn cap(text: &str, limit: usize) -> String {
     }
 }
 
+/// At most `limit` characters, cut at the last word boundary (never mid-word, unless a
+/// single word is longer than the limit) and ended with `…` when cut.
+pub fn shorten(text: &str, limit: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= limit {
+        return text.to_string();
+    }
+    // Room for the ellipsis.
+    let (end, _) = text.char_indices().nth(limit.saturating_sub(1)).unwrap_or((text.len(), ' '));
+    let kept = &text[..end];
+    let at_boundary = text[end..].starts_with(char::is_whitespace);
+    let cut = match at_boundary {
+        true => kept,
+        false => kept.rfind(char::is_whitespace).map_or(kept, |space| &kept[..space]),
+    };
+    format!("{}…", cut.trim_end_matches(|c: char| c.is_whitespace() || ",;:-–—".contains(c)))
+}
+
 /// The number a decision record's file name starts with, as adr-tools and MADR number
 /// them (`0007-use-postgres.md`): 3 to 5 digits and a separator — never a date
 /// (`2026-11-22-…`).
@@ -42,6 +60,18 @@ pub fn estimate_tokens(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shortening_never_cuts_a_word() {
+        let question = "Should we use Redis or Postgres for caching given a small team and a tight budget";
+        let short = shorten(question, 40);
+        assert_eq!(short, "Should we use Redis or Postgres for…");
+        assert!(short.chars().count() <= 40);
+        assert_eq!(shorten("Use Postgres", 72), "Use Postgres");
+        assert_eq!(shorten("a bb ccc", 5), "a bb…");
+        assert_eq!(shorten("Supercalifragilistic", 8), "Superca…", "one long word is cut, as nothing else can be");
+        assert_eq!(shorten("Cache: in Postgres", 9), "Cache…", "no dangling punctuation");
+    }
 
     #[test]
     fn record_numbers_are_not_dates() {

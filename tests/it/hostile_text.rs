@@ -35,17 +35,29 @@ const CORPUS: &[&str] = &[
 
 const CODE: &str = "Run this first:\n\n```sh\n# a comment, not a heading\necho '<b>' > out.txt\n```";
 
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 13] = [
     "Question",
-    "Context",
-    "Perspectives Considered",
+    "Decision Outcome",
+    "Recommendation",
+    "Context and Problem Statement",
     "Considered Options",
+    "Pros and Cons of the Options",
+    "Perspectives Considered",
     "Points of Agreement",
     "Key Tensions",
-    "Recommendation",
     "Dissenting View",
     "Debate Log",
+    "Provenance",
+    "Transcript",
 ];
+
+/// The only HTML a record holds: the transcript's collapsed round, opened and closed.
+fn transcript_html(html: &str) -> bool {
+    html == "<html block>"
+        || html == "<details>\n"
+        || html == "</details>\n"
+        || html.starts_with("<summary>Round 1 of 1 (") && html.ends_with(")</summary>\n")
+}
 
 /// Every model-written field holds `hostile`; the recommendation holds `CODE` first.
 fn script(hostile: &str) -> String {
@@ -138,10 +150,13 @@ fn hostile_text_cannot_reshape_the_record_the_terminal_or_the_commit() {
         let shape = shape(&record);
         let mut problems = Vec::new();
         let rows_whole = shape.cells.iter().all(|n| *n == 5);
-        if shape.h1 != 1 || shape.h2 != SECTIONS || shape.h3 != PANEL || shape.tables != 1 || !rows_whole {
+        let h3_whole = shape.h3.starts_with(&["Consequences".into(), "Confirmation".into(), "Action Items".into()])
+            && shape.h3.ends_with(&PANEL.map(String::from));
+        if shape.h1 != 1 || shape.h2 != SECTIONS || !h3_whole || shape.tables != 1 || !rows_whole {
             problems.push(format!("structure {shape:?}"));
         }
-        if !shape.html.is_empty() {
+        let details = shape.html.iter().filter(|h| h.starts_with("<details>") || h.starts_with("</details>")).count();
+        if !shape.html.iter().all(|h| transcript_html(h)) || details != 2 {
             problems.push(format!("HTML {:?}", shape.html));
         }
         if !shape.code_blocks.iter().any(|c| c == "# a comment, not a heading\necho '<b>' > out.txt\n") {

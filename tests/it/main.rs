@@ -18,6 +18,7 @@ mod providers_e2e;
 mod providers_wire;
 mod record_format;
 mod record_git;
+mod record_review;
 mod repository_context;
 mod resume;
 mod secrets;

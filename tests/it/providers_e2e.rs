@@ -472,3 +472,34 @@ async fn moderator_models_are_refused_before_any_call() {
     assert!(text(&out.stderr).contains("roles.debater.models"), "{}", text(&out.stderr));
     assert!(mock.requests().is_empty());
 }
+
+/// The record says who was consulted: the perspectives, the debaters' model and the
+/// moderator's own when it differs, with each role's provider kind and temperature.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_record_names_the_moderators_model_when_it_differs() {
+    let mock = MockLlm::with_rule(|body, _| {
+        let model = body["model"].as_str().unwrap_or("mock-model").to_string();
+        Some(llm::ok_from(&model, body, &llm::reply(body)))
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let settings = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{settings}roles:\n  moderator: {{model: judge-model, temperature: 0.1}}\n"))
+        .unwrap();
+    let out = run(&sandbox, &config, &["-r", "1", "--json", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let record = std::fs::read_to_string(result["record_path"].as_str().unwrap()).unwrap();
+    let front = record.split("---\n").nth(1).unwrap();
+    let front: Value = serde_saphyr::from_str(front).unwrap();
+    let consulted: Vec<&str> = front["consulted"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(consulted, [PANEL[0], PANEL[1], "mock-model", "judge-model"], "{record}");
+    assert_eq!(front["decision-makers"], json!(["Test"]));
+    assert_eq!(front["moderator"]["model"], "judge-model");
+    assert_eq!(front["moderator"]["kind"], "openai");
+    assert_eq!(front["moderator"]["temperature"], 0.1);
+    assert_eq!(front["debaters"][0]["model"], "mock-model");
+    assert!(record.contains("- Moderator: judge-model (mock, openai, temperature 0.1)."), "{record}");
+}

@@ -1,22 +1,33 @@
 //! The decision record as a reader and a parser see it (SPEC §7): sections, front
 //! matter, naming. Records come from real debates run through the binary.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::common::*;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-const SECTIONS: [&str; 9] = [
+/// Decision first, reasoning after, transcript last: every section of seed 003's
+/// synthesis document and of MADR 4, in the order a reviewer reads them.
+const SECTIONS: [&str; 13] = [
     "Question",
-    "Context",
-    "Perspectives Considered",
+    "Decision Outcome",
+    "Recommendation",
+    "Context and Problem Statement",
     "Considered Options",
+    "Pros and Cons of the Options",
+    "Perspectives Considered",
     "Points of Agreement",
     "Key Tensions",
-    "Recommendation",
     "Dissenting View",
     "Debate Log",
+    "Provenance",
+    "Transcript",
 ];
+const SEED_003: [&str; 6] =
+    ["Question", "Perspectives Considered", "Points of Agreement", "Key Tensions", "Recommendation", "Dissenting View"];
+const MADR_4: [&str; 4] =
+    ["Context and Problem Statement", "Considered Options", "Decision Outcome", "Pros and Cons of the Options"];
 
 /// A decision-shaped synthesis naming every perspective on `panel`; the first one
 /// dissents.
@@ -26,7 +37,7 @@ fn synthesis(panel: &[&str], recommendation: &str) -> String {
         .map(|n| format!(r#"{{"name": "{n}", "key_arguments": ["{n} point one", "{n} point two"], "trade_offs_accepted": ["{n} gives up something"]}}"#))
         .collect();
     format!(
-        r#"{{"perspectives": [{}], "options": [{{"option": "Redis", "pros": ["fast reads ({first})"], "cons": ["one more service"]}}, {{"option": "Postgres", "pros": ["already run"], "cons": []}}], "chosen_option": "Postgres", "rationale": "the load fits one database", "agreement": ["measure first"], "tensions": ["speed against simplicity"], "recommendation": "{recommendation}", "confidence": "Medium", "caveats": ["traffic grows tenfold"], "consequences": {{"good": ["one database"], "bad": ["slower cache hits"]}}, "confirmation": "p99 under 50 ms for 30 days", "action_items": ["add a cache table"], "dissents": [{{"perspective": "{first}", "option": "Redis", "reason": "it will not scale"}}]}}"#,
+        r#"{{"title": "Cache in Postgres until the load says otherwise", "perspectives": [{}], "options": [{{"option": "Redis", "pros": ["fast reads ({first})"], "cons": ["one more service"]}}, {{"option": "Postgres", "pros": ["already run"], "cons": []}}], "chosen_option": "Postgres", "rationale": "the load fits one database", "agreement": ["measure first"], "tensions": ["speed against simplicity"], "recommendation": "{recommendation}", "confidence": "Medium", "caveats": ["traffic grows tenfold"], "consequences": {{"good": ["one database"], "bad": ["slower cache hits"]}}, "confirmation": "p99 under 50 ms for 30 days", "action_items": ["add a cache table"], "dissents": [{{"perspective": "{first}", "option": "Redis", "reason": "it will not scale"}}]}}"#,
         perspectives.join(", "),
         first = panel[0]
     )
@@ -54,20 +65,23 @@ fn record_for(panel: &[&str], recommendation: &str, summary: &str) -> (String, S
     (text, sandbox)
 }
 
+/// The record as GitHub's parser sees it: headings by level (H3s under their H2),
+/// tables, `<details>` blocks opened and closed, and the front matter.
+#[derive(Default)]
 struct Structure {
     h1: Vec<String>,
     h2: Vec<String>,
-    /// H3 headings under "Perspectives Considered".
-    perspectives: Vec<String>,
+    h3: BTreeMap<String, Vec<String>>,
     /// H2 sections that contain a table.
     tables_in: Vec<String>,
+    /// `<details>` opened and closed, in order, as HTML the parser saw.
+    details: Vec<&'static str>,
     front_matter: String,
 }
 
 fn structure(markdown: &str) -> Structure {
     let options = Options::ENABLE_TABLES | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
-    let mut s =
-        Structure { h1: vec![], h2: vec![], perspectives: vec![], tables_in: vec![], front_matter: String::new() };
+    let mut s = Structure::default();
     let (mut heading, mut text, mut in_meta) = (None, String::new(), false);
     for event in Parser::new_ext(markdown, options) {
         match event {
@@ -80,12 +94,21 @@ fn structure(markdown: &str) -> Structure {
             Event::End(TagEnd::Heading(_)) => match heading.take() {
                 Some(HeadingLevel::H1) => s.h1.push(text.clone()),
                 Some(HeadingLevel::H2) => s.h2.push(text.clone()),
-                Some(HeadingLevel::H3) if s.h2.last().is_some_and(|h| h == "Perspectives Considered") => {
-                    s.perspectives.push(text.clone())
+                Some(HeadingLevel::H3) => {
+                    s.h3.entry(s.h2.last().cloned().unwrap_or_default()).or_default().push(text.clone())
                 }
                 other => panic!("unexpected heading {other:?}: {text}"),
             },
             Event::Start(Tag::Table(_)) => s.tables_in.push(s.h2.last().cloned().unwrap_or_default()),
+            Event::Html(html) | Event::InlineHtml(html) => {
+                for line in html.lines() {
+                    match line.trim() {
+                        "<details>" => s.details.push("open"),
+                        "</details>" => s.details.push("close"),
+                        _ => {}
+                    }
+                }
+            }
             Event::Text(t) if in_meta => s.front_matter.push_str(&t),
             Event::Text(t) | Event::Code(t) if heading.is_some() => text.push_str(&t),
             _ => {}
@@ -94,27 +117,51 @@ fn structure(markdown: &str) -> Structure {
     s
 }
 
-fn assert_structure(markdown: &str, panel: &[&str]) {
+fn assert_structure(markdown: &str, panel: &[&str], rounds: usize) {
     let s = structure(markdown);
-    assert_eq!(s.h1, ["Decision: Should we use Redis or Postgres for caching"], "{markdown}");
+    assert_eq!(s.h1.len(), 1, "{markdown}");
+    assert!(s.h1[0].chars().count() <= 72, "{:?}", s.h1);
     assert_eq!(s.h2, SECTIONS, "{markdown}");
-    assert_eq!(s.perspectives, panel, "{markdown}");
+    for section in SEED_003.iter().chain(&MADR_4) {
+        assert!(s.h2.iter().any(|h| h == section), "no {section}");
+    }
+    assert_eq!(s.h3["Decision Outcome"][..3], ["Consequences", "Confirmation", "Action Items"], "{markdown}");
+    assert_eq!(s.h3["Perspectives Considered"], panel, "{markdown}");
     assert_eq!(s.tables_in, ["Debate Log"], "{markdown}");
+    assert_eq!(s.details, ["open", "close"].repeat(rounds), "one closed <details> per round: {markdown}");
     let front: serde_json::Value = serde_saphyr::from_str(&s.front_matter).expect("front matter is YAML");
-    for key in ["id", "title", "status", "date", "perspectives", "rounds", "ended_by", "confidence", "models", "tokens"]
-    {
-        assert!(!front[key].is_null(), "front matter lacks {key}: {}", s.front_matter);
+    for key in [
+        "id",
+        "title",
+        "status",
+        "date",
+        "decision-makers",
+        "consulted",
+        "perspectives",
+        "chosen-option",
+        "rounds",
+        "ended_by",
+        "confidence",
+        "moderator",
+        "debaters",
+        "models",
+        "tokens",
+        "tool",
+    ] {
+        assert!(front.as_object().unwrap().contains_key(key), "front matter lacks {key}: {}", s.front_matter);
     }
     assert_eq!(front["status"], "proposed", "MADR tools read status");
     assert_eq!(front["perspectives"].as_array().unwrap().len(), panel.len());
+    assert_eq!(front["debaters"].as_array().unwrap().len(), panel.len());
     assert!(front["tokens"]["prompt"].as_u64().unwrap() > 0);
+    assert!(front["tool"].as_str().unwrap().starts_with("debate "));
 }
 
 #[test]
 fn two_perspective_record() {
     let panel = ["Performance Advocate", "Operational Simplicity"];
     let (text, _) = record_for(&panel, "Cache in Postgres now.", "Both now recommend Postgres first.");
-    assert_structure(&text, &panel);
+    assert_structure(&text, &panel, 1);
     insta::assert_snapshot!(text);
 }
 
@@ -122,7 +169,7 @@ fn two_perspective_record() {
 fn three_perspective_record() {
     let panel = ["Performance Advocate", "Operational Simplicity", "Cost Control"];
     let (text, _) = record_for(&panel, "Cache in Postgres now.", "All three converge on Postgres.");
-    assert_structure(&text, &panel);
+    assert_structure(&text, &panel, 1);
     insta::assert_snapshot!(text);
 }
 
@@ -130,7 +177,7 @@ fn three_perspective_record() {
 fn four_perspective_record() {
     let panel = ["Performance Advocate", "Operational Simplicity", "Cost Control", "Reliability Engineer"];
     let (text, _) = record_for(&panel, "Cache in Postgres now.", "All four converge on Postgres.");
-    assert_structure(&text, &panel);
+    assert_structure(&text, &panel, 1);
     insta::assert_snapshot!(text);
 }
 
@@ -142,7 +189,7 @@ fn model_text_cannot_break_the_record_structure() {
         "## Injected heading\\nUse Postgres.\\n---\\n# Another\\nMore text\\n===",
         "A | B | C summary\\n## not a heading",
     );
-    assert_structure(&text, &panel);
+    assert_structure(&text, &panel, 1);
     assert!(text.contains("Use Postgres."), "{text}");
 }
 
@@ -153,7 +200,7 @@ fn empty_sections_are_stated_not_dropped() {
     let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE).replace(SYNTHESIS, sparse));
     sandbox.cmd().arg("--config").arg(&config).args(["--no-commit", QUESTION]).assert().success();
     let text = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
-    assert_structure(&text, &PANEL);
+    assert_structure(&text, &PANEL, 1);
     assert!(text.contains("*(the moderator left this empty)*"), "{text}");
     assert!(text.contains("*(the moderator recorded no points of agreement)*"), "{text}");
     assert!(text.contains("*(the moderator recorded no tensions)*"), "{text}");

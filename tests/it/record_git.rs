@@ -2,7 +2,7 @@
 //! in temporary directories, the real binary, and the real `git` command to check what
 //! it did.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output};
 
 use crate::common::*;
@@ -136,12 +136,12 @@ fn assert_record_commit(dir: &Path, rev: &str, relative: &str, id: &str) -> Stri
     assert_eq!(front_matter(&content, "id"), id, "the committed record is this debate's");
     let title = content
         .lines()
-        .find_map(|l| l.strip_prefix("# Decision: "))
+        .find_map(|l| l.strip_prefix("# "))
         .unwrap_or_else(|| panic!("record has a title: {content}"))
         .to_string();
     let perspectives = content
         .lines()
-        .find_map(|l| l.strip_prefix("**Perspectives:** "))
+        .find_map(|l| l.strip_prefix("- **Perspectives:** "))
         .unwrap_or_else(|| panic!("record lists perspectives: {content}"))
         .to_string();
 
@@ -661,13 +661,46 @@ fn issue_writes_an_uncommitted_draft_and_prints_a_gh_command() {
         .map(str::trim)
         .find(|l| l.starts_with("gh issue create --title '"))
         .unwrap_or_else(|| panic!("a gh issue create line: {}", run.stderr));
+    // The body file resolves from any directory of the work tree, as a shell reads it.
     let body_file = gh.split_once("--body-file ").map(|(_, rest)| rest.trim()).expect("--body-file");
-    assert_eq!(body_file.trim_matches('\''), draft_relative, "{gh}");
+    std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+    let resolved = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf %s {body_file}"))
+        .current_dir(repo.join("src/deep"))
+        .output()
+        .unwrap();
+    let resolved = PathBuf::from(String::from_utf8(resolved.stdout).unwrap());
+    assert_eq!(resolved.canonicalize().unwrap(), repo.join(&draft_relative).canonicalize().unwrap(), "{gh}");
+    // A work item: titled by the decision; linking the record relative to the draft;
+    // the confirmation check a task; no pull request to review on the current branch.
+    let title = shown["title"].as_str().unwrap();
+    assert!(gh.starts_with(&format!("gh issue create --title '{title}'")), "{gh}");
+    let link = format!("(../../{relative})");
+    assert!(draft.contains(&link), "a relative link from .debate/issues/ to the record:\n{draft}");
+    assert!(!draft.contains("pull request"), "the record is on the current branch:\n{draft}");
 
     assert_record_commit(repo, "HEAD", &relative, &run.id);
     let tree = git(repo, &["ls-tree", "-r", "--name-only", "HEAD"]);
     assert!(!tree.contains(".debate"), "the draft is not committed: {tree}");
-    assert_eq!(status(repo), format!("?? {draft_relative}\n"), "only the draft is left, untracked");
+    let exclude = std::fs::read_to_string(repo.join(".git/info/exclude")).unwrap();
+    assert!(exclude.lines().any(|l| l == ".debate/"), "{exclude}");
+    assert_eq!(status(repo), "", "the draft is ignored by this clone, not left untracked");
+}
+
+/// With a remote on a known forge and `--branch`, the draft links the record's web page
+/// on its branch and asks for the pull request.
+#[test]
+fn an_issue_draft_links_the_records_web_page_on_its_branch() {
+    let sandbox = repository();
+    let repo = &sandbox.repo;
+    git(repo, &["remote", "add", "origin", "git@github.com:acme/shop.git"]);
+    let run = debate_for_a_person(&sandbox, &["--issue", "--branch"]);
+    let draft = std::fs::read_to_string(repo.join(format!(".debate/issues/{}.md", run.id))).unwrap();
+    let branch = format!("decisions/{}-{SLUG}", run.id.to_lowercase());
+    let url = format!("https://github.com/acme/shop/blob/{branch}/{}", record_name(""));
+    assert!(draft.contains(&format!("]({url})")), "{url} in:\n{draft}");
+    assert!(draft.contains("- [ ] Review and merge the decision record"), "{draft}");
 }
 
 #[test]
