@@ -160,13 +160,16 @@ struct Context<'a> {
 /// debater; muted or dropped when it left).
 #[derive(Serialize)]
 struct RoleEntry<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
     perspective: Option<&'a str>,
     provider: &'a str,
     kind: ProviderKind,
     model: &'a str,
     /// Two decimals, as a person set it (not `0.2` as an `f32` prints in full).
     temperature: f64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     muted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     dropped: Option<&'a str>,
 }
 
@@ -374,7 +377,10 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
                 summary: r.evaluation.as_ref().map_or_else(|| "(not evaluated)".into(), |e| e.summary.clone()),
                 stances: stances_cell(state, r),
                 repetition: repetition_cell(state, r),
-                verdict: r.evaluation.as_ref().map_or_else(String::new, |e| e.assessment.describe().to_string()),
+                verdict: r.evaluation.as_ref().map_or_else(String::new, |e| match e.off_topic.is_empty() {
+                    true => e.assessment.describe().to_string(),
+                    false => format!("{}; off the question: {}", e.assessment.describe(), e.off_topic.join(", ")),
+                }),
             })
             .collect(),
     })

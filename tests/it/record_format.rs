@@ -304,3 +304,26 @@ fn a_broken_template_is_reported_before_the_debate_starts() {
         .stderr(predicates::str::contains(".debate/templates/decision.md"));
     assert_eq!(before, sandbox.files(), "nothing written");
 }
+
+/// A debater the moderator finds off the question twice is muted: the log says when,
+/// and the front matter and provenance name it.
+#[test]
+fn a_muted_debater_is_visible_in_the_record() {
+    let sandbox = Sandbox::new();
+    let panel = ["Performance Advocate", "Operational Simplicity", "Cost Control"];
+    let drifting = CONTINUE.replace(r#""off_topic": []"#, r#""off_topic": ["Cost Control"]"#);
+    let config = sandbox.scripted(&varied_answers(&panel, 3, &drifting));
+    let mut cmd = sandbox.cmd();
+    cmd.arg("--config").arg(&config).args(["--no-commit", "-p", "3", "-r", "3"]);
+    for name in panel {
+        cmd.args(["--with", name]);
+    }
+    cmd.arg(QUESTION).assert().success();
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("muted: [\"Cost Control\"]\n"), "{record}");
+    assert!(record.contains("off the question: Cost Control |"), "{record}");
+    assert!(
+        record.contains("- Cost Control: scripted-test (scripted, scripted, temperature 0.8) · muted as off-topic"),
+        "{record}"
+    );
+}
