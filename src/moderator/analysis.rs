@@ -1,304 +1,50 @@
 //! Question → decision domains, the options named, implicit constraints, vagueness and
 //! panel size (SPEC §2.1). A keyword heuristic: deterministic, no model needed.
 
+// The word tables read better packed than one word a line.
+#[rustfmt::skip]
+mod lexicon;
+mod options;
+mod terms;
+
+pub use terms::Terms;
+
 use crate::model::{Analysis, Constraint};
+use lexicon::{CHOICES, CONSTRAINTS, Choice, DOMAINS, SMALL_NUMBERS, SMALL_TEAM, TEAM_WORDS};
 
-const DOMAINS: &[(&str, &[&str])] = &[
-    (
-        "data",
-        &[
-            "data",
-            "database",
-            "databases",
-            "cache",
-            "caching",
-            "redis",
-            "postgres",
-            "postgresql",
-            "mysql",
-            "sql",
-            "nosql",
-            "mongodb",
-            "schema",
-            "storage",
-            "index",
-            "replication",
-            "queue",
-            "kafka",
-            "sqlite",
-            "orm",
-        ],
-    ),
-    (
-        "architecture",
-        &[
-            "architecture",
-            "monolith",
-            "microservice",
-            "microservices",
-            "service",
-            "services",
-            "api",
-            "rest",
-            "graphql",
-            "grpc",
-            "plugin",
-            "plugins",
-            "module",
-            "modules",
-            "event",
-            "framework",
-            "system",
-            "design",
-            "rewrite",
-            "serverless",
-        ],
-    ),
-    (
-        "security",
-        &[
-            "security",
-            "secure",
-            "auth",
-            "authentication",
-            "authorization",
-            "login",
-            "password",
-            "passwords",
-            "token",
-            "tokens",
-            "jwt",
-            "oauth",
-            "session",
-            "sessions",
-            "encryption",
-            "secrets",
-            "sso",
-            "mfa",
-            "permissions",
-        ],
-    ),
-    (
-        "ux",
-        &[
-            "ui",
-            "ux",
-            "user",
-            "users",
-            "frontend",
-            "front-end",
-            "react",
-            "vue",
-            "svelte",
-            "angular",
-            "mobile",
-            "accessibility",
-            "onboarding",
-            "customers",
-        ],
-    ),
-    (
-        "operations",
-        &[
-            "deploy",
-            "deployment",
-            "deployments",
-            "kubernetes",
-            "k8s",
-            "monitoring",
-            "ops",
-            "infrastructure",
-            "hosting",
-            "observability",
-            "oncall",
-            "on-call",
-            "ci",
-            "uptime",
-            "outage",
-            "incident",
-            "backup",
-        ],
-    ),
-    (
-        "cost",
-        &[
-            "cost",
-            "costs",
-            "budget",
-            "cheap",
-            "expensive",
-            "price",
-            "pricing",
-            "spend",
-            "license",
-            "licence",
-            "vendor",
-            "saas",
-            "pay",
-            "money",
-        ],
-    ),
-    (
-        "process",
-        &[
-            "team",
-            "teams",
-            "hiring",
-            "hire",
-            "process",
-            "meeting",
-            "meetings",
-            "agile",
-            "scrum",
-            "kanban",
-            "review",
-            "reviews",
-            "remote",
-            "culture",
-            "pairing",
-            "sprint",
-            "standup",
-            "engineers",
-            "contractors",
-        ],
-    ),
-    (
-        "compliance",
-        &[
-            "compliance",
-            "gdpr",
-            "hipaa",
-            "soc2",
-            "pci",
-            "audit",
-            "regulation",
-            "regulatory",
-            "residency",
-            "privacy",
-            "retention",
-            "legal",
-        ],
-    ),
-];
-
-/// Phrases that imply a constraint, what it means, and who it favours.
-const CONSTRAINTS: &[(&[&str], &str, &[&str])] = &[
-    (
-        &[
-            "ship fast",
-            "ship quickly",
-            "quickly",
-            "deadline",
-            "asap",
-            "mvp",
-            "prototype",
-            "time to market",
-            "this quarter",
-            "next week",
-        ],
-        "delivery speed matters",
-        &["Developer Velocity", "Simplicity Advocate"],
-    ),
-    (
-        &["small team", "few engineers", "solo", "one developer", "two developers", "tiny team"],
-        "a small team has to run it",
-        &["Operational Simplicity", "Team Sustainability", "Simplicity Advocate"],
-    ),
-    (
-        &["scale", "millions", "high traffic", "low latency", "at scale", "heavy load"],
-        "scale and speed matter",
-        &["Performance Advocate", "Reliability Engineer"],
-    ),
-    (&["budget", "cheap", "cheaper", "cost", "costs", "expensive", "save money"], "cost matters", &["Cost Control"]),
-    (
-        &["gdpr", "hipaa", "compliance", "regulated", "soc2", "pci", "audit"],
-        "regulatory obligations apply",
-        &["Compliance Guardian", "Security Advocate"],
-    ),
-    (&["sensitive", "personal data", "secure", "security", "breach"], "data must be protected", &["Security Advocate"]),
-    (
-        &["long term", "long-term", "future", "grow", "growth", "evolve"],
-        "the choice must age well",
-        &["Future Flexibility"],
-    ),
-    (
-        &["uptime", "high availability", "99.9", "outage", "outages", "downtime"],
-        "availability matters",
-        &["Reliability Engineer"],
-    ),
-    (&["lock-in", "lock in", "vendor", "portable", "portability"], "lock-in is a concern", &["Vendor Independence"]),
-];
-
-const LEFT_BOUNDARIES: &[&str] = &[
-    "should", "shall", "would", "could", "can", "we", "i", "you", "they", "our", "use", "using", "choose", "pick",
-    "adopt", "between", "is", "are", "it", "do", "does", "for", "with", "of", "in", "on", "go", "prefer", "which",
-    "what", "whether", "better", "keep", "stick", "switch", "move", "migrate", "to", "either", "via", "about",
-];
-const RIGHT_BOUNDARIES: &[&str] = &[
-    "for", "when", "given", "if", "because", "since", "as", "in", "with", "at", "before", "after", "while", "so",
-    "and", "but", "now", "here", "there", "today",
-];
+/// Words that carry no subject: a question made of them and little else is vague.
 const STOP_WORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "we", "i", "you", "they", "it", "our", "us", "my", "me", "your", "is", "are",
     "was", "be", "to", "of", "in", "on", "for", "with", "at", "by", "from", "what", "which", "who", "how", "why",
     "when", "should", "would", "could", "can", "do", "does", "did", "this", "that", "these", "those", "there", "here",
     "now", "next", "some", "any", "all", "it's", "its", "go", "get", "make", "thing", "things", "stuff", "about",
-    "do?", "best", "good", "better", "way", "ok", "okay", "yes", "no", "not", "so", "if", "then", "than", "just",
-    "really", "very", "shall", "will", "done",
+    "best", "good", "better", "way", "ok", "okay", "yes", "no", "not", "so", "if", "then", "than", "just", "really",
+    "very", "shall", "will", "done",
 ];
-const CONNECTORS: &[&str] = &["or", "vs", "vs.", "versus"];
+/// Fewer content words than this, or fewer words in all than `MIN_WORDS`, and no
+/// options named: too vague to debate.
+const MIN_CONTENT_WORDS: usize = 3;
+const MIN_WORDS: usize = 4;
+/// How far a small number may stand from a team word ("team of three").
+const TEAM_NUMBER_DISTANCE: usize = 3;
 
-/// Words of the question: lowercase, split on anything but letters, digits, `-` and `.`
-/// inside a word; trailing dots dropped.
-pub fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.' || c == '\''))
-        .map(|w| w.trim_matches(|c: char| c == '.' || c == '-' || c == '\'').to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-/// The question's words with plural forms added, for keyword matching.
-pub fn match_terms(question: &str) -> Vec<String> {
-    let mut terms = words(question);
-    let singulars: Vec<String> = terms
-        .iter()
-        .filter(|w| w.len() > 3 && w.ends_with('s') && !w.ends_with("ss"))
-        .map(|w| w[..w.len() - 1].to_string())
-        .collect();
-    terms.extend(singulars);
-    terms
-}
-
+/// What the question asks: its domains, its options (those it names, else a yes/no
+/// question's two ways), the constraints it implies, whether it is vague, and how many
+/// debaters it wants (two for a choice of two).
 pub fn analyse(question: &str) -> Analysis {
-    let terms = match_terms(question);
-    let lowered = format!(" {} ", words(question).join(" "));
-
-    let mut domains: Vec<(usize, &str)> = DOMAINS
-        .iter()
-        .enumerate()
-        .filter_map(|(order, (name, keys))| {
-            let hits = keys.iter().filter(|k| terms.iter().any(|t| t == *k)).count();
-            (hits > 0).then_some((hits * 100 + (DOMAINS.len() - order), *name))
-        })
-        .collect();
-    domains.sort_by_key(|d| std::cmp::Reverse(d.0));
-    let domains: Vec<String> = domains.into_iter().map(|(_, n)| n.to_string()).collect();
-
-    let constraints = CONSTRAINTS
-        .iter()
-        .filter_map(|(phrases, meaning, favours)| {
-            let phrase = phrases.iter().find(|p| lowered.contains(&format!(" {p} ")))?;
-            Some(Constraint {
-                phrase: phrase.to_string(),
-                meaning: meaning.to_string(),
-                favours: favours.iter().map(|f| f.to_string()).collect(),
-            })
-        })
-        .collect();
-
-    let options = options(question);
-    let content_words = words(question).iter().filter(|w| w.len() > 2 && !STOP_WORDS.contains(&w.as_str())).count();
-    let vague = options.len() < 2 && (content_words < 3 || question.split_whitespace().count() < 4);
+    let named = options::named(question);
+    let terms = Terms::new(question, &[]);
+    let domains = domains(&terms);
+    let mut constraints = implied(&terms);
+    if let Some(team) = small_team(question).filter(|t| !constraints.iter().any(|c| c.meaning == t.meaning)) {
+        constraints.push(team);
+    }
+    constraints.extend(kind_of_choice(&named, &Terms::new(question, &named)));
+    let vague = named.len() < 2 && vague(question);
+    let options = match named.len() {
+        0 | 1 => options::yes_no(question).unwrap_or_default(),
+        _ => named,
+    };
     let panel_size = match options.len() {
         2 => 2,
         n if n >= 3 || domains.len() >= 3 => 4,
@@ -307,132 +53,106 @@ pub fn analyse(question: &str) -> Analysis {
     Analysis { domains, options, constraints, vague, panel_size }
 }
 
-/// The options a question names: "X or Y", "X vs Y", "A, B, or C", "between X and Y".
-pub fn options(question: &str) -> Vec<String> {
-    let tokens = tokens(question);
-    let lower: Vec<String> = tokens.iter().map(|t| t.to_lowercase()).collect();
-    if let Some(at) = lower.iter().position(|t| t == "between") {
-        let found = split_list(&tokens[at + 1..], &["and", "or"]);
-        if found.len() >= 2 {
-            return found;
-        }
-    }
-    let Some(connector) = lower.iter().position(|t| CONNECTORS.contains(&t.as_str())) else { return Vec::new() };
+/// The question's terms for choosing perspectives. The names of the options it weighs
+/// do not count: "Redis or Postgres?" is no vote for what Redis is known for.
+pub fn keyword_terms(question: &str) -> Terms {
+    Terms::new(question, &options::named(question))
+}
 
-    // Walk left from the connector: comma-separated items until a boundary word.
-    let mut left: Vec<Vec<&str>> = vec![Vec::new()];
-    for token in tokens[..connector].iter().rev() {
-        let low = token.to_lowercase();
-        if token == "," {
-            left.push(Vec::new());
-        } else if LEFT_BOUNDARIES.contains(&low.as_str()) || left.last().is_some_and(|item| item.len() >= 4) {
-            break;
-        } else if let Some(item) = left.last_mut() {
-            item.push(token);
-        }
-    }
-    let mut found: Vec<String> = left
-        .into_iter()
-        .rev()
-        .map(|mut item| {
-            item.reverse();
-            item.join(" ")
-        })
-        .filter(|item| !item.is_empty())
-        .collect();
-
-    let right: Vec<&str> = tokens[connector + 1..]
+/// The domains the question's words point to, most hits first; ties keep table order.
+fn domains(terms: &Terms) -> Vec<String> {
+    let mut found: Vec<(usize, &str)> = DOMAINS
         .iter()
-        .take_while(|t| {
-            !matches!(t.as_str(), "," | "?" | "!" | ";" | ":") && !RIGHT_BOUNDARIES.contains(&t.to_lowercase().as_str())
+        .filter_map(|(name, keys)| {
+            let hits = terms.hits(keys).len();
+            (hits > 0).then_some((hits, *name))
         })
-        .take(4)
-        .map(String::as_str)
         .collect();
-    if !right.is_empty() {
-        found.push(right.join(" "));
-    }
-    if found.len() < 2 { Vec::new() } else { found }
+    found.sort_by_key(|d| std::cmp::Reverse(d.0));
+    found.into_iter().map(|(_, name)| name.to_string()).collect()
 }
 
-/// Items of a list like "X, Y and Z" up to the first boundary.
-fn split_list(tokens: &[String], joiners: &[&str]) -> Vec<String> {
-    let mut items: Vec<Vec<&str>> = vec![Vec::new()];
-    for token in tokens {
-        let low = token.to_lowercase();
-        if token == "," || joiners.contains(&low.as_str()) {
-            items.push(Vec::new());
-        } else if matches!(token.as_str(), "?" | "!" | ";" | ":")
-            || (low != "and" && RIGHT_BOUNDARIES.contains(&low.as_str()))
-        {
-            break;
-        } else if let Some(item) = items.last_mut() {
-            item.push(token);
-        }
-    }
-    items.into_iter().map(|i| i.join(" ")).filter(|i| !i.is_empty()).collect()
-}
-
-/// Words and punctuation marks of the question, original case.
-fn tokens(question: &str) -> Vec<String> {
-    let mut tokens = Vec::new();
-    let mut word = String::new();
-    for c in question.chars() {
-        if c.is_alphanumeric() || matches!(c, '-' | '.' | '\'' | '+' | '#' | '/') {
-            word.push(c);
-        } else {
-            if !word.is_empty() {
-                tokens.push(std::mem::take(&mut word));
-            }
-            if matches!(c, ',' | '?' | '!' | ';' | ':') {
-                tokens.push(c.to_string());
-            }
-        }
-    }
-    if !word.is_empty() {
-        tokens.push(word);
-    }
-    // A sentence-final dot belongs to the sentence, not to the last option.
-    tokens
-        .into_iter()
-        .map(|t| {
-            if t.len() > 1 && t.ends_with('.') && !t.eq_ignore_ascii_case("vs.") {
-                t.trim_end_matches('.').to_string()
-            } else {
-                t
-            }
+/// The constraints whose phrases the question uses, each named by its first phrase found.
+fn implied(terms: &Terms) -> Vec<Constraint> {
+    CONSTRAINTS
+        .iter()
+        .filter_map(|(phrases, meaning, favours)| {
+            let phrase = phrases.iter().find(|p| terms.matches(p))?;
+            Some(constraint(phrase, meaning, favours))
         })
         .collect()
 }
 
+/// "A team of three", "a three-person team", "uma equipe de três pessoas": a small team
+/// runs what is chosen, whatever the words around it.
+fn small_team(question: &str) -> Option<Constraint> {
+    let words = terms::words(question);
+    let is_team = |w: &String| TEAM_WORDS.iter().any(|t| Terms::new(w, &[]).matches(t));
+    let team = words.iter().position(is_team)?;
+    let near = words.iter().enumerate().find(|(at, w)| {
+        at.abs_diff(team) <= TEAM_NUMBER_DISTANCE && w.split('-').any(|part| SMALL_NUMBERS.contains(&part))
+    })?;
+    let (from, to) = (team.min(near.0), team.max(near.0));
+    Some(constraint(&words[from..=to].join(" "), SMALL_TEAM.0, SMALL_TEAM.1))
+}
+
+/// What kind of thing is being chosen ("Go or Rust?": a programming language; "Redis
+/// or Postgres for caching?": a cache), as constraints that say what such a choice
+/// turns on. `rest` is the question without the options' names.
+fn kind_of_choice(named: &[String], rest: &Terms) -> Vec<Constraint> {
+    if named.len() < 2 {
+        return Vec::new();
+    }
+    let options: Vec<Terms> = named.iter().map(|o| Terms::new(o, &[])).collect();
+    let is_kind = |option: &Terms, kind: &Choice| kind.names.iter().any(|name| option.matches(name));
+    CHOICES
+        .iter()
+        .filter(|kind| {
+            let every = options.iter().all(|option| is_kind(option, kind));
+            let role = kind.roles.iter().any(|r| rest.matches(r)) && options.iter().any(|o| is_kind(o, kind));
+            every || role
+        })
+        .map(|kind| constraint(&named.join(", "), kind.meaning, kind.favours))
+        .collect()
+}
+
+fn constraint(phrase: &str, meaning: &str, favours: &[&str]) -> Constraint {
+    Constraint {
+        phrase: phrase.to_string(),
+        meaning: meaning.to_string(),
+        favours: favours.iter().map(|f| f.to_string()).collect(),
+    }
+}
+
+/// Too few words, or too few that carry a subject ("Should we refactor?", "Is this
+/// secure?"). Text without spaces (Chinese, Japanese) counts two characters a word.
+fn vague(question: &str) -> bool {
+    let words = terms::words(question);
+    let content: Vec<String> =
+        words.iter().filter(|w| w.chars().count() > 2 && !STOP_WORDS.contains(&w.as_str())).cloned().collect();
+    terms::word_count(&content) < MIN_CONTENT_WORDS || terms::word_count(&words) < MIN_WORDS
+}
+
 #[cfg(test)]
 mod tests {
+    use super::options::KEEP;
     use super::*;
-
-    #[test]
-    fn binary_questions_name_two_options() {
-        assert_eq!(options("Should we use Redis or Postgres for caching?"), ["Redis", "Postgres"]);
-        assert_eq!(options("REST vs GraphQL for the public API"), ["REST", "GraphQL"]);
-        assert_eq!(options("Monolith or microservices?"), ["Monolith", "microservices"]);
-        assert_eq!(options("Should we choose between Kafka and RabbitMQ?"), ["Kafka", "RabbitMQ"]);
-    }
-
-    #[test]
-    fn lists_name_every_option() {
-        assert_eq!(options("Should we use React, Vue, or Svelte for the dashboard?"), ["React", "Vue", "Svelte"]);
-    }
-
-    #[test]
-    fn no_connector_means_no_options() {
-        assert!(options("How should we structure the plugin system?").is_empty());
-    }
 
     #[test]
     fn binary_choice_wants_two_debaters() {
         let a = analyse("Should we use Redis or Postgres for caching?");
+        assert_eq!(a.options, ["Redis", "Postgres"]);
         assert_eq!(a.panel_size, 2);
         assert_eq!(a.domains.first().map(String::as_str), Some("data"));
         assert!(!a.vague);
+    }
+
+    #[test]
+    fn yes_no_questions_weigh_two_ways() {
+        let a = analyse("Should we adopt event sourcing for the order service?");
+        assert_eq!(a.options, ["Adopt event sourcing for the order service", KEEP]);
+        assert_eq!(a.panel_size, 2);
+        assert_eq!(analyse("Is it safe to run plugins in-process?").options, ["Yes", "No"]);
     }
 
     #[test]
@@ -441,12 +161,34 @@ mod tests {
         let meanings: Vec<&str> = a.constraints.iter().map(|c| c.meaning.as_str()).collect();
         assert!(meanings.contains(&"delivery speed matters"), "{meanings:?}");
         assert!(meanings.contains(&"a small team has to run it"), "{meanings:?}");
+        let team = analyse("Kubernetes or VMs for a team of three?");
+        assert!(team.constraints.iter().any(|c| c.phrase == "team of three"), "{:?}", team.constraints);
+    }
+
+    #[test]
+    fn the_kind_of_choice_is_a_constraint() {
+        let a = analyse("Go or Rust?");
+        assert!(a.constraints.iter().any(|c| c.meaning.starts_with("a programming language")), "{a:?}");
+        let mixed = analyse("Rust or Kubernetes?");
+        assert!(mixed.constraints.is_empty(), "options of different kinds say nothing: {mixed:?}");
+        let cache = analyse("Redis or Postgres for caching?");
+        assert!(cache.constraints.iter().any(|c| c.meaning.starts_with("a cache")), "the role named: {cache:?}");
+    }
+
+    #[test]
+    fn option_names_are_no_keywords() {
+        let terms = keyword_terms("Should we use Redis or Postgres as the queue?");
+        assert!(!terms.matches("redis") && terms.matches("queue"));
     }
 
     #[test]
     fn vague_questions_are_flagged() {
         assert!(analyse("What should we do?").vague);
         assert!(analyse("Thoughts?").vague);
+        assert!(analyse("Should we refactor?").vague);
+        assert!(analyse("Is this secure?").vague);
         assert!(!analyse("How should we structure the plugin system for third-party extensions?").vague);
+        assert!(!analyse("Go or Rust?").vague, "two named options are a clear choice");
+        assert!(!analyse("個人情報を含むログはどのくらいの期間保存すべきですか？").vague, "CJK has no spaces");
     }
 }

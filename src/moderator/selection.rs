@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::analysis::match_terms;
+use super::analysis::keyword_terms;
 use super::answers::Answer;
 use crate::catalog::Catalog;
 use crate::model::{Analysis, PerspectiveDef, Seat};
@@ -168,19 +168,16 @@ fn panel_size(analysis: &Analysis, request: &Request, forced: usize) -> Result<u
     }
 }
 
-/// Every catalog entry scored against the question, best first; ties keep catalog order.
+/// Every catalog entry scored against the question, best first. Ties go to the entry
+/// more of whose keywords the question names (a custom perspective whose every keyword
+/// matches beats a broad built-in one), then to catalog order.
 fn rank<'a>(catalog: &'a Catalog, question: &str, analysis: &Analysis) -> Vec<Candidate<'a>> {
-    let terms = match_terms(question);
-    let mut ranked: Vec<Candidate> = catalog
+    let terms = keyword_terms(question);
+    let mut ranked: Vec<(Candidate, f64)> = catalog
         .entries()
         .iter()
         .map(|def| {
-            let hits: Vec<&str> = def
-                .keywords
-                .iter()
-                .filter(|k| terms.iter().any(|t| t.eq_ignore_ascii_case(k)))
-                .map(String::as_str)
-                .collect();
+            let hits = terms.hits(&def.keywords);
             let domain = analysis.domains.iter().position(|d| def.domains.iter().any(|x| x.eq_ignore_ascii_case(d)));
             let implied: Vec<&str> = analysis
                 .constraints
@@ -191,26 +188,34 @@ fn rank<'a>(catalog: &'a Catalog, question: &str, analysis: &Analysis) -> Vec<Ca
             let score = hits.len() as u32 * 3
                 + domain.map_or(0, |rank| if rank == 0 { 2 } else { 1 })
                 + implied.len() as u32 * 4;
-            let mut reasons = Vec::new();
-            if !implied.is_empty() {
-                reasons.push(format!("the question implies {}", quoted(&implied)));
-            }
-            if !hits.is_empty() {
-                reasons.push(format!("it mentions {}", quoted(&hits)));
-            }
-            if let Some(rank) = domain {
-                reasons.push(format!("speaks to the {} domain", analysis.domains[rank]));
-            }
-            let reason = if reasons.is_empty() {
-                format!("a general counterweight: {}", def.priorities.join(", "))
-            } else {
-                capitalise(&reasons.join("; "))
-            };
-            Candidate { def, score, reason }
+            let share = hits.len() as f64 / def.keywords.len().max(1) as f64;
+            (
+                Candidate { def, score, reason: reason(def, &hits, &implied, domain.map(|d| &analysis.domains[d])) },
+                share,
+            )
         })
         .collect();
-    ranked.sort_by_key(|c| std::cmp::Reverse(c.score));
-    ranked
+    ranked.sort_by(|(a, a_share), (b, b_share)| b.score.cmp(&a.score).then(b_share.total_cmp(a_share)));
+    ranked.into_iter().map(|(candidate, _)| candidate).collect()
+}
+
+/// Why an entry is on the panel: what the question implies, the keywords it names and
+/// the domain it speaks to.
+fn reason(def: &PerspectiveDef, hits: &[&str], implied: &[&str], domain: Option<&String>) -> String {
+    let mut reasons = Vec::new();
+    if !implied.is_empty() {
+        reasons.push(format!("the question implies {}", quoted(implied)));
+    }
+    if !hits.is_empty() {
+        reasons.push(format!("it mentions {}", quoted(hits)));
+    }
+    if let Some(domain) = domain {
+        reasons.push(format!("speaks to the {domain} domain"));
+    }
+    match reasons.is_empty() {
+        true => format!("a general counterweight: {}", def.priorities.join(", ")),
+        false => capitalise(&reasons.join("; ")),
+    }
 }
 
 /// If nobody on the panel opposes anybody, swap the weakest unforced pick for the best
@@ -227,7 +232,8 @@ fn ensure_opposition<'a>(
         return Ok(());
     }
     let mut replaceable: Vec<usize> = (0..panel.len()).filter(|&i| panel[i].score != u32::MAX).collect();
-    replaceable.sort_by_key(|&i| panel[i].score);
+    // The panel is in rank order: among equal scores the later seat is the weaker one.
+    replaceable.sort_by_key(|&i| (panel[i].score, std::cmp::Reverse(i)));
     // Give up the weakest seat first; fill it with the strongest candidate that works.
     for &seat in &replaceable {
         for (position, candidate) in ranked.iter().enumerate() {
@@ -314,7 +320,8 @@ mod tests {
         let good = r#"{"perspectives": [{"name": "Cost Control", "reason": "budget"}, {"name": "performance advocate", "reason": ""}]}"#;
         let seats = refine(&catalog, &proposed, &[], good).unwrap();
         assert_eq!(seats[0].name(), "Cost Control");
-        assert_eq!(seats[1].reason, proposed[0].reason, "an empty reason keeps the keyword reason");
+        let earlier = proposed.iter().find(|p| p.name() == "Performance Advocate").unwrap();
+        assert_eq!(seats[1].reason, earlier.reason, "an empty reason keeps the keyword reason");
         // Not in the catalog, wrong count, nobody opposing, or a forced name dropped: rejected.
         assert!(
             refine(&catalog, &proposed, &[], r#"{"perspectives": [{"name": "Wizard"}, {"name": "Cost Control"}]}"#)
@@ -349,6 +356,46 @@ mod tests {
         assert_eq!(read(r#"{"options": ["Only one"]}"#), None, "one option is no choice");
         assert_eq!(read(r#"{"options": ["a", "b", "c", "d", "e", "f"]}"#), None, "at most five");
         assert_eq!(read(&format!(r#"{{"options": ["a", "{}"]}}"#, "x".repeat(81))), None, "a few words each");
+    }
+
+    fn with_custom(yaml: &str) -> Catalog {
+        let file: crate::model::CatalogFile = crate::text::yaml::parse(yaml, "custom.yaml").unwrap();
+        Catalog::build(&[crate::model::CatalogOverlay { origin: "custom.yaml".into(), entries: file.perspectives }])
+            .unwrap()
+    }
+
+    #[test]
+    fn a_custom_perspective_whose_keywords_all_match_wins_a_tie() {
+        let catalog = with_custom(concat!(
+            "perspectives:\n",
+            "  - name: Accessibility Champion\n",
+            "    priorities: [screen readers]\n",
+            "    trade_offs: slower delivery\n",
+            "    keywords: [screen reader, accessibility]\n",
+            "    opposes: [Developer Velocity]\n",
+            "    domains: [ux]\n",
+        ));
+        let q = "Our app is unusable with a screen reader; how do we fit accessibility fixes into the roadmap?";
+        let ranked = rank(&catalog, q, &analyse(q));
+        assert_eq!(ranked[0].def.name, "Accessibility Champion");
+        assert_eq!(ranked[0].score, ranked[1].score, "a tie with {}", ranked[1].def.name);
+    }
+
+    #[test]
+    fn the_names_of_the_options_are_no_keywords() {
+        let catalog = with_custom(concat!(
+            "perspectives:\n",
+            "  - name: Redis Fan\n",
+            "    priorities: [redis everywhere]\n",
+            "    trade_offs: everything else\n",
+            "    keywords: [redis]\n",
+            "    opposes: [Data Integrity]\n",
+        ));
+        let score = |q: &str| rank(&catalog, q, &analyse(q)).into_iter().find(|c| c.def.name == "Redis Fan").unwrap();
+        let named = score("Should we use Redis or Postgres as the queue for our billing jobs?");
+        assert_eq!(named.score, 0, "{}", named.reason);
+        let proposed = score("Can we use Redis as the primary store for account balances?");
+        assert!(proposed.reason.contains("mentions \u{201c}redis\u{201d}"), "{}", proposed.reason);
     }
 
     #[test]

@@ -337,3 +337,22 @@ fn an_unknown_forced_name_is_refused() {
     let err = run(&catalog, CASES[0].question, None, &forced).unwrap_err();
     assert!(err.contains("Chaos Monkey"), "the error names the unknown perspective: {err}");
 }
+
+/// The evaluation set: at least 90% of the perspectives a reviewer expects are on the
+/// keyword panel (before any model refines it), and the cases the issue names hold.
+#[test]
+fn the_evaluation_set_meets_its_hit_rate() {
+    let score = crate::common::eval::evaluate();
+    assert!(score.cases >= 40, "{} cases", score.cases);
+    assert!(
+        score.hit_rate() >= 0.90,
+        "{} of {} expected perspectives present ({:.0}%):\n{}",
+        score.present,
+        score.expected,
+        score.hit_rate() * 100.0,
+        score.misses.join("\n")
+    );
+    let options = score.options_right as f64 / score.option_cases as f64;
+    assert!(options >= 0.90, "options right in {:.0}%:\n{}", options * 100.0, score.misses.join("\n"));
+    assert_eq!(score.vague_right, score.vague_cases, "{}", score.misses.join("\n"));
+}

@@ -96,7 +96,7 @@ fn the_moderator_may_refine_the_panel_with_catalog_entries_only() {
         // Not in the catalog: the keyword panel stands.
         (
             r#"{"perspectives": [{"name": "Wizard"}, {"name": "Performance Advocate"}]}"#,
-            "Operational Simplicity — It mentions",
+            "Operational Simplicity — The question implies",
         ),
     ] {
         let sandbox = Sandbox::new();

@@ -2,6 +2,7 @@
 //! database), and the real `debate` binary run inside it.
 #![allow(dead_code)]
 
+pub mod eval;
 pub mod llm;
 
 use std::collections::BTreeMap;
