@@ -42,6 +42,7 @@ async fn run() {
     let list_ratio = list_scaling();
     let gathered = gather_time();
     let cacheable = prefix_cache_share(&mock).await;
+    let selection = selection_hit_rate();
 
     println!("## Targets (SPEC §9)\n");
     println!("| target | measured | met |\n|---|---|---|");
@@ -70,6 +71,41 @@ async fn run() {
         format!("{:.0}%", cacheable * 100.0),
         cacheable >= 0.70,
     );
+    row(
+        "expected perspectives on the keyword panel, selection evaluation set ≥ 90%",
+        format!("{:.1}%", selection * 100.0),
+        selection >= 0.90,
+    );
+}
+
+/// The selection evaluation set (`tests/data/selection_eval.yaml`) through the keyword
+/// analysis and panel: the share of the perspectives a reviewer expects that are seated.
+fn selection_hit_rate() -> f64 {
+    let score = common::eval::evaluate();
+    println!(
+        "## Selection evaluation set
+"
+    );
+    println!(
+        "{} questions (binary, multi-option, yes/no, security, cost, process, data, operations, UX, compliance, vague, non-English), \
+         keyword analysis and panel only, no model:\n",
+        score.cases
+    );
+    println!("| measure | result |\n|---|---|");
+    println!(
+        "| expected perspectives on the panel | {} of {} ({:.1}%) |",
+        score.present,
+        score.expected,
+        score.hit_rate() * 100.0
+    );
+    println!("| options read as a reviewer would | {} of {} |", score.options_right, score.option_cases);
+    println!("| vagueness verdicts right | {} of {} |", score.vague_right, score.vague_cases);
+    println!();
+    for miss in &score.misses {
+        println!("- miss: {miss}");
+    }
+    println!();
+    score.hit_rate()
 }
 
 /// Commits in the gathering benchmark's history: as many as gathering reads.

@@ -34,12 +34,17 @@ pub struct Gathered {
 }
 
 pub fn gather(root: &Path, keys: &Masker) -> Gathered {
-    let walked = walk::walk(root);
+    // The history is libgit2's work and the walk the file system's: side by side.
+    let (walked, history) = std::thread::scope(|scope| {
+        let history = scope.spawn(|| history::read(root));
+        let walked = walk::walk(root);
+        (walked, history.join().ok().flatten())
+    });
     let mut reader = Reader { root, keys, notes: walked.notes.clone(), masked: Vec::new() };
     if walked.partial {
         reader.notes.push(format!("the walk stopped after {} files; sizes are a lower bound", walk::MAX_FILES));
     }
-    let mut facts = ProjectFacts { languages: walked.languages, history: history::read(root), ..Default::default() };
+    let mut facts = ProjectFacts { languages: walked.languages, history, ..Default::default() };
     facts.readme = walked.readme.as_deref().and_then(|readme| reader.read(readme)).and_then(|t| readme::opening(&t));
     for manifest in &walked.manifests {
         match reader.read(manifest).map(|text| manifests::dependencies(manifest, &text)) {
