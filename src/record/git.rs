@@ -91,6 +91,16 @@ pub fn identity(repo: &Repository) -> Result<(Signature<'static>, Option<String>
     }
 }
 
+/// The name of the git identity (`user.name`) in `repo`, or in the user's git
+/// configuration outside a repository; `None` when none is configured.
+pub fn user_name(repo: Option<&Repository>) -> Option<String> {
+    let config = match repo {
+        Some(repo) => repo.config().ok()?,
+        None => git2::Config::open_default().ok()?,
+    };
+    config.get_string("user.name").ok().map(|name| name.trim().to_string()).filter(|name| !name.is_empty())
+}
+
 /// The commit already made for this debate, if any: looked for by its `Debate-Id:`
 /// trailer near the tip of the target, so a resumed debate never commits twice.
 pub fn find_existing(repo: &Repository, target: &Target, id: &str) -> Option<Oid> {
