@@ -201,6 +201,8 @@ pub struct RecordSettings {
     pub filename: FilenameTemplate,
     pub commit: bool,
     pub issue_draft: bool,
+    /// Regenerate the decision directory's `README.md` index with every record commit.
+    pub index: bool,
 }
 
 impl Default for RecordSettings {
@@ -210,6 +212,7 @@ impl Default for RecordSettings {
             filename: FilenameTemplate("{date}-{slug}.md".into()),
             commit: true,
             issue_draft: false,
+            index: true,
         }
     }
 }

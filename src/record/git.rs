@@ -8,7 +8,7 @@
 //! neither the index nor the working tree is touched. A commit git would sign
 //! (`commit.gpgsign`) is signed. Hooks are not run; `hooks_not_run` says which exist.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use git2::{Commit, ErrorCode, Index, IndexEntry, IndexTime, Oid, Repository, Signature, Tree};
@@ -133,9 +133,27 @@ pub struct Change<'a> {
     pub content: &'a [u8],
 }
 
-/// Commit exactly `changes` (the record, and any earlier record it supersedes) and
-/// nothing else.
-pub fn commit_record(repo: &Repository, target: &Target, changes: &[Change], authored: &Authored) -> Result<Oid> {
+/// A file made from the tree a commit is made on (the decisions index), with `changes`
+/// applied: its path inside the work tree, and its content.
+pub struct Derived {
+    pub relative: PathBuf,
+    pub content: Vec<u8>,
+}
+
+/// What makes the derived files of a commit on a parent (`None`: a root commit), asked
+/// again whenever the commit is made again on a newer tip. On the checked-out branch it
+/// writes each file into the work tree as well, so the file is staged as committed.
+pub type Derive<'a> = dyn FnMut(Option<&Tree>, &[Change]) -> Result<Vec<Derived>> + 'a;
+
+/// Commit exactly `changes` (the record, and any earlier record it supersedes), the
+/// files `derive` makes from the tree they land on, and nothing else.
+pub fn commit_record(
+    repo: &Repository,
+    target: &Target,
+    changes: &[Change],
+    derive: &mut Derive,
+    authored: &Authored,
+) -> Result<Oid> {
     let reference = match target {
         Target::Head => {
             let head = repo.find_reference("HEAD")?;
@@ -157,6 +175,11 @@ pub fn commit_record(repo: &Repository, target: &Target, changes: &[Change], aut
             Target::Branch(_) => head_commit(repo)?.map(|c| c.id()),
         };
         let parent = parent.map(|id| repo.find_commit(id)).transpose()?;
+        let derived = derive(parent.as_ref().map(Commit::tree).transpose()?.as_ref(), changes)?;
+        let mut blobs = blobs.clone();
+        for file in &derived {
+            blobs.push((git_path(&file.relative), repo.blob(&file.content)?, file.content.len()));
+        }
         let tree = tree_with(repo, parent.as_ref(), &blobs)?;
         let commit = create_commit(repo, &tree, parent.as_ref(), authored)?;
         failpoint("before-ref-update");
@@ -169,8 +192,10 @@ pub fn commit_record(repo: &Repository, target: &Target, changes: &[Change], aut
             Ok(_) => {
                 if *target == Target::Head {
                     failpoint("after-commit-before-index");
-                    for change in changes {
-                        stage(repo, change.relative)?;
+                    for relative in
+                        changes.iter().map(|c| c.relative).chain(derived.iter().map(|d| d.relative.as_path()))
+                    {
+                        stage(repo, relative)?;
                     }
                 }
                 return Ok(commit);
@@ -254,10 +279,25 @@ fn stage(repo: &Repository, relative: &Path) -> Result<()> {
     }
 }
 
-/// A resumed recording whose commit exists: make sure the index agrees with it (a
-/// process stopped between committing and staging leaves the index behind, and the
-/// user's next `git commit -a` would delete the record).
-pub fn repair_index(repo: &Repository, relative: &Path, commit: Oid) -> Result<()> {
+/// A resumed recording whose commit exists: make sure the index agrees with it for
+/// every file the commit added or changed (a process stopped between committing and
+/// staging leaves the index behind, and the user's next `git commit -a` would delete
+/// the record).
+pub fn repair_index(repo: &Repository, commit: Oid) -> Result<()> {
+    let made = repo.find_commit(commit)?;
+    let before = made.parent(0).ok().map(|p| p.tree()).transpose()?;
+    let diff = repo.diff_tree_to_tree(before.as_ref(), Some(&made.tree()?), None)?;
+    let paths: Vec<PathBuf> = diff.deltas().filter_map(|d| d.new_file().path().map(Path::to_path_buf)).collect();
+    for relative in paths {
+        if made.tree()?.get_path(&relative).is_ok() {
+            repair_entry(repo, &relative, commit)?;
+        }
+    }
+    Ok(())
+}
+
+/// The index entry of `relative` as `commit` has it.
+fn repair_entry(repo: &Repository, relative: &Path, commit: Oid) -> Result<()> {
     let committed = repo.find_commit(commit)?.tree()?.get_path(relative)?.id();
     let index = repo.index()?;
     if index.get_path(relative, 0).is_some_and(|e| e.id == committed) {
@@ -323,9 +363,41 @@ pub fn numbers_on_branches(repo: &Repository, directory: &Path) -> Vec<u32> {
 
 /// The content of the file at `relative` as HEAD has it.
 pub fn read_at_head(repo: &Repository, relative: &Path) -> Option<Vec<u8>> {
-    let tree = head_commit(repo).ok()??.tree().ok()?;
-    let blob = tree.get_path(relative).ok()?.to_object(repo).ok()?.peel_to_blob().ok()?;
+    read_in(repo, Some(&head_commit(repo).ok()??.tree().ok()?), relative)
+}
+
+/// The content of the file at `relative` in `tree`.
+pub fn read_in(repo: &Repository, tree: Option<&Tree>, relative: &Path) -> Option<Vec<u8>> {
+    let blob = tree?.get_path(relative).ok()?.to_object(repo).ok()?.peel_to_blob().ok()?;
     Some(blob.content().to_vec())
+}
+
+/// The files directly in `directory` of `tree` (no links, no subdirectories), by name,
+/// in name order.
+pub fn files_in(repo: &Repository, tree: Option<&Tree>, directory: &Path) -> Vec<(String, Vec<u8>)> {
+    let Some(tree) = tree else { return Vec::new() };
+    let listed = match directory.as_os_str().is_empty() {
+        true => Some(tree.clone()),
+        false => tree.get_path(directory).ok().and_then(|e| e.to_object(repo).ok()?.peel_to_tree().ok()),
+    };
+    let Some(listed) = listed else { return Vec::new() };
+    listed
+        .iter()
+        .filter(|e| matches!(e.filemode(), 0o100_644 | 0o100_755))
+        .filter_map(|e| Some((e.name().ok()?.to_string(), repo.find_blob(e.id()).ok()?.content().to_vec())))
+        .collect()
+}
+
+/// The blob id the index stages for `relative`, if it stages one.
+pub fn staged_id(repo: &Repository, relative: &Path) -> Option<Oid> {
+    let mut index = repo.index().ok()?;
+    index.read(false).ok()?;
+    index.get_path(relative, 0).map(|e| e.id)
+}
+
+/// The id git gives `bytes` as a file.
+pub fn blob_id(bytes: &[u8]) -> Result<Oid> {
+    Ok(Oid::hash_object(git2::ObjectType::Blob, bytes)?)
 }
 
 /// Whether HEAD's tree already has a file at `relative`.

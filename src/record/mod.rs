@@ -2,6 +2,7 @@
 //! committing it (SPEC §7).
 
 pub mod git;
+pub mod index;
 pub mod issue;
 mod links;
 mod markdown;
@@ -286,9 +287,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
     let commit = match git::find_existing(&repo, &target, &state.id) {
         // Made before a crash: the index may not have caught up with it.
         Some(commit) if target == git::Target::Head => {
-            for change in &changes {
-                git::repair_index(&repo, change.relative, commit)?;
-            }
+            git::repair_index(&repo, commit)?;
             commit
         }
         Some(commit) => commit,
@@ -298,7 +297,9 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
             let signer = Signer::for_repository(&repo, signature.email().ok())?;
             let message = commit_message(state);
             let authored = git::Authored { message: &message, signature: &signature, signer: signer.as_ref() };
-            let commit = git::commit_record(&repo, &target, &changes, &authored)?;
+            let mut index = index::Indexer::new(&repo, &target, &state.snapshot.record);
+            let commit = git::commit_record(&repo, &target, &changes, &mut |p, c| index.derive(p, c), &authored)?;
+            published.warnings.extend(index.warnings());
             let hooks = git::hooks_not_run(&repo);
             if !hooks.is_empty() {
                 published.warnings.push(format!(
@@ -420,6 +421,21 @@ fn write_new(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<()> {
     let linked = std::fs::hard_link(&temporary, path);
     let _ = std::fs::remove_file(&temporary);
     linked.map_err(failed)
+}
+
+/// Replace the file at `relative` under `root` with `content`, whole or not at all,
+/// keeping its permissions.
+fn replace_file(root: &Path, relative: &Path, content: &[u8]) -> Result<()> {
+    let path = root.join(relative);
+    let failed = |source| RecordError::Write { path: path.clone(), source };
+    let directory = path.parent().ok_or_else(|| RecordError::Outside(path.clone()))?;
+    let mut temporary = tempfile::NamedTempFile::new_in(directory).map_err(failed)?;
+    temporary.write_all(content).map_err(failed)?;
+    if let Ok(meta) = std::fs::metadata(&path) {
+        let _ = temporary.as_file().set_permissions(meta.permissions());
+    }
+    temporary.persist(&path).map_err(|err| failed(err.error))?;
+    Ok(())
 }
 
 /// A short title from the question: its first line, without a trailing `?`.

@@ -93,18 +93,10 @@ fn marked(
 /// Write the marked records into the work tree, each whole or not at all.
 pub fn write(root: &Path, superseded: &[Superseded]) -> Result<()> {
     for change in superseded {
-        let path = root.join(&change.relative);
-        if std::fs::read(&path).is_ok_and(|now| now == change.content) {
+        if std::fs::read(root.join(&change.relative)).is_ok_and(|now| now == change.content) {
             continue;
         }
-        let failed = |source| RecordError::Write { path: path.clone(), source };
-        let directory = path.parent().ok_or_else(|| RecordError::Outside(path.clone()))?;
-        let mut temporary = tempfile::NamedTempFile::new_in(directory).map_err(failed)?;
-        std::io::Write::write_all(&mut temporary, &change.content).map_err(failed)?;
-        if let Ok(meta) = std::fs::metadata(&path) {
-            let _ = temporary.as_file().set_permissions(meta.permissions());
-        }
-        temporary.persist(&path).map_err(|err| failed(err.error))?;
+        super::replace_file(root, &change.relative, &change.content)?;
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ mod bad_input;
 mod concurrency;
 mod crash_resume;
 mod debate_flow;
+mod decisions_index;
 mod git_edges;
 mod hostile_text;
 mod interactive;
