@@ -1,6 +1,7 @@
 //! The commands: start a debate, resume one, list, show. Each checks every input
 //! before it writes anything.
 
+mod lifecycle;
 mod project;
 
 use project::Groundwork;
@@ -18,6 +19,7 @@ use crate::model::{
 };
 use crate::moderator::{analysis, selection};
 use crate::providers;
+use crate::record::lifecycle::Verdict;
 use crate::record::{self, RecordError, Templates};
 use crate::settings::{self, FlagOverrides, TrustStore};
 use crate::store::{self, Lease, NewDebate, Store};
@@ -55,6 +57,16 @@ async fn command(cli: &Cli) -> Result<()> {
     let mut terminal = Terminal::new(verbosity);
     if let Some(Command::Trust { path, revoke }) = &cli.command {
         return trust(path.as_deref(), *revoke, &terminal);
+    }
+    let lifecycle = match &cli.command {
+        Some(Command::Accept(args)) => Some((args, Verdict::Accepted)),
+        Some(Command::Reject(args)) => Some((args, Verdict::Rejected)),
+        Some(Command::Deprecate(args)) => Some((args, Verdict::Deprecated)),
+        _ => None,
+    };
+    if let Some((args, verdict)) = lifecycle {
+        let terminal = Terminal::new(if args.quiet { Verbosity::Quiet } else { verbosity });
+        return lifecycle::run(args, verdict, &terminal);
     }
     let db_path = match &cli.db {
         Some(path) => path.clone(),

@@ -4,6 +4,7 @@
 pub mod git;
 pub mod index;
 pub mod issue;
+pub mod lifecycle;
 mod links;
 mod markdown;
 pub mod render;
@@ -91,10 +92,20 @@ pub enum RecordError {
     NotADirectory(PathBuf),
     #[error("the repository of {id} is no longer at {}", from.display())]
     Moved { id: String, from: PathBuf },
-    #[error("{} states no status debate can mark superseded (front matter `status:`, a `* Status:` line or a `## Status` section)", .0.display())]
+    #[error("{} states no status debate can change (front matter `status:`, a `* Status:` line or a `## Status` section)", .0.display())]
     NoStatus(PathBuf),
     #[error("{} has changes that are not committed; marking it superseded would commit them too", .0.display())]
     Modified(PathBuf),
+    #[error("{} has changes that are not committed; committing its new status would commit them too", .0.display())]
+    Changed(PathBuf),
+    #[error("{} is {status}: a superseded decision is no longer in force", path.display())]
+    Superseded { path: PathBuf, status: String },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl RecordError {
@@ -132,7 +143,15 @@ impl RecordError {
             RecordError::Symlink { .. } | RecordError::NotADirectory(_) => {
                 "make it a real directory inside the repository, or set record.directory to one".into()
             }
-            RecordError::NoStatus(_) => "give it a status line, or mark it superseded by hand".into(),
+            RecordError::NoStatus(_) => "give it a status line first, or change it by hand".into(),
+            RecordError::Changed(path) => format!(
+                "commit or stash the changes to {} first (or pass --no-commit to change the file only)",
+                path.display()
+            ),
+            RecordError::Superseded { .. } => {
+                "give the record that superseded it its status instead (its link is in the status)".into()
+            }
+            RecordError::Read { .. } => "check the path and that the file is readable".into(),
             RecordError::Modified(path) => {
                 format!("commit or stash the changes to {} first, then run `debate --resume`", path.display())
             }
@@ -300,20 +319,25 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
             let mut index = index::Indexer::new(&repo, &target, &state.snapshot.record);
             let commit = git::commit_record(&repo, &target, &changes, &mut |p, c| index.derive(p, c), &authored)?;
             published.warnings.extend(index.warnings());
-            let hooks = git::hooks_not_run(&repo);
-            if !hooks.is_empty() {
-                published.warnings.push(format!(
-                    "the {} hook{} did not run: debate commits only the record, with libgit2, and runs no hooks",
-                    hooks.join(", "),
-                    if hooks.len() == 1 { "" } else { "s" }
-                ));
-            }
+            published.warnings.extend(hooks_warning(&repo));
             commit
         }
     };
     published.commit = Some(commit.to_string());
     published.branch = branch;
     Ok(published)
+}
+
+/// Which of git's commit hooks exist but did not run, if any do.
+fn hooks_warning(repo: &git2::Repository) -> Option<String> {
+    let hooks = git::hooks_not_run(repo);
+    (!hooks.is_empty()).then(|| {
+        format!(
+            "the {} hook{} did not run: debate commits only the record, with libgit2, and runs no hooks",
+            hooks.join(", "),
+            if hooks.len() == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// `docs(decisions): <title>`, then the question, panel, confidence and end reason, and

@@ -14,6 +14,7 @@ mod decisions_index;
 mod git_edges;
 mod hostile_text;
 mod interactive;
+mod lifecycle;
 mod list_show_resume;
 mod providers_e2e;
 mod providers_wire;
