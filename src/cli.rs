@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{ArgGroup, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -17,7 +17,8 @@ use clap::{ArgGroup, Parser, Subcommand};
     args_conflicts_with_subcommands = true,
     after_help = "Examples:\n  debate --offline \"Should we use Redis or Postgres for caching?\"\n  \
                   debate --context-preview \"Redis or Postgres for caching?\"\n  \
-                  debate --list\n  debate --resume DEB-k3x9q2\n  debate --show deb-k3"
+                  debate --list\n  debate --resume DEB-k3x9q2\n  debate --show deb-k3\n  \
+                  debate accept docs/decisions/0003-use-postgres.md"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -160,6 +161,13 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Mark a decision record accepted: its status, a line of status history, and a
+    /// commit of only that file (and the decisions index)
+    Accept(Lifecycle),
+    /// Mark a decision record rejected (its status and history, committed alone)
+    Reject(Lifecycle),
+    /// Mark a decision record deprecated (its status and history, committed alone)
+    Deprecate(Lifecycle),
     /// Trust this repository's .debate/settings.yaml as it is now, so its provider
     /// settings (endpoints, keys, kinds, scripts) take effect; any change needs trust again
     Trust {
@@ -170,4 +178,33 @@ pub enum Command {
         #[arg(long)]
         revoke: bool,
     },
+}
+
+/// What `accept`, `reject` and `deprecate` take.
+#[derive(Debug, Args)]
+pub struct Lifecycle {
+    /// The record: its path, or a debate ID (the debate's record, or the record whose
+    /// front matter carries `id: DEB-…`)
+    #[arg(value_name = "ID|PATH")]
+    pub target: String,
+
+    /// Write the new status but do not commit it
+    #[arg(long)]
+    pub no_commit: bool,
+
+    /// Machine-readable output on stdout
+    #[arg(long)]
+    pub json: bool,
+
+    /// Settings file (overrides the user and repository files)
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// State database, where a debate ID is looked up first
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Less detail on stderr
+    #[arg(short, long)]
+    pub quiet: bool,
 }

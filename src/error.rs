@@ -126,7 +126,9 @@ impl Error {
             // EX_TEMPFAIL: try again once the other process is done.
             Error::Store(StoreError::Running { .. } | StoreError::LeaseLost(_) | StoreError::SavedElsewhere(_)) => 75,
             Error::Store(_) => 1,
-            Error::Record(RecordError::InvalidBranchName(_) | RecordError::BranchExists(_)) => 2,
+            Error::Record(
+                RecordError::InvalidBranchName(_) | RecordError::BranchExists(_) | RecordError::Superseded { .. },
+            ) => 2,
             Error::Record(RecordError::ReadTemplate { .. } | RecordError::Template { .. }) => 4,
             Error::Record(_) => 5,
             Error::Output(_) | Error::WorkingDirectory(_) => 1,

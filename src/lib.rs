@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod adr;
 pub mod app;
 pub mod catalog;
 pub mod cli;

@@ -418,6 +418,20 @@ fn contribution(state: &DebateState, c: &crate::model::Contribution) -> Contribu
     }
 }
 
+/// `debate accept|reject|deprecate --json`: what became of the record.
+#[derive(Debug, Serialize)]
+pub struct StatusChange {
+    pub path: String,
+    /// The status as the record now states it, and as it stated it before.
+    pub status: String,
+    pub previous_status: String,
+    /// `false` when the record already had that status: nothing was written.
+    pub changed: bool,
+    pub commit: Option<String>,
+    /// Why the new status was written but not committed, if it was not.
+    pub not_committed: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! The commands: start a debate, resume one, list, show. Each checks every input
 //! before it writes anything.
 
+mod lifecycle;
 mod project;
 
 use project::Groundwork;
@@ -19,6 +20,7 @@ use crate::model::{
 };
 use crate::moderator::{analysis, selection};
 use crate::providers;
+use crate::record::lifecycle::Verdict;
 use crate::record::{self, RecordError, Templates};
 use crate::settings::{self, FlagOverrides, TrustStore};
 use crate::store::{self, Lease, NewDebate, Store};
@@ -56,6 +58,16 @@ async fn command(cli: &Cli) -> Result<()> {
     let mut terminal = Terminal::new(verbosity);
     if let Some(Command::Trust { path, revoke }) = &cli.command {
         return trust(path.as_deref(), *revoke, &terminal);
+    }
+    let lifecycle = match &cli.command {
+        Some(Command::Accept(args)) => Some((args, Verdict::Accepted)),
+        Some(Command::Reject(args)) => Some((args, Verdict::Rejected)),
+        Some(Command::Deprecate(args)) => Some((args, Verdict::Deprecated)),
+        _ => None,
+    };
+    if let Some((args, verdict)) = lifecycle {
+        let terminal = Terminal::new(if args.quiet { Verbosity::Quiet } else { verbosity });
+        return lifecycle::run(args, verdict, &terminal);
     }
     let db_path = match &cli.db {
         Some(path) => path.clone(),
@@ -253,7 +265,12 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         moderator,
         debater,
         seat_models,
-        decision_makers: record::git::user_name(&root).into_iter().collect(),
+        decision_makers: match record::git::open(&root)? {
+            record::git::Repo::Found(repo) => record::git::user_name(Some(&repo)),
+            record::git::Repo::None => record::git::user_name(None),
+        }
+        .into_iter()
+        .collect(),
         context,
         requested_size,
         forced: cli.with.clone(),
@@ -283,7 +300,10 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
 }
 
 async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) -> Result<()> {
-    let (store, state) = load_existing(db_path, id)?;
+    let (store, state) = match load_existing(db_path, id) {
+        Err(unknown) if cli.guide.is_some() => return Err(review_elsewhere(cli, id).unwrap_or(unknown)),
+        loaded => loaded?,
+    };
     // Nothing of the debate changes while another process drives it.
     let lease = store.acquire(&state.id)?;
     let state = store.load(&state.id)?;
@@ -424,6 +444,24 @@ fn apply_resume_flags(cli: &Cli, state: &DebateState, snapshot: &mut Snapshot, r
         }
     }
     Ok(())
+}
+
+/// Why a review cannot run here on a debate this machine never ran, when its record is
+/// in this repository (a teammate's, or a fresh clone's): the record carries the
+/// transcript for people, not the state the engine goes on from.
+fn review_elsewhere(cli: &Cli, id: &str) -> Option<Error> {
+    let root = project_root().ok()?;
+    let record = settings::load(&root, cli.config.as_deref(), &FlagOverrides::default()).ok()?.settings.record;
+    let path = project::locate(&root, id, &record, "--resume").ok()?;
+    Some(
+        Error::input(format!(
+            "{id} is not in this machine's state database, so its review cannot run here; its record is {path}, \
+             which keeps the transcript for reviewers but not the state a debate goes on from"
+        ))
+        .with_hint(format!(
+            "run the review where the debate ran, or debate the objection anew: debate --supersedes {path} \"…\""
+        )),
+    )
 }
 
 /// A review's objection reopens a completed debate: its conclusion becomes a revision,

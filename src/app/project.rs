@@ -106,7 +106,7 @@ fn superseded(
 ) -> Result<Vec<EarlierDecision>> {
     let mut found: Vec<EarlierDecision> = Vec::new();
     for target in targets {
-        let relative = locate(root, target, record)?;
+        let relative = locate(root, target, record, "--supersedes")?;
         let earlier = context::record_at(root, &relative, keys)
             .map_err(|why| Error::input(format!("--supersedes {target}: {why}")))?;
         if earlier.superseded() {
@@ -129,11 +129,11 @@ fn superseded(
     Ok(found)
 }
 
-/// A `--supersedes` target as a path relative to the root: an id is looked up in the
-/// records' front matter; a path must lead to a markdown file inside the repository,
-/// not through a link.
-fn locate(root: &Path, target: &str, record: &RecordSettings) -> Result<String> {
-    let unknown = |why: String| Error::input(format!("--supersedes {target}: {why}"));
+/// A record named on the command line (`what`: `--supersedes`, `accept`, …) as a path
+/// relative to the root: an id is looked up in the records' front matter; a path must
+/// lead to a markdown file inside the repository, not through a link.
+pub(super) fn locate(root: &Path, target: &str, record: &RecordSettings, what: &str) -> Result<String> {
+    let unknown = |why: String| Error::input(format!("{what} {target}: {why}"));
     let looks_like_id = target.len() == 10 && target.to_ascii_lowercase().starts_with("deb-");
     if looks_like_id && !Path::new(target).exists() {
         let hint = "give the record's path instead (e.g. docs/decisions/0001-use-postgres.md)";

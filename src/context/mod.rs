@@ -18,8 +18,6 @@ use std::path::Path;
 use crate::model::{Convention, EarlierDecision, ProjectFacts};
 use crate::text::secrets::{self, Masker};
 
-pub use walk::DECISION_DIRECTORIES;
-
 /// Everything found, before it is ranked and fitted to the budget.
 #[derive(Debug, Default)]
 pub struct Gathered {

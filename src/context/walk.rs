@@ -10,11 +10,8 @@ use std::path::Path;
 use ignore::WalkBuilder;
 
 use super::{infra, manifests};
+use crate::adr::{DECISION_DIRECTORIES, is_record_name};
 use crate::model::LanguageShare;
-
-/// Where decision records are kept by convention (MADR, adr-tools, ours).
-pub const DECISION_DIRECTORIES: &[&str] =
-    &["docs/decisions", "docs/adr", "doc/adr", "docs/architecture/decisions", "adr", "doc/decisions"];
 
 /// Largest file whose lines are counted or which is read at all.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -157,15 +154,6 @@ fn is_readme(name: &str) -> bool {
 fn is_record(relative: &str, name: &str) -> bool {
     let Some((directory, _)) = relative.rsplit_once('/') else { return false };
     DECISION_DIRECTORIES.contains(&directory) && is_record_name(name)
-}
-
-/// A markdown file name that is not an index (`README.md`, `index.md`) or a template
-/// (`template.md`, `adr-template.md`, `0000-template.md`).
-fn is_record_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let Some(stem) = lower.strip_suffix(".md") else { return false };
-    let template = stem == "template" || stem.ends_with("-template") || stem.ends_with("_template");
-    !matches!(stem, "readme" | "index") && !template
 }
 
 /// The record files directly in the decision directories (and `also`), by listing them:

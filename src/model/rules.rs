@@ -203,6 +203,8 @@ pub struct RecordSettings {
     pub issue_draft: bool,
     /// Where every round's full text goes: inside the record, or a file beside it.
     pub transcript: TranscriptPlacement,
+    /// Regenerate the decision directory's `README.md` index with every record commit.
+    pub index: bool,
 }
 
 /// Where a record keeps the debate's full transcript.
@@ -224,6 +226,7 @@ impl Default for RecordSettings {
             commit: true,
             issue_draft: false,
             transcript: TranscriptPlacement::Inline,
+            index: true,
         }
     }
 }

@@ -8,7 +8,7 @@
 //! neither the index nor the working tree is touched. A commit git would sign
 //! (`commit.gpgsign`) is signed. Hooks are not run; `hooks_not_run` says which exist.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use git2::{Commit, ErrorCode, Index, IndexEntry, IndexTime, Oid, Repository, Signature, Tree};
@@ -92,6 +92,17 @@ pub fn identity(repo: &Repository) -> Result<(Signature<'static>, Option<String>
     }
 }
 
+/// The name of the git identity (`user.name`) in `repo`, or in the user's git
+/// configuration outside a repository; `None` when none is configured.
+pub fn user_name(repo: Option<&Repository>) -> Option<String> {
+    let config = match repo {
+        Some(repo) => repo.config().ok()?,
+        None => git2::Config::open_default().ok()?,
+    };
+    // The name goes into records and commit messages: one line, no control characters.
+    config.get_string("user.name").ok().map(|name| one_line(&name)).filter(|name| !name.is_empty())
+}
+
 /// The web page of `relative` on `branch` (else the checked-out branch) at the remote
 /// `origin`, when that is a GitHub, GitLab, Bitbucket or Codeberg address: the branch
 /// and the URL. The remote is the repository's own setting, so only an address made of
@@ -139,14 +150,6 @@ pub fn exclude(root: &Path, pattern: &str) {
         .and_then(|_| std::fs::write(&path, format!("{existing}{separator}# debate's own files\n{pattern}\n")));
 }
 
-/// The name git would commit as in the repository at `root` (user.name), if set.
-pub fn user_name(root: &Path) -> Option<String> {
-    let Ok(Repo::Found(repo)) = open(root) else { return None };
-    let name = repo.config().ok()?.get_string("user.name").ok()?;
-    let name = one_line(&name);
-    (!name.is_empty()).then_some(name)
-}
-
 /// The commit already made for this revision of this debate's record, if any: looked
 /// for by its `Debate-Id:` and `Revision:` trailers near the tip of the target, so a
 /// resumed debate never commits twice. The first record has no `Revision:` trailer.
@@ -187,9 +190,27 @@ pub struct Change<'a> {
     pub content: &'a [u8],
 }
 
-/// Commit exactly `changes` (the record, and any earlier record it supersedes) and
-/// nothing else.
-pub fn commit_record(repo: &Repository, target: &Target, changes: &[Change], authored: &Authored) -> Result<Oid> {
+/// A file made from the tree a commit is made on (the decisions index), with `changes`
+/// applied: its path inside the work tree, and its content.
+pub struct Derived {
+    pub relative: PathBuf,
+    pub content: Vec<u8>,
+}
+
+/// What makes the derived files of a commit on a parent (`None`: a root commit), asked
+/// again whenever the commit is made again on a newer tip. On the checked-out branch it
+/// writes each file into the work tree as well, so the file is staged as committed.
+pub type Derive<'a> = dyn FnMut(Option<&Tree>, &[Change]) -> Result<Vec<Derived>> + 'a;
+
+/// Commit exactly `changes` (the record, and any earlier record it supersedes), the
+/// files `derive` makes from the tree they land on, and nothing else.
+pub fn commit_record(
+    repo: &Repository,
+    target: &Target,
+    changes: &[Change],
+    derive: &mut Derive,
+    authored: &Authored,
+) -> Result<Oid> {
     let reference = match target {
         Target::Head => {
             let head = repo.find_reference("HEAD")?;
@@ -213,6 +234,11 @@ pub fn commit_record(repo: &Repository, target: &Target, changes: &[Change], aut
             Target::Branch(_) => tip.or(head_commit(repo)?.map(|c| c.id())),
         };
         let parent = parent.map(|id| repo.find_commit(id)).transpose()?;
+        let derived = derive(parent.as_ref().map(Commit::tree).transpose()?.as_ref(), changes)?;
+        let mut blobs = blobs.clone();
+        for file in &derived {
+            blobs.push((git_path(&file.relative), repo.blob(&file.content)?, file.content.len()));
+        }
         let tree = tree_with(repo, parent.as_ref(), &blobs)?;
         let commit = create_commit(repo, &tree, parent.as_ref(), authored)?;
         failpoint("before-ref-update");
@@ -225,8 +251,10 @@ pub fn commit_record(repo: &Repository, target: &Target, changes: &[Change], aut
             Ok(_) => {
                 if *target == Target::Head {
                     failpoint("after-commit-before-index");
-                    for change in changes {
-                        stage(repo, change.relative)?;
+                    for relative in
+                        changes.iter().map(|c| c.relative).chain(derived.iter().map(|d| d.relative.as_path()))
+                    {
+                        stage(repo, relative)?;
                     }
                 }
                 return Ok(commit);
@@ -312,10 +340,25 @@ fn stage(repo: &Repository, relative: &Path) -> Result<()> {
     }
 }
 
-/// A resumed recording whose commit exists: make sure the index agrees with it (a
-/// process stopped between committing and staging leaves the index behind, and the
-/// user's next `git commit -a` would delete the record).
-pub fn repair_index(repo: &Repository, relative: &Path, commit: Oid) -> Result<()> {
+/// A resumed recording whose commit exists: make sure the index agrees with it for
+/// every file the commit added or changed (a process stopped between committing and
+/// staging leaves the index behind, and the user's next `git commit -a` would delete
+/// the record).
+pub fn repair_index(repo: &Repository, commit: Oid) -> Result<()> {
+    let made = repo.find_commit(commit)?;
+    let before = made.parent(0).ok().map(|p| p.tree()).transpose()?;
+    let diff = repo.diff_tree_to_tree(before.as_ref(), Some(&made.tree()?), None)?;
+    let paths: Vec<PathBuf> = diff.deltas().filter_map(|d| d.new_file().path().map(Path::to_path_buf)).collect();
+    for relative in paths {
+        if made.tree()?.get_path(&relative).is_ok() {
+            repair_entry(repo, &relative, commit)?;
+        }
+    }
+    Ok(())
+}
+
+/// The index entry of `relative` as `commit` has it.
+fn repair_entry(repo: &Repository, relative: &Path, commit: Oid) -> Result<()> {
     let committed = repo.find_commit(commit)?.tree()?.get_path(relative)?.id();
     let index = repo.index()?;
     if index.get_path(relative, 0).is_some_and(|e| e.id == committed) {
@@ -381,9 +424,41 @@ pub fn numbers_on_branches(repo: &Repository, directory: &Path) -> Vec<u32> {
 
 /// The content of the file at `relative` as HEAD has it.
 pub fn read_at_head(repo: &Repository, relative: &Path) -> Option<Vec<u8>> {
-    let tree = head_commit(repo).ok()??.tree().ok()?;
-    let blob = tree.get_path(relative).ok()?.to_object(repo).ok()?.peel_to_blob().ok()?;
+    read_in(repo, Some(&head_commit(repo).ok()??.tree().ok()?), relative)
+}
+
+/// The content of the file at `relative` in `tree`.
+pub fn read_in(repo: &Repository, tree: Option<&Tree>, relative: &Path) -> Option<Vec<u8>> {
+    let blob = tree?.get_path(relative).ok()?.to_object(repo).ok()?.peel_to_blob().ok()?;
     Some(blob.content().to_vec())
+}
+
+/// The files directly in `directory` of `tree` (no links, no subdirectories), by name,
+/// in name order.
+pub fn files_in(repo: &Repository, tree: Option<&Tree>, directory: &Path) -> Vec<(String, Vec<u8>)> {
+    let Some(tree) = tree else { return Vec::new() };
+    let listed = match directory.as_os_str().is_empty() {
+        true => Some(tree.clone()),
+        false => tree.get_path(directory).ok().and_then(|e| e.to_object(repo).ok()?.peel_to_tree().ok()),
+    };
+    let Some(listed) = listed else { return Vec::new() };
+    listed
+        .iter()
+        .filter(|e| matches!(e.filemode(), 0o100_644 | 0o100_755))
+        .filter_map(|e| Some((e.name().ok()?.to_string(), repo.find_blob(e.id()).ok()?.content().to_vec())))
+        .collect()
+}
+
+/// The blob id the index stages for `relative`, if it stages one.
+pub fn staged_id(repo: &Repository, relative: &Path) -> Option<Oid> {
+    let mut index = repo.index().ok()?;
+    index.read(false).ok()?;
+    index.get_path(relative, 0).map(|e| e.id)
+}
+
+/// The id git gives `bytes` as a file.
+pub fn blob_id(bytes: &[u8]) -> Result<Oid> {
+    Ok(Oid::hash_object(git2::ObjectType::Blob, bytes)?)
 }
 
 /// Whether HEAD's tree already has a file at `relative`.

@@ -2,7 +2,9 @@
 //! committing it (SPEC §7).
 
 pub mod git;
+pub mod index;
 pub mod issue;
+pub mod lifecycle;
 mod links;
 mod markdown;
 pub mod render;
@@ -90,10 +92,20 @@ pub enum RecordError {
     NotADirectory(PathBuf),
     #[error("the repository of {id} is no longer at {}", from.display())]
     Moved { id: String, from: PathBuf },
-    #[error("{} states no status debate can mark superseded (front matter `status:`, a `* Status:` line or a `## Status` section)", .0.display())]
+    #[error("{} states no status debate can change (front matter `status:`, a `* Status:` line or a `## Status` section)", .0.display())]
     NoStatus(PathBuf),
     #[error("{} has changes that are not committed; marking it superseded would commit them too", .0.display())]
     Modified(PathBuf),
+    #[error("{} has changes that are not committed; committing its new status would commit them too", .0.display())]
+    Changed(PathBuf),
+    #[error("{} is {status}: a superseded decision is no longer in force", path.display())]
+    Superseded { path: PathBuf, status: String },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl RecordError {
@@ -131,7 +143,15 @@ impl RecordError {
             RecordError::Symlink { .. } | RecordError::NotADirectory(_) => {
                 "make it a real directory inside the repository, or set record.directory to one".into()
             }
-            RecordError::NoStatus(_) => "give it a status line, or mark it superseded by hand".into(),
+            RecordError::NoStatus(_) => "give it a status line first, or change it by hand".into(),
+            RecordError::Changed(path) => format!(
+                "commit or stash the changes to {} first (or pass --no-commit to change the file only)",
+                path.display()
+            ),
+            RecordError::Superseded { .. } => {
+                "give the record that superseded it its status instead (its link is in the status)".into()
+            }
+            RecordError::Read { .. } => "check the path and that the file is readable".into(),
             RecordError::Modified(path) => {
                 format!("commit or stash the changes to {} first, then run `debate --resume`", path.display())
             }
@@ -295,9 +315,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
     let commit = match git::find_existing(&repo, &target, &state.id, state.revisions.len()) {
         // Made before a crash: the index may not have caught up with it.
         Some(commit) if target == git::Target::Head => {
-            for change in &changes {
-                git::repair_index(&repo, change.relative, commit)?;
-            }
+            git::repair_index(&repo, commit)?;
             commit
         }
         Some(commit) => commit,
@@ -311,21 +329,28 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
             let signer = Signer::for_repository(&repo, signature.email().ok())?;
             let message = commit_message(state);
             let authored = git::Authored { message: &message, signature: &signature, signer: signer.as_ref() };
-            let commit = git::commit_record(&repo, &target, &changes, &authored)?;
-            let hooks = git::hooks_not_run(&repo);
-            if !hooks.is_empty() {
-                published.warnings.push(format!(
-                    "the {} hook{} did not run: debate commits only the record, with libgit2, and runs no hooks",
-                    hooks.join(", "),
-                    if hooks.len() == 1 { "" } else { "s" }
-                ));
-            }
+            let mut index = index::Indexer::new(&repo, &target, &state.snapshot.record);
+            let commit = git::commit_record(&repo, &target, &changes, &mut |p, c| index.derive(p, c), &authored)?;
+            published.warnings.extend(index.warnings());
+            published.warnings.extend(hooks_warning(&repo));
             commit
         }
     };
     published.commit = Some(commit.to_string());
     published.branch = branch;
     Ok(published)
+}
+
+/// Which of git's commit hooks exist but did not run, if any do.
+fn hooks_warning(repo: &git2::Repository) -> Option<String> {
+    let hooks = git::hooks_not_run(repo);
+    (!hooks.is_empty()).then(|| {
+        format!(
+            "the {} hook{} did not run: debate commits only the record, with libgit2, and runs no hooks",
+            hooks.join(", "),
+            if hooks.len() == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// `docs(decisions): <title>`, then the question, panel, confidence and end reason, and
@@ -412,15 +437,13 @@ fn write_ours(state: &DebateState, path: &Path, text: String, keep_status: bool)
     }
     let failed = |source| RecordError::Write { path: path.to_path_buf(), source };
     let before = std::fs::read_to_string(path).map_err(failed)?;
-    let given = status::of(&before).filter(|given| keep_status && status::of(&text).as_ref() != Some(given));
-    let text = match given {
-        Some(given) => status::set(&text, &given).unwrap_or(text),
-        None => text,
-    };
+    let text = if keep_status { status::keep(&before, &text) } else { text };
     if before == text {
         return Ok(());
     }
-    replace(root, path, text.as_bytes(), &state.id)
+    let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
+    check_directory(root, relative.parent().unwrap_or(Path::new("")))?;
+    replace_file(root, relative, text.as_bytes())
 }
 
 /// Whether debate can write records there, and commit them if it is to: checked before
@@ -460,23 +483,8 @@ fn check_directory(root: &Path, directory: &Path) -> Result<()> {
     tempfile::tempfile_in(&at).map(drop).map_err(|source| RecordError::Write { path: at, source })
 }
 
-/// Replace `path` with `bytes`, atomically.
-fn replace(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<()> {
-    let staged = stage(root, path, bytes, id)?;
-    std::fs::rename(&staged, path).map_err(|source| RecordError::Write { path: path.to_path_buf(), source })
-}
-
 /// Create `path` with `bytes`, atomically and never over an existing file.
 fn write_new(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<()> {
-    let staged = stage(root, path, bytes, id)?;
-    let linked = std::fs::hard_link(&staged, path);
-    let _ = std::fs::remove_file(&staged);
-    linked.map_err(|source| RecordError::Write { path: path.to_path_buf(), source })
-}
-
-/// `bytes` written and synced beside `path`, in a directory checked to be inside the
-/// work tree, ready to be moved into place.
-fn stage(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<PathBuf> {
     let directory = path.parent().ok_or_else(|| RecordError::Outside(path.to_path_buf()))?;
     check_directory(root, directory.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?)?;
     let failed = |source| RecordError::Write { path: path.to_path_buf(), source };
@@ -484,7 +492,24 @@ fn stage(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<PathBuf> {
     let temporary = directory.join(format!(".{}.partial", id.to_lowercase()));
     let mut file = std::fs::File::create(&temporary).map_err(failed)?;
     file.write_all(bytes).and_then(|_| file.sync_all()).map_err(failed)?;
-    Ok(temporary)
+    let linked = std::fs::hard_link(&temporary, path);
+    let _ = std::fs::remove_file(&temporary);
+    linked.map_err(failed)
+}
+
+/// Replace the file at `relative` under `root` with `content`, whole or not at all,
+/// keeping its permissions.
+fn replace_file(root: &Path, relative: &Path, content: &[u8]) -> Result<()> {
+    let path = root.join(relative);
+    let failed = |source| RecordError::Write { path: path.clone(), source };
+    let directory = path.parent().ok_or_else(|| RecordError::Outside(path.clone()))?;
+    let mut temporary = tempfile::NamedTempFile::new_in(directory).map_err(failed)?;
+    temporary.write_all(content).map_err(failed)?;
+    if let Ok(meta) = std::fs::metadata(&path) {
+        let _ = temporary.as_file().set_permissions(meta.permissions());
+    }
+    temporary.persist(&path).map_err(|err| failed(err.error))?;
+    Ok(())
 }
 
 /// A short title from the question: its first line, without a trailing `?`, at most

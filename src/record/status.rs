@@ -1,33 +1,240 @@
-//! A record's status, rewritten where the record keeps it: the `status:` key of its
-//! YAML front matter (debate's own records, MADR 3 and 4), a `* Status: …` line (MADR
-//! 2), or the paragraph under `## Status` (Nygard, adr-tools). Nothing else in the file
-//! changes, so the diff a reviewer sees is that one line. Pure.
+//! A record's status, read and rewritten where the record keeps it: the `status:` key
+//! of its YAML front matter (debate's own records, MADR 3 and 4), a `* Status: …` line
+//! (MADR 2), or the paragraph under `## Status` (Nygard, adr-tools). A change of status
+//! also leaves a line of history: an entry of a `status-history:` list in the front
+//! matter, or a sentence under the status in the body. Nothing else in the file
+//! changes, so the diff a reviewer sees is those lines. Pure.
 
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::markdown;
 use crate::text::untrusted::one_line;
+use crate::text::yaml;
+
+/// Who changed a status, and when: for the history.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    /// `YYYY-MM-DD`.
+    pub date: &'a str,
+    /// The git identity's name, when there is one.
+    pub by: Option<&'a str>,
+}
+
+/// Where a record keeps its status.
+enum Place {
+    /// A front matter key, as the record spells it.
+    FrontMatter { key: String },
+    /// A labelled line before the first section; `label` is the line up to the value
+    /// (`* Status:`), `indent` what a line continuing its list item starts with.
+    Labelled { label: String, indent: String },
+    /// The paragraph under a `## Status` heading.
+    Section,
+}
+
+/// The status's lines, `at..end`, and how they are written.
+struct Found {
+    at: usize,
+    end: usize,
+    place: Place,
+}
 
 /// The text with its status set to `status`; `None` when the record states its status
 /// in none of those places. Setting the same status again changes nothing.
 pub fn set(text: &str, status: &str) -> Option<String> {
     let status = one_line(status);
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let (at, end, line) =
-        front_matter(&lines, &status).or_else(|| labelled(&lines, &status)).or_else(|| section(&lines, &status))?;
-    let mut out: String = lines[..at].concat();
-    out.push_str(&line);
-    out.push_str(&lines[end..].concat());
-    Some(out)
+    let found = locate(&lines)?;
+    let line = match &found.place {
+        Place::FrontMatter { key } => format!("{key}: {}{}", yaml_scalar(&status), ending(lines[found.at])),
+        Place::Labelled { label, .. } => format!("{label} {status}{}", ending(lines[found.at])),
+        Place::Section => format!("{status}{}", ending(lines[found.end - 1])),
+    };
+    Some(replace(&lines, found.at..found.end, &[line]))
 }
 
-/// The status in a record's front matter, as written (quotes removed).
-pub fn of(text: &str) -> Option<String> {
+/// The status as the record states it, on one line; `None` when it states none.
+pub fn current(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let close = front_matter_end(&lines)?;
-    let value = (1..close).find_map(|i| {
-        let (key, value) = lines[i].split_once(':')?;
-        key.eq_ignore_ascii_case("status").then_some(value)
-    })?;
-    let value = value.trim().trim_matches(['"', '\'']).trim();
-    (!value.is_empty()).then(|| value.to_string())
+    let found = locate(&lines)?;
+    let status = match &found.place {
+        Place::FrontMatter { .. } => match first_value(&lines[found.at..found.end].concat())? {
+            Value::String(text) => text,
+            Value::Null => String::new(),
+            other => other.to_string(),
+        },
+        Place::Labelled { label, .. } => lines[found.at].get(label.len()..).unwrap_or_default().to_string(),
+        Place::Section => lines[found.at..found.end].concat(),
+    };
+    Some(one_line(&status)).filter(|s| !s.is_empty())
+}
+
+/// The text with its status changed to `status` — written in the case the record
+/// writes its status in, `Accepted` where it had `Proposed` — and the change added to
+/// its history. Unchanged when the status already is `status` (in any case); `None`
+/// when the record states no status.
+pub fn transition(text: &str, status: &str, entry: Entry) -> Option<String> {
+    let previous = current(text)?;
+    let status = styled(&one_line(status), &previous);
+    if previous.eq_ignore_ascii_case(&status) {
+        return Some(text.to_string());
+    }
+    let changed = set(text, &status)?;
+    let lines: Vec<&str> = changed.split_inclusive('\n').collect();
+    let found = locate(&lines)?;
+    let nl = match ending(lines[found.at]) {
+        "" => "\n",
+        nl => nl,
+    };
+    let word = status.split_whitespace().next().unwrap_or_default().to_lowercase();
+    let by = entry.by.map(one_line).filter(|name| !name.is_empty());
+    let by = by.map(|name| format!(" by {name}")).unwrap_or_default();
+    let sentence = || sentence(&word, entry.date, &by, &previous);
+    let (range, added) = match &found.place {
+        Place::FrontMatter { .. } => front_matter_history(&lines, &found, &format!("{word} {}{by}", entry.date)),
+        Place::Labelled { indent, .. } => {
+            // Lines continuing the status's list item (or its paragraph, unlisted).
+            let at = history_after(&lines, found.end, |line| indent.is_empty() || line.starts_with([' ', '\t']));
+            (at..at, vec![format!("{indent}{}", sentence())])
+        }
+        Place::Section => {
+            let history_follows = lines.get(found.end).is_some_and(|l| l.trim().is_empty())
+                && lines.get(found.end + 1).is_some_and(|l| HISTORY.is_match(l));
+            match history_follows {
+                true => {
+                    let at = history_after(&lines, found.end + 1, |_| true);
+                    (at..at, vec![sentence()])
+                }
+                false => (found.end..found.end, vec![String::new(), sentence()]),
+            }
+        }
+    };
+    let added: Vec<String> = added.into_iter().map(|line| format!("{line}{nl}")).collect();
+    Some(replace(&lines, range, &added))
+}
+
+/// `lines` with `range` replaced by `with`; a last line without an ending gets one
+/// when lines follow it.
+fn replace(lines: &[&str], range: Range<usize>, with: &[String]) -> String {
+    let mut out: String = lines[..range.start].concat();
+    if !with.is_empty() && !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&with.concat());
+    out.push_str(&lines[range.end..].concat());
+    out
+}
+
+/// `Accepted on 2026-11-22 by Jane Doe (was Proposed).`: one line of prose.
+fn sentence(word: &str, date: &str, by: &str, previous: &str) -> String {
+    let mut chars = word.chars();
+    let word: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    markdown::line(&format!("{word} on {date}{by} (was {previous})."))
+}
+
+/// A line of status history in the body, as `sentence` writes it.
+static HISTORY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\S+ on \d{4}-\d{2}-\d{2}\b.*\(was .*\)\.\s*$").expect("a valid pattern"));
+
+/// Where the next history line goes: after the history lines from `from` on.
+fn history_after(lines: &[&str], from: usize, belongs: impl Fn(&str) -> bool) -> usize {
+    (from..lines.len()).find(|&i| !(HISTORY.is_match(lines[i]) && belongs(lines[i]))).unwrap_or(lines.len())
+}
+
+/// The lines that give the front matter's `status-history:` list `entry` at its end,
+/// and the lines they replace: none when the list is written one item a line (or there
+/// is none yet), the key's own lines when it holds its list inline.
+fn front_matter_history(lines: &[&str], status: &Found, entry: &str) -> (Range<usize>, Vec<String>) {
+    let item = |indent: &str, text: &str| format!("{indent}- {}", serde_json::to_string(text).unwrap_or_default());
+    let close = front_matter_end(lines).unwrap_or(status.end);
+    let key = (1..close).find(|&i| key_of(lines[i]).is_some_and(|k| k.eq_ignore_ascii_case("status-history")));
+    let Some(key) = key else {
+        return (status.end..status.end, vec!["status-history:".into(), item("  ", entry)]);
+    };
+    let end = (key + 1..close).find(|&i| !lines[i].starts_with([' ', '\t', '-'])).unwrap_or(close);
+    let value = lines[key].split_once(':').map_or("", |(_, v)| v).trim();
+    if value.is_empty() || value.starts_with('#') {
+        let indent: String = match end > key + 1 {
+            true => lines[key + 1].chars().take_while(|c| matches!(c, ' ' | '\t')).collect(),
+            false => "  ".into(),
+        };
+        return (end..end, vec![item(&indent, entry)]);
+    }
+    let earlier: Vec<String> = match first_value(&lines[key..end].concat()) {
+        Some(Value::Array(items)) => {
+            items.iter().map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string)).collect()
+        }
+        Some(Value::Null) => Vec::new(),
+        Some(Value::String(one)) => vec![one],
+        Some(other) => vec![other.to_string()],
+        None => vec![value.to_string()],
+    };
+    let mut list = vec![format!("{}:", key_of(lines[key]).unwrap_or("status-history"))];
+    list.extend(earlier.iter().map(String::as_str).chain([entry]).map(|e| item("  ", e)));
+    (key..end, list)
+}
+
+/// The value of the one-key YAML mapping `text`.
+fn first_value(text: &str) -> Option<Value> {
+    let mapping: Value = yaml::parse(text, "front matter").ok()?;
+    mapping.as_object()?.values().next().cloned()
+}
+
+/// A front matter line's key, if it starts one.
+fn key_of(line: &str) -> Option<&str> {
+    let (key, _) = line.split_once(':')?;
+    (!key.is_empty() && !key.starts_with([' ', '\t', '-', '#'])).then_some(key.trim_end())
+}
+
+/// `status` in the case the record writes its status: capitalised after `Accepted`.
+fn styled(status: &str, previous: &str) -> String {
+    let capital = previous.chars().next().is_some_and(char::is_uppercase);
+    let mut chars = status.chars();
+    match (capital, chars.next()) {
+        (true, Some(first)) => first.to_uppercase().chain(chars).collect(),
+        _ => status.to_string(),
+    }
+}
+
+/// A status as a YAML value: plain when it is a few words YAML reads as a string
+/// (`accepted`), else a JSON string, which YAML reads whatever the status holds.
+fn yaml_scalar(status: &str) -> String {
+    let words = status.chars().all(|c| c.is_ascii_alphabetic() || c == ' ' || c == '-')
+        && status.starts_with(|c: char| c.is_ascii_alphabetic())
+        && status.ends_with(|c: char| c.is_ascii_alphabetic());
+    let special = ["yes", "no", "true", "false", "on", "off", "null", "y", "n"]
+        .iter()
+        .any(|word| status.eq_ignore_ascii_case(word));
+    match words && !special {
+        true => status.to_string(),
+        false => serde_json::to_string(status).unwrap_or_default(),
+    }
+}
+
+/// `rendered` (a record written again) with the status `before` (the file as it is)
+/// had, and the front matter's status history: what reviewers did to the record
+/// outlives its being rewritten.
+pub fn keep(before: &str, rendered: &str) -> String {
+    let Some(given) = current(before) else { return rendered.to_string() };
+    let mut text = match current(rendered) {
+        Some(now) if now == given => rendered.to_string(),
+        _ => set(rendered, &given).unwrap_or_else(|| rendered.to_string()),
+    };
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let Some(close) = front_matter_end(&old) else { return text };
+    let is_history = |line: &str| key_of(line).is_some_and(|k| k.eq_ignore_ascii_case("status-history"));
+    let Some(key) = (1..close).find(|&i| is_history(old[i])) else { return text };
+    let end = (key + 1..close).find(|&i| !old[i].starts_with([' ', '\t', '-'])).unwrap_or(close);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let has_history = front_matter_end(&lines).is_some_and(|c| (1..c).any(|i| is_history(lines[i])));
+    if let (false, Some(found)) = (has_history, locate(&lines)) {
+        let history: Vec<String> = old[key..end].iter().map(|l| l.to_string()).collect();
+        text = lines[..found.end].concat() + &history.concat() + &lines[found.end..].concat();
+    }
+    text
 }
 
 /// The line ending a line had, so the rewritten one keeps the file's style.
@@ -41,16 +248,19 @@ fn ending(line: &str) -> &'static str {
     }
 }
 
-/// `status: …` in front matter (with any indented continuation lines of its value);
-/// as a JSON string, which YAML reads whatever the status holds.
-fn front_matter(lines: &[&str], status: &str) -> Option<(usize, usize, String)> {
+/// The status as the record keeps it: in the front matter, on a labelled line, or in
+/// a section, looked for in that order.
+fn locate(lines: &[&str]) -> Option<Found> {
+    front_matter(lines).or_else(|| labelled(lines)).or_else(|| section(lines))
+}
+
+/// `status: …` in front matter, with any indented continuation lines of its value.
+fn front_matter(lines: &[&str]) -> Option<Found> {
     let close = front_matter_end(lines)?;
-    let at =
-        (1..close).find(|&i| lines[i].split_once(':').is_some_and(|(key, _)| key.eq_ignore_ascii_case("status")))?;
+    let at = (1..close).find(|&i| key_of(lines[i]).is_some_and(|key| key.eq_ignore_ascii_case("status")))?;
     let end = (at + 1..close).find(|&i| !lines[i].starts_with([' ', '\t'])).unwrap_or(close);
-    let key = lines[at].split_once(':').map_or("status", |(key, _)| key);
-    let quoted = serde_json::to_string(status).unwrap_or_default();
-    Some((at, end, format!("{key}: {quoted}{}", ending(lines[at]))))
+    let key = key_of(lines[at]).unwrap_or("status").to_string();
+    Some(Found { at, end, place: Place::FrontMatter { key } })
 }
 
 /// The line that closes the front matter, if the text opens with one (a byte-order
@@ -64,25 +274,30 @@ fn front_matter_end(lines: &[&str]) -> Option<usize> {
 
 /// `* Status: …` (or `- **Status:** …`, `Status: …`) before the first section, as
 /// MADR 2 writes it; the label is kept as written.
-fn labelled(lines: &[&str], status: &str) -> Option<(usize, usize, String)> {
+fn labelled(lines: &[&str]) -> Option<Found> {
     let first_section = lines.iter().position(|l| l.starts_with("## ")).unwrap_or(lines.len());
     // Never a line of the front matter: that is YAML, and `front_matter` owns it.
     let body = front_matter_end(lines).map_or(0, |close| close + 1);
     lines[..first_section].iter().enumerate().skip(body).find_map(|(at, line)| {
         let body = line.trim_start();
-        let rest = body.strip_prefix("* ").or_else(|| body.strip_prefix("- ")).unwrap_or(body).trim_start();
+        let bullet = body.strip_prefix("* ").or_else(|| body.strip_prefix("- ")).or_else(|| body.strip_prefix("+ "));
+        let rest = bullet.unwrap_or(body).trim_start();
         let colon = rest.find(':')?;
         if !rest[..colon].trim_matches('*').trim().eq_ignore_ascii_case("status") {
             return None;
         }
         let label_end = colon + 1 + if rest[colon + 1..].starts_with("**") { 2 } else { 0 };
-        let label = &line[..line.len() - rest.len() + label_end];
-        Some((at, at + 1, format!("{label} {status}{}", ending(line))))
+        let label = line[..line.len() - rest.len() + label_end].to_string();
+        let indent = match bullet {
+            Some(_) => " ".repeat(line.len() - body.len() + 2),
+            None => String::new(),
+        };
+        Some(Found { at, end: at + 1, place: Place::Labelled { label, indent } })
     })
 }
 
 /// The paragraph under a `## Status` heading.
-fn section(lines: &[&str], status: &str) -> Option<(usize, usize, String)> {
+fn section(lines: &[&str]) -> Option<Found> {
     let heading = lines.iter().position(|l| {
         let l = l.trim();
         l.starts_with('#') && l.trim_start_matches('#').trim().eq_ignore_ascii_case("status")
@@ -92,14 +307,24 @@ fn section(lines: &[&str], status: &str) -> Option<(usize, usize, String)> {
         return None;
     }
     let end = (at..lines.len()).find(|&i| lines[i].trim().is_empty() || lines[i].trim_start().starts_with('#'));
-    let end = end.unwrap_or(lines.len());
-    let last = lines[end - 1];
-    Some((at, end, format!("{status}{}", ending(last))))
+    Some(Found { at, end: end.unwrap_or(lines.len()), place: Place::Section })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rewritten_record_keeps_the_status_and_history_reviewers_gave_it() {
+        let before = "---\nid: DEB-abc123\nstatus: accepted\nstatus-history:\n  - \"accepted 2026-11-22 by Jane\"\ndate: 2026-11-20\n---\n# Old\n";
+        let rendered = "---\nid: DEB-abc123\nstatus: proposed\ndate: 2026-11-20\n---\n# New\n";
+        assert_eq!(
+            keep(before, rendered),
+            "---\nid: DEB-abc123\nstatus: accepted\nstatus-history:\n  - \"accepted 2026-11-22 by Jane\"\ndate: 2026-11-20\n---\n# New\n"
+        );
+        let untouched = "---\nid: DEB-abc123\nstatus: proposed\ndate: 2026-11-20\n---\n# Old\n";
+        assert_eq!(keep(untouched, rendered), rendered, "nothing given, nothing kept");
+    }
 
     const BY: &str = "superseded by [Use Redis for caching](0002-use-redis-for-caching.md)";
 
@@ -162,5 +387,109 @@ mod tests {
     fn a_hostile_status_stays_one_line() {
         let set = set("---\nstatus: proposed\n---\n", "superseded by\n---\nstatus: \"x\"").unwrap();
         assert_eq!(set.lines().count(), 3, "{set}");
+    }
+
+    const ON: Entry = Entry { date: "2026-11-22", by: Some("Jane Doe") };
+
+    #[test]
+    fn the_current_status_is_read_where_it_is_kept() {
+        assert_eq!(current("---\nid: x\nstatus: proposed\n---\n# X\n").as_deref(), Some("proposed"));
+        assert_eq!(
+            current("---\nStatus: \"superseded by [A](b.md)\"\n---\n").as_deref(),
+            Some("superseded by [A](b.md)")
+        );
+        assert_eq!(current("# X\n\n* Status: accepted\n* Date: 2020\n").as_deref(), Some("accepted"));
+        assert_eq!(current("# X\n\n- **Status:** proposed\r\n").as_deref(), Some("proposed"));
+        assert_eq!(
+            current("# 1. X\n\n## Status\n\nAccepted\nsince March\n\n## Context\n").as_deref(),
+            Some("Accepted since March")
+        );
+        assert_eq!(current("# X\n\nNo status.\n"), None);
+        assert_eq!(current("---\nstatus:\n---\n# X\n"), None, "an empty status is none");
+    }
+
+    #[test]
+    fn front_matter_records_keep_a_status_history_list() {
+        let ours = "---\nid: DEB-abc123\nstatus: proposed\ndate: 2026-11-20\n---\n# Decision: X\n";
+        let accepted = transition(ours, "accepted", ON).unwrap();
+        assert_eq!(
+            accepted,
+            "---\nid: DEB-abc123\nstatus: accepted\nstatus-history:\n  - \"accepted 2026-11-22 by Jane Doe\"\ndate: 2026-11-20\n---\n# Decision: X\n"
+        );
+        assert_eq!(transition(&accepted, "Accepted", ON).unwrap(), accepted, "the same status again changes nothing");
+        let later = Entry { date: "2026-12-01", by: None };
+        let deprecated = transition(&accepted, "deprecated", later).unwrap();
+        assert!(deprecated.contains("status: deprecated\nstatus-history:\n  - \"accepted 2026-11-22 by Jane Doe\"\n  - \"deprecated 2026-12-01\"\ndate:"), "{deprecated}");
+        let front: serde_json::Value = yaml::parse(deprecated.split("---").nth(1).unwrap(), "t").unwrap();
+        assert_eq!(
+            front["status-history"],
+            serde_json::json!(["accepted 2026-11-22 by Jane Doe", "deprecated 2026-12-01"])
+        );
+    }
+
+    #[test]
+    fn an_inline_or_hostile_history_stays_yaml() {
+        let inline = "---\nstatus: proposed\nstatus-history: [\"proposed 2026-01-01\"]\ntitle: x\n---\n";
+        let hostile = Entry { date: "2026-11-22", by: Some("Eve\n---\nstatus: \"owned\"") };
+        let out = transition(inline, "rejected", hostile).unwrap();
+        let front: serde_json::Value = yaml::parse(out.split("---\n").nth(1).unwrap(), "t").unwrap();
+        assert_eq!(front["status"], "rejected");
+        assert_eq!(front["title"], "x");
+        assert_eq!(
+            front["status-history"],
+            serde_json::json!(["proposed 2026-01-01", "rejected 2026-11-22 by Eve --- status: \"owned\""])
+        );
+        assert_eq!(out.matches("---").count(), 3, "{out}");
+        let empty = transition("---\nstatus: proposed\nstatus-history: []\n---\n", "accepted", ON).unwrap();
+        assert_eq!(empty, "---\nstatus: accepted\nstatus-history:\n  - \"accepted 2026-11-22 by Jane Doe\"\n---\n");
+    }
+
+    #[test]
+    fn a_madr_2_status_line_gets_its_history_in_its_list_item() {
+        let madr = "# Use Postgres\n\n* Status: proposed\n* Date: 2025-03-01\n\n## Context\n";
+        let accepted = transition(madr, "accepted", ON).unwrap();
+        assert_eq!(
+            accepted,
+            "# Use Postgres\n\n* Status: accepted\n  Accepted on 2026-11-22 by Jane Doe (was proposed).\n* Date: 2025-03-01\n\n## Context\n"
+        );
+        let deprecated = transition(&accepted, "deprecated", ON).unwrap();
+        assert_eq!(
+            deprecated,
+            "# Use Postgres\n\n* Status: deprecated\n  Accepted on 2026-11-22 by Jane Doe (was proposed).\n  Deprecated on 2026-11-22 by Jane Doe (was accepted).\n* Date: 2025-03-01\n\n## Context\n"
+        );
+        assert_eq!(current(&deprecated).as_deref(), Some("deprecated"));
+    }
+
+    #[test]
+    fn a_nygard_status_gets_its_history_as_a_paragraph_under_it() {
+        let nygard = "# 1. Use Postgres\n\n## Status\n\nProposed\n\n## Context\n\nWe need a store.\n";
+        let accepted = transition(nygard, "accepted", ON).unwrap();
+        assert_eq!(
+            accepted,
+            "# 1. Use Postgres\n\n## Status\n\nAccepted\n\nAccepted on 2026-11-22 by Jane Doe (was Proposed).\n\n## Context\n\nWe need a store.\n"
+        );
+        let superseded = transition(&accepted, "superseded by [2. Use Redis](0002-use-redis.md)", ON).unwrap();
+        assert_eq!(
+            superseded,
+            "# 1. Use Postgres\n\n## Status\n\nSuperseded by [2. Use Redis](0002-use-redis.md)\n\nAccepted on 2026-11-22 by Jane Doe (was Proposed).\nSuperseded on 2026-11-22 by Jane Doe (was Accepted).\n\n## Context\n\nWe need a store.\n"
+        );
+        let at_the_end = transition("# 1. X\n\n## Status\n\nProposed", "rejected", ON).unwrap();
+        assert_eq!(
+            at_the_end,
+            "# 1. X\n\n## Status\n\nRejected\n\nRejected on 2026-11-22 by Jane Doe (was Proposed).\n"
+        );
+        let crlf = transition("# 1. X\r\n\r\n## Status\r\n\r\nProposed\r\n", "accepted", ON).unwrap();
+        assert_eq!(
+            crlf,
+            "# 1. X\r\n\r\n## Status\r\n\r\nAccepted\r\n\r\nAccepted on 2026-11-22 by Jane Doe (was Proposed).\r\n"
+        );
+    }
+
+    #[test]
+    fn a_name_cannot_make_a_heading_or_html() {
+        let hostile = Entry { date: "2026-11-22", by: Some("<script>x</script>\n# Owned") };
+        let out = transition("# X\n\n## Status\n\nProposed\n", "accepted", hostile).unwrap();
+        assert!(!out.contains("<script>") && !out.contains("\n# Owned"), "{out}");
+        assert_eq!(out.lines().count(), 7, "{out}");
     }
 }

@@ -1,6 +1,7 @@
 //! Earlier records this debate's record supersedes (`--supersedes`): each one's status
-//! becomes "superseded by" a link to the new record, in the same commit as the new
-//! record. A record with uncommitted changes is refused rather than committed along.
+//! becomes "superseded by" a link to the new record, with a line of status history, in
+//! the same commit as the new record. A record with uncommitted changes is refused
+//! rather than committed along.
 
 use std::path::{Path, PathBuf};
 
@@ -25,12 +26,13 @@ pub fn check(root: &Path, relative: &Path, committed: bool) -> Result<()> {
         _ => None,
     };
     let target = repo.as_ref().map(|_| git::Target::Head);
-    marked(root, relative, repo.as_ref(), target.as_ref(), "superseded").map(drop)
+    marked(root, relative, repo.as_ref(), target.as_ref(), "superseded", None).map(drop)
 }
 
 /// The earlier records `state` supersedes, marked superseded by the record at `record`
-/// (relative to the root). `committed_to` is where the commit goes, if one is made: the
-/// mark is then made on the record as committed at HEAD.
+/// (relative to the root), on the debate's date and by the git identity's name in their
+/// history. `committed_to` is where the commit goes, if one is made: the mark is then
+/// made on the record as committed at HEAD.
 pub fn changes(
     state: &DebateState,
     record: &Path,
@@ -39,6 +41,8 @@ pub fn changes(
 ) -> Result<Vec<Superseded>> {
     let root = Path::new(&state.repo_root);
     let new_title = markdown::link_text(&state.title);
+    let (date, by) = (super::date_of(state), git::user_name(repo));
+    let entry = status::Entry { date: &date, by: by.as_deref() };
     state
         .snapshot
         .supersedes
@@ -48,21 +52,23 @@ pub fn changes(
             let directory = earlier.path.rsplit_once('/').map_or("", |(directory, _)| directory);
             let link = links::relative(directory, &record.to_string_lossy());
             let status = format!("superseded by [{new_title}]({link})");
-            let content = marked(root, &relative, repo, committed_to, &status)?;
+            let content = marked(root, &relative, repo, committed_to, &status, Some(entry))?;
             Ok(Superseded { relative, content })
         })
         .collect()
 }
 
-/// The record at `relative` with `status`. Without a commit the file as it is now is
-/// marked; with one, the file as HEAD has it, and on the checked-out branch the file
-/// must not differ from that (beyond this very mark).
+/// The record at `relative` with `status` (and, given an `entry`, the change in its
+/// history). Without a commit the file as it is now is marked; with one, the file as
+/// HEAD has it, and on the checked-out branch the file must not differ from that
+/// (beyond this very mark).
 fn marked(
     root: &Path,
     relative: &Path,
     repo: Option<&Repository>,
     committed_to: Option<&git::Target>,
     status: &str,
+    entry: Option<status::Entry>,
 ) -> Result<Vec<u8>> {
     let path = root.join(relative);
     let on_disk = std::fs::read(&path).map_err(|source| RecordError::Write { path: path.clone(), source })?;
@@ -70,7 +76,11 @@ fn marked(
     let base = at_head.as_ref().unwrap_or(&on_disk);
     let mark = |bytes: &[u8]| {
         let text = String::from_utf8(bytes.to_vec()).map_err(|_| RecordError::NoStatus(path.clone()))?;
-        status::set(&text, status).map(String::into_bytes).ok_or_else(|| RecordError::NoStatus(path.clone()))
+        let marked = match entry {
+            Some(entry) => status::transition(&text, status, entry),
+            None => status::set(&text, status),
+        };
+        marked.map(String::into_bytes).ok_or_else(|| RecordError::NoStatus(path.clone()))
     };
     let content = mark(base)?;
     let unchanged = on_disk == *base || on_disk == content;
@@ -83,18 +93,10 @@ fn marked(
 /// Write the marked records into the work tree, each whole or not at all.
 pub fn write(root: &Path, superseded: &[Superseded]) -> Result<()> {
     for change in superseded {
-        let path = root.join(&change.relative);
-        if std::fs::read(&path).is_ok_and(|now| now == change.content) {
+        if std::fs::read(root.join(&change.relative)).is_ok_and(|now| now == change.content) {
             continue;
         }
-        let failed = |source| RecordError::Write { path: path.clone(), source };
-        let directory = path.parent().ok_or_else(|| RecordError::Outside(path.clone()))?;
-        let mut temporary = tempfile::NamedTempFile::new_in(directory).map_err(failed)?;
-        std::io::Write::write_all(&mut temporary, &change.content).map_err(failed)?;
-        if let Ok(meta) = std::fs::metadata(&path) {
-            let _ = temporary.as_file().set_permissions(meta.permissions());
-        }
-        temporary.persist(&path).map_err(|err| failed(err.error))?;
+        super::replace_file(root, &change.relative, &change.content)?;
     }
     Ok(())
 }

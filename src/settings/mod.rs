@@ -261,6 +261,7 @@ const ENVIRONMENT: &[(&str, &[&str])] = &[
     ("DEBATE_RECORD_COMMIT", &["record", "commit"]),
     ("DEBATE_ISSUE_DRAFT", &["record", "issue_draft"]),
     ("DEBATE_RECORD_TRANSCRIPT", &["record", "transcript"]),
+    ("DEBATE_RECORD_INDEX", &["record", "index"]),
     ("DEBATE_CONTEXT_REPOSITORY", &["context", "repository"]),
     ("DEBATE_CONTEXT_BUDGET_TOKENS", &["context", "budget_tokens"]),
     ("DEBATE_CONTEXT_DECISIONS", &["context", "decisions"]),
@@ -521,6 +522,7 @@ mod tests {
         assert_eq!(s.debate.rebuttals, Rebuttals::Parallel);
         assert_eq!(s.record.filename.0, "{date}-{slug}.md");
         assert!(s.record.commit);
+        assert!(s.record.index, "the decisions index is on by default");
         assert!(s.context.repository);
         assert_eq!((s.context.budget_tokens, s.context.decisions), (ContextBudget(8_000), DecisionCount(5)));
     }

@@ -188,6 +188,9 @@ fn two_debates_committing_to_one_branch_both_land() {
     let subjects: Vec<&str> = subjects.lines().collect();
     assert!(subjects[0].contains("Redis or Postgres") && subjects[1].contains("Monolith"), "{subjects:?}");
     assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "both records are committed and staged");
+    // The commit made again on the newer tip wrote the index again from that tip.
+    let index = git(&sandbox.repo, &["show", "HEAD:docs/decisions/README.md"]);
+    assert!(index.contains("Monolith or microservices for billing") && index.contains("Redis or Postgres"), "{index}");
 }
 
 #[test]

@@ -176,7 +176,7 @@ fn a_debate_follows_its_repository_when_it_moves() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("The repository moved"), "{}", text(&out.stderr));
     assert!(!sandbox.repo.exists(), "the old path was not made again");
-    assert_eq!(std::fs::read_dir(moved.join("docs/decisions")).unwrap().count(), 1);
+    assert_eq!(std::fs::read_dir(moved.join("docs/decisions")).unwrap().count(), 2, "the record and the index");
     assert_eq!(commits(&moved), 2);
 }
 

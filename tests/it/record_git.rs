@@ -124,13 +124,20 @@ fn front_matter(record: &str, key: &str) -> String {
         .to_string()
 }
 
-/// Check the commit `rev` in `dir`: exactly `relative` added, with `content`, the
-/// message SPEC §7 describes, and the `Debate-Id` trailer for `id`.
+/// Check the commit `rev` in `dir`: exactly `relative` added, with `content`, and the
+/// decisions index beside it listing it; the message SPEC §7 describes, and the
+/// `Debate-Id` trailer for `id`.
 fn assert_record_commit(dir: &Path, rev: &str, relative: &str, id: &str) -> String {
+    let index = format!("{}/README.md", relative.rsplit_once('/').unwrap().0);
     let changed = git(dir, &["show", "--name-status", "--format=", rev]);
-    assert_eq!(changed, format!("A\t{relative}\n"), "the commit holds exactly the record");
+    let index_added = format!("A\t{relative}\nA\t{index}\n");
+    let index_changed = format!("A\t{relative}\nM\t{index}\n");
+    assert!(changed == index_added || changed == index_changed, "the commit holds the record and the index: {changed}");
     let stat = git(dir, &["show", "--stat", "--format=", rev]);
-    assert!(stat.contains("1 file changed"), "git show --stat: {stat}");
+    assert!(stat.contains("2 files changed"), "git show --stat: {stat}");
+    let listed = git(dir, &["show", &format!("{rev}:{index}")]);
+    let name = relative.rsplit_once('/').unwrap().1;
+    assert!(listed.contains(&format!("]({name}) |")), "the index links the record: {listed}");
 
     let content = git(dir, &["show", &format!("{rev}:{relative}")]);
     assert_eq!(front_matter(&content, "id"), id, "the committed record is this debate's");
@@ -616,7 +623,7 @@ fn a_crash_after_the_commit_on_a_branch_resumes_without_a_second_commit() {
     assert_eq!(parents(repo, &tip), before[1]);
     assert_record_commit(repo, &tip, &record_name(""), &id);
     let in_tree = git(repo, &["ls-tree", "-r", "--name-only", &tip, "docs/decisions"]);
-    assert_eq!(in_tree.lines().count(), 1, "one record on the branch: {in_tree}");
+    assert_eq!(in_tree.lines().count(), 2, "one record and the index on the branch: {in_tree}");
     assert!(sandbox.records().is_empty(), "none in the working tree");
     assert_eq!(checkout_state(repo), before, "the checkout is untouched");
     assert_eq!(debate_commits(repo, "HEAD"), 0);

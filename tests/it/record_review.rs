@@ -74,7 +74,13 @@ fn a_sidecar_transcript_is_committed_beside_the_record() {
     let mut files: Vec<&str> = committed.lines().collect();
     files.sort();
     let dir = "docs/decisions";
-    assert_eq!(files, [format!("{dir}/{stem}.md"), format!("{dir}/{stem}.transcript.md")], "one commit holds both");
+    assert_eq!(
+        files,
+        [format!("{dir}/{stem}.md"), format!("{dir}/{stem}.transcript.md"), format!("{dir}/README.md")],
+        "one commit holds both, and the index"
+    );
+    let index = std::fs::read_to_string(sandbox.repo.join(dir).join("README.md")).unwrap();
+    assert!(!index.contains("transcript"), "a transcript is no record of its own:\n{index}");
     assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "");
 }
 
@@ -108,7 +114,8 @@ fn the_review_loop_reopens_reargues_and_rewrites_the_same_record() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let id = sandbox.only_id();
     let branch = format!("decisions/{}-should-we-use-redis-or-postgres-for-caching", id.to_lowercase());
-    let relative = git(&sandbox.repo, &["ls-tree", "-r", "--name-only", &branch, "docs/decisions"]).trim().to_string();
+    let listed = git(&sandbox.repo, &["ls-tree", "-r", "--name-only", &branch, "docs/decisions"]);
+    let relative = listed.lines().find(|l| !l.ends_with("README.md")).unwrap().to_string();
     let before = git(&sandbox.repo, &["show", &format!("{branch}:{relative}")]);
     let first_tip = git(&sandbox.repo, &["rev-parse", &branch]).trim().to_string();
     let head_before = git(&sandbox.repo, &["rev-parse", "HEAD"]);
@@ -135,7 +142,8 @@ fn the_review_loop_reopens_reargues_and_rewrites_the_same_record() {
     let tip = git(&sandbox.repo, &["rev-parse", &branch]).trim().to_string();
     assert_eq!(git(&sandbox.repo, &["rev-parse", &format!("{tip}^")]).trim(), first_tip, "on top of the first");
     let changed = git(&sandbox.repo, &["show", "--name-status", "--format=", &tip]);
-    assert_eq!(changed, format!("M\t{relative}\n"), "the same file, modified");
+    assert!(changed.lines().any(|l| l == format!("M\t{relative}")), "the same file, modified: {changed}");
+    assert!(changed.lines().all(|l| l.starts_with("M\t")), "nothing added: {changed}");
     let message = git(&sandbox.repo, &["log", "-1", "--format=%B", &tip]);
     assert!(message.starts_with("docs(decisions): revise "), "{message}");
     assert!(message.contains("Reopened by: Reviewer: what about operating cost?"), "{message}");
@@ -172,4 +180,34 @@ fn guide_is_for_completed_debates_and_needs_an_objection() {
     assert_eq!(out.status.code(), Some(2), "--guide without --resume is a usage error");
     let rounds: u32 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
     assert_eq!(rounds, 1, "nothing was reopened");
+}
+
+/// A teammate's clone has the record but not the debate: the review says why it cannot
+/// run there and what to do instead, and changes nothing.
+#[test]
+fn a_review_in_a_fresh_clone_says_why_it_cannot_run_there() {
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
+    let out = run(&sandbox, &config, &[QUESTION]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id = sandbox.only_id();
+    let relative = sandbox.records()[0].strip_prefix(&sandbox.repo).unwrap().to_string_lossy().into_owned();
+
+    let clone = sandbox.home.join("clone");
+    git(&sandbox.home, &["clone", "-q", sandbox.repo.to_str().unwrap(), clone.to_str().unwrap()]);
+    let head = git(&clone, &["rev-parse", "HEAD"]);
+    let out = sandbox
+        .cmd()
+        .current_dir(&clone)
+        .env("DEBATE_HOME", sandbox.home.join("teammate"))
+        .args(["--resume", &id, "--guide", "Reviewer: what about cost?"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("not in this machine's state database") && stderr.contains(&relative), "{stderr}");
+    assert!(stderr.contains(&format!("--supersedes {relative}")), "{stderr}");
+    assert_eq!(git(&clone, &["rev-parse", "HEAD"]), head);
+    assert_eq!(git(&clone, &["status", "--porcelain"]), "");
 }

@@ -128,16 +128,25 @@ fn supersedes_marks_the_earlier_record_in_the_same_commit() {
     let changed = git(&sandbox.repo, &["show", "--name-only", "--format=", "HEAD"]);
     let mut changed: Vec<&str> = changed.lines().collect();
     changed.sort();
-    assert_eq!(changed, [EARLIER_PATH.to_string(), format!("docs/decisions/{name}")], "one commit, both records");
+    assert_eq!(
+        changed,
+        [EARLIER_PATH.to_string(), format!("docs/decisions/{name}"), "docs/decisions/README.md".into()],
+        "one commit: both records and the index"
+    );
     assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "committed and staged, nothing else touched");
 
     let earlier = std::fs::read_to_string(sandbox.repo.join(EARLIER_PATH)).unwrap();
+    let record = record_text(&sandbox, name);
+    let date = record.lines().find_map(|l| l.strip_prefix("date: ")).expect("the new record's date");
+    // Written as the record writes its status (capitalised), with a line of history
+    // under it: superseded on the new record's date, by the git identity.
     let expected = EARLIER.replace(
         "## Status\n\nAccepted\n",
-        &format!("## Status\n\nsuperseded by [Should we use Redis or Postgres for caching]({name})\n"),
+        &format!(
+            "## Status\n\nSuperseded by [Should we use Redis or Postgres for caching]({name})\n\nSuperseded on {date} by Test (was Accepted).\n"
+        ),
     );
-    assert_eq!(earlier, expected, "only the status changed");
-    let record = record_text(&sandbox, name);
+    assert_eq!(earlier, expected, "only the status and its history changed");
     assert!(
         record.contains("- [1. Use Postgres as the only datastore](0001-use-postgres.md) — Accepted, 2025-03-01 · **superseded by this record**"),
         "{record}"
@@ -155,11 +164,11 @@ fn supersedes_takes_the_debate_id_a_record_carries() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let earlier = record_text(&sandbox, "0002-monolith-or-microservices-for-billing.md");
     assert!(
-        earlier.contains("status: \"superseded by [Should we use Redis or Postgres for caching](0003-should-we-use-redis-or-postgres-for-caching.md)\""),
+        earlier.contains("status: \"superseded by [Should we use Redis or Postgres for caching](0003-should-we-use-redis-or-postgres-for-caching.md)\"\nstatus-history:\n  - \"superseded "),
         "{earlier}"
     );
     let changed = git(&sandbox.repo, &["show", "--name-only", "--format=", "HEAD"]);
-    assert_eq!(changed.lines().count(), 2, "{changed}");
+    assert_eq!(changed.lines().count(), 3, "both records and the index: {changed}");
 }
 
 #[test]
@@ -229,8 +238,12 @@ fn records_follow_an_adr_directory_and_its_numbering_unless_settings_choose() {
         .output()
         .unwrap();
     assert!(chosen.status.success(), "{}", text(&chosen.stderr));
-    let made: Vec<_> =
-        std::fs::read_dir(sandbox.repo.join("decisions")).unwrap().flatten().map(|e| e.file_name()).collect();
+    let made: Vec<_> = std::fs::read_dir(sandbox.repo.join("decisions"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|name| name != "README.md")
+        .collect();
     assert_eq!(made.len(), 1);
     assert!(made[0].to_string_lossy().starts_with("0001-monolith"), "the numbering still follows: {made:?}");
 }
@@ -398,9 +411,11 @@ fn a_supersede_cut_short_by_a_crash_is_finished_by_resume_in_one_commit() {
         let out = sandbox.cmd().args(["--resume", &sandbox.only_id()]).output().unwrap();
         assert!(out.status.success(), "{failpoint}: {}", text(&out.stderr));
         assert_eq!(git(&sandbox.repo, &["rev-list", "--count", "HEAD"]).trim(), "2", "{failpoint}: one commit more");
-        assert_eq!(git(&sandbox.repo, &["show", "--name-only", "--format=", "HEAD"]).lines().count(), 2);
+        assert_eq!(git(&sandbox.repo, &["show", "--name-only", "--format=", "HEAD"]).lines().count(), 3);
         assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "{failpoint}: the index agrees");
-        assert!(std::fs::read_to_string(sandbox.repo.join(EARLIER_PATH)).unwrap().contains("superseded by ["));
+        let earlier = std::fs::read_to_string(sandbox.repo.join(EARLIER_PATH)).unwrap();
+        assert!(earlier.contains("Superseded by ["), "{failpoint}: {earlier}");
+        assert_eq!(earlier.matches("Superseded on ").count(), 1, "{failpoint}: one line of history: {earlier}");
     }
 }
 
@@ -418,8 +433,8 @@ fn on_a_new_branch_the_supersede_is_committed_there_and_the_checkout_is_untouche
     assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "");
     let on_branch = git(&sandbox.repo, &["show", &format!("decide-cache:{EARLIER_PATH}")]);
     assert!(
-        on_branch.contains("## Status\n\nsuperseded by [Should we use Redis or Postgres for caching]("),
+        on_branch.contains("## Status\n\nSuperseded by [Should we use Redis or Postgres for caching]("),
         "{on_branch}"
     );
-    assert_eq!(git(&sandbox.repo, &["show", "--name-only", "--format=", "decide-cache"]).lines().count(), 2);
+    assert_eq!(git(&sandbox.repo, &["show", "--name-only", "--format=", "decide-cache"]).lines().count(), 3);
 }

@@ -109,14 +109,14 @@ impl Sandbox {
             .collect()
     }
 
-    /// Decision records under docs/decisions.
+    /// Decision records under docs/decisions (not its index, README.md).
     pub fn records(&self) -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> = std::fs::read_dir(self.repo.join("docs/decisions"))
             .into_iter()
             .flatten()
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .filter(|p| p.extension().is_some_and(|x| x == "md") && !p.ends_with("README.md"))
             .collect();
         found.sort();
         found

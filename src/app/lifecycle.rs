@@ -1,0 +1,140 @@
+//! `debate accept|reject|deprecate <ID|PATH>`: find the record — a path inside the
+//! repository, or a debate id looked up in the state database and then in the records'
+//! front matter — and give it its new status (`record::lifecycle`).
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::Lifecycle;
+use crate::error::{Error, Result};
+use crate::model::Status;
+use crate::record::lifecycle::{self, Changed, Request, Verdict};
+use crate::settings::{self, FlagOverrides};
+use crate::store::{self, Store, StoreError};
+use crate::terminal::{self, Terminal};
+use crate::view::StatusChange;
+
+pub(super) fn run(args: &Lifecycle, verdict: Verdict, terminal: &Terminal) -> Result<()> {
+    let what = verdict.verb();
+    let here = super::project_root()?;
+    let db_path = match &args.db {
+        Some(path) => path.clone(),
+        None => store::default_path()?,
+    };
+    let (root, relative) = locate(args, &here, &db_path, what)?;
+    let flags = FlagOverrides { no_commit: args.no_commit, ..FlagOverrides::default() };
+    let loaded = settings::load(&root, args.config.as_deref(), &flags)?;
+    let date = today();
+    let request = Request {
+        root: &root,
+        relative: Path::new(&relative),
+        verdict,
+        date: &date,
+        settings: &loaded.settings.record,
+    };
+    let changed = lifecycle::change(&request)?;
+    for warning in &changed.warnings {
+        terminal.warn(warning);
+    }
+    terminal.say(&said(&changed, &relative));
+    match args.json {
+        true => terminal::print_json(&StatusChange {
+            path: changed.path.display().to_string(),
+            status: changed.status,
+            previous_status: changed.previous,
+            changed: changed.changed,
+            commit: changed.commit,
+            not_committed: changed.not_committed,
+        })?,
+        false => terminal::print_out(&format!("{}\n", changed.path.display()))?,
+    }
+    Ok(())
+}
+
+/// What happened, in a sentence.
+fn said(changed: &Changed, relative: &str) -> String {
+    if !changed.changed {
+        return format!("{relative} already is {}; nothing changed.", changed.status);
+    }
+    let what = format!("{relative} is now {} (was {})", changed.status, changed.previous);
+    match (&changed.commit, &changed.not_committed) {
+        (Some(commit), _) => format!("{what}; committed as {}.", &commit[..commit.len().min(10)]),
+        (None, why) => format!("{what}; written, not committed ({}).", why.as_deref().unwrap_or("committing is off")),
+    }
+}
+
+/// The repository root and the record's path inside it. A debate id is looked up in
+/// the state database first (its record, where the debate wrote it), then in the front
+/// matter of the records in the decision directories here; anything else is a path.
+fn locate(args: &Lifecycle, here: &Path, db_path: &Path, what: &str) -> Result<(PathBuf, String)> {
+    let mut target = args.target.trim().to_string();
+    let looks_like_id = target.to_ascii_lowercase().starts_with("deb-") && !Path::new(&target).exists();
+    let mut elsewhere = None;
+    if looks_like_id {
+        match from_database(&target, db_path, what)? {
+            Lookup::Here(root, relative) => return Ok((root, relative)),
+            Lookup::Elsewhere { id, why } => (target, elsewhere) = (id, Some(why)),
+            Lookup::Unknown if target.len() != "DEB-k3x9q2".len() => {
+                return Err(Error::input(format!("{what} {target}: no debate in the state database has that id"))
+                    .with_hint("give the whole id (DEB- and 6 characters) or the record's path"));
+            }
+            Lookup::Unknown => {}
+        }
+    }
+    let record = settings::load(here, args.config.as_deref(), &FlagOverrides::default())?.settings.record;
+    match (super::project::locate(here, &target, &record, what), elsewhere) {
+        (Ok(relative), _) => Ok((here.to_path_buf(), relative)),
+        (Err(_), Some(why)) => Err(Error::input(format!("{what} {target}: {why}"))
+            .with_hint("check out the branch that holds the record (or merge its pull request), or give its path")),
+        (Err(err), None) => Err(err),
+    }
+}
+
+/// What the state database knows of a debate id.
+enum Lookup {
+    /// The debate's record, in the work tree it was written to.
+    Here(PathBuf, String),
+    /// The debate (its whole id) is known, but its record is not in a work tree.
+    Elsewhere {
+        id: String,
+        why: String,
+    },
+    Unknown,
+}
+
+fn from_database(id: &str, db_path: &Path, what: &str) -> Result<Lookup> {
+    let Some(store) = Store::open_existing(db_path)? else { return Ok(Lookup::Unknown) };
+    let id = match store.resolve_id(id) {
+        Ok(id) => id,
+        Err(StoreError::UnknownId(_)) => return Ok(Lookup::Unknown),
+        Err(err) => return Err(err.into()),
+    };
+    let state = store.load(&id)?;
+    if state.status != Status::Complete {
+        return Err(Error::input(format!(
+            "{what} {id}: the debate is {}, so it has no finished record yet",
+            state.status.as_str()
+        ))
+        .with_hint(format!("finish it with `debate --resume {id}` first")));
+    }
+    let root = super::canonical(Path::new(&state.repo_root));
+    let recorded = state.record_path.as_deref().map(Path::new).filter(|p| p.is_file()).map(super::canonical);
+    if let Some(relative) = recorded.as_deref().and_then(|path| path.strip_prefix(&root).ok()) {
+        return Ok(Lookup::Here(root.clone(), relative.to_string_lossy().replace('\\', "/")));
+    }
+    let written = state.record_path.as_deref().unwrap_or("(none)");
+    let why = match &state.snapshot.branch {
+        Some(branch) => format!("its record {written} is on the branch {branch}, not in this work tree"),
+        None => format!("its record {written} is not there, and no record here carries that id"),
+    };
+    Ok(Lookup::Elsewhere { id, why })
+}
+
+/// Today as `YYYY-MM-DD` (UTC, as records are dated). Test builds may fix it with
+/// `DEBATE_TEST_TODAY`.
+fn today() -> String {
+    #[cfg(feature = "failpoints")]
+    if let Ok(date) = std::env::var("DEBATE_TEST_TODAY") {
+        return date;
+    }
+    chrono::Utc::now().format("%Y-%m-%d").to_string()
+}

@@ -1,0 +1,205 @@
+//! A record's life after it is committed: `debate accept|reject|deprecate` sets its
+//! status where the record keeps it, adds the change to its status history, and commits
+//! only that file (and the decisions index) with the rules recording follows. Any
+//! decision record will do, in any format, whoever wrote it: nothing here needs the
+//! debate that made it.
+
+use std::path::{Path, PathBuf};
+
+use super::sign::Signer;
+use super::{RecordError, Result, git, index, status};
+use crate::adr;
+use crate::model::RecordSettings;
+use crate::text::untrusted::one_line;
+
+/// The statuses a person gives a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Accepted,
+    Rejected,
+    Deprecated,
+}
+
+impl Verdict {
+    /// The status as records write it.
+    pub fn status(self) -> &'static str {
+        match self {
+            Verdict::Accepted => "accepted",
+            Verdict::Rejected => "rejected",
+            Verdict::Deprecated => "deprecated",
+        }
+    }
+
+    /// The command that gives it.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Verdict::Accepted => "accept",
+            Verdict::Rejected => "reject",
+            Verdict::Deprecated => "deprecate",
+        }
+    }
+}
+
+/// A change of status to make.
+pub struct Request<'a> {
+    /// The work tree's root.
+    pub root: &'a Path,
+    /// The record, relative to the root.
+    pub relative: &'a Path,
+    pub verdict: Verdict,
+    /// `YYYY-MM-DD`, for the history.
+    pub date: &'a str,
+    /// `commit` (off: write the file only) and where the decision directories are, for
+    /// the index.
+    pub settings: &'a RecordSettings,
+}
+
+/// What became of the record.
+#[derive(Debug)]
+pub struct Changed {
+    pub path: PathBuf,
+    /// The status as the record now states it, and as it stated it before.
+    pub status: String,
+    pub previous: String,
+    /// `false` when the record already had that status: nothing was written.
+    pub changed: bool,
+    pub commit: Option<String>,
+    /// Why it was written but not committed.
+    pub not_committed: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// Give the record at `request.relative` its new status. On the checked-out branch the
+/// file is written and committed (with the index of its directory); without a
+/// repository, with `--no-commit` or on a detached HEAD it is written only. A record
+/// that states no status, is superseded, or has changes of its own that are not
+/// committed is refused with nothing written.
+pub fn change(request: &Request) -> Result<Changed> {
+    let (root, relative) = (request.root, request.relative);
+    let path = root.join(relative);
+    let repo = match git::open(root)? {
+        git::Repo::Found(repo) => Some(repo),
+        git::Repo::None => None,
+    };
+    let shown = relative.display();
+    let not_committed = match &repo {
+        None => Some((
+            "not a git repository".to_string(),
+            Some(format!("{} is not a git repository; the new status was written but not committed", root.display())),
+        )),
+        Some(_) if !request.settings.commit => {
+            Some(("committing is off (--no-commit or record.commit: false)".to_string(), None))
+        }
+        Some(repo) if git::is_detached(repo) => Some((
+            "HEAD is detached".to_string(),
+            Some(format!(
+                "HEAD is detached, so the new status was written but not committed; commit it yourself (git add {shown} && git commit)"
+            )),
+        )),
+        Some(_) => None,
+    };
+    let on_disk = std::fs::read(&path).map_err(|source| RecordError::Read { path: path.clone(), source })?;
+    // A commit changes the record as HEAD has it (a record not committed yet: as it is).
+    let committed = repo.as_ref().filter(|_| not_committed.is_none()).and_then(|r| git::read_at_head(r, relative));
+    let base = committed.clone().unwrap_or_else(|| on_disk.clone());
+    let text = String::from_utf8(base.clone()).map_err(|_| RecordError::NoStatus(path.clone()))?;
+    let previous = status::current(&text).ok_or_else(|| RecordError::NoStatus(path.clone()))?;
+    if previous.to_lowercase().starts_with("superseded") {
+        return Err(RecordError::Superseded { path, status: previous });
+    }
+    let by = git::user_name(repo.as_ref());
+    let entry = status::Entry { date: request.date, by: by.as_deref() };
+    let content =
+        status::transition(&text, request.verdict.status(), entry).ok_or(RecordError::NoStatus(path.clone()))?;
+    let now = status::current(&content).unwrap_or_default();
+    let mut changed = Changed {
+        path: path.clone(),
+        status: now,
+        previous: previous.clone(),
+        changed: content != text,
+        commit: None,
+        not_committed: None,
+        warnings: Vec::new(),
+    };
+    if !changed.changed {
+        return Ok(changed);
+    }
+    let (Some(repo), None) = (repo, &not_committed) else {
+        super::replace_file(root, relative, content.as_bytes())?;
+        let (why, warning) = not_committed.unwrap_or_default();
+        changed.not_committed = Some(why);
+        changed.warnings.extend(warning);
+        return Ok(changed);
+    };
+    // The user's own changes to the record, staged or not, are never committed along.
+    let ours = [Some(git::blob_id(&base)?), Some(git::blob_id(content.as_bytes())?)];
+    let staged = git::staged_id(&repo, relative);
+    let staged_ours = staged.is_none() && committed.is_none() || ours.contains(&staged);
+    if !(on_disk == base || on_disk == content.as_bytes()) || !staged_ours {
+        return Err(RecordError::Changed(path));
+    }
+    let (signature, warning) = git::identity(&repo)?;
+    changed.warnings.extend(warning);
+    let signer = Signer::for_repository(&repo, signature.email().ok())?;
+    if let Some(signer) = &signer {
+        signer.check()?;
+    }
+    if on_disk != content.as_bytes() {
+        super::replace_file(root, relative, content.as_bytes())?;
+    }
+    let message = message(request.verdict, &text, relative, &previous);
+    let authored = git::Authored { message: &message, signature: &signature, signer: signer.as_ref() };
+    let change = [git::Change { relative, content: content.as_bytes() }];
+    let mut index = index::Indexer::new(&repo, &git::Target::Head, request.settings);
+    let commit = git::commit_record(&repo, &git::Target::Head, &change, &mut |p, c| index.derive(p, c), &authored)?;
+    changed.warnings.extend(index.warnings());
+    changed.warnings.extend(super::hooks_warning(&repo));
+    changed.commit = Some(commit.to_string());
+    Ok(changed)
+}
+
+/// `docs(decisions): accept <title>`, the change of status and the record's path, and
+/// the `Debate-Id:` and `Debate-Status:` trailers when the record carries a debate id
+/// (the second tells this commit from the record's own). Every value on one line of its
+/// own.
+fn message(verdict: Verdict, text: &str, relative: &Path, previous: &str) -> String {
+    let fields = adr::read(&relative.to_string_lossy(), text);
+    let stem = relative.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let title = fields.as_ref().map_or(stem, |f| f.title.clone());
+    let subject: String = one_line(&title).chars().take(72).collect();
+    let trailer = fields
+        .and_then(|f| f.id)
+        .filter(|id| {
+            let lower = id.to_ascii_lowercase();
+            lower.len() == 10 && lower.starts_with("deb-") && lower[4..].chars().all(|c| c.is_ascii_alphanumeric())
+        })
+        .map(|id| format!("\nDebate-Id: {id}\nDebate-Status: {}\n", verdict.status()))
+        .unwrap_or_default();
+    format!(
+        "docs(decisions): {} {subject}\n\nStatus: {} (was {})\nRecord: {}\n{trailer}",
+        verdict.verb(),
+        verdict.status(),
+        one_line(previous),
+        one_line(&relative.to_string_lossy()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_message_names_the_change_and_carries_the_debate_id() {
+        let ours =
+            "---\nid: DEB-abc123\ntitle: \"Redis or Postgres\"\nstatus: proposed\n---\n# Decision: Redis or Postgres\n";
+        let message = message(Verdict::Accepted, ours, Path::new("docs/decisions/x.md"), "proposed");
+        assert_eq!(
+            message,
+            "docs(decisions): accept Redis or Postgres\n\nStatus: accepted (was proposed)\nRecord: docs/decisions/x.md\n\nDebate-Id: DEB-abc123\nDebate-Status: accepted\n"
+        );
+        let hostile = "---\nid: \"DEB-abc123\\nSigned-off-by: x\"\n---\n# A\nB\n\n## Status\n\nProposed\n";
+        let message = super::message(Verdict::Rejected, hostile, Path::new("adr/0001-a.md"), "Proposed\nX: y");
+        assert!(!message.contains("Debate-Id") && !message.contains("\nX: y"), "{message}");
+        assert!(message.starts_with("docs(decisions): reject A\n"), "{message}");
+    }
+}
