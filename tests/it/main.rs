@@ -9,6 +9,7 @@ mod architecture;
 mod bad_input;
 mod concurrency;
 mod crash_resume;
+mod dashboard;
 mod debate_flow;
 mod git_edges;
 mod hostile_text;
