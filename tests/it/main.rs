@@ -7,6 +7,7 @@ mod common;
 mod architecture;
 
 mod bad_input;
+mod browser;
 mod concurrency;
 mod crash_resume;
 mod dashboard;
