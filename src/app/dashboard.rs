@@ -8,7 +8,7 @@ use std::sync::Arc;
 use clap::Parser;
 use futures::future::LocalBoxFuture;
 
-use super::{issue_draft, project_root, resume, start};
+use super::{issue_draft, project_root, resume, start, stop_signal};
 use crate::cli::{Cli, ServeArgs};
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Events};
@@ -26,7 +26,15 @@ pub async fn serve(args: &ServeArgs) -> Result<()> {
     // the repositories the database knows.
     let here = project_root().ok().map(|root| root.to_string_lossy().into_owned());
     let options = serve::Options { bind: args.bind, port: args.port, db: db.clone(), here };
-    serve::run(options, launcher(db, args.config.clone(), args.offline), args.open).await
+    // The signals that pause a terminal's debate stop the server; each debate it drives
+    // hears them too and pauses.
+    let stop = async {
+        if stop_signal().await.is_err() {
+            // Nothing to listen to: the server runs until it is killed.
+            std::future::pending::<()>().await;
+        }
+    };
+    serve::run(options, launcher(db, args.config.clone(), args.offline), args.open, stop).await
 }
 
 /// The commands behind a dashboard: debates start and resume as `debate` does, in the

@@ -440,8 +440,8 @@ async fn state_message(app: &Arc<App>, id: &str) -> Result<Message, ApiError> {
     let (id, app) = (id.to_string(), app.clone());
     with_store(&app.clone(), move |store| {
         let store = existing(store, &id)?;
-        let live = app.pages.live(&app, &store, &id, situation)?;
-        Ok(Message::new("state", &live))
+        let state = store.load(&id)?;
+        Ok(Message::new("state", &app.pages.live(&app, &store, &state, situation)?))
     })
     .await
 }
@@ -509,4 +509,62 @@ pub async fn events(
             let _ = stopping.wait_for(|stopped| *stopped).await;
         });
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fixture;
+
+    fn driving(hub: &Arc<Hub>, id: &str) -> (WebEvents, oneshot::Receiver<Result<String, ApiError>>) {
+        let (reply, answer) = oneshot::channel();
+        let mut events =
+            WebEvents { hub: hub.clone(), id: None, label: String::new(), decided: None, reply: Some(reply) };
+        events.driving(id);
+        (events, answer)
+    }
+
+    #[tokio::test]
+    async fn streamed_text_reaches_every_stream_and_a_closed_one_costs_nothing() {
+        let hub = Arc::new(Hub::default());
+        let (mut events, answer) = driving(&hub, "DEB-abc123");
+        assert_eq!(answer.await.unwrap().unwrap(), "DEB-abc123", "the id goes back once it runs");
+        let (mut first, _) = hub.subscribe("DEB-abc123");
+        let (second, _) = hub.subscribe("DEB-abc123");
+        drop(second);
+        assert!(events.live());
+        events.delta(1, "<b>Redis</b> is");
+        let message = first.recv().await.unwrap();
+        assert_eq!((message.name, message.data.as_str()), ("delta", r#"{"seat":1,"text":"<b>Redis</b> is"}"#));
+        drop(first);
+        events.delta(1, " faster");
+        assert!(!hub.keep_watching("DEB-abc123"), "no stream left: the watcher stops");
+        events.finish(Ok(fixture::state()));
+        assert!(hub.channels().is_empty(), "nothing is kept for a debate nobody watches or drives");
+    }
+
+    #[tokio::test]
+    async fn a_checkpoint_waits_for_the_answer_given_over_http() {
+        let hub = Arc::new(Hub::default());
+        let (mut events, _) = driving(&hub, "DEB-abc123");
+        let state = fixture::state();
+        let asked = events.checkpoint(&state, 1, Duration::from_secs(60)).unwrap();
+        assert!(hub.situation("DEB-abc123").waiting);
+        assert!(!hub.decide("DEB-other1", Decision::End), "only the debate that waits");
+        assert!(hub.decide("DEB-abc123", Decision::Guide("Weigh cost".into())));
+        assert_eq!(asked.await, Decision::Guide("Weigh cost".into()));
+        assert!(!hub.situation("DEB-abc123").waiting);
+        assert!(!hub.decide("DEB-abc123", Decision::End), "answered once");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unanswered_checkpoint_times_out_and_a_given_answer_is_used_at_once() {
+        let hub = Arc::new(Hub::default());
+        let (mut events, _) = driving(&hub, "DEB-abc123");
+        let state = fixture::state();
+        let asked = events.checkpoint(&state, 1, Duration::from_secs(1800)).unwrap();
+        assert_eq!(asked.await, Decision::TimedOut);
+        events.decided = Some(Decision::End);
+        assert_eq!(events.checkpoint(&state, 1, Duration::from_secs(1800)).unwrap().await, Decision::End);
+    }
 }

@@ -10,6 +10,7 @@ mod markdown;
 mod pages;
 mod security;
 
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use futures::future::LocalBoxFuture;
 use serde::Deserialize;
 use tokio::sync::{mpsc, watch};
 
-use crate::error::{Error, Result, Signal};
+use crate::error::{Error, Result};
 use crate::model::{DebateState, Events};
 use crate::terminal;
 use crate::view::IssueDraft;
@@ -154,15 +155,21 @@ pub fn build(options: &Options, launch: Arc<dyn Launch>, stopping: watch::Receiv
     Ok(Dashboard { router, driver, token })
 }
 
-/// Serve until Ctrl-C, SIGTERM or SIGHUP; the debates this server drives are paused
-/// (each hears the signal as a terminal run does) before it returns.
-pub async fn run(mut options: Options, launch: Arc<dyn Launch>, open: bool) -> Result<()> {
+/// Serve until `stop` resolves (the commands pass Ctrl-C, SIGTERM or SIGHUP); the
+/// debates this server drives hear the same signal and pause, as a terminal's do,
+/// before it returns.
+pub async fn run(
+    mut options: Options,
+    launch: Arc<dyn Launch>,
+    open: bool,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(SocketAddr::new(options.bind, options.port))
         .await
         .map_err(|err| Error::input(format!("cannot listen on {}:{}: {err}", options.bind, options.port)))?;
     let port = listener.local_addr().map_err(|err| Error::config(format!("cannot read the bound port: {err}")))?.port();
     options.port = port;
-    let (stop, stopping) = watch::channel(false);
+    let (stopped, stopping) = watch::channel(false);
     let Dashboard { router, driver, token } = build(&options, launch, stopping)?;
     let url = match options.bind {
         IpAddr::V6(ip) => format!("http://[{ip}]:{port}/"),
@@ -181,13 +188,9 @@ pub async fn run(mut options: Options, launch: Arc<dyn Launch>, open: bool) -> R
     local
         .run_until(async move {
             let driving = tokio::task::spawn_local(driver);
-            let stopped = async move {
-                let signal = stop_signal().await;
-                let _ = stop.send(true);
-                signal
-            };
             let served = axum::serve(listener, router).with_graceful_shutdown(async move {
-                let _ = stopped.await;
+                stop.await;
+                let _ = stopped.send(true);
             });
             let result = served.await.map_err(|err| Error::config(format!("the dashboard stopped: {err}")));
             // Every debate this server drove heard the signal too and is pausing.
@@ -195,17 +198,6 @@ pub async fn run(mut options: Options, launch: Arc<dyn Launch>, open: bool) -> R
             result
         })
         .await
-}
-
-/// The first of Ctrl-C, SIGTERM and SIGHUP.
-async fn stop_signal() -> std::io::Result<Signal> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (mut terminate, mut hang_up) = (signal(SignalKind::terminate())?, signal(SignalKind::hangup())?);
-    Ok(tokio::select! {
-        _ = tokio::signal::ctrl_c() => Signal::Interrupt,
-        _ = terminate.recv() => Signal::Terminate,
-        _ = hang_up.recv() => Signal::HangUp,
-    })
 }
 
 /// `--open`: the desktop's browser, if there is one; the link is printed either way.

@@ -84,20 +84,19 @@ impl Pages {
             .map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("cannot render {name}: {err}")))
     }
 
-    /// The live part of debate `id` (any unique prefix) as it stands in the database.
-    pub fn live(&self, app: &App, store: &Store, id: &str, situation: Situation) -> Result<Live, ApiError> {
-        let state = store.load(&store.resolve_id(id)?)?;
+    /// The live part of a debate's page, as it stands in the database.
+    pub fn live(&self, app: &App, store: &Store, state: &DebateState, situation: Situation) -> Result<Live, ApiError> {
         let driver = live::driver(situation, store.driver(&state.id)?);
-        let mut detail = Detail::of(&state);
+        let mut detail = Detail::of(state);
         detail.summary.issue_draft = app.launch.issue_draft(&state.repo_root, &state.id, &state.title);
-        let actions = actions(&state, &driver, situation);
-        let said = describe(&driver, &state, !actions.is_empty());
+        let actions = actions(state, &driver, situation);
+        let said = describe(&driver, state, !actions.is_empty());
         let html = self.render(
             "live.html",
             minijinja::context! {
                 d => detail,
                 driver => said,
-                record => record(&state),
+                record => record(state),
                 live => state.status != Status::Complete,
             },
         )?;
@@ -182,19 +181,13 @@ pub async fn index(State(app): State<Arc<App>>, query: Result<Query<Filter>, Que
 
 /// `GET /debates/{id}`: a debate, live until it completes.
 pub async fn debate(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Html<String>, ApiError> {
-    let situation = app.hub.situation(&id);
     let state_app = app.clone();
     let (detail, live) = with_store(&app, move |store| {
         let store = existing(store, &id)?;
-        let full = store.resolve_id(&id)?;
-        // What the page shows beside the live part; the situation is the resolved id's.
-        let situation = match full == id {
-            true => situation,
-            false => state_app.hub.situation(&full),
-        };
-        let live = state_app.pages.live(&state_app, &store, &full, situation)?;
-        let detail = Detail::of(&store.load(&full)?);
-        Ok((detail, live))
+        let state = store.load(&store.resolve_id(&id)?)?;
+        let situation = state_app.hub.situation(&state.id);
+        let live = state_app.pages.live(&state_app, &store, &state, situation)?;
+        Ok((Detail::of(&state), live))
     })
     .await?;
     let html = app.pages.render("debate.html", minijinja::context! { d => detail, live, csrf => app.guard.csrf() })?;
