@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use std::sync::{Arc, Mutex};
 
-use common::llm::{completion_body, prompt_of, reply};
+use common::llm::{completion_body, prompt_of, reply, streamed_body};
 use common::{QUESTION, Sandbox, git};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -35,6 +35,12 @@ async fn run() {
     let mock = Server::start(latency).await;
     println!("# debate benchmarks\n");
     println!("Mock model latency: {} ms per call. Machine: {}.\n", latency.as_millis(), machine());
+    // `cargo bench --bench debate -- dashboard`: that case alone.
+    if std::env::args().any(|arg| arg == "dashboard") {
+        let slowdown = dashboard_load(&mock).await;
+        println!("Slowdown under load: {slowdown:.3}");
+        return;
+    }
 
     let rss_kib = peak_rss(&mock).await;
     let (worst, prompts) = overhead(&mock, latency).await;
@@ -43,6 +49,7 @@ async fn run() {
     let gathered = gather_time();
     let cacheable = prefix_cache_share(&mock).await;
     let selection = selection_hit_rate();
+    let slowdown = dashboard_load(&mock).await;
 
     println!("## Targets (SPEC §9)\n");
     println!("| target | measured | met |\n|---|---|---|");
@@ -76,16 +83,18 @@ async fn run() {
         format!("{:.1}%", selection * 100.0),
         selection >= 0.90,
     );
+    row(
+        "a debate driven by `debate serve` with 50 event streams and 10 page loads at a time ≤ 1.05 × without",
+        format!("{slowdown:.3}"),
+        slowdown <= 1.05,
+    );
 }
 
 /// The selection evaluation set (`tests/data/selection_eval.yaml`) through the keyword
 /// analysis and panel: the share of the perspectives a reviewer expects that are seated.
 fn selection_hit_rate() -> f64 {
     let score = common::eval::evaluate();
-    println!(
-        "## Selection evaluation set
-"
-    );
+    println!("## Selection evaluation set\n");
     println!(
         "{} questions (binary, multi-option, yes/no, security, cost, process, data, operations, UX, compliance, vague, non-English), \
          keyword analysis and panel only, no model:\n",
@@ -106,6 +115,127 @@ fn selection_hit_rate() -> f64 {
     }
     println!();
     score.hit_rate()
+}
+
+/// Runs of each dashboard condition; the median is reported.
+const DASHBOARD_RUNS: usize = 3;
+
+/// A 3-perspective, 3-round debate started through `debate serve`'s API, timed from
+/// the request to its completion: alone, then with 50 open event streams and 10
+/// clients loading its page and the list without pause. Returns loaded ÷ quiet.
+async fn dashboard_load(mock: &Server) -> f64 {
+    let (sandbox, config) = sandbox(mock, "parallel");
+    let mut serve = sandbox.std_cmd();
+    serve
+        .arg("serve")
+        .args(["--port", "0", "--config"])
+        .arg(&config)
+        .env("DEBATE_TEST_KEY", "bench-key")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut server = serve.spawn().expect("debate serve runs");
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut line).unwrap();
+    let url = line.trim().strip_prefix("Listening on ").expect("the address").to_string();
+    let client = reqwest::Client::new();
+    let listed = client.get(format!("{url}api/debates")).send().await.expect("the dashboard answers");
+    let csrf = listed.headers()["x-csrf-token"].to_str().unwrap().to_string();
+    let repository = sandbox.repo.canonicalize().unwrap().to_string_lossy().into_owned();
+
+    let (mut quiet, mut loaded) = (Vec::new(), Vec::new());
+    let (mut streamed, mut pages) = (0u64, 0u64);
+    for _ in 0..DASHBOARD_RUNS {
+        for load in [false, true] {
+            let started = Instant::now();
+            let body = json!({"question": QUESTION, "repository": repository, "perspectives": 3, "max_rounds": 3, "checkpoints": false});
+            let created = client
+                .post(format!("{url}api/debates"))
+                .header("x-csrf-token", &csrf)
+                .json(&body)
+                .send()
+                .await
+                .expect("started");
+            assert_eq!(created.status(), 201, "{}", created.text().await.unwrap_or_default());
+            let id = created.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+            let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let mut tasks = Vec::new();
+            if load {
+                for _ in 0..50 {
+                    let (client, events, done) =
+                        (client.clone(), format!("{url}api/debates/{id}/events"), done.clone());
+                    tasks.push(tokio::spawn(async move {
+                        use futures::StreamExt;
+                        let mut bytes = 0u64;
+                        let Ok(response) = client.get(events).send().await else { return (bytes, 0) };
+                        let mut stream = response.bytes_stream();
+                        while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                            match tokio::time::timeout(Duration::from_millis(100), stream.next()).await {
+                                Ok(Some(Ok(chunk))) => bytes += chunk.len() as u64,
+                                Ok(_) => break,
+                                Err(_) => {}
+                            }
+                        }
+                        (bytes, 0)
+                    }));
+                }
+                for client_number in 0..10 {
+                    let (client, done) = (client.clone(), done.clone());
+                    let pages = [format!("{url}debates/{id}"), url.clone()];
+                    tasks.push(tokio::spawn(async move {
+                        let mut loads = 0u64;
+                        while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                            let page = &pages[(loads as usize + client_number) % 2];
+                            if let Ok(response) = client.get(page).send().await {
+                                let _ = response.bytes().await;
+                                loads += 1;
+                            }
+                        }
+                        (0, loads)
+                    }));
+                }
+            }
+            loop {
+                let detail: Value =
+                    client.get(format!("{url}api/debates/{id}")).send().await.unwrap().json().await.unwrap();
+                match detail["status"].as_str() {
+                    Some("complete") => break,
+                    Some("paused" | "failed") => panic!("the debate stopped: {detail}"),
+                    _ => {}
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let wall = started.elapsed();
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+            for task in tasks {
+                let (bytes, loads) = task.await.unwrap();
+                streamed += bytes;
+                pages += loads;
+            }
+            if load { loaded.push(wall) } else { quiet.push(wall) }
+        }
+    }
+    let _ = Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
+    let _ = server.wait();
+    quiet.sort();
+    loaded.sort();
+    let (quiet, loaded) = (quiet[DASHBOARD_RUNS / 2], loaded[DASHBOARD_RUNS / 2]);
+    let slowdown = loaded.as_secs_f64() / quiet.as_secs_f64();
+    println!("## A debate driven by the dashboard, under load\n");
+    println!(
+        "A 3-perspective, 3-round debate started with `POST /api/debates` on `debate serve`, \
+         from the request until it is complete; median of {DASHBOARD_RUNS} runs each.\n"
+    );
+    println!("| condition | wall time |\n|---|---|");
+    println!("| alone | {:.2} s |", quiet.as_secs_f64());
+    println!("| 50 event streams + 10 clients loading pages without pause | {:.2} s |", loaded.as_secs_f64());
+    println!(
+        "\nUnder load: {} pages served and {:.1} MB streamed over the {} loaded runs; slowdown {slowdown:.3}.\n",
+        pages,
+        streamed as f64 / 1e6,
+        DASHBOARD_RUNS
+    );
+    slowdown
 }
 
 /// Commits in the gathering benchmark's history: as many as gathering reads.
@@ -542,9 +672,13 @@ impl Server {
                     while let Some(body) = read_request(&mut read).await {
                         seen.lock().unwrap().push(json!({"body": body}));
                         tokio::time::sleep(latency).await;
-                        let payload = completion_body(&reply(&body)).to_string();
+                        // Streamed when asked (the dashboard streams debaters' text).
+                        let (kind, payload) = match body["stream"] == true {
+                            true => ("text/event-stream", streamed_body("mock-model", &reply(&body), "stop")),
+                            false => ("application/json", completion_body(&reply(&body)).to_string()),
+                        };
                         let response = format!(
-                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{payload}",
+                            "HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {}\r\n\r\n{payload}",
                             payload.len()
                         );
                         if write.write_all(response.as_bytes()).await.is_err() {

@@ -178,6 +178,36 @@ pub enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// Serve the dashboard: every debate in the database in a browser, live, with the
+    /// checkpoints' buttons and a form to start new debates
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; any but a loopback address needs the printed token
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+
+    /// Port to listen on (0 picks a free one)
+    #[arg(long, value_name = "N", default_value_t = 8023)]
+    pub port: u16,
+
+    /// Open the dashboard in the default browser
+    #[arg(long)]
+    pub open: bool,
+
+    /// State database [default: $DEBATE_HOME/debates.sqlite3 or the user data directory]
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Settings file for the debates started from the dashboard
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Debates started from the dashboard use the built-in offline debater
+    #[arg(long)]
+    pub offline: bool,
 }
 
 /// What `accept`, `reject` and `deprecate` take.

@@ -1,6 +1,7 @@
 //! The commands: start a debate, resume one, list, show. Each checks every input
 //! before it writes anything.
 
+pub mod dashboard;
 mod lifecycle;
 mod project;
 
@@ -69,6 +70,9 @@ async fn command(cli: &Cli) -> Result<()> {
         let terminal = Terminal::new(if args.quiet { Verbosity::Quiet } else { verbosity });
         return lifecycle::run(args, verdict, &terminal);
     }
+    if let Some(Command::Serve(options)) = &cli.command {
+        return dashboard::serve(options).await;
+    }
     let db_path = match &cli.db {
         Some(path) => path.clone(),
         None => store::default_path()?,
@@ -88,7 +92,8 @@ async fn command(cli: &Cli) -> Result<()> {
         return Ok(());
     }
     if let Some(id) = &cli.resume {
-        return resume(cli, &db_path, id, &mut terminal).await;
+        let state = resume(cli, &db_path, id, &mut terminal, None).await?;
+        return report(cli, &state);
     }
     if let Some(id) = cli.abandon.as_ref().or(cli.delete.as_ref()) {
         return give_up(&db_path, id, cli.delete.is_some(), &terminal);
@@ -96,7 +101,8 @@ async fn command(cli: &Cli) -> Result<()> {
     if cli.context_preview {
         return preview(cli, &terminal);
     }
-    start(cli, &db_path, &mut terminal).await
+    let state = start(cli, &db_path, &project_root()?, &mut terminal, None).await?;
+    report(cli, &state)
 }
 
 /// `debate trust`: trust a repository settings file as it is now, or stop trusting it.
@@ -201,9 +207,18 @@ fn flag_overrides(cli: &Cli) -> FlagOverrides {
     }
 }
 
-async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()> {
+/// A new debate in the repository at `root`, run until it completes or pauses. The
+/// engine's events go to `events` when another front end (the dashboard) takes them,
+/// else to the terminal.
+async fn start(
+    cli: &Cli,
+    db_path: &Path,
+    root: &Path,
+    terminal: &mut Terminal,
+    mut events: Option<&mut dyn Events>,
+) -> Result<DebateState> {
     let question = read_question(cli)?;
-    let root = project_root()?;
+    let root = root.to_path_buf();
     let loaded = settings::load(&root, cli.config.as_deref(), &flag_overrides(cli))?;
     let catalog = Catalog::build(&loaded.overlays)?;
     let roles = providers::choose_roles(&loaded.settings, cli.offline)?;
@@ -233,7 +248,7 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
         true => {
             let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
             tokio::select! {
-                clarified = clarify(terminal, &question, patience) => clarified?,
+                clarified = clarify(hearer(terminal, events.as_deref_mut()), &question, patience) => clarified?,
                 // Nothing is stored yet: a signal ends the command, the terminal restored.
                 signal = stop_signal() => return Err(Error::Stopped { signal: signal? }),
             }
@@ -296,10 +311,18 @@ async fn start(cli: &Cli, db_path: &Path, terminal: &mut Terminal) -> Result<()>
     let lease = store.acquire(&id)?;
     terminal.say(&format!("Debate {id}: {title}"));
     announce_providers(&providers, terminal);
-    drive(cli, db_path, &store, lease, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
+    let run = Run { providers, catalog: &catalog, templates: &templates };
+    drive(db_path, &store, lease, run, hearer(terminal, events)).await
 }
 
-async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) -> Result<()> {
+/// Continue a debate, as `start` runs a new one.
+async fn resume(
+    cli: &Cli,
+    db_path: &Path,
+    id: &str,
+    terminal: &mut Terminal,
+    events: Option<&mut dyn Events>,
+) -> Result<DebateState> {
     let (store, state) = match load_existing(db_path, id) {
         Err(unknown) if cli.guide.is_some() => return Err(review_elsewhere(cli, id).unwrap_or(unknown)),
         loaded => loaded?,
@@ -354,7 +377,16 @@ async fn resume(cli: &Cli, db_path: &Path, id: &str, terminal: &mut Terminal) ->
     }
     terminal.resume_summary(&state);
     announce_providers(&providers, terminal);
-    drive(cli, db_path, &store, lease, Run { providers, catalog: &catalog, templates: &templates }, terminal).await
+    let run = Run { providers, catalog: &catalog, templates: &templates };
+    drive(db_path, &store, lease, run, hearer(terminal, events)).await
+}
+
+/// Who hears the engine: the front end that takes its events, else the terminal.
+fn hearer<'a, 'b: 'a>(terminal: &'a mut Terminal, events: Option<&'a mut (dyn Events + 'b)>) -> &'a mut dyn Events {
+    match events {
+        Some(events) => events,
+        None => terminal,
+    }
 }
 
 /// A provider no model stands behind is always named.
@@ -512,7 +544,7 @@ fn reopen(
 
 /// `--resume` of a complete debate: its record as it is. `--issue` writes the issue
 /// draft it lacks; a flag that would change the debate or its record is refused.
-fn resume_complete(cli: &Cli, store: &Store, state: &DebateState, terminal: &mut Terminal) -> Result<()> {
+fn resume_complete(cli: &Cli, store: &Store, state: &DebateState, terminal: &mut Terminal) -> Result<DebateState> {
     let changes = [
         (cli.max_rounds.is_some(), "--max-rounds"),
         (cli.no_checkpoints, "--no-checkpoints"),
@@ -546,7 +578,7 @@ fn resume_complete(cli: &Cli, store: &Store, state: &DebateState, terminal: &mut
         let draft = record::issue::write(state, &templates, &published)?;
         terminal.say(&format!("Issue draft written to {}. File it with:\n  {}", draft.path.display(), draft.command));
     }
-    report(cli, state)
+    Ok(state.clone())
 }
 
 /// Where a paused debate's repository is now: where it was; or, when that path is
@@ -586,14 +618,14 @@ struct Run<'a> {
 /// says it is alive from a second connection, and gives the lease up however it stops.
 /// Ctrl-C, SIGTERM and SIGHUP all pause the debate.
 async fn drive(
-    cli: &Cli,
     db_path: &Path,
     store: &Store,
     lease: Lease<'_>,
     run: Run<'_>,
-    terminal: &mut Terminal,
-) -> Result<()> {
+    events: &mut dyn Events,
+) -> Result<DebateState> {
     let id = lease.id().to_string();
+    events.driving(&id);
     let heartbeat = {
         let (db_path, id, owner) = (db_path.to_path_buf(), id.clone(), lease.owner().clone());
         tokio::spawn(async move {
@@ -605,7 +637,7 @@ async fn drive(
         })
     };
     let Run { providers, catalog, templates } = run;
-    let mut engine = Engine { store, providers, catalog, templates, events: terminal };
+    let mut engine = Engine { store, providers, catalog, templates, events };
     let result = tokio::select! {
         result = engine.run(&id) => result,
         signal = stop_signal() => match signal {
@@ -615,7 +647,7 @@ async fn drive(
     };
     heartbeat.abort();
     drop(lease);
-    report(cli, &result?)
+    result
 }
 
 /// The first of Ctrl-C, SIGTERM and SIGHUP to arrive.

@@ -78,6 +78,8 @@ pub trait Events {
     fn wants_issue_draft(&mut self, _patience: Duration) -> Option<Pending<bool>> {
         None
     }
+    /// This process now drives debate `id` (it holds its lease) and runs its steps.
+    fn driving(&mut self, _id: &str) {}
     /// The moderator is at work (analysing, evaluating, synthesising).
     fn moderating(&mut self, _what: &str) {}
     fn panel(&mut self, _state: &DebateState) {}

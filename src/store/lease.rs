@@ -154,6 +154,13 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Who drives `id` now, if anyone, and how many seconds ago it was last seen.
+    pub fn driver(&self, id: &str) -> Result<Option<(Owner, i64)>> {
+        Ok(holder(&self.conn, id)?.map(|(owner, heartbeat)| (owner, now() - heartbeat)))
+    }
+}
+
 /// Who holds the lease on `id`, and when it was last seen.
 fn holder(conn: &rusqlite::Connection, id: &str) -> Result<Option<(Owner, i64)>> {
     Ok(conn

@@ -71,6 +71,13 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Every repository a debate was started in, by path.
+    pub fn repositories(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare("SELECT DISTINCT repo_root FROM debates ORDER BY repo_root")?;
+        let roots = stmt.query_map([], |row| row.get(0))?;
+        Ok(roots.collect::<Result<_, _>>()?)
+    }
+
     pub fn load(&self, id: &str) -> Result<DebateState> {
         let head = self
             .conn

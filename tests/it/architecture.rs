@@ -22,6 +22,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("terminal", &["model", "settings", "text", "view"]),
     ("error", &["catalog", "moderator", "providers", "record", "settings", "store", "terminal"]),
     ("engine", &["model", "catalog", "settings", "text", "moderator", "providers", "store", "record", "error"]),
+    // The dashboard: a front end over the engine's state and the stored debates; the
+    // commands that run debates are handed to it by `app`.
+    ("serve", &["model", "text", "view", "store", "engine", "error", "terminal"]),
     (
         "app",
         &[
@@ -40,6 +43,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "terminal",
             "error",
             "engine",
+            "serve",
         ],
     ),
 ];

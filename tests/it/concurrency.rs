@@ -6,10 +6,6 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 fn identity(dir: &std::path::Path) {
     git(dir, &["config", "user.name", "Test"]);
     git(dir, &["config", "user.email", "test@example.com"]);

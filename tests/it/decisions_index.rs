@@ -2,23 +2,11 @@
 //! record commit, listing every record there in any format, the same bytes for the
 //! same records, and never over an index somebody wrote by hand.
 
-use std::path::Path;
-
 use crate::common::*;
 
 const MADR: &str = "---\nstatus: accepted\ndate: 2025-03-01\n---\n# Use Postgres as the only datastore\n\n## Context and Problem Statement\n\nWe need one store.\n\n## Decision Outcome\n\nChosen option: \"Postgres\", because it is the one we run.\n";
 const NYGARD: &str = "# 2. Record architecture decisions\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n\n## Decision\n\nWe will use ADRs.\n";
 const INDEX: &str = "docs/decisions/README.md";
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn write(repo: &Path, relative: &str, content: &str) {
-    let path = repo.join(relative);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
 
 /// A repository whose docs/decisions holds a MADR and a Nygard record, committed in the
 /// order given.

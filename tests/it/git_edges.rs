@@ -8,10 +8,6 @@ use std::process::{Command, Output};
 
 use crate::common::*;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 /// A repository with an identity and one commit.
 fn repository() -> Sandbox {
     let sandbox = Sandbox::new();

@@ -16,16 +16,6 @@ const MADR_PATH: &str = "docs/decisions/0001-use-postgres.md";
 const NYGARD: &str = "# 2. Record architecture decisions\n\nDate: 2024-01-01\n\n## Status\n\nProposed\n\n## Context\n\nWe need to record decisions.\n\n## Decision\n\nWe will use ADRs.\n";
 const NYGARD_PATH: &str = "doc/adr/0002-record-architecture-decisions.md";
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn write(repo: &Path, relative: &str, content: &str) {
-    let path = repo.join(relative);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
-
 fn status(repo: &Path) -> String {
     git(repo, &["status", "--porcelain", "--untracked-files=all"])
 }

@@ -7,8 +7,10 @@ mod common;
 mod architecture;
 
 mod bad_input;
+mod browser;
 mod concurrency;
 mod crash_resume;
+mod dashboard;
 mod debate_flow;
 mod decisions_index;
 mod git_edges;

@@ -18,10 +18,6 @@ async fn run(sandbox: &Sandbox, config: &std::path::Path, args: &[&str]) -> Outp
     tokio::task::spawn_blocking(move || cmd.output().expect("debate runs")).await.unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 fn identity(sandbox: &Sandbox) {
     git(&sandbox.repo, &["config", "user.name", "Test"]);
     git(&sandbox.repo, &["config", "user.email", "test@example.com"]);

@@ -30,10 +30,6 @@ fn run(sandbox: &Sandbox, config: &std::path::Path, args: &[&str]) -> std::proce
     sandbox.cmd().arg("--config").arg(config).args(args).output().unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 #[test]
 fn every_argument_of_every_round_is_in_the_record_verbatim() {
     let sandbox = Sandbox::new();

@@ -3,8 +3,6 @@
 //! says when it goes against one, and can supersede one in the same commit; the
 //! context budget says what it cut; nothing secret leaves the machine.
 
-use std::path::Path;
-
 use serde_json::Value;
 
 use crate::common::*;
@@ -26,16 +24,6 @@ const EARLIER_PATH: &str = "docs/decisions/0001-use-postgres.md";
 
 /// A synthesis that recommends against the earlier decision, and says so.
 const AGAINST: &str = r#"{"perspectives": [], "agreement": ["measure first"], "tensions": ["latency against operations"], "recommendation": "Add Redis as a cache in front of Postgres.", "confidence": "Medium", "caveats": [], "dissent": null, "contradicts": ["docs/decisions/0001-use-postgres.md"]}"#;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn write(repo: &Path, relative: &str, content: &str) {
-    let path = repo.join(relative);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
 
 /// The repository of the issue: sqlx with Postgres, a compose Postgres service, and an
 /// accepted decision to use Postgres for everything; all committed.

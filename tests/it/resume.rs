@@ -19,10 +19,6 @@ fn a_debate_resumes_without_the_settings_file_it_started_with() {
     assert!(snapshot.contains("\"script\"") && !snapshot.contains("api_key\""), "{snapshot}");
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 /// A 2-round scripted debate paused in round 2 by a failing debater.
 fn paused_in_round_two(sandbox: &Sandbox, rounds: u32) -> (String, std::path::PathBuf) {
     let answers = varied_answers(&PANEL, rounds, CONTINUE);

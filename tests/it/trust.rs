@@ -10,10 +10,6 @@ use crate::common::*;
 
 const KEY: &str = "sk-users-own-key-5f3a9c7b1d";
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 fn repository_settings(sandbox: &Sandbox, yaml: &str) {
     let dir = sandbox.repo.join(".debate");
     std::fs::create_dir_all(&dir).unwrap();

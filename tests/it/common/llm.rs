@@ -132,16 +132,22 @@ pub fn cut_off(body: &Value, text: &str) -> ResponseTemplate {
 /// An answer that ended for `finish` (`stop`, `length`), streamed if asked for.
 fn finished(model: &str, body: &Value, text: &str, finish: &str) -> ResponseTemplate {
     if body["stream"] == true {
-        let mut sse = String::new();
-        for piece in text.split_inclusive(' ') {
-            let chunk =
-                json!({"model": model, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
-            sse.push_str(&format!("data: {chunk}\n\n"));
-        }
-        let last =
-            json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage()});
-        sse.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
+        let sse = streamed_body(model, text, finish);
         return ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(sse);
     }
     ResponseTemplate::new(200).set_body_json(completion_from(model, text, finish))
+}
+
+/// `text` as a streamed chat-completions answer (SSE), a word a chunk.
+pub fn streamed_body(model: &str, text: &str, finish: &str) -> String {
+    let mut sse = String::new();
+    for piece in text.split_inclusive(' ') {
+        let chunk =
+            json!({"model": model, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
+        sse.push_str(&format!("data: {chunk}\n\n"));
+    }
+    let last =
+        json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage()});
+    sse.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
+    sse
 }

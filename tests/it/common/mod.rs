@@ -169,6 +169,18 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A process's output as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Write `content` to `relative` under `repo`, making its directories.
+pub fn write(repo: &Path, relative: &str, content: &str) {
+    let path = repo.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
 /// `n` words that no other (seed, n) call shares: text that never repeats itself.
 pub fn fresh_words(seed: &str, n: usize) -> String {
     let mut state: u64 =
