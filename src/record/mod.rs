@@ -341,6 +341,15 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
     Ok(published)
 }
 
+/// The record as the debate's commit holds it (a `--branch` record is in no work tree).
+pub fn committed(state: &DebateState) -> Option<Vec<u8>> {
+    let root = Path::new(&state.repo_root);
+    let git::Repo::Found(repo) = git::open(root).ok()? else { return None };
+    let commit = repo.find_commit(git2::Oid::from_str(state.commit_id.as_deref()?).ok()?).ok()?;
+    let relative = Path::new(state.record_path.as_deref()?).strip_prefix(root).ok()?;
+    git::read_in(&repo, Some(&commit.tree().ok()?), relative)
+}
+
 /// Which of git's commit hooks exist but did not run, if any do.
 fn hooks_warning(repo: &git2::Repository) -> Option<String> {
     let hooks = git::hooks_not_run(repo);

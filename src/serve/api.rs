@@ -44,6 +44,11 @@ impl ApiError {
         ApiError { status, message: message.into(), hint: None }
     }
 
+    /// Its status, message and hint, for a page that shows them.
+    pub fn parts(self) -> (StatusCode, String, Option<String>) {
+        (self.status, self.message, self.hint)
+    }
+
     fn hint(mut self, hint: impl Into<String>) -> ApiError {
         self.hint = Some(hint.into());
         self

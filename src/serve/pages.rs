@@ -23,6 +23,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("list.html", include_str!("../../templates/serve/list.html")),
     ("debate.html", include_str!("../../templates/serve/debate.html")),
     ("live.html", include_str!("../../templates/serve/live.html")),
+    ("error.html", include_str!("../../templates/serve/error.html")),
 ];
 const SCRIPT: &str = include_str!("assets/app.js");
 const STYLE: &str = include_str!("assets/style.css");
@@ -134,19 +135,39 @@ fn record(state: &DebateState) -> Option<Record> {
     if state.status != Status::Complete {
         return None;
     }
-    // On `--branch` the record is only in the commit; otherwise it is the file.
-    let html = match &state.snapshot.branch {
-        Some(_) => None,
-        None => read_capped(&path).map(|text| markdown::record_to_html(markdown::without_front_matter(&text))),
-    };
+    let html = record_text(state).map(|text| markdown::record_to_html(markdown::without_front_matter(&text)));
     Some(Record { path, commit: state.commit_id.clone(), branch: state.snapshot.branch.clone(), html })
 }
 
-fn read_capped(path: &str) -> Option<String> {
+/// The record's text, at most `MAX_RECORD_BYTES`: the file, or — on `--branch`, where no
+/// work tree holds it — as its commit does.
+fn record_text(state: &DebateState) -> Option<String> {
     use std::io::Read;
     let mut text = String::new();
-    std::fs::File::open(path).ok()?.take(MAX_RECORD_BYTES).read_to_string(&mut text).ok()?;
+    match &state.snapshot.branch {
+        Some(_) => {
+            let committed = crate::record::committed(state)?;
+            text = String::from_utf8_lossy(&committed[..committed.len().min(MAX_RECORD_BYTES as usize)]).into_owned();
+        }
+        None => {
+            let path = state.record_path.as_deref()?;
+            std::fs::File::open(path).ok()?.take(MAX_RECORD_BYTES).read_to_string(&mut text).ok()?;
+        }
+    }
     Some(text)
+}
+
+/// A page's failure as a page: its status, what went wrong and what to do.
+pub fn error_page(app: &App, err: ApiError) -> Response {
+    let (status, message, hint) = err.parts();
+    let page = app.pages.render(
+        "error.html",
+        minijinja::context! { status => status.to_string(), message, hint, csrf => app.guard.csrf() },
+    );
+    match page {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(err) => err.into_response(),
+    }
 }
 
 /// `GET /`: the debates, filtered by status and repository, and the form to start one.
@@ -176,22 +197,30 @@ pub async fn index(State(app): State<Arc<App>>, query: Result<Query<Filter>, Que
             },
         )
     };
-    page.await.map(Html).into_response()
+    match page.await {
+        Ok(html) => Html(html).into_response(),
+        Err(err) => error_page(&app, err),
+    }
 }
 
 /// `GET /debates/{id}`: a debate, live until it completes.
-pub async fn debate(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Html<String>, ApiError> {
+pub async fn debate(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     let state_app = app.clone();
-    let (detail, live) = with_store(&app, move |store| {
-        let store = existing(store, &id)?;
-        let state = store.load(&store.resolve_id(&id)?)?;
-        let situation = state_app.hub.situation(&state.id);
-        let live = state_app.pages.live(&state_app, &store, &state, situation)?;
-        Ok((Detail::of(&state), live))
-    })
-    .await?;
-    let html = app.pages.render("debate.html", minijinja::context! { d => detail, live, csrf => app.guard.csrf() })?;
-    Ok(Html(html))
+    let page = async {
+        let (detail, live) = with_store(&app, move |store| {
+            let store = existing(store, &id)?;
+            let state = store.load(&store.resolve_id(&id)?)?;
+            let situation = state_app.hub.situation(&state.id);
+            let live = state_app.pages.live(&state_app, &store, &state, situation)?;
+            Ok((Detail::of(&state), live))
+        })
+        .await?;
+        app.pages.render("debate.html", minijinja::context! { d => detail, live, csrf => app.guard.csrf() })
+    };
+    match page.await {
+        Ok(html) => Html(html).into_response(),
+        Err(err) => error_page(&app, err),
+    }
 }
 
 /// `GET /debates/{id}/record`: the decision record file as it is, as text.
@@ -199,9 +228,8 @@ pub async fn record_file(State(app): State<Arc<App>>, Path(id): Path<String>) ->
     let text = with_store(&app, move |store| {
         let store = existing(store, &id)?;
         let state = store.load(&store.resolve_id(&id)?)?;
-        let missing = || ApiError::new(StatusCode::NOT_FOUND, format!("{} has no record file here", state.id));
-        let path = state.record_path.as_deref().filter(|_| state.snapshot.branch.is_none()).ok_or_else(missing)?;
-        read_capped(path).ok_or_else(missing)
+        record_text(&state)
+            .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("{} has no record yet", state.id)))
     })
     .await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())

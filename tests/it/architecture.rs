@@ -24,7 +24,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("engine", &["model", "catalog", "settings", "text", "moderator", "providers", "store", "record", "error"]),
     // The dashboard: a front end over the engine's state and the stored debates; the
     // commands that run debates are handed to it by `app`.
-    ("serve", &["model", "text", "view", "store", "engine", "error", "terminal"]),
+    ("serve", &["model", "text", "view", "store", "engine", "record", "error", "terminal"]),
     (
         "app",
         &[

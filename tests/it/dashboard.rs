@@ -413,3 +413,31 @@ async fn beyond_loopback_every_request_needs_the_token() {
     let bearer = Some(("authorization", format!("Bearer {token}")));
     assert_eq!(d.call(request("/api/debates", bearer)).await.0, StatusCode::OK);
 }
+
+/// A page that cannot be shown is a page saying why, with the way back; a record
+/// committed on its own branch (no work tree holds it) is shown from its commit, its
+/// rounds collapsed as GitHub shows them.
+#[tokio::test]
+async fn pages_fail_as_pages_and_a_branch_record_is_shown_from_its_commit() {
+    let sandbox = Sandbox::new();
+    git(&sandbox.repo, &["config", "user.name", "Test"]);
+    git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
+    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
+    sandbox.cmd().arg("--config").arg(&config).args(["-r", "1", "--branch", QUESTION]).assert().success();
+    let id = sandbox.only_id();
+    assert!(sandbox.records().is_empty(), "the record is only on its branch");
+    with_dashboard(&sandbox, &config, "127.0.0.1", async |d| {
+        let (status, headers, page) = d.get("/debates/DEB-zzzzzz").await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert!(headers["content-type"].to_str().unwrap().starts_with("text/html"), "{headers:?}");
+        assert!(page.contains("DEB-zzzzzz") && page.contains("href=\"/\""), "{page}");
+
+        let (_, _, page) = d.get(&format!("/debates/{id}")).await;
+        assert!(page.contains("Cache in Postgres now"), "the record, from its commit: {page}");
+        assert!(page.contains("<summary>Round 1 of 1 (opening and closing)</summary>"), "{page}");
+        let (status, _, record) = d.get(&format!("/debates/{id}/record")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(record.starts_with("---\nid: "), "{record}");
+    })
+    .await;
+}
