@@ -447,6 +447,15 @@ fn apply_resume_flags(cli: &Cli, state: &DebateState, snapshot: &mut Snapshot, r
         snapshot.record.issue_draft = true;
     }
     if let Some(model) = &cli.model {
+        // Seats of several providers cannot share one model name.
+        let one_provider = cli.provider.is_some() || cli.offline;
+        if !one_provider && snapshot.seat_models.iter().any(|seat| seat.provider != snapshot.debater.provider) {
+            return Err(Error::input(format!(
+                "{} seats models of several providers, so one --model cannot replace them all",
+                state.id
+            ))
+            .with_hint("add --provider NAME to go on with one provider and that model for every role"));
+        }
         snapshot.moderator.model = Some(model.clone());
         snapshot.debater.model = Some(model.clone());
         for seat in &mut snapshot.seat_models {
@@ -510,6 +519,7 @@ fn reopen(
         return Err(Error::input("--guide needs the reviewer's objection")
             .with_hint("--guide \"Reviewer: what about operating cost?\""));
     }
+    record::check_revisable(state)?;
     let done = state.rounds.len() as u32;
     let rounds = match cli.max_rounds {
         Some(max) if u32::from(max) <= done => {
@@ -517,13 +527,20 @@ fn reopen(
                 .with_hint(format!("give --max-rounds more than {done}, or leave it out for one more round")));
         }
         Some(max) => max,
-        None => u8::try_from(done + 1).unwrap_or(u8::MAX),
+        None if done < u32::from(Rounds::MAX) => (done + 1) as u8,
+        None => {
+            return Err(Error::input(format!("{} has argued {done} rounds, the most a debate may", state.id))
+                .with_hint(format!(
+                    "debate the objection anew with --supersedes {}",
+                    state.record_path.as_deref().unwrap_or("<record>")
+                )));
+        }
     };
     snapshot.debate.max_rounds = Rounds(rounds);
     let outcome =
         state.outcome.as_ref().ok_or_else(|| Error::input(format!("{} has no conclusion to review", state.id)))?;
     let revision = Revision {
-        date: chrono::Local::now().format("%Y-%m-%d").to_string(),
+        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
         rounds: done,
         chosen_option: outcome.synthesis.chosen_option.clone(),
         confidence: outcome.confidence,

@@ -101,6 +101,10 @@ pub fn resumed_status(state: &DebateState) -> Status {
 /// running, or once in a round the measures find little new in.
 pub fn ending(state: &DebateState) -> Option<EndReason> {
     let round = state.rounds.last()?;
+    // A review reopened the debate after this round: what ended it then has been heard.
+    if state.revisions.last().is_some_and(|r| round.number <= r.rounds) {
+        return None;
+    }
     let evaluation = round.evaluation.as_ref()?;
     let rules = &state.snapshot.debate;
     let settled = round.number >= u32::from(rules.min_rounds.0.min(rules.max_rounds.0));

@@ -55,11 +55,16 @@ impl Default for DebateSettings {
 #[serde(try_from = "i64", into = "u8")]
 pub struct Rounds(pub u8);
 
+impl Rounds {
+    /// The most rounds a debate may have.
+    pub const MAX: u8 = 20;
+}
+
 impl TryFrom<i64> for Rounds {
     type Error = String;
     fn try_from(value: i64) -> Result<Self, String> {
         match u8::try_from(value) {
-            Ok(n @ 1..=20) => Ok(Rounds(n)),
+            Ok(n @ 1..=Rounds::MAX) => Ok(Rounds(n)),
             _ => Err(format!("rounds must be a whole number from 1 to 20, not {value}")),
         }
     }

@@ -75,6 +75,24 @@ pub fn holds_commit(root: &Path, commit: &str) -> bool {
     Oid::from_str(commit).is_ok_and(|oid| repo.find_commit(oid).is_ok())
 }
 
+/// HEAD is `commit` or comes after it: the checked-out branch holds what it recorded.
+pub fn head_contains(repo: &Repository, commit: &str) -> bool {
+    let (Ok(Some(head)), Ok(commit)) = (head_commit(repo), Oid::from_str(commit)) else { return false };
+    head.id() == commit || repo.graph_descendant_of(head.id(), commit).unwrap_or(false)
+}
+
+/// The checked-out branch is `name`.
+pub fn is_checked_out(repo: &Repository, name: &str) -> bool {
+    repo.find_reference("HEAD").ok().and_then(|head| head.symbolic_target().ok().flatten().map(str::to_string))
+        == Some(format!("refs/heads/{name}"))
+}
+
+/// The file at `relative` on the tip of branch `name`.
+pub fn read_on_branch(repo: &Repository, name: &str, relative: &Path) -> Option<Vec<u8>> {
+    let tip = repo.find_branch(name, git2::BranchType::Local).ok()?.get().peel_to_commit().ok()?;
+    read_in(repo, Some(&tip.tree().ok()?), relative)
+}
+
 /// HEAD points at a commit rather than a branch.
 pub fn is_detached(repo: &Repository) -> bool {
     repo.head_detached().unwrap_or(false)

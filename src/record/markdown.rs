@@ -75,9 +75,14 @@ fn keeping_code(text: &str, keep: Keep) -> String {
 }
 
 /// One line, for a bullet or a sentence: whitespace folded, nothing it starts with
-/// makes it a heading, and no HTML.
+/// makes it a heading, and no HTML. Checked with a CommonMark parser: where code spans
+/// are not what they seemed (`` \` `` escapes a backtick), every `<` is escaped instead.
 pub fn line(text: &str) -> String {
-    neutralise(&one_line(text))
+    let neutral = neutralise(&one_line(text));
+    match structure_free(&neutral) {
+        true => neutral,
+        false => neutral.replace('<', "&lt;"),
+    }
 }
 
 /// One line as a link's text: brackets cannot end the text or open a link of its own,
@@ -249,6 +254,17 @@ fn find_run(text: &str, length: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_escaped_backtick_opens_no_code_span_for_html_to_hide_in() {
+        for hostile in ["a \\`</details>` b", "x \\`<img src=x onerror=alert(1)>` y", "\\``<b>`` z"] {
+            let made = line(hostile);
+            assert!(structure_free(&made), "{hostile:?} → {made:?}");
+            assert!(structure_free(&format!("- {made}")), "as a bullet: {made:?}");
+            assert!(structure_free(&format!("| {} |\n|---|\n", cell(hostile))), "as a cell");
+        }
+        assert_eq!(line("use `<b>` for bold"), "use `<b>` for bold", "real code spans stay as written");
+    }
 
     #[test]
     fn a_link_text_cannot_leave_its_link() {

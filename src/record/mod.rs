@@ -100,6 +100,10 @@ pub enum RecordError {
     Changed(PathBuf),
     #[error("{} is {status}: a superseded decision is no longer in force", path.display())]
     Superseded { path: PathBuf, status: String },
+    #[error("{} has changes that are not committed; the review's rewrite of it would lose them", .0.display())]
+    Edited(PathBuf),
+    #[error("the checked-out branch does not hold {} as commit {commit} recorded it{}", path.display(), if branch.is_empty() { String::new() } else { format!(" (on {branch})") })]
+    NotOnBranch { path: PathBuf, branch: String, commit: String },
     #[error("cannot read {}: {source}", path.display())]
     Read {
         path: PathBuf,
@@ -152,6 +156,13 @@ impl RecordError {
                 "give the record that superseded it its status instead (its link is in the status)".into()
             }
             RecordError::Read { .. } => "check the path and that the file is readable".into(),
+            RecordError::Edited(path) => {
+                format!("commit or stash the changes to {} first, then run the review again", path.display())
+            }
+            RecordError::NotOnBranch { branch, commit, .. } => match branch.is_empty() {
+                true => format!("check out the branch that holds commit {commit} (`git branch --contains {commit}`), then run the review again"),
+                false => format!("the branch {branch} is gone; check out the branch the record was merged into, then run the review again"),
+            },
             RecordError::Modified(path) => {
                 format!("commit or stash the changes to {} first, then run `debate --resume`", path.display())
             }
@@ -274,9 +285,12 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         )),
         Some(_) => None,
     };
+    // A record's branch that is checked out now (a review, say) is the checkout's: the
+    // work tree and the index follow the commit.
+    let checked_out = |name: &str| repo.as_ref().is_some_and(|repo| git::is_checked_out(repo, name));
     let target = match &branch {
-        Some(name) => git::Target::Branch(name.clone()),
-        None => git::Target::Head,
+        Some(name) if !checked_out(name) => git::Target::Branch(name.clone()),
+        _ => git::Target::Head,
     };
     let committed_to = not_committed.is_none().then_some(&target);
     // Every earlier record is marked before anything is written, so one that cannot be
@@ -305,7 +319,15 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
             };
             (read(relative)?, sidecar.as_deref().map(read).transpose()?)
         }
-        git::Target::Branch(_) => (rendered.decision.into_bytes(), rendered.sidecar.map(String::into_bytes)),
+        git::Target::Branch(name) => {
+            // A review revises the record on its branch: the status reviewers gave it stays.
+            let before = git::read_on_branch(&repo, name, relative).map(|b| String::from_utf8_lossy(&b).into_owned());
+            let decision = match before {
+                Some(before) if keeps_status(state) => status::keep(&before, &rendered.decision),
+                _ => rendered.decision,
+            };
+            (decision.into_bytes(), rendered.sidecar.map(String::into_bytes))
+        }
     };
     let mut changes = vec![git::Change { relative, content: &decision }];
     if let (Some(relative), Some(content)) = (&sidecar, &transcript) {
@@ -339,6 +361,43 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
     published.commit = Some(commit.to_string());
     published.branch = branch;
     Ok(published)
+}
+
+/// Whether a rewritten record keeps the status reviewers gave it: unless a review
+/// changed the chosen option, which nobody has accepted yet.
+fn keeps_status(state: &DebateState) -> bool {
+    let chosen = state.outcome.as_ref().and_then(|o| o.synthesis.chosen_option.as_ref());
+    state.revisions.last().is_none_or(|last| last.chosen_option.as_ref() == chosen)
+}
+
+/// Before a review spends anything: the record must be where its next commit goes, as
+/// it was committed. On its own branch, that branch must exist; otherwise the checked-out
+/// branch must hold the record's commit, and the file no edits of its own (they would be
+/// lost in the rewrite).
+pub fn check_revisable(state: &DebateState) -> Result<()> {
+    let root = Path::new(&state.repo_root);
+    let (git::Repo::Found(repo), Some(commit)) = (git::open(root)?, state.commit_id.as_deref()) else { return Ok(()) };
+    let path = PathBuf::from(state.record_path.clone().unwrap_or_default());
+    match &state.snapshot.branch {
+        Some(name) if !git::is_checked_out(&repo, name) => {
+            if repo.find_branch(name, git2::BranchType::Local).is_err() {
+                return Err(RecordError::NotOnBranch { path, branch: name.clone(), commit: commit.to_string() });
+            }
+            Ok(())
+        }
+        _ => {
+            if !git::head_contains(&repo, commit) {
+                let branch = state.snapshot.branch.clone().unwrap_or_default();
+                return Err(RecordError::NotOnBranch { path, branch, commit: commit.to_string() });
+            }
+            let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.clone()))?;
+            let on_disk = std::fs::read(&path).map_err(|source| RecordError::Read { path: path.clone(), source })?;
+            match git::read_at_head(&repo, relative) {
+                Some(committed) if committed == on_disk => Ok(()),
+                _ => Err(RecordError::Edited(path)),
+            }
+        }
+    }
 }
 
 /// The record as the debate's commit holds it (a `--branch` record is in no work tree).
@@ -429,7 +488,7 @@ pub fn write(state: &DebateState, templates: &Templates, path: &Path) -> Result<
 }
 
 fn write_rendered(state: &DebateState, path: &Path, rendered: Rendered) -> Result<()> {
-    write_ours(state, path, rendered.decision, true)?;
+    write_ours(state, path, rendered.decision, keeps_status(state))?;
     if let (Some(sidecar), Some(text)) = (sidecar_path(path), rendered.sidecar) {
         write_ours(state, &sidecar, text, false)?;
     }

@@ -476,7 +476,8 @@ fn argued_by(state: &DebateState, seat: usize) -> Vec<&str> {
 
 /// What in the record a provider of `kind` wrote, by the roles it played.
 fn written_by(state: &DebateState, kind: ProviderKind) -> Option<&'static str> {
-    match (state.snapshot.debater.kind == kind, state.snapshot.moderator.kind == kind) {
+    let argued = state.snapshot.debater_roles().iter().any(|role| role.kind == kind);
+    match (argued, state.snapshot.moderator.kind == kind) {
         (true, true) => Some("The arguments and the moderator's judgements"),
         (true, false) => Some("The arguments"),
         (false, true) => Some("The moderator's summaries and synthesis"),

@@ -241,7 +241,7 @@ pub async fn start(
 async fn submit(app: &Arc<App>, job: impl FnOnce(live::Reply) -> Job) -> Result<String, ApiError> {
     let (reply, answer) = oneshot::channel();
     app.jobs.send(job(reply)).map_err(|_| ApiError::stopping())?;
-    answer.await.map_err(|_| ApiError::stopping())?
+    answer.await.map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the job ended without an answer"))?
 }
 
 /// How to go on at a checkpoint.
@@ -261,6 +261,10 @@ pub struct Answer {
     /// With `guide`: the guidance for the next round.
     #[serde(default)]
     pub guidance: Option<String>,
+    /// The rounds argued when the answer was given: the checkpoint it answers. Without
+    /// it, the answer goes to whichever checkpoint the debate stands at.
+    #[serde(default)]
+    pub round: Option<usize>,
 }
 
 /// `POST /api/debates/{id}/checkpoint`: answer the checkpoint a debate waits at here;
@@ -291,7 +295,14 @@ pub async fn checkpoint(
         .await?
     };
     let id = state.id.clone();
-    if app.hub.decide(&id, decision.clone()) {
+    if let Some(round) = answer.round.filter(|round| *round != state.rounds.len()) {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!("the checkpoint after round {round} of {id} was answered already"),
+        )
+        .hint("look at the debate as it stands now"));
+    }
+    if app.hub.decide(&id, answer.round, decision.clone()) {
         return accepted(&app, &id).await;
     }
     let conflict = |message: String| Err(ApiError::new(StatusCode::CONFLICT, message));
@@ -309,6 +320,9 @@ pub async fn checkpoint(
                 .hint("continue resumes it where it stopped"));
         }
         _ => {}
+    }
+    if !app.hub.claim(&id) {
+        return conflict(format!("{id} is being taken up here already"));
     }
     let decision = at_checkpoint.then_some(decision);
     submit(&app, |reply| Job::Resume { id: id.clone(), decision, issue: false, reply }).await?;

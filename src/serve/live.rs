@@ -75,7 +75,8 @@ struct Channel {
     watched: bool,
     driven: bool,
     /// The checkpoint it waits at here.
-    waiting: Option<oneshot::Sender<Decision>>,
+    /// The checkpoint it waits at (after this many rounds) and where its answer goes.
+    waiting: Option<(usize, oneshot::Sender<Decision>)>,
 }
 
 impl Channel {
@@ -138,6 +139,14 @@ impl Hub {
         false
     }
 
+    /// Take `id` to drive here, before its job starts; `false` when this server drives
+    /// it already (two tabs answering one checkpoint start one job, not two).
+    pub fn claim(&self, id: &str) -> bool {
+        let mut channels = self.channels();
+        let channel = channels.entry(id.to_string()).or_insert_with(Channel::new);
+        !std::mem::replace(&mut channel.driven, true)
+    }
+
     fn drive(&self, id: &str) {
         self.channels().entry(id.to_string()).or_insert_with(Channel::new).driven = true;
     }
@@ -154,23 +163,28 @@ impl Hub {
         }
     }
 
-    fn wait(&self, id: &str) -> oneshot::Receiver<Decision> {
+    fn wait(&self, id: &str, round: usize) -> oneshot::Receiver<Decision> {
         let (sender, receiver) = oneshot::channel();
         if let Some(channel) = self.channels().get_mut(id) {
-            channel.waiting = Some(sender);
+            channel.waiting = Some((round, sender));
         }
         receiver
     }
 
-    /// Answer the checkpoint `id` waits at here; `false` when it waits at none.
-    pub fn decide(&self, id: &str, decision: Decision) -> bool {
-        let waiting = self.channels().get_mut(id).and_then(|c| c.waiting.take());
-        waiting.is_some_and(|sender| sender.send(decision).is_ok())
+    /// Answer the checkpoint `id` waits at here — the one after `round` rounds, when the
+    /// answer names it; `false` when it waits at none (or at another).
+    pub fn decide(&self, id: &str, round: Option<usize>, decision: Decision) -> bool {
+        let mut channels = self.channels();
+        let Some(channel) = channels.get_mut(id) else { return false };
+        if round.is_some_and(|round| channel.waiting.as_ref().is_some_and(|(at, _)| *at != round)) {
+            return false;
+        }
+        channel.waiting.take().is_some_and(|(_, sender)| sender.send(decision).is_ok())
     }
 
     pub fn situation(&self, id: &str) -> Situation {
         match self.channels().get(id) {
-            Some(c) => Situation { driven: c.driven, waiting: c.waiting.as_ref().is_some_and(|w| !w.is_closed()) },
+            Some(c) => Situation { driven: c.driven, waiting: c.waiting.as_ref().is_some_and(|(_, w)| !w.is_closed()) },
             None => Situation::default(),
         }
     }
@@ -299,12 +313,12 @@ impl Events for WebEvents {
         }
     }
 
-    fn checkpoint(&mut self, _state: &DebateState, _round: u32, patience: Duration) -> Option<Pending<Decision>> {
+    fn checkpoint(&mut self, _state: &DebateState, round: u32, patience: Duration) -> Option<Pending<Decision>> {
         if let Some(decision) = self.decided.take() {
             return Some(Box::pin(std::future::ready(decision)));
         }
         let id = self.id.clone()?;
-        let answer = self.hub.wait(&id);
+        let answer = self.hub.wait(&id, round as usize);
         let hub = self.hub.clone();
         Some(Box::pin(async move {
             // The engine marks the debate as at a checkpoint before it waits: show it now.
@@ -427,9 +441,11 @@ async fn run(launch: Arc<dyn Launch>, hub: Arc<Hub>, job: Job) {
         }
         Job::Resume { id, decision, issue, reply } => {
             let label = id.clone();
-            let mut events = WebEvents { hub, id: None, label, decided: decision, reply: Some(reply) };
+            let mut events = WebEvents { hub: hub.clone(), id: None, label, decided: decision, reply: Some(reply) };
             let result = launch.resume(&id, issue, &mut events).await;
             events.finish(result);
+            // Claimed before it started, so released however it ended.
+            hub.release(&id);
         }
     }
 }
@@ -550,11 +566,12 @@ mod tests {
         let state = fixture::state();
         let asked = events.checkpoint(&state, 1, Duration::from_secs(60)).unwrap();
         assert!(hub.situation("DEB-abc123").waiting);
-        assert!(!hub.decide("DEB-other1", Decision::End), "only the debate that waits");
-        assert!(hub.decide("DEB-abc123", Decision::Guide("Weigh cost".into())));
+        assert!(!hub.decide("DEB-other1", None, Decision::End), "only the debate that waits");
+        assert!(!hub.decide("DEB-abc123", Some(2), Decision::End), "only at the checkpoint it answers");
+        assert!(hub.decide("DEB-abc123", Some(1), Decision::Guide("Weigh cost".into())));
         assert_eq!(asked.await, Decision::Guide("Weigh cost".into()));
         assert!(!hub.situation("DEB-abc123").waiting);
-        assert!(!hub.decide("DEB-abc123", Decision::End), "answered once");
+        assert!(!hub.decide("DEB-abc123", None, Decision::End), "answered once");
     }
 
     #[tokio::test(start_paused = true)]

@@ -48,6 +48,8 @@ pub struct Live {
     pub status: Status,
     /// The checkpoint buttons that apply now: `continue`, `guide`, `end`, `pause`.
     pub actions: Vec<&'static str>,
+    /// The rounds argued so far: the checkpoint the buttons answer is the one after it.
+    pub round: usize,
     /// Who drives it, in words.
     pub driver: String,
     pub html: String,
@@ -101,7 +103,7 @@ impl Pages {
                 live => state.status != Status::Complete,
             },
         )?;
-        Ok(Live { status: state.status, actions, driver: said, html })
+        Ok(Live { status: state.status, actions, round: state.rounds.len(), driver: said, html })
     }
 }
 
@@ -150,7 +152,13 @@ fn record_text(state: &DebateState) -> Option<String> {
             text = String::from_utf8_lossy(&committed[..committed.len().min(MAX_RECORD_BYTES as usize)]).into_owned();
         }
         None => {
-            let path = state.record_path.as_deref()?;
+            // What a pull may have replaced by a link (to a key file, say) is not shown.
+            let path = std::path::Path::new(state.record_path.as_deref()?);
+            let inside =
+                path.canonicalize().ok()?.starts_with(std::path::Path::new(&state.repo_root).canonicalize().ok()?);
+            if !inside || std::fs::symlink_metadata(path).ok()?.file_type().is_symlink() {
+                return None;
+            }
             std::fs::File::open(path).ok()?.take(MAX_RECORD_BYTES).read_to_string(&mut text).ok()?;
         }
     }

@@ -83,23 +83,30 @@ impl Guard {
         origin.strip_prefix("http://").is_some_and(|host| self.host_allowed(host))
     }
 
-    /// The token the request presents, and whether it came in the query (then the
-    /// response sets the cookie, so the link is needed once).
-    fn presented<'a>(&self, request: &'a Request) -> Option<(&'a str, bool)> {
+    /// Every token the request presents, each with whether it came in the query (then
+    /// the response sets the cookie, so the link is needed once). A cookie another
+    /// dashboard on this host set (cookies are per host, not per port) is only one of them.
+    fn presented<'a>(&self, request: &'a Request) -> Vec<(&'a str, bool)> {
         let headers = request.headers();
         let bearer = header_text(headers, header::AUTHORIZATION.as_str()).and_then(|v| v.strip_prefix("Bearer "));
-        let cookie = headers
+        let name = self.cookie_name();
+        let cookies = headers
             .get_all(header::COOKIE)
             .iter()
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(';'))
-            .find_map(|pair| pair.trim().strip_prefix(TOKEN_COOKIE)?.strip_prefix('='));
-        let query = request.uri().query().and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")));
-        bearer.or(cookie).map(|t| (t, false)).or(query.map(|t| (t, true)))
+            .filter_map(|pair| pair.trim().strip_prefix(name.as_str())?.strip_prefix('='));
+        let query =
+            request.uri().query().into_iter().flat_map(|q| q.split('&')).filter_map(|p| p.strip_prefix("token="));
+        query.map(|t| (t, true)).chain(bearer.into_iter().chain(cookies).map(|t| (t, false))).collect()
+    }
+
+    /// The token's cookie, one per port.
+    fn cookie_name(&self) -> String {
+        format!("{TOKEN_COOKIE}_{}", self.port)
     }
 }
 
-/// 32 random bytes from the operating system, as hex.
 fn random_token() -> Result<String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|err| Error::config(format!("cannot make a random token: {err}")))?;
@@ -124,9 +131,9 @@ pub async fn check(State(app): State<Arc<App>>, request: Request, next: Next) ->
     }
     let mut set_cookie = false;
     if let Some(token) = &guard.token {
-        match guard.presented(&request) {
-            Some((given, from_query)) if same(given, token) => set_cookie = from_query,
-            _ => return refused(StatusCode::UNAUTHORIZED, "this dashboard needs the token printed when it started"),
+        match guard.presented(&request).into_iter().find(|(given, _)| same(given, token)) {
+            Some((_, from_query)) => set_cookie = from_query,
+            None => return refused(StatusCode::UNAUTHORIZED, "this dashboard needs the token printed when it started"),
         }
     }
     if !matches!(*request.method(), Method::GET | Method::HEAD) {
@@ -153,7 +160,8 @@ pub async fn check(State(app): State<Arc<App>>, request: Request, next: Next) ->
         headers.insert(name, HeaderValue::from_static(value));
     }
     if let (true, Some(token)) = (set_cookie, &guard.token)
-        && let Ok(cookie) = HeaderValue::from_str(&format!("{TOKEN_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"))
+        && let Ok(cookie) =
+            HeaderValue::from_str(&format!("{}={token}; HttpOnly; SameSite=Strict; Path=/", guard.cookie_name()))
     {
         headers.insert(header::SET_COOKIE, cookie);
     }

@@ -269,12 +269,22 @@ async fn a_debate_moves_between_the_terminal_and_the_dashboard() {
 
         let page = d.page_until(&id, "the paused debate", |p| actions(p) == "continue guide end").await;
         assert!(page.contains("Nobody drives it now"), "{page}");
-        let guidance = "Only what we can run with two people";
-        let (status, _) =
-            d.post(&format!("/api/debates/{id}/checkpoint"), json!({"action": "guide", "guidance": guidance})).await;
-        assert_eq!(status, StatusCode::ACCEPTED);
+        // Two tabs answer the same checkpoint at once: one takes the debate up, the
+        // other is told it is taken; only the first answer is heard.
+        let uri = format!("/api/debates/{id}/checkpoint");
+        let tabs = ["Only what we can run with two people", "From the second tab"];
+        let (a, b) = tokio::join!(
+            d.post(&uri, json!({"action": "guide", "guidance": tabs[0], "round": 1})),
+            d.post(&uri, json!({"action": "guide", "guidance": tabs[1], "round": 1})),
+        );
+        let mut statuses = [a.0, b.0];
+        statuses.sort();
+        assert_eq!(statuses, [StatusCode::ACCEPTED, StatusCode::CONFLICT], "one driver at a time: {} {}", a.1, b.1);
+        let heard = if a.0 == StatusCode::ACCEPTED { tabs[0] } else { tabs[1] };
         d.page_until(&id, "the next checkpoint", |p| actions(p) == "continue guide end pause").await;
-        assert_eq!(d.detail(&id).await["transcript"][1]["guidance"], guidance);
+        let transcript = d.detail(&id).await["transcript"].clone();
+        assert_eq!(transcript[1]["guidance"], heard);
+        assert!(transcript[2].is_null(), "the other answer reached no later checkpoint: {transcript}");
         let (status, _) = d.post(&format!("/api/debates/{id}/checkpoint"), json!({"action": "pause"})).await;
         assert_eq!(status, StatusCode::ACCEPTED);
         d.until(&id, "the pause", |v| v["status"] == "paused").await;
@@ -409,9 +419,13 @@ async fn beyond_loopback_every_request_needs_the_token() {
     assert_eq!(status, StatusCode::OK);
     let cookie = headers["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_string();
     assert!(headers["set-cookie"].to_str().unwrap().contains("HttpOnly"));
-    assert_eq!(d.call(request("/api/debates", Some(("cookie", cookie)))).await.0, StatusCode::OK);
+    assert_eq!(d.call(request("/api/debates", Some(("cookie", cookie.clone())))).await.0, StatusCode::OK);
     let bearer = Some(("authorization", format!("Bearer {token}")));
     assert_eq!(d.call(request("/api/debates", bearer)).await.0, StatusCode::OK);
+    // A stale cookie (an earlier run on this host) does not hide the fresh link's token.
+    let stale = Some(("cookie", cookie.replace(&token, "0123456789abcdef")));
+    assert_eq!(d.call(request(&format!("/?token={token}"), stale.clone())).await.0, StatusCode::OK);
+    assert_eq!(d.call(request("/", stale)).await.0, StatusCode::UNAUTHORIZED);
 }
 
 /// A page that cannot be shown is a page saying why, with the way back; a record
@@ -438,6 +452,27 @@ async fn pages_fail_as_pages_and_a_branch_record_is_shown_from_its_commit() {
         let (status, _, record) = d.get(&format!("/debates/{id}/record")).await;
         assert_eq!(status, StatusCode::OK);
         assert!(record.starts_with("---\nid: "), "{record}");
+    })
+    .await;
+}
+
+/// A record a pull replaced by a link (to a file of keys, say) is not shown.
+#[tokio::test]
+async fn a_record_replaced_by_a_link_is_not_served() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
+    sandbox.cmd().arg("--config").arg(&config).args(["-r", "1", "--no-commit", QUESTION]).assert().success();
+    let id = sandbox.only_id();
+    let record = sandbox.records()[0].clone();
+    let secret = sandbox.home.join("keys.txt");
+    std::fs::write(&secret, "OPENAI_API_KEY=sk-not-for-pages\n").unwrap();
+    std::fs::remove_file(&record).unwrap();
+    std::os::unix::fs::symlink(&secret, &record).unwrap();
+    with_dashboard(&sandbox, &config, "127.0.0.1", async |d| {
+        let (status, _, body) = d.get(&format!("/debates/{id}/record")).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+        let (_, _, page) = d.get(&format!("/debates/{id}")).await;
+        assert!(!page.contains("sk-not-for-pages") && !body.contains("sk-not-for-pages"));
     })
     .await;
 }

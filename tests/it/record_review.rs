@@ -207,3 +207,73 @@ fn a_review_in_a_fresh_clone_says_why_it_cannot_run_there() {
     assert_eq!(git(&clone, &["rev-parse", "HEAD"]), head);
     assert_eq!(git(&clone, &["status", "--porcelain"]), "");
 }
+
+/// A debate that ended early (agreement) still argues the review's round: the ending the
+/// review answered does not end it again.
+#[test]
+fn a_review_after_agreement_argues_another_round() {
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.scripted(&varied_answers(&PANEL, 2, AGREE));
+    let out = run(&sandbox, &config, &["-r", "3", QUESTION]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id = sandbox.only_id();
+    let ended: String = sandbox.sqlite().query_row("SELECT end_reason FROM debates", [], |r| r.get(0)).unwrap();
+    assert_eq!(ended, "agreement");
+    let out = run(&sandbox, &config, &["--resume", &id, "--guide", "Reviewer: and the cost?"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rounds: u32 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
+    assert_eq!(rounds, 2, "the review's round was argued");
+    let guided =
+        sandbox.prompts().iter().filter(|p| p["round"] == 2 && p.to_string().contains("and the cost?")).count();
+    assert!(guided >= 2, "both debaters argued with the objection");
+}
+
+/// A review rewrites the record where it was committed, or not at all: with the record's
+/// commit not on the checked-out branch, or the file edited by hand, it stops before any
+/// model is asked anything.
+#[test]
+fn a_review_refuses_a_record_it_would_commit_elsewhere_or_lose_edits_of() {
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.scripted(&varied_answers(&PANEL, 2, CONTINUE));
+    let out = run(&sandbox, &config, &["-r", "1", QUESTION]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id = sandbox.only_id();
+    let record = sandbox.records()[0].clone();
+    let asked = sandbox.prompts().len();
+
+    std::fs::write(&record, std::fs::read_to_string(&record).unwrap() + "\nA note of my own.\n").unwrap();
+    let out = run(&sandbox, &config, &["--resume", &id, "--guide", "Reviewer: cost?"]);
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("would lose them"), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&record).unwrap().ends_with("A note of my own.\n"), "the edit stays");
+    git(&sandbox.repo, &["checkout", "-q", "--", "."]);
+
+    git(&sandbox.repo, &["checkout", "-q", "-b", "elsewhere", "HEAD~1"]);
+    let out = run(&sandbox, &config, &["--resume", &id, "--guide", "Reviewer: cost?"]);
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("git branch --contains"), "{}", text(&out.stderr));
+    assert_eq!(sandbox.prompts().len(), asked, "no model was asked anything");
+    let status: String = sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap();
+    assert_eq!(status, "complete", "nothing was reopened");
+}
+
+/// With the record's own branch checked out, the review's commit lands there and the
+/// work tree and index follow it.
+#[test]
+fn a_review_of_a_branch_record_with_that_branch_checked_out_keeps_the_checkout_clean() {
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.scripted(&varied_answers(&PANEL, 2, CONTINUE));
+    let out = run(&sandbox, &config, &["-r", "1", "--branch", QUESTION]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id = sandbox.only_id();
+    let branch = format!("decisions/{}-should-we-use-redis-or-postgres-for-caching", id.to_lowercase());
+    git(&sandbox.repo, &["checkout", "-q", &branch]);
+    let out = run(&sandbox, &config, &["--resume", &id, "--guide", "Reviewer: cost?"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let message = git(&sandbox.repo, &["log", "-1", "--format=%B"]);
+    assert!(message.contains("Revision: 1"), "{message}");
+    assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "the checkout follows the commit");
+}

@@ -79,7 +79,11 @@
     var buttons = checkpoint.querySelectorAll("button");
     buttons.forEach(function (b) { b.disabled = true; });
     say(checkpointError, "");
-    var body = text === undefined ? { action: action } : { action: action, guidance: text };
+    // The checkpoint this page shows, so an answer never lands on a later one.
+    var body = { action: action, round: Number(checkpoint.dataset.round) };
+    if (text !== undefined) {
+      body.guidance = text;
+    }
     post("/api/debates/" + encodeURIComponent(id) + "/checkpoint", body).then(function () {
       guidance.reset();
       offer([]);
@@ -147,8 +151,13 @@
   source.addEventListener("state", function (event) {
     var state = JSON.parse(event.data);
     live.innerHTML = state.html;
+    checkpoint.dataset.round = state.round;
     offer(state.actions);
     say(activity, "");
+    // A complete debate changes no more: nothing left to watch.
+    if (state.status === "complete") {
+      source.close();
+    }
   });
   source.addEventListener("working", function (event) {
     var work = JSON.parse(event.data);
