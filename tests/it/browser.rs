@@ -19,14 +19,23 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-/// A child process ended by its id when the test is done, however it ends.
+/// A child process ended when the test is done, however it ends — with its process
+/// group, so a browser the driver started goes with it even when the test fails before
+/// closing its session.
 struct Running(Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-KILL", &format!("-{}", self.0.id())]).status();
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// `command` in a process group of its own, for `Running` to end whole.
+fn own_group(command: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0)
 }
 
 /// The browser and its driver, from Debian's `chromium` and `chromium-driver`.
@@ -111,7 +120,7 @@ async fn a_debate_runs_from_the_form_to_a_committed_record_in_a_real_browser() {
 
     let driver_port = free_port();
     let _driver = Running(
-        Command::new(&chromedriver)
+        own_group(&mut Command::new(&chromedriver))
             .arg(format!("--port={driver_port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
