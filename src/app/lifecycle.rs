@@ -71,7 +71,13 @@ fn locate(args: &Lifecycle, here: &Path, db_path: &Path, what: &str) -> Result<(
     let mut elsewhere = None;
     if looks_like_id {
         match from_database(&target, db_path, what)? {
-            Lookup::Here(root, relative) => return Ok((root, relative)),
+            Lookup::Here(root, relative) => {
+                // The stored path gets the checks a path on the command line gets: a
+                // link, `.git` or a nested repository is no record to rewrite.
+                let record = settings::load(&root, args.config.as_deref(), &FlagOverrides::default())?.settings.record;
+                let relative = super::project::locate(&root, &relative, &record, what)?;
+                return Ok((root, relative));
+            }
             Lookup::Elsewhere { id, why } => (target, elsewhere) = (id, Some(why)),
             Lookup::Unknown if target.len() != "DEB-k3x9q2".len() => {
                 return Err(Error::input(format!("{what} {target}: no debate in the state database has that id"))

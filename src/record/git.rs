@@ -243,6 +243,9 @@ pub fn commit_record(
         .iter()
         .map(|change| Ok((git_path(change.relative), repo.blob(change.content)?, change.content.len())))
         .collect::<Result<Vec<_>>>()?;
+    // What each changed path held when the changes were made: a commit another process
+    // lands first may touch the record too, and then remaking ours on top would undo it.
+    let mut based_on: Option<Vec<Option<Oid>>> = None;
     for _ in 0..ATTEMPTS {
         // On the current branch, or a record branch made before (a review revises the
         // record there), the parent is its tip now; a new branch starts at HEAD.
@@ -252,6 +255,16 @@ pub fn commit_record(
             Target::Branch(_) => tip.or(head_commit(repo)?.map(|c| c.id())),
         };
         let parent = parent.map(|id| repo.find_commit(id)).transpose()?;
+        let parent_tree = parent.as_ref().map(Commit::tree).transpose()?;
+        let held: Vec<Option<Oid>> = changes
+            .iter()
+            .map(|change| parent_tree.as_ref().and_then(|t| t.get_path(change.relative).ok()).map(|e| e.id()))
+            .collect();
+        match &based_on {
+            None => based_on = Some(held),
+            Some(base) if *base != held => return Err(RecordError::Busy(reference)),
+            Some(_) => {}
+        }
         let derived = derive(parent.as_ref().map(Commit::tree).transpose()?.as_ref(), changes)?;
         let mut blobs = blobs.clone();
         for file in &derived {

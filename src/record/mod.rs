@@ -80,7 +80,7 @@ pub enum RecordError {
     Detached,
     #[error("{} stays locked: another git process is working in this repository", .0.display())]
     IndexLocked(PathBuf),
-    #[error("{0} kept moving: other commits landed on it while the record was being committed")]
+    #[error("{0} kept moving: other commits landed on it (or changed the record) while the record was being committed")]
     Busy(String),
     #[error("{0}")]
     Sign(String),
@@ -134,7 +134,9 @@ impl RecordError {
                 "when that git command is done (or, if none runs, after removing {}), run `debate --resume`",
                 lock.display()
             ),
-            RecordError::Busy(_) => "run `debate --resume` to try again".into(),
+            RecordError::Busy(_) => {
+                "look at what landed (`git log -1 -p`), then run the command again (`debate --resume` for a debate)".into()
+            }
             RecordError::Sign(_) => {
                 "fix commit signing (check with `git commit -S --allow-empty`) or turn commit.gpgsign off, then `debate --resume`"
                     .into()

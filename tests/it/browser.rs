@@ -19,23 +19,37 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-/// A child process ended when the test is done, however it ends — with its process
-/// group, so a browser the driver started goes with it even when the test fails before
-/// closing its session.
-struct Running(Child);
+/// A child process ended when the test is done, however it ends; one started in a
+/// process group of its own (`in_own_group`) is ended with its group, so a browser the
+/// driver started goes with it even when the test fails before closing its session.
+struct Running {
+    child: Child,
+    group: bool,
+}
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-KILL", &format!("-{}", self.0.id())]).status();
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+impl Running {
+    fn new(child: Child) -> Running {
+        Running { child, group: false }
+    }
+
+    /// `command` started in a process group of its own.
+    fn in_own_group(command: &mut Command) -> Running {
+        use std::os::unix::process::CommandExt;
+        Running { child: command.process_group(0).spawn().unwrap(), group: true }
     }
 }
 
-/// `command` in a process group of its own, for `Running` to end whole.
-fn own_group(command: &mut Command) -> &mut Command {
-    use std::os::unix::process::CommandExt;
-    command.process_group(0)
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.group {
+            // `--` first: without it procps reads `-PID` as an option (and `-1…` as
+            // every process there is).
+            let group = format!("-{}", self.child.id());
+            let _ = Command::new("kill").args(["-s", "KILL", "--", &group]).stderr(Stdio::null()).status();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// The browser and its driver, from Debian's `chromium` and `chromium-driver`.
@@ -112,20 +126,15 @@ async fn a_debate_runs_from_the_form_to_a_committed_record_in_a_real_browser() {
 
     let mut serve = sandbox.std_cmd();
     serve.arg("serve").args(["--port", "0", "--config"]).arg(&config).stdout(Stdio::piped()).stderr(Stdio::null());
-    let mut server = Running(serve.spawn().unwrap());
+    let mut server = Running::new(serve.spawn().unwrap());
     let mut first = String::new();
-    BufReader::new(server.0.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    BufReader::new(server.child.stdout.take().unwrap()).read_line(&mut first).unwrap();
     let url = first.trim().strip_prefix("Listening on ").unwrap_or_else(|| panic!("{first:?}")).to_string();
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
 
     let driver_port = free_port();
-    let _driver = Running(
-        own_group(&mut Command::new(&chromedriver))
-            .arg(format!("--port={driver_port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    let _driver = Running::in_own_group(
+        Command::new(&chromedriver).arg(format!("--port={driver_port}")).stdout(Stdio::null()).stderr(Stdio::null()),
     );
     let profile = tempfile::tempdir().unwrap();
     let args = [
@@ -199,8 +208,8 @@ async fn a_debate_runs_from_the_form_to_a_committed_record_in_a_real_browser() {
     client.close().await.unwrap();
 
     // SIGTERM stops the server cleanly.
-    let pid = server.0.id().to_string();
+    let pid = server.child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let status = server.0.wait().unwrap();
+    let status = server.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }

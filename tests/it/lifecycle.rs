@@ -4,6 +4,7 @@
 //! whoever wrote it, with or without its debate in the local database.
 
 use std::path::Path;
+use std::process::Stdio;
 
 use crate::common::*;
 
@@ -227,7 +228,8 @@ fn bad_targets_are_refused_with_nothing_written() {
     write(repo, "docs/decisions/0002-superseded.md", &superseded);
     git(repo, &["add", "-A"]);
     git(repo, &["commit", "-q", "-m", "more records"]);
-    let outside = sandbox.home.join("elsewhere.md");
+    // A link within the work tree, into git's own directory.
+    let outside = sandbox.repo.join(".git/elsewhere.md");
     std::fs::write(&outside, MADR).unwrap();
     std::os::unix::fs::symlink(&outside, repo.join("docs/decisions/0004-link.md")).unwrap();
     write(repo, ".git/evil.md", MADR);
@@ -306,4 +308,76 @@ fn a_record_written_but_not_committed_yet_can_be_committed_with_its_new_status()
         "the record and the index: {changed}"
     );
     assert_eq!(status(&sandbox.repo), "");
+}
+
+/// The path the database stored gets the checks a path on the command line gets: a
+/// record that became a link (a pull can do that) is not rewritten through it.
+#[test]
+fn a_record_found_by_id_that_became_a_link_is_refused() {
+    let sandbox = repository(&[]);
+    let (stdout, _) = debate(&sandbox, &["--offline", "-q", QUESTION]);
+    let record = std::path::PathBuf::from(stdout.trim());
+    let id = sandbox.only_id();
+    // A link within the work tree, into git's own directory.
+    let outside = sandbox.repo.join(".git/elsewhere.md");
+    std::fs::write(&outside, "---\nstatus: proposed\n---\n# Not a record here\n").unwrap();
+    std::fs::remove_file(&record).unwrap();
+    std::os::unix::fs::symlink(&outside, &record).unwrap();
+    refused(&sandbox, &["accept", &id], 2);
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "---\nstatus: proposed\n---\n# Not a record here\n");
+}
+
+/// A commit that lands first and changes the same record is never undone: the slower
+/// status change stops (exit 5) instead of making its commit again on top of it.
+#[test]
+fn a_status_change_that_lost_the_race_for_its_record_stops() {
+    let sandbox = repository(&[(MADR_PATH, MADR)]);
+    let mut slow = sandbox.std_cmd();
+    slow.env("DEBATE_TEST_TODAY", TODAY).env("DEBATE_FAILPOINT", "before-ref-update:sleep=1500");
+    let slow = slow.args(["reject", MADR_PATH]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Meanwhile a teammate's change to the same record lands on the branch (made with
+    // git's plumbing and a separate index, as another clone's push would arrive).
+    let theirs = format!("{MADR}\nA teammate's note.\n");
+    let index = sandbox.home.join("their-index");
+    let plumbing = |args: &[&str], input: Option<&str>| -> String {
+        let mut command = std::process::Command::new("git");
+        command.args(args).current_dir(&sandbox.repo).env("GIT_INDEX_FILE", &index);
+        command.stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        if let Some(input) = input {
+            std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
+        }
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    let blob = plumbing(&["hash-object", "-w", "--stdin"], Some(&theirs));
+    plumbing(&["read-tree", "HEAD"], None);
+    plumbing(&["update-index", "--cacheinfo", &format!("100644,{blob},{MADR_PATH}")], None);
+    let tree = plumbing(&["write-tree"], None);
+    let commit = plumbing(
+        &[
+            "-c",
+            "user.name=Teammate",
+            "-c",
+            "user.email=mate@example.com",
+            "commit-tree",
+            &tree,
+            "-p",
+            "HEAD",
+            "-m",
+            "their note",
+        ],
+        None,
+    );
+    plumbing(&["update-ref", "refs/heads/main", &commit], None);
+
+    let out = slow.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("kept moving"), "{}", text(&out.stderr));
+    assert_eq!(head(&sandbox.repo), commit, "their commit stands, not undone by ours");
+    assert_eq!(git(&sandbox.repo, &["show", &format!("HEAD:{MADR_PATH}")]), theirs);
 }
