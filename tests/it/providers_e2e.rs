@@ -415,16 +415,20 @@ async fn an_answer_cut_off_at_the_limit_is_asked_again_and_never_stored_as_whole
     );
 }
 
+/// A server that names the model it was asked for, as a real one does.
+async fn naming_its_model() -> MockLlm {
+    MockLlm::with_rule(|body, _| {
+        let model = body["model"].as_str().unwrap_or("mock-model").to_string();
+        Some(llm::ok_from(&model, body, &llm::reply(body)))
+    })
+    .await
+}
+
 /// `--models a,b`: the seats argue with different models in turn, the moderator keeps
 /// its own, and the record and `--show --json` say which model argued which perspective.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_heterogeneous_panel_seats_its_models_in_turn_and_says_who_argued_what() {
-    // The server names the model it was asked for, as a real one does.
-    let mock = MockLlm::with_rule(|body, _| {
-        let model = body["model"].as_str().unwrap_or("mock-model").to_string();
-        Some(llm::ok_from(&model, body, &llm::reply(body)))
-    })
-    .await;
+    let mock = naming_its_model().await;
     let sandbox = Sandbox::new();
     identity(&sandbox);
     let config = sandbox.openai_compatible(&mock.base_url(), "", "");
@@ -473,11 +477,7 @@ async fn moderator_models_are_refused_before_any_call() {
 /// moderator's own when it differs, with each role's provider kind and temperature.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_record_names_the_moderators_model_when_it_differs() {
-    let mock = MockLlm::with_rule(|body, _| {
-        let model = body["model"].as_str().unwrap_or("mock-model").to_string();
-        Some(llm::ok_from(&model, body, &llm::reply(body)))
-    })
-    .await;
+    let mock = naming_its_model().await;
     let sandbox = Sandbox::new();
     identity(&sandbox);
     let config = sandbox.openai_compatible(&mock.base_url(), "", "");

@@ -98,11 +98,9 @@ fn a_long_decision_title_is_shortened_at_a_word() {
     assert!(record.contains(&format!("## Question\n\n{QUESTION}\n")), "the question stays verbatim:\n{record}");
 }
 
-/// A reviewer's objection reopens a completed debate: one more round with it as
-/// guidance, a new synthesis, the same file rewritten with its history, and a commit on
-/// the branch the record is on.
-#[test]
-fn the_review_loop_reopens_reargues_and_rewrites_the_same_record() {
+/// A one-round debate whose record was committed with `--branch`: the sandbox, its
+/// settings, the debate's id and the branch.
+fn recorded_on_a_branch() -> (Sandbox, std::path::PathBuf, String, String) {
     let sandbox = Sandbox::new();
     identity(&sandbox);
     let config = sandbox.scripted(&varied_answers(&PANEL, 2, CONTINUE));
@@ -110,6 +108,15 @@ fn the_review_loop_reopens_reargues_and_rewrites_the_same_record() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let id = sandbox.only_id();
     let branch = format!("decisions/{}-should-we-use-redis-or-postgres-for-caching", id.to_lowercase());
+    (sandbox, config, id, branch)
+}
+
+/// A reviewer's objection reopens a completed debate: one more round with it as
+/// guidance, a new synthesis, the same file rewritten with its history, and a commit on
+/// the branch the record is on.
+#[test]
+fn the_review_loop_reopens_reargues_and_rewrites_the_same_record() {
+    let (sandbox, config, id, branch) = recorded_on_a_branch();
     let listed = git(&sandbox.repo, &["ls-tree", "-r", "--name-only", &branch, "docs/decisions"]);
     let relative = listed.lines().find(|l| !l.ends_with("README.md")).unwrap().to_string();
     let before = git(&sandbox.repo, &["show", &format!("{branch}:{relative}")]);
@@ -263,13 +270,7 @@ fn a_review_refuses_a_record_it_would_commit_elsewhere_or_lose_edits_of() {
 /// work tree and index follow it.
 #[test]
 fn a_review_of_a_branch_record_with_that_branch_checked_out_keeps_the_checkout_clean() {
-    let sandbox = Sandbox::new();
-    identity(&sandbox);
-    let config = sandbox.scripted(&varied_answers(&PANEL, 2, CONTINUE));
-    let out = run(&sandbox, &config, &["-r", "1", "--branch", QUESTION]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let id = sandbox.only_id();
-    let branch = format!("decisions/{}-should-we-use-redis-or-postgres-for-caching", id.to_lowercase());
+    let (sandbox, config, id, branch) = recorded_on_a_branch();
     git(&sandbox.repo, &["checkout", "-q", &branch]);
     let out = run(&sandbox, &config, &["--resume", &id, "--guide", "Reviewer: cost?"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
