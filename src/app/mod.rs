@@ -370,7 +370,7 @@ async fn resume(
     if reviewing {
         let objection = cli.guide.as_deref().unwrap_or_default();
         let objection = without_secrets(objection, "your guidance", &providers.secrets, terminal);
-        reopen(cli, &store, &state, &mut snapshot, objection.trim(), terminal)?;
+        reopen(cli, &store, &state, &mut snapshot, objection.trim(), &templates, terminal)?;
     }
     if snapshot != state.snapshot {
         store.save_snapshot(&state.id, &snapshot)?;
@@ -513,13 +513,14 @@ fn reopen(
     state: &DebateState,
     snapshot: &mut Snapshot,
     objection: &str,
+    templates: &Templates,
     terminal: &Terminal,
 ) -> Result<()> {
     if objection.is_empty() {
         return Err(Error::input("--guide needs the reviewer's objection")
             .with_hint("--guide \"Reviewer: what about operating cost?\""));
     }
-    record::check_revisable(state)?;
+    record::check_revisable(state, templates)?;
     let done = state.rounds.len() as u32;
     let rounds = match cli.max_rounds {
         Some(max) if u32::from(max) <= done => {

@@ -375,11 +375,19 @@ fn keeps_status(state: &DebateState) -> bool {
 /// Before a review spends anything: the record must be where its next commit goes, as
 /// it was committed. On its own branch, that branch must exist; otherwise the checked-out
 /// branch must hold the record's commit, and the file no edits of its own (they would be
-/// lost in the rewrite).
-pub fn check_revisable(state: &DebateState) -> Result<()> {
+/// lost in the rewrite) — nor, when it was never committed, any but a status.
+pub fn check_revisable(state: &DebateState, templates: &Templates) -> Result<()> {
     let root = Path::new(&state.repo_root);
-    let (git::Repo::Found(repo), Some(commit)) = (git::open(root)?, state.commit_id.as_deref()) else { return Ok(()) };
     let path = PathBuf::from(state.record_path.clone().unwrap_or_default());
+    let (git::Repo::Found(repo), Some(commit)) = (git::open(root)?, state.commit_id.as_deref()) else {
+        // Never committed: the file must still be what the debate wrote.
+        let written = std::fs::read_to_string(&path).ok();
+        let rendered = templates.decision(state, &path)?.decision;
+        return match written {
+            Some(written) if status::keep(&written, &rendered) != written => Err(RecordError::Edited(path)),
+            _ => Ok(()),
+        };
+    };
     match &state.snapshot.branch {
         Some(name) if !git::is_checked_out(&repo, name) => {
             if repo.find_branch(name, git2::BranchType::Local).is_err() {

@@ -278,3 +278,29 @@ fn a_review_of_a_branch_record_with_that_branch_checked_out_keeps_the_checkout_c
     assert!(message.contains("Revision: 1"), "{message}");
     assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "the checkout follows the commit");
 }
+
+/// A record that was never committed (`--no-commit`) is rewritten by a review only as
+/// the debate wrote it: a hand edit stops the review before any model call.
+#[test]
+fn a_review_of_an_uncommitted_record_keeps_hand_edits() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 2, CONTINUE));
+    let out = run(&sandbox, &config, &["-r", "1", "--no-commit", QUESTION]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id = sandbox.only_id();
+    let record = sandbox.records()[0].clone();
+    let asked = sandbox.prompts().len();
+    let edited = std::fs::read_to_string(&record).unwrap() + "\nMy own note.\n";
+    std::fs::write(&record, &edited).unwrap();
+    let out = run(&sandbox, &config, &["--resume", &id, "--guide", "Reviewer: cost?"]);
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), edited);
+    assert_eq!(sandbox.prompts().len(), asked, "no model was asked anything");
+
+    // Untouched, it is rewritten with the review's round.
+    let untouched = edited.trim_end_matches("\nMy own note.\n").to_string();
+    std::fs::write(&record, untouched).unwrap();
+    let out = run(&sandbox, &config, &["--resume", &id, "--guide", "Reviewer: cost?"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&record).unwrap().contains("Reopened by: Reviewer: cost?"));
+}
