@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use super::sign::Signer;
 use super::{RecordError, Result, git, index, status};
 use crate::adr;
-use crate::model::RecordSettings;
+use crate::model::{RecordSettings, TITLE_LIMIT};
+use crate::text::shorten;
 use crate::text::untrusted::one_line;
 
 /// The statuses a person gives a record.
@@ -166,7 +167,7 @@ fn message(verdict: Verdict, text: &str, relative: &Path, previous: &str) -> Str
     let fields = adr::read(&relative.to_string_lossy(), text);
     let stem = relative.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let title = fields.as_ref().map_or(stem, |f| f.title.clone());
-    let subject: String = one_line(&title).chars().take(72).collect();
+    let subject = shorten(&one_line(&title), TITLE_LIMIT);
     let trailer = fields
         .and_then(|f| f.id)
         .filter(|id| {
@@ -201,5 +202,12 @@ mod tests {
         let message = super::message(Verdict::Rejected, hostile, Path::new("adr/0001-a.md"), "Proposed\nX: y");
         assert!(!message.contains("Debate-Id") && !message.contains("\nX: y"), "{message}");
         assert!(message.starts_with("docs(decisions): reject A\n"), "{message}");
+        let title = "Cache product pages in Postgres ".repeat(4);
+        let long = format!("# {title}\n\n## Status\n\nProposed\n");
+        let message = super::message(Verdict::Accepted, &long, Path::new("adr/0002-b.md"), "Proposed");
+        let subject = message.lines().next().unwrap().trim_start_matches("docs(decisions): accept ");
+        let kept = subject.strip_suffix('…').expect("marked as cut");
+        assert!(subject.chars().count() <= TITLE_LIMIT, "{subject}");
+        assert!(title.starts_with(kept) && title[kept.len()..].starts_with(' '), "cut at a word: {subject}");
     }
 }

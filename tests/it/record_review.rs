@@ -157,6 +157,7 @@ fn the_review_loop_reopens_reargues_and_rewrites_the_same_record() {
     assert_ne!(before, after);
     assert!(after.contains("### History"), "{after}");
     assert!(after.contains("after round 1:** chose \"Postgres\""), "{after}");
+    assert!(after.contains(&format!("recorded in `{}`", &first_tip[..10])), "the earlier commit: {after}");
     assert!(after.contains(&format!("Reopened by: {objection}")), "{after}");
     assert!(after.contains("**Human guidance:** Reviewer: what about operating cost?"), "{after}");
     assert!(after.contains("rounds: 2\n"), "{after}");
