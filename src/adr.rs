@@ -260,6 +260,41 @@ fn resolve(record: &str, target: &str) -> String {
     parts.join("/")
 }
 
+/// The headings of the sections whose text differs between two versions of a record,
+/// in the order of `after` ("front matter" for the part before the first heading);
+/// sections only one version has are named too.
+pub fn sections_that_differ(before: &str, after: &str) -> Vec<String> {
+    let (before, after) = (sections(before), sections(after));
+    let mut names: Vec<String> = Vec::new();
+    for (name, text) in after.iter().chain(before.iter()) {
+        let other = match after.iter().any(|(n, t)| n == name && t == text) {
+            true => before.iter().find(|(n, _)| n == name).map(|(_, t)| t),
+            false => after.iter().find(|(n, _)| n == name).map(|(_, t)| t),
+        };
+        if other != Some(text) && !names.contains(name) {
+            names.push(name.clone());
+        }
+    }
+    names
+}
+
+/// A record's sections by heading (any level), with their lines; the lines before the
+/// first heading under "front matter". Line endings are not content.
+fn sections(text: &str) -> Vec<(String, String)> {
+    let mut sections = vec![("front matter".to_string(), String::new())];
+    for line in text.lines() {
+        match line.trim_start().strip_prefix('#').filter(|_| line.starts_with('#')) {
+            Some(heading) => sections.push((heading.trim_start_matches('#').trim().to_string(), String::new())),
+            None => {
+                let (_, body) = sections.last_mut().expect("starts with one");
+                body.push_str(line.trim_end());
+                body.push('\n');
+            }
+        }
+    }
+    sections
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,5 +411,13 @@ mod tests {
         ] {
             assert!(!is_record_name(name), "{name}");
         }
+    }
+
+    #[test]
+    fn the_sections_that_differ_are_named() {
+        let before = "---\nid: x\n---\n# T\n## Decision Outcome\nRedis.\n## Consequences\nFast.\n";
+        let after = "---\nid: x\n---\n# T\n## Decision Outcome\nPostgres.\n## Consequences\nFast.\n## Notes\nAdded.\n";
+        assert_eq!(sections_that_differ(before, after), ["Decision Outcome", "Notes"]);
+        assert!(sections_that_differ(before, &before.replace('\n', "\r\n")).is_empty());
     }
 }

@@ -89,6 +89,11 @@ pub struct Cli {
     #[arg(long, value_name = "TEXT", requires = "resume", conflicts_with_all = ["question", "file"])]
     pub guide: Option<String>,
 
+    /// With --guide: rewrite the record from the debate even where edits committed since
+    /// the debate wrote it differ (they stay in git history)
+    #[arg(long, requires = "guide")]
+    pub discard_edits: bool,
+
     /// Write the record but do not commit it
     #[arg(long, conflicts_with = "branch")]
     pub no_commit: bool,

@@ -36,7 +36,9 @@ fn main() -> ExitCode {
 
 /// The error in one line, what to do about it in a second; with `-v`, its causes too.
 fn report(err: &debate::error::Error, verbose: bool) {
+    use debate::text::secrets::gate;
     use debate::text::untrusted::one_line;
+    let one_line = |text: &str| gate(&one_line(text));
     let mut stderr = std::io::stderr();
     // An error may quote the question, a server or a file: one clean line each.
     let _ = writeln!(stderr, "error: {}", one_line(&err.to_string()));

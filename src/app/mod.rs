@@ -35,6 +35,8 @@ const MAX_QUESTION_BYTES: usize = 16 * 1024;
 const MAX_CONTEXT_BYTES: usize = 256 * 1024;
 
 pub async fn run(cli: Cli) -> Result<()> {
+    // Whatever the command, no key in the environment leaves the process.
+    secrets::guard(providers::environment_keys());
     let result = command(&cli).await;
     if let (true, Err(err)) = (cli.json, &result)
         && let Some(id) = err.paused()
@@ -520,7 +522,7 @@ fn reopen(
         return Err(Error::input("--guide needs the reviewer's objection")
             .with_hint("--guide \"Reviewer: what about operating cost?\""));
     }
-    record::check_revisable(state, templates)?;
+    record::check_revisable(state, templates, cli.discard_edits)?;
     let done = state.rounds.len() as u32;
     let rounds = match cli.max_rounds {
         Some(max) if u32::from(max) <= done => {
@@ -805,7 +807,8 @@ fn preview(cli: &Cli, terminal: &Terminal) -> Result<()> {
     let question = read_question(cli)?;
     let root = project_root()?;
     let loaded = settings::load(&root, cli.config.as_deref(), &flag_overrides(cli))?;
-    let keys = Masker::new(providers::configured_keys(&loaded.settings));
+    secrets::guard(providers::configured_keys(&loaded.settings));
+    let keys = secrets::keys();
     let question = without_secrets(&question, "the question", &keys, terminal);
     let Groundwork { project, .. } = project::groundwork(cli, &root, &loaded, &question, &keys, terminal)?;
     match cli.json {

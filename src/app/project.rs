@@ -135,15 +135,21 @@ fn superseded(
 pub(super) fn locate(root: &Path, target: &str, record: &RecordSettings, what: &str) -> Result<String> {
     let unknown = |why: String| Error::input(format!("{what} {target}: {why}"));
     let looks_like_id = target.len() == 10 && target.to_ascii_lowercase().starts_with("deb-");
-    if looks_like_id && !Path::new(target).exists() {
-        let hint = "give the record's path instead (e.g. docs/decisions/0001-use-postgres.md)";
-        return match context::records_with_id(root, target, &record.directory.0).as_slice() {
-            [one] => Ok(one.clone()),
-            [] => Err(unknown("no decision record here carries that id".into()).with_hint(hint)),
-            many => Err(unknown(format!("several records carry that id: {}", many.join(", "))).with_hint(hint)),
-        };
-    }
-    let given = std::env::current_dir().map_err(Error::WorkingDirectory)?.join(target);
+    // A record found by its id gets the checks a path on the command line gets.
+    let given = match looks_like_id && !Path::new(target).exists() {
+        true => {
+            let hint = "give the record's path instead (e.g. docs/decisions/0001-use-postgres.md)";
+            match context::records_with_id(root, target, &record.directory.0).as_slice() {
+                [one] => root.join(one),
+                [] => return Err(unknown("no decision record here carries that id".into()).with_hint(hint)),
+                many => {
+                    let many = many.join(", ");
+                    return Err(unknown(format!("several records carry that id: {many}")).with_hint(hint));
+                }
+            }
+        }
+        false => std::env::current_dir().map_err(Error::WorkingDirectory)?.join(target),
+    };
     let meta = std::fs::symlink_metadata(&given).map_err(|err| unknown(err.to_string()))?;
     if meta.file_type().is_symlink() || !meta.is_file() {
         return Err(unknown("not a file (debate follows no links here)".into()));
@@ -151,6 +157,10 @@ pub(super) fn locate(root: &Path, target: &str, record: &RecordSettings, what: &
     let canonical = given.canonicalize().map_err(|err| unknown(err.to_string()))?;
     let inside =
         canonical.strip_prefix(root).map_err(|_| unknown(format!("not inside the repository {}", root.display())))?;
+    // The path as given, not only where it leads: a link on the way is refused too.
+    if given.strip_prefix(root).is_ok_and(|relative| relative != inside) {
+        return Err(unknown("reached through a symbolic link (debate follows no links here)".into()));
+    }
     if inside.components().any(|c| c.as_os_str().to_string_lossy().eq_ignore_ascii_case(".git")) {
         return Err(unknown("inside .git, which holds no decision records".into()));
     }

@@ -20,7 +20,7 @@ use crate::model::{
 };
 use crate::settings::Settings;
 use crate::text::estimate_tokens;
-use crate::text::secrets::Masker;
+use crate::text::secrets::{self, Masker};
 
 pub use offline::OFFLINE_LABEL;
 pub use scripted::SCRIPTED_LABEL;
@@ -422,7 +422,8 @@ pub fn build_panel<'a>(
     let debaters = debaters.iter().map(&mut provider_for).collect::<Result<Vec<_>>>()?;
     let mut keys = configured_keys(settings);
     keys.extend(definitions.iter().filter_map(|(name, def)| key_for(name, def, settings).ok()?.value));
-    Ok(Panel { moderator: moderator_provider, debaters, secrets: Arc::new(Masker::new(keys)) })
+    secrets::guard(keys);
+    Ok(Panel { moderator: moderator_provider, debaters, secrets: secrets::keys() })
 }
 
 /// Every API key the settings and the environment hold: each configured provider's
@@ -435,8 +436,12 @@ pub fn configured_keys(settings: &Settings) -> Vec<String> {
             .ok();
         [config.api_key.clone(), variable.as_deref().and_then(from_env)]
     });
-    let well_known = BUILT_IN.iter().map(|b| from_env(b.3));
-    configured.chain(well_known).flatten().collect()
+    configured.flatten().chain(environment_keys()).collect()
+}
+
+/// The keys in the well-known variables (`OPENAI_API_KEY`, …), whatever the settings say.
+pub fn environment_keys() -> Vec<String> {
+    BUILT_IN.iter().filter_map(|b| std::env::var(b.3).ok()).collect()
 }
 
 fn default_key_env(kind: ProviderKind) -> &'static str {

@@ -239,10 +239,8 @@ pub fn commit_record(
     if *target == Target::Head {
         wait_for_index(repo)?;
     }
-    let blobs = changes
-        .iter()
-        .map(|change| Ok((git_path(change.relative), repo.blob(change.content)?, change.content.len())))
-        .collect::<Result<Vec<_>>>()?;
+    let blobs =
+        changes.iter().map(|change| blob_of(repo, change.relative, change.content)).collect::<Result<Vec<_>>>()?;
     // What each changed path held when the changes were made: a commit another process
     // lands first may touch the record too, and then remaking ours on top would undo it.
     let mut based_on: Option<Vec<Option<Oid>>> = None;
@@ -268,7 +266,7 @@ pub fn commit_record(
         let derived = derive(parent.as_ref().map(Commit::tree).transpose()?.as_ref(), changes)?;
         let mut blobs = blobs.clone();
         for file in &derived {
-            blobs.push((git_path(&file.relative), repo.blob(&file.content)?, file.content.len()));
+            blobs.push(blob_of(repo, &file.relative, &file.content)?);
         }
         let tree = tree_with(repo, parent.as_ref(), &blobs)?;
         let commit = create_commit(repo, &tree, parent.as_ref(), authored)?;
@@ -305,6 +303,13 @@ pub fn commit_record(
     Err(RecordError::Busy(reference))
 }
 
+/// A file's blob, its bytes through the secret gate first (a `--branch` record reaches
+/// no work tree before its commit).
+fn blob_of(repo: &Repository, relative: &Path, content: &[u8]) -> Result<(String, Oid, usize)> {
+    let content = crate::text::secrets::gate_bytes(content);
+    Ok((git_path(relative), repo.blob(&content)?, content.len()))
+}
+
 /// A path as git's trees name it.
 fn git_path(relative: &Path) -> String {
     relative.to_string_lossy().replace('\\', "/")
@@ -314,7 +319,11 @@ fn git_path(relative: &Path) -> String {
 fn tree_with<'r>(repo: &'r Repository, parent: Option<&Commit>, blobs: &[(String, Oid, usize)]) -> Result<Tree<'r>> {
     let mut index = Index::new()?;
     if let Some(parent) = parent {
-        index.read_tree(&parent.tree()?)?;
+        let tree = parent.tree()?;
+        for (path, _, _) in blobs {
+            refuse_links(&tree, path)?;
+        }
+        index.read_tree(&tree)?;
     }
     for (path, blob, size) in blobs {
         index.add(&entry(path, *blob, *size))?;
@@ -322,10 +331,28 @@ fn tree_with<'r>(repo: &'r Repository, parent: Option<&Commit>, blobs: &[(String
     Ok(repo.find_tree(index.write_tree_to(repo)?)?)
 }
 
+/// No part of `path` is a symbolic link in `tree`: a commit would otherwise replace the
+/// link with a directory, or a file behind it.
+fn refuse_links(tree: &Tree, path: &str) -> Result<()> {
+    let mut at = std::path::PathBuf::new();
+    for part in Path::new(path).components() {
+        at.push(part);
+        match tree.get_path(&at) {
+            Ok(entry) if entry.filemode() == i32::from(git2::FileMode::Link) => {
+                return Err(RecordError::Symlink { path: at, target: None });
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
 /// The commit object, signed when git would sign it; no reference moves yet.
 fn create_commit(repo: &Repository, tree: &Tree, parent: Option<&Commit>, authored: &Authored) -> Result<Oid> {
     let parents: Vec<&Commit> = parent.into_iter().collect();
-    let (signature, message) = (authored.signature, authored.message);
+    let message = crate::text::secrets::gate(authored.message);
+    let (signature, message) = (authored.signature, message.as_str());
     let Some(signer) = authored.signer else {
         return Ok(repo.commit(None, signature, signature, message, tree, &parents)?);
     };
@@ -456,6 +483,12 @@ pub fn numbers_on_branches(repo: &Repository, directory: &Path) -> Vec<u32> {
 /// The content of the file at `relative` as HEAD has it.
 pub fn read_at_head(repo: &Repository, relative: &Path) -> Option<Vec<u8>> {
     read_in(repo, Some(&head_commit(repo).ok()??.tree().ok()?), relative)
+}
+
+/// The content of the file at `relative` in `commit` (a full or unique short id).
+pub fn read_at(repo: &Repository, commit: &str, relative: &Path) -> Option<Vec<u8>> {
+    let commit = repo.revparse_single(commit).ok()?.peel_to_commit().ok()?;
+    read_in(repo, Some(&commit.tree().ok()?), relative)
 }
 
 /// The content of the file at `relative` in `tree`.

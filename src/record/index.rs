@@ -8,7 +8,7 @@ use std::path::Path;
 
 use git2::{Repository, Tree};
 
-use super::{Result, git, links, markdown};
+use super::{Result, WorkTree, git, links, markdown};
 use crate::adr::{self, DECISION_DIRECTORIES, Fields};
 use crate::model::RecordSettings;
 use crate::text::record_number;
@@ -69,7 +69,7 @@ impl<'a> Indexer<'a> {
             }
             if *self.target == git::Target::Head
                 && let Some(root) = self.repo.workdir()
-                && std::fs::read(root.join(&relative)).ok().as_deref() != Some(content.as_slice())
+                && WorkTree::open(root)?.read(&relative)?.as_deref() != Some(content.as_slice())
             {
                 super::replace_file(root, &relative, &content)?;
                 self.written.push(content.clone());
@@ -102,7 +102,10 @@ impl<'a> Indexer<'a> {
         let ours = |bytes: Option<&[u8]>| {
             bytes == committed.as_deref() || bytes == Some(content) || self.written.iter().any(|w| bytes == Some(w))
         };
-        let on_disk = self.repo.workdir().and_then(|root| std::fs::read(root.join(relative)).ok());
+        let on_disk = match self.repo.workdir() {
+            Some(root) => WorkTree::open(root)?.read(relative)?,
+            None => None,
+        };
         if ours(on_disk.as_deref()) {
             let staged = git::staged_id(self.repo, relative);
             let ids = [committed.as_deref(), Some(content)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{RecordError, Result, Templates, git, links};
+use super::{RecordError, Result, Templates, WorkTree, git, links};
 use crate::model::{DebateState, Draft, Published, TITLE_LIMIT};
 use crate::text::untrusted::one_line;
 use crate::text::{first_sentence, shorten};
@@ -63,12 +63,10 @@ pub fn write(state: &DebateState, templates: &Templates, published: &Published) 
     };
     let body = templates.issue(&context)?;
     let path = draft_path(root, &state.id);
-    let failed = |source| RecordError::Write { path: path.clone(), source };
-    std::fs::create_dir_all(path.parent().expect("has a parent")).map_err(failed)?;
+    // The draft is ours to rewrite: a resumed debate writes the same text again; never
+    // through a link a clone put at `.debate` or its `issues`.
+    WorkTree::open(root)?.replace(&Path::new(DRAFTS).join(format!("{}.md", state.id)), body.as_bytes())?;
     git::exclude(root, ".debate/");
-    // The draft is ours to rewrite: a resumed debate writes the same text again.
-    let temporary = path.with_extension("md.partial");
-    std::fs::write(&temporary, body).and_then(|_| std::fs::rename(&temporary, &path)).map_err(failed)?;
     let title = issue_title(state.decision_title());
     Ok(Draft { command: command(root, &title, &path), path, title })
 }

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::sign::Signer;
-use super::{RecordError, Result, git, index, status};
+use super::{RecordError, Result, WorkTree, git, index, status};
 use crate::adr;
 use crate::model::{RecordSettings, TITLE_LIMIT};
 use crate::text::shorten;
@@ -99,7 +99,7 @@ pub fn change(request: &Request) -> Result<Changed> {
         )),
         Some(_) => None,
     };
-    let on_disk = std::fs::read(&path).map_err(|source| RecordError::Read { path: path.clone(), source })?;
+    let on_disk = WorkTree::open(root)?.read_existing(relative)?;
     // A commit changes the record as HEAD has it (a record not committed yet: as it is).
     let committed = repo.as_ref().filter(|_| not_committed.is_none()).and_then(|r| git::read_at_head(r, relative));
     let base = committed.clone().unwrap_or_else(|| on_disk.clone());

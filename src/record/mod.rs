@@ -12,8 +12,8 @@ pub mod sign;
 pub mod slug;
 mod status;
 pub mod supersede;
+pub mod worktree;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::model::{DebateState, Published, RecordSettings, TITLE_LIMIT};
@@ -22,6 +22,7 @@ use crate::text::{record_number, shorten};
 
 pub use render::{Rendered, Templates, sidecar_path};
 use sign::Signer;
+pub use worktree::WorkTree;
 
 /// Why the record (or its issue draft) could not be written or committed.
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +77,10 @@ pub enum RecordError {
     },
     #[error("the debate has no synthesis to record")]
     NoOutcome,
+    #[error(
+        "the record template hides the record's notices or its provenance (in an HTML comment, a <details> block or a code block it leaves open)"
+    )]
+    Hides,
     #[error("HEAD is detached: there is no branch to commit the record to")]
     Detached,
     #[error("{} stays locked: another git process is working in this repository", .0.display())]
@@ -90,6 +95,8 @@ pub enum RecordError {
     Symlink { path: PathBuf, target: Option<PathBuf> },
     #[error("{} is a file, not a directory to write records into", .0.display())]
     NotADirectory(PathBuf),
+    #[error("{} is not a regular file: debate reads and writes only plain files in the repository", .0.display())]
+    NotAFile(PathBuf),
     #[error("the repository of {id} is no longer at {}", from.display())]
     Moved { id: String, from: PathBuf },
     #[error("{} states no status debate can change (front matter `status:`, a `* Status:` line or a `## Status` section)", .0.display())]
@@ -102,6 +109,8 @@ pub enum RecordError {
     Superseded { path: PathBuf, status: String },
     #[error("{} has changes that are not committed; the review's rewrite of it would lose them", .0.display())]
     Edited(PathBuf),
+    #[error("{} was edited in commits since the debate wrote it (commit {commit}){}; the review's rewrite would lose those edits", path.display(), if sections.is_empty() { String::new() } else { format!(", in {}", sections.join(", ")) })]
+    EditedSinceCommit { path: PathBuf, commit: String, sections: Vec<String> },
     #[error("the checked-out branch does not hold {} as commit {commit} recorded it{}", path.display(), if branch.is_empty() { String::new() } else { format!(" (on {branch})") })]
     NotOnBranch { path: PathBuf, branch: String, commit: String },
     #[error("cannot read {}: {source}", path.display())]
@@ -130,6 +139,7 @@ impl RecordError {
                 "fix the template or remove it to use the built-in one".into()
             }
             RecordError::Render { name, .. } => format!("check .debate/templates/{name}"),
+            RecordError::Hides => "close what .debate/templates/decision.md opens, or remove it to use the built-in one".into(),
             RecordError::IndexLocked(lock) => format!(
                 "when that git command is done (or, if none runs, after removing {}), run `debate --resume`",
                 lock.display()
@@ -146,7 +156,7 @@ impl RecordError {
                 path.display()
             ),
             RecordError::Moved { id, .. } => format!("run `debate --resume {id}` inside the repository where it is now"),
-            RecordError::Symlink { .. } | RecordError::NotADirectory(_) => {
+            RecordError::Symlink { .. } | RecordError::NotADirectory(_) | RecordError::NotAFile(_) => {
                 "make it a real directory inside the repository, or set record.directory to one".into()
             }
             RecordError::NoStatus(_) => "give it a status line first, or change it by hand".into(),
@@ -158,6 +168,10 @@ impl RecordError {
                 "give the record that superseded it its status instead (its link is in the status)".into()
             }
             RecordError::Read { .. } => "check the path and that the file is readable".into(),
+            RecordError::EditedSinceCommit { path, commit, .. } => format!(
+                "see them with `git diff {commit} -- {}`; give what they say as the review's --guide, then run it again with --discard-edits to rewrite the record from the debate",
+                path.display()
+            ),
             RecordError::Edited(path) => {
                 format!("commit or stash the changes to {} first, then run the review again", path.display())
             }
@@ -225,7 +239,13 @@ pub fn path_for(state: &DebateState, templates: &Templates) -> Result<(PathBuf, 
 }
 
 fn taken_by_another(state: &DebateState, templates: &Templates, path: &Path) -> Result<bool> {
-    if !path.exists() || holds(path, &state.id, &templates.decision(state, path)?.decision) {
+    let root = Path::new(&state.repo_root);
+    let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
+    let on_disk = match WorkTree::open(root)?.read(relative)? {
+        None => return Ok(false),
+        Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+    };
+    if holds(&on_disk, &state.id, &templates.decision(state, path)?.decision) {
         return Ok(false);
     }
     // Once committed, the file was this debate's: publishing says what became of it.
@@ -315,9 +335,11 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
             write_rendered(state, path, rendered)?;
             supersede::write(root, &superseded)?;
             failpoint("after-record-write");
+            let tree = WorkTree::open(root)?;
             let read = |relative: &Path| {
-                let path = root.join(relative);
-                std::fs::read(&path).map_err(|source| RecordError::Write { path, source })
+                let missing =
+                    || RecordError::Write { path: root.join(relative), source: std::io::ErrorKind::NotFound.into() };
+                tree.read(relative)?.ok_or_else(missing)
             };
             (read(relative)?, sidecar.as_deref().map(read).transpose()?)
         }
@@ -373,41 +395,59 @@ fn keeps_status(state: &DebateState) -> bool {
 }
 
 /// Before a review spends anything: the record must be where its next commit goes, as
-/// it was committed. On its own branch, that branch must exist; otherwise the checked-out
-/// branch must hold the record's commit, and the file no edits of its own (they would be
-/// lost in the rewrite) — nor, when it was never committed, any but a status.
-pub fn check_revisable(state: &DebateState, templates: &Templates) -> Result<()> {
+/// the debate last wrote it. On its own branch, that branch must exist; otherwise the
+/// checked-out branch must hold the record's commit, and the file no edits of its own
+/// (they would be lost in the rewrite) — nor, when it was never committed, any but a
+/// status. Edits committed since the debate's commit (other than a status) stop it
+/// too, unless `discard_edits`.
+pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits: bool) -> Result<()> {
     let root = Path::new(&state.repo_root);
     let path = PathBuf::from(state.record_path.clone().unwrap_or_default());
+    let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.clone()))?;
+    let tree = WorkTree::open(root)?;
     let (git::Repo::Found(repo), Some(commit)) = (git::open(root)?, state.commit_id.as_deref()) else {
         // Never committed: the file must still be what the debate wrote.
-        let written = std::fs::read_to_string(&path).ok();
+        let written = tree.read(relative)?.map(|b| String::from_utf8_lossy(&b).into_owned());
         let rendered = templates.decision(state, &path)?.decision;
         return match written {
             Some(written) if status::keep(&written, &rendered) != written => Err(RecordError::Edited(path)),
             _ => Ok(()),
         };
     };
-    match &state.snapshot.branch {
+    let now = match &state.snapshot.branch {
         Some(name) if !git::is_checked_out(&repo, name) => {
-            if repo.find_branch(name, git2::BranchType::Local).is_err() {
-                return Err(RecordError::NotOnBranch { path, branch: name.clone(), commit: commit.to_string() });
-            }
-            Ok(())
+            git::read_on_branch(&repo, name, relative).ok_or_else(|| RecordError::NotOnBranch {
+                path: path.clone(),
+                branch: name.clone(),
+                commit: commit.to_string(),
+            })?
         }
         _ => {
             if !git::head_contains(&repo, commit) {
                 let branch = state.snapshot.branch.clone().unwrap_or_default();
                 return Err(RecordError::NotOnBranch { path, branch, commit: commit.to_string() });
             }
-            let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.clone()))?;
-            let on_disk = std::fs::read(&path).map_err(|source| RecordError::Read { path: path.clone(), source })?;
+            let missing = || RecordError::Read { path: path.clone(), source: std::io::ErrorKind::NotFound.into() };
+            let on_disk = tree.read(relative)?.ok_or_else(missing)?;
             match git::read_at_head(&repo, relative) {
-                Some(committed) if committed == on_disk => Ok(()),
-                _ => Err(RecordError::Edited(path)),
+                Some(committed) if committed == on_disk => committed,
+                _ => return Err(RecordError::Edited(path)),
             }
         }
+    };
+    if discard_edits {
+        return Ok(());
     }
+    let ours = git::read_at(&repo, commit, relative).unwrap_or_default();
+    let (now, ours) = (String::from_utf8_lossy(&now), String::from_utf8_lossy(&ours));
+    if status::keep(&now, &ours) == now {
+        return Ok(());
+    }
+    Err(RecordError::EditedSinceCommit {
+        sections: crate::adr::sections_that_differ(&ours, &now),
+        commit: commit.chars().take(7).collect(),
+        path,
+    })
 }
 
 /// The record as the debate's commit holds it (a `--branch` record is in no work tree).
@@ -477,16 +517,13 @@ pub fn failpoint(name: &str) {
 #[cfg(not(feature = "failpoints"))]
 pub fn failpoint(_name: &str) {}
 
-/// The file is this debate's record or transcript: its front matter or its heading
-/// names the debate, or (with a template that writes no id) it holds exactly what the
-/// debate renders.
-fn holds(path: &Path, id: &str, rendered: &str) -> bool {
-    let ours = |text: &str| {
-        text == rendered
-            || text.lines().take(30).any(|l| l.trim() == format!("id: {id}"))
-            || text.starts_with(&format!("# Transcript of {id}:"))
-    };
-    std::fs::read_to_string(path).is_ok_and(|text| ours(&text))
+/// The text at `relative` is this debate's record or transcript: its front matter or
+/// its heading names the debate, or (with a template that writes no id) it holds
+/// exactly what the debate renders.
+fn holds(text: &str, id: &str, rendered: &str) -> bool {
+    text == rendered
+        || text.lines().take(30).any(|l| l.trim() == format!("id: {id}"))
+        || text.starts_with(&format!("# Transcript of {id}:"))
 }
 
 /// Render and write the record (and its transcript, when that goes beside it). Already
@@ -507,21 +544,20 @@ fn write_rendered(state: &DebateState, path: &Path, rendered: Rendered) -> Resul
 
 fn write_ours(state: &DebateState, path: &Path, text: String, keep_status: bool) -> Result<()> {
     let root = Path::new(&state.repo_root);
-    if !path.exists() {
-        return write_new(root, path, text.as_bytes(), &state.id);
-    }
-    if !holds(path, &state.id, &text) {
+    let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
+    let tree = WorkTree::open(root)?;
+    let Some(before) = tree.read(relative)? else {
+        return tree.create(relative, text.as_bytes());
+    };
+    let before = String::from_utf8_lossy(&before);
+    if !holds(&before, &state.id, &text) {
         return Err(RecordError::Taken(path.to_path_buf()));
     }
-    let failed = |source| RecordError::Write { path: path.to_path_buf(), source };
-    let before = std::fs::read_to_string(path).map_err(failed)?;
     let text = if keep_status { status::keep(&before, &text) } else { text };
     if before == text {
         return Ok(());
     }
-    let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
-    check_directory(root, relative.parent().unwrap_or(Path::new("")))?;
-    replace_file(root, relative, text.as_bytes())
+    tree.replace(relative, text.as_bytes())
 }
 
 /// Whether debate can write records there, and commit them if it is to: checked before
@@ -543,51 +579,13 @@ pub fn preflight(repo_root: &Path, settings: &RecordSettings, on_branch: bool) -
 /// link that could lead the record out of the work tree, nor a commit that would
 /// replace the link), and the deepest one takes a new file.
 fn check_directory(root: &Path, directory: &Path) -> Result<()> {
-    let mut at = root.to_path_buf();
-    for part in directory.components() {
-        at.push(part);
-        match std::fs::symlink_metadata(&at) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(RecordError::Symlink { target: std::fs::read_link(&at).ok(), path: at });
-            }
-            Ok(meta) if !meta.is_dir() => return Err(RecordError::NotADirectory(at)),
-            Ok(_) => {}
-            Err(_) => {
-                at.pop();
-                break;
-            }
-        }
-    }
-    tempfile::tempfile_in(&at).map(drop).map_err(|source| RecordError::Write { path: at, source })
-}
-
-/// Create `path` with `bytes`, atomically and never over an existing file.
-fn write_new(root: &Path, path: &Path, bytes: &[u8], id: &str) -> Result<()> {
-    let directory = path.parent().ok_or_else(|| RecordError::Outside(path.to_path_buf()))?;
-    check_directory(root, directory.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?)?;
-    let failed = |source| RecordError::Write { path: path.to_path_buf(), source };
-    std::fs::create_dir_all(directory).map_err(failed)?;
-    let temporary = directory.join(format!(".{}.partial", id.to_lowercase()));
-    let mut file = std::fs::File::create(&temporary).map_err(failed)?;
-    file.write_all(bytes).and_then(|_| file.sync_all()).map_err(failed)?;
-    let linked = std::fs::hard_link(&temporary, path);
-    let _ = std::fs::remove_file(&temporary);
-    linked.map_err(failed)
+    WorkTree::open(root)?.check_directory(directory)
 }
 
 /// Replace the file at `relative` under `root` with `content`, whole or not at all,
 /// keeping its permissions.
 fn replace_file(root: &Path, relative: &Path, content: &[u8]) -> Result<()> {
-    let path = root.join(relative);
-    let failed = |source| RecordError::Write { path: path.clone(), source };
-    let directory = path.parent().ok_or_else(|| RecordError::Outside(path.clone()))?;
-    let mut temporary = tempfile::NamedTempFile::new_in(directory).map_err(failed)?;
-    temporary.write_all(content).map_err(failed)?;
-    if let Ok(meta) = std::fs::metadata(&path) {
-        let _ = temporary.as_file().set_permissions(meta.permissions());
-    }
-    temporary.persist(&path).map_err(|err| failed(err.error))?;
-    Ok(())
+    WorkTree::open(root)?.replace(relative, content)
 }
 
 /// A short title from the question: its first line, without a trailing `?`, at most

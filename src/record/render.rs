@@ -25,6 +25,10 @@ const DECISION: Template = Template { name: "decision.md", built_in: include_str
 const ISSUE: Template = Template { name: "issue.md", built_in: include_str!("../../templates/issue.md") };
 const TRANSCRIPT: Template =
     Template { name: "transcript.md", built_in: include_str!("../../templates/transcript.md") };
+/// The parts of a record no template writes: the notices of who wrote it and what
+/// degraded it, and its provenance.
+const HONESTY: &str = include_str!("../../templates/honesty.md");
+const PROVENANCE: &str = include_str!("../../templates/provenance.md");
 
 /// The record and issue templates of a repository, read and checked once, before a
 /// debate starts or resumes, so a broken override is reported before any model call
@@ -66,10 +70,14 @@ impl Templates {
         context.transcript = inline.map(Value::from_safe_string);
         context.transcript_file =
             sidecar.as_ref().map(|(name, _)| SidecarLink { link: links::relative("", name), name: name.clone() });
-        Ok(Rendered {
-            decision: render(&self.decision, DECISION.name, &context)?,
-            sidecar: sidecar.map(|(_, text)| text),
-        })
+        let body = render(&self.decision, DECISION.name, &context)?;
+        let notes = render(HONESTY, "honesty.md", &context)?;
+        let provenance = render(PROVENANCE, "provenance.md", &context)?;
+        let decision = compose(&body, &notes, &provenance);
+        if !shows_plainly(&decision, !notes.trim().is_empty()) {
+            return Err(RecordError::Hides);
+        }
+        Ok(Rendered { decision, sidecar: sidecar.map(|(_, text)| text) })
     }
 
     pub fn issue<S: Serialize>(&self, context: &S) -> Result<String> {
@@ -78,14 +86,105 @@ impl Templates {
 }
 
 fn read(repo_root: &Path, template: &Template) -> Result<String> {
-    let path = repo_root.join(".debate").join("templates").join(template.name);
-    let text = if path.is_file() {
-        std::fs::read_to_string(&path).map_err(|source| RecordError::ReadTemplate { path: path.clone(), source })?
-    } else {
-        template.built_in.to_string()
+    let relative = Path::new(".debate").join("templates").join(template.name);
+    let path = repo_root.join(&relative);
+    // A repository's template is read as any file in it is: never through a link.
+    let text = match super::WorkTree::open(repo_root).and_then(|tree| tree.read(&relative)) {
+        Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| RecordError::ReadTemplate {
+            path: path.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8"),
+        })?,
+        Ok(None) => template.built_in.to_string(),
+        Err(RecordError::Read { source, .. } | RecordError::Write { source, .. }) => {
+            return Err(RecordError::ReadTemplate { path, source });
+        }
+        Err(err) => return Err(err),
     };
-    environment().template_from_str(&text).map_err(|source| RecordError::Template { path, source })?;
+    environment().template_from_str(&text).map_err(|source| RecordError::Template { path: path.clone(), source })?;
+    // No loader stands behind a template, so an include could only fail after every
+    // model call: it is refused now.
+    if let Some(tag) = INCLUDES.find(&text) {
+        let source = minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            format!("`{}`: a record template cannot include, import or extend other templates", tag.as_str()),
+        );
+        return Err(RecordError::Template { path, source });
+    }
     Ok(text)
+}
+
+static INCLUDES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\{%[-+]?\s*(?:include|import|from|extends)\b[^%]*%\}").expect("a valid pattern")
+});
+
+/// The record: the template's front matter, the notices, the template's body, then
+/// the provenance before the transcript (or at the end).
+fn compose(body: &str, notes: &str, provenance: &str) -> String {
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    let front_end = match lines.first().map(|l| l.trim_end()) {
+        Some("---") => lines.iter().skip(1).position(|l| l.trim_end() == "---").map_or(0, |i| i + 2),
+        _ => 0,
+    };
+    // After the title and the list under it, when the body opens with them.
+    let mut at = front_end;
+    if lines.get(at).is_some_and(|l| l.starts_with("# ")) {
+        at += 1;
+        while lines.get(at).is_some_and(|l| l.trim().is_empty() || l.starts_with("- ")) {
+            at += 1;
+        }
+    }
+    let transcript = lines.iter().position(|l| l.trim_end() == "## Transcript").unwrap_or(lines.len()).max(at);
+    let mut record = lines[..at].concat();
+    // Each part a block of its own, one blank line between.
+    let mut push = |part: &str| {
+        let part = part.trim_matches('\n');
+        if part.is_empty() {
+            return;
+        }
+        if !record.is_empty() {
+            record.truncate(record.trim_end_matches('\n').len());
+            record.push_str("\n\n");
+        }
+        record.push_str(part);
+        record.push('\n');
+    };
+    push(notes);
+    push(&lines[at..transcript].concat());
+    push(provenance);
+    push(&lines[transcript..].concat());
+    record
+}
+
+/// Whether the notices (when there are any) and the provenance show as they should on
+/// GitHub: as a quote and a heading of their own, in no HTML comment, `<details>` or
+/// code block a template opened before them.
+fn shows_plainly(record: &str, has_notes: bool) -> bool {
+    use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+    let mut details = 0i32;
+    let mut depth = 0usize;
+    let (mut notes_seen, mut provenance_seen, mut in_heading) = (!has_notes, false, false);
+    for event in Parser::new_ext(record, Options::ENABLE_YAML_STYLE_METADATA_BLOCKS | Options::ENABLE_TABLES) {
+        match event {
+            Event::Html(html) | Event::InlineHtml(html) => {
+                let html = html.to_ascii_lowercase();
+                details += html.matches("<details").count() as i32 - html.matches("</details").count() as i32;
+            }
+            Event::Start(Tag::BlockQuote(_)) => depth += 1,
+            Event::End(TagEnd::BlockQuote(_)) => depth -= 1,
+            Event::Start(Tag::Heading { level: HeadingLevel::H2, .. }) => in_heading = true,
+            Event::End(TagEnd::Heading(_)) => in_heading = false,
+            Event::Text(text) if in_heading && details <= 0 && &*text == "Provenance" => provenance_seen = true,
+            Event::Text(text)
+                if depth == 1
+                    && details <= 0
+                    && ["Offline debate.", "Scripted debate.", "This result is degraded"].contains(&&*text) =>
+            {
+                notes_seen = true
+            }
+            _ => {}
+        }
+    }
+    notes_seen && provenance_seen
 }
 
 fn render<S: Serialize>(text: &str, name: &'static str, context: &S) -> Result<String> {
@@ -606,5 +705,7 @@ fn environment() -> Environment<'static> {
     env.add_filter("link_text", safe(markdown::link_text));
     env.add_filter("cell", safe(markdown::cell));
     env.add_filter("block", safe(markdown::block));
+    // A template prints escaped values only.
+    env.remove_filter("safe");
     env
 }

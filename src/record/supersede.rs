@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
-use super::{RecordError, Result, git, links, markdown, status};
+use super::{RecordError, Result, WorkTree, git, links, markdown, status};
 use crate::model::DebateState;
 
 /// An earlier record as the commit leaves it.
@@ -71,7 +71,7 @@ fn marked(
     entry: Option<status::Entry>,
 ) -> Result<Vec<u8>> {
     let path = root.join(relative);
-    let on_disk = std::fs::read(&path).map_err(|source| RecordError::Write { path: path.clone(), source })?;
+    let on_disk = WorkTree::open(root)?.read_existing(relative)?;
     let at_head = repo.filter(|_| committed_to.is_some()).and_then(|repo| git::read_at_head(repo, relative));
     let base = at_head.as_ref().unwrap_or(&on_disk);
     let mark = |bytes: &[u8]| {
@@ -93,10 +93,11 @@ fn marked(
 /// Write the marked records into the work tree, each whole or not at all.
 pub fn write(root: &Path, superseded: &[Superseded]) -> Result<()> {
     for change in superseded {
-        if std::fs::read(root.join(&change.relative)).is_ok_and(|now| now == change.content) {
+        let tree = WorkTree::open(root)?;
+        if tree.read(&change.relative)?.is_some_and(|now| now == change.content) {
             continue;
         }
-        super::replace_file(root, &change.relative, &change.content)?;
+        tree.replace(&change.relative, &change.content)?;
     }
     Ok(())
 }

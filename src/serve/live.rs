@@ -60,7 +60,7 @@ pub struct Message {
 
 impl Message {
     pub fn new(name: &'static str, data: &impl Serialize) -> Message {
-        Message { name, data: serde_json::to_string(data).unwrap_or_else(|_| "null".into()) }
+        Message { name, data: crate::text::secrets::gated_json(data, false).unwrap_or_else(|_| "null".into()) }
     }
 
     fn event(&self) -> Event {

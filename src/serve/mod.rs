@@ -151,6 +151,7 @@ pub fn build(options: &Options, launch: Arc<dyn Launch>, stopping: watch::Receiv
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(app.clone(), security::check))
+        .layer(axum::middleware::map_response(security::gate))
         .with_state(app);
     Ok(Dashboard { router, driver, token })
 }

@@ -123,6 +123,23 @@ fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// The middleware: every rule above, then the handler, then the response headers.
+/// Every page and document through the secret gate on its way out (an event stream's
+/// messages pass it one by one, `live::Message`).
+pub async fn gate(response: Response) -> Response {
+    let streaming =
+        response.headers().get(header::CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if streaming {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return refused(StatusCode::INTERNAL_SERVER_ERROR, "the response could not be read");
+    };
+    let gated = crate::text::secrets::gate_bytes(&bytes).into_owned();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(gated))
+}
+
 pub async fn check(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     let guard = &app.guard;
     let headers = request.headers();

@@ -160,8 +160,9 @@ impl Store {
     }
 }
 
+/// JSON for a column, every string in it through the secret gate.
 fn to_json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("state types serialise")
+    crate::text::secrets::gated_json(value, false).expect("state types serialise")
 }
 
 fn from_json<T: serde::de::DeserializeOwned>(text: &str, what: &'static str) -> Result<T> {

@@ -9,6 +9,7 @@ use crate::model::{
     Analysis, Clarification, Completion, Contribution, ContributionKind, EndReason, Evaluation, Outcome, Purpose,
     Revision, RoundMeasures, Seat, Snapshot, Stance, Status, Usage,
 };
+use crate::text::secrets::gate;
 
 /// Everything a new debate starts with.
 pub struct NewDebate<'a> {
@@ -31,9 +32,9 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
             params![
                 new.id,
-                new.question,
-                new.title,
-                new.repo_root,
+                gate(new.question),
+                gate(new.title),
+                gate(new.repo_root),
                 Status::Analyzing,
                 to_json(new.snapshot),
                 to_json(new.analysis),
@@ -44,7 +45,7 @@ impl Store {
         if let Some(c) = new.clarification {
             tx.execute(
                 "INSERT INTO clarifications (debate_id, question, answer, created_at) VALUES (?1, ?2, ?3, ?4)",
-                params![new.id, c.question, c.answer, time],
+                params![new.id, gate(&c.question), gate(&c.answer), time],
             )?;
         }
         tx.commit()?;
@@ -67,8 +68,10 @@ impl Store {
 
     /// A debater leaves the panel for good.
     pub fn drop_seat(&self, id: &str, seat: usize, reason: &str) -> Result<()> {
-        self.conn
-            .execute("UPDATE panel SET dropped = ?3 WHERE debate_id = ?1 AND seat = ?2", params![id, seat, reason])?;
+        self.conn.execute(
+            "UPDATE panel SET dropped = ?3 WHERE debate_id = ?1 AND seat = ?2",
+            params![id, seat, gate(reason)],
+        )?;
         Ok(())
     }
 
@@ -78,7 +81,7 @@ impl Store {
             id,
             tx.execute(
                 "INSERT INTO rounds (debate_id, number, framing, guidance) VALUES (?1, ?2, ?3, ?4)",
-                params![id, number, framing, guidance],
+                params![id, number, gate(framing), guidance.map(gate)],
             ),
         )?;
         set_status_in(&tx, id, Status::InRound)?;
@@ -93,7 +96,7 @@ impl Store {
                                         completion_tokens, latency_ms, truncated, stance, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             params![
-                id, round, c.seat, c.kind, perspective, c.text, c.model,
+                id, round, c.seat, c.kind, gate(perspective), gate(&c.text), gate(&c.model),
                 u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, c.truncated,
                 c.stance.as_ref().map(to_json), now()
             ],
@@ -167,8 +170,10 @@ impl Store {
 
     /// Remember where the record goes before writing it, so a crash in between is repaired.
     pub fn save_record_path(&self, id: &str, path: &str) -> Result<()> {
-        self.conn
-            .execute("UPDATE debates SET record_path = ?2, updated_at = ?3 WHERE id = ?1", params![id, path, now()])?;
+        self.conn.execute(
+            "UPDATE debates SET record_path = ?2, updated_at = ?3 WHERE id = ?1",
+            params![id, gate(path), now()],
+        )?;
         Ok(())
     }
 
@@ -235,7 +240,7 @@ fn write_panel(conn: &Connection, id: &str, panel: &[Seat]) -> Result<()> {
     for (seat, s) in panel.iter().enumerate() {
         conn.execute(
             "INSERT INTO panel (debate_id, seat, name, perspective, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![id, seat, s.name(), to_json(&s.perspective), s.reason],
+            params![id, seat, gate(s.name()), to_json(&s.perspective), gate(&s.reason)],
         )?;
     }
     Ok(())
@@ -248,7 +253,7 @@ fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: 
                                       latency_ms, truncated, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
-            id, purpose, round, call.text, call.model, u.prompt_tokens, u.cached_tokens, u.completion_tokens,
+            id, purpose, round, gate(&call.text), gate(&call.model), u.prompt_tokens, u.cached_tokens, u.completion_tokens,
             u.latency_ms, call.truncated, now()
         ],
     );

@@ -11,7 +11,8 @@ use crate::model::{
     Clarified, Contribution, ContributionKind, DebateState, Decision, Draft, EndReason, Events, Outcome, Pending,
     Published, Round,
 };
-use crate::text::untrusted::for_terminal;
+use crate::text::secrets;
+use crate::text::untrusted::{for_terminal, is_bidi_control};
 
 pub mod list;
 pub mod progress;
@@ -141,12 +142,13 @@ fn paint(style: Style, text: &str) -> String {
 /// A line on stderr, coloured only where colour is wanted. A closed stderr is not
 /// worth a panic.
 fn eprint_line(text: &str) {
-    let _ = writeln!(anstream::stderr(), "{text}");
+    let _ = writeln!(anstream::stderr(), "{}", secrets::gate(text));
 }
 
 /// Print a result on stdout. A reader that went away (`debate --list | head -1`) is
 /// not an error.
 pub fn print_out(text: &str) -> Result<(), OutputError> {
+    let text = secrets::gate(text);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err.into()),
@@ -154,8 +156,24 @@ pub fn print_out(text: &str) -> Result<(), OutputError> {
     }
 }
 
+/// A JSON document on stdout: every string through the secret gate, and characters
+/// that would reorder or control a terminal written as `\uXXXX` escapes.
 pub fn print_json<T: serde::Serialize>(value: &T) -> Result<(), OutputError> {
-    print_out(&format!("{}\n", serde_json::to_string_pretty(value).expect("documents serialise")))
+    let text = secrets::gated_json(value, true).expect("documents serialise");
+    print_out(&format!("{}\n", escape_invisible(&text)))
+}
+
+/// C1 controls and bidi controls as JSON escapes. serde_json escapes only C0 controls,
+/// and in a JSON text these characters can stand only inside strings, where an escape
+/// means the same character.
+fn escape_invisible(json: &str) -> String {
+    json.chars()
+        .map(|c| match c {
+            '\u{80}'..='\u{9f}' => format!("\\u{:04x}", c as u32),
+            c if is_bidi_control(c) => format!("\\u{:04x}", c as u32),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// `1.2s`, `850ms`.

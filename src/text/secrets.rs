@@ -6,49 +6,178 @@
 //! passwords in assignments and connection strings), found in text a person or a
 //! repository wrote.
 
-use std::sync::LazyLock;
+use std::borrow::Cow;
+use std::sync::{Arc, LazyLock, RwLock};
 
 use regex::{Captures, Regex};
 
 /// What a masked configured key reads as.
 pub const MASKED_KEY: &str = "[redacted key]";
 
-/// The API keys this run knows, masked wherever they appear.
+/// The API keys this run knows, masked wherever they appear, in any encoding a JSON,
+/// HTTP or HTML layer may give them (`\u0073`, `\/`, `%73`, `&#x73;`). Every key of
+/// `MIN_KEY_CHARS` or more is masked: a placeholder such as `none` too, so a local
+/// server that needs no key is best given none. A shorter one guards nothing (it is
+/// guessed at once) and would mask ordinary words.
 #[derive(Debug, Clone, Default)]
 pub struct Masker {
-    keys: Vec<String>,
+    /// Longest first, so a key that contains another is masked whole.
+    keys: Vec<Vec<char>>,
+    /// Every key in every encoding, one alternation.
+    pattern: Option<Regex>,
 }
 
 impl Masker {
-    /// Keys shorter than 8 characters are not secrets worth the false matches.
     pub fn new(keys: impl IntoIterator<Item = String>) -> Masker {
-        let mut keys: Vec<String> = keys.into_iter().map(|k| k.trim().to_string()).filter(|k| k.len() >= 8).collect();
-        // Longest first, so a key that contains another is masked whole.
+        let mut keys: Vec<String> =
+            keys.into_iter().map(|k| k.trim().to_string()).filter(|k| k.chars().count() >= MIN_KEY_CHARS).collect();
         keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
         keys.dedup();
-        Masker { keys }
+        let pattern = (!keys.is_empty()).then(|| {
+            let alternatives: Vec<String> = keys.iter().map(|key| key.chars().map(char_pattern).collect()).collect();
+            Regex::new(&alternatives.join("|")).expect("escaped keys make a valid pattern")
+        });
+        Masker { keys: keys.iter().map(|k| k.chars().collect()).collect(), pattern }
+    }
+
+    /// This masker and `keys` together.
+    fn with(&self, keys: impl IntoIterator<Item = String>) -> Masker {
+        Masker::new(self.keys.iter().map(|k| k.iter().collect()).chain(keys))
     }
 
     pub fn mask(&self, text: &str) -> String {
-        let mut text = text.to_string();
-        for key in &self.keys {
-            if text.contains(key.as_str()) {
-                text = text.replace(key.as_str(), MASKED_KEY);
-            }
+        self.masked(text).into_owned()
+    }
+
+    fn masked<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        match &self.pattern {
+            Some(pattern) => pattern.replace_all(text, MASKED_KEY),
+            None => Cow::Borrowed(text),
         }
-        text
     }
 
     /// How much of a text still arriving can be shown now: all but a tail that could be
-    /// the start of a key (shown once the rest shows whether it is one).
+    /// the start of a key, in any encoding (shown once the rest shows whether it is one).
     pub fn safe_prefix(&self, text: &str) -> usize {
-        let held = self
-            .keys
-            .iter()
-            .flat_map(|key| (1..key.len()).rev().find(|&n| key.is_char_boundary(n) && text.ends_with(&key[..n])))
-            .max()
-            .unwrap_or(0);
-        text.len() - held
+        let longest = self.keys.first().map_or(0, |k| k.len() * LONGEST_FORM);
+        let from = text.len().saturating_sub(longest);
+        text.char_indices()
+            .map(|(i, _)| i)
+            .filter(|&i| i >= from)
+            .find(|&i| self.keys.iter().any(|key| begins(key, &text[i..])))
+            .unwrap_or(text.len())
+    }
+}
+
+/// The shortest key that is masked.
+pub const MIN_KEY_CHARS: usize = 4;
+
+/// The longest form `forms` gives a character, in bytes (`&#1114111;`, `%F4%8F%BF%BF`).
+const LONGEST_FORM: usize = 12;
+
+/// Every way a JSON, HTTP or HTML layer may write `c`: as is, `\uXXXX` (a surrogate
+/// pair beyond the BMP), `\/` for a slash, percent-encoded UTF-8, and a numeric
+/// character reference. All but the first match hex digits in either case.
+fn forms(c: char) -> Vec<String> {
+    let mut units = [0u16; 2];
+    let mut bytes = [0u8; 4];
+    let mut forms = vec![
+        c.encode_utf16(&mut units).iter().map(|u| format!("\\u{u:04x}")).collect(),
+        c.encode_utf8(&mut bytes).bytes().map(|b| format!("%{b:02x}")).collect(),
+        format!("&#x{:x};", c as u32),
+        format!("&#{};", c as u32),
+    ];
+    if c == '/' {
+        forms.push("\\/".to_string());
+    }
+    forms
+}
+
+/// A regex for `c` in any of its forms.
+fn char_pattern(c: char) -> String {
+    let encoded: Vec<String> = forms(c).iter().map(|f| regex::escape(f)).collect();
+    format!("(?:{}|(?i:{}))", regex::escape(&c.to_string()), encoded.join("|"))
+}
+
+/// Whether `tail` is the start of `key` in some mix of its characters' forms, cut off
+/// before the key ends.
+fn begins(key: &[char], tail: &str) -> bool {
+    let Some((&c, rest)) = key.split_first() else { return false };
+    if tail.is_empty() {
+        return true;
+    }
+    let literal = c.to_string();
+    let candidates = std::iter::once((literal, false)).chain(forms(c).into_iter().map(|f| (f, true)));
+    candidates.into_iter().any(|(form, any_case)| {
+        let same = |a: &str, b: &str| if any_case { a.eq_ignore_ascii_case(b) } else { a == b };
+        if tail.len() < form.len() {
+            form.is_char_boundary(tail.len()) && same(&form[..tail.len()], tail)
+        } else {
+            tail.is_char_boundary(form.len()) && same(&tail[..form.len()], &form) && begins(rest, &tail[form.len()..])
+        }
+    })
+}
+
+/// The keys of this process: whatever leaves it (the database, files in the work tree,
+/// commits, the terminal, the dashboard) passes `gate`. Keys are added as settings and
+/// providers name them, never removed.
+static GATE: LazyLock<RwLock<Arc<Masker>>> = LazyLock::new(Default::default);
+
+/// Add keys to the gate.
+pub fn guard(keys: impl IntoIterator<Item = String>) {
+    let mut gate = GATE.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let added = gate.with(keys);
+    *gate = Arc::new(added);
+}
+
+/// The gate's keys now.
+pub fn keys() -> Arc<Masker> {
+    GATE.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+}
+
+/// `text` with every key the gate knows masked.
+pub fn gate(text: &str) -> String {
+    keys().mask(text)
+}
+
+/// Bytes on their way out: masked when they are text (everything debate writes is).
+pub fn gate_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    let keys = keys();
+    match std::str::from_utf8(bytes).map(|text| keys.masked(text)) {
+        Ok(Cow::Owned(masked)) => Cow::Owned(masked.into_bytes()),
+        _ => Cow::Borrowed(bytes),
+    }
+}
+
+/// Every string in a JSON value masked (masking the serialised text could split an
+/// escape sequence). Object keys are debate's own field and provider names.
+pub fn gate_json(value: &mut serde_json::Value) {
+    let keys = keys();
+    mask_json(&keys, value);
+}
+
+/// `value` as JSON text, every string in it through the gate. Read back from its own
+/// text rather than converted, so an `f32` prints as it was written (`0.2`).
+pub fn gated_json<T: serde::Serialize>(value: &T, pretty: bool) -> serde_json::Result<String> {
+    let mut value: serde_json::Value = serde_json::from_str(&serde_json::to_string(value)?)?;
+    gate_json(&mut value);
+    match pretty {
+        true => serde_json::to_string_pretty(&value),
+        false => serde_json::to_string(&value),
+    }
+}
+
+fn mask_json(keys: &Masker, value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => {
+            if let Cow::Owned(masked) = keys.masked(text) {
+                *text = masked;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| mask_json(keys, item)),
+        Value::Object(map) => map.values_mut().for_each(|item| mask_json(keys, item)),
+        _ => {}
     }
 }
 
@@ -189,19 +318,47 @@ mod tests {
 
     #[test]
     fn configured_keys_are_masked_wherever_they_appear() {
-        let masker = Masker::new(["sk-test-1234567890".to_string(), "short".into()]);
+        let masker = Masker::new(["sk-test-1234567890".to_string(), "k9Zq".into(), "k9Z".into()]);
         assert_eq!(
             masker.mask("Bearer sk-test-1234567890 and sk-test-1234567890!"),
             "Bearer [redacted key] and [redacted key]!"
         );
-        assert_eq!(masker.mask("short stays"), "short stays", "keys under 8 characters are not masked");
+        assert_eq!(masker.mask("short k9Zq too"), "short [redacted key] too", "a key of four characters");
+        assert_eq!(masker.mask("k9Z"), "k9Z", "a key under four characters guards nothing");
+    }
+
+    #[test]
+    fn keys_are_masked_in_every_encoding_a_json_http_or_html_layer_gives_them() {
+        let masker = Masker::new(["sk-live/SECRET".to_string()]);
+        for written in [
+            "sk-live/SECRET",
+            r"\u0073k-live\/SECRET",
+            r"\u0073\u006B\u002d\u006c\u0069\u0076\u0065\u002F\u0053\u0045\u0043\u0052\u0045\u0054",
+            "sk-live%2FSECRET",
+            "%73%6b%2d%6C%69%76%65%2f%53%45%43%52%45%54",
+            "sk-live&#x2f;SECRET",
+            "sk-live&#47;SECRET",
+        ] {
+            assert_eq!(masker.mask(&format!("<{written}>")), "<[redacted key]>", "{written}");
+        }
+        assert_eq!(masker.mask("sk-live/secret"), "sk-live/secret", "the key itself is matched exactly");
+    }
+
+    #[test]
+    fn json_strings_are_masked_after_decoding() {
+        guard(["sk-json-ECHO/0a1b".to_string()]);
+        let mut value: serde_json::Value =
+            serde_json::from_str(r#"{"summary": "KEYECHO[\u0073k-json-ECHO\/0a1b]", "list": ["sk-json-ECHO/0a1b"]}"#)
+                .unwrap();
+        gate_json(&mut value);
+        assert_eq!(value.to_string(), r#"{"summary":"KEYECHO[[redacted key]]","list":["[redacted key]"]}"#);
     }
 
     #[test]
     fn a_streamed_key_never_shows_even_split_across_pieces() {
         let key = "sk-live-abcdefghijklmnop";
         let masker = Masker::new([key.to_string()]);
-        let answer = format!("The key is {key}, and that is all.");
+        let answer = format!("The key is {key}, and that is all, not even as \\u0073k-live-abcdefghijklmnop.");
         for size in [1, 2, 3, 5, 7, 11] {
             let mut stream = MaskedStream::default();
             let mut shown = String::new();

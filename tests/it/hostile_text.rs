@@ -205,6 +205,10 @@ fn a_repository_template_printing_values_bare_cannot_be_broken_either() {
     sandbox.cmd().arg("--config").arg(&config).args(["-r", "1", QUESTION]).assert().success();
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
     let shape = shape(&record);
-    assert_eq!((shape.h1, shape.h2.clone()), (1, vec!["Recommendation".to_string(), "Caveats".into()]), "{record}");
+    assert_eq!(
+        (shape.h1, shape.h2.clone()),
+        (1, vec!["Recommendation".to_string(), "Caveats".into(), "Provenance".into()]),
+        "{record}"
+    );
     assert!(shape.html.is_empty() && shape.code_blocks.is_empty(), "{shape:?}\n{record}");
 }
