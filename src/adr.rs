@@ -63,7 +63,8 @@ struct Parsed {
 /// The record at `relative` (a path from the repository root, for the links its status
 /// may hold); `None` when the text has no title and so is no record.
 pub fn read(relative: &str, text: &str) -> Option<Fields> {
-    let parsed = parse(text);
+    // A record saved with CRLF line endings reads as any other.
+    let parsed = parse(&text.replace("\r\n", "\n"));
     let front = |key: &str| {
         let value = parsed.front.as_ref()?.as_object()?.iter().find(|(k, _)| k.eq_ignore_ascii_case(key))?.1;
         value.as_str().map(|s| s.trim().to_string())

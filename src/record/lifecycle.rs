@@ -104,6 +104,9 @@ pub fn change(request: &Request) -> Result<Changed> {
     let committed = repo.as_ref().filter(|_| not_committed.is_none()).and_then(|r| git::read_at_head(r, relative));
     let base = committed.clone().unwrap_or_else(|| on_disk.clone());
     let text = String::from_utf8(base.clone()).map_err(|_| RecordError::NoStatus(path.clone()))?;
+    if let Some(problem) = status::front_matter_problem(&text) {
+        return Err(RecordError::FrontMatter { path, problem });
+    }
     let previous = status::current(&text).ok_or_else(|| RecordError::NoStatus(path.clone()))?;
     if previous.to_lowercase().starts_with("superseded") {
         return Err(RecordError::Superseded { path, status: previous });

@@ -101,6 +101,8 @@ pub enum RecordError {
     Moved { id: String, from: PathBuf },
     #[error("{} states no status debate can change (front matter `status:`, a `* Status:` line or a `## Status` section)", .0.display())]
     NoStatus(PathBuf),
+    #[error("{} has front matter that cannot be read: {problem}", path.display())]
+    FrontMatter { path: PathBuf, problem: String },
     #[error("{} has changes that are not committed; marking it superseded would commit them too", .0.display())]
     Modified(PathBuf),
     #[error("{} has changes that are not committed; committing its new status would commit them too", .0.display())]
@@ -128,6 +130,10 @@ impl RecordError {
                 "the record file is kept; fix the repository and run `debate --resume` again".into()
             }
             RecordError::Bare(_) => "run debate inside a checkout (a clone with a working tree)".into(),
+            RecordError::Write { source, .. } if source.raw_os_error() == Some(libc::ENOSPC) => {
+                "the disk is full: free some space, then `debate --resume ID` writes the record (the debate itself is kept)"
+                    .into()
+            }
             RecordError::Write { .. } => {
                 "check that the directory is writable, then run `debate --resume` again".into()
             }
@@ -160,6 +166,7 @@ impl RecordError {
                 "make it a real directory inside the repository, or set record.directory to one".into()
             }
             RecordError::NoStatus(_) => "give it a status line first, or change it by hand".into(),
+            RecordError::FrontMatter { .. } => "fix the front matter (each key once), then run the command again".into(),
             RecordError::Changed(path) => format!(
                 "commit or stash the changes to {} first (or pass --no-commit to change the file only)",
                 path.display()

@@ -102,12 +102,14 @@ fn read(repo_root: &Path, template: &Template) -> Result<String> {
     };
     environment().template_from_str(&text).map_err(|source| RecordError::Template { path: path.clone(), source })?;
     // No loader stands behind a template, so an include could only fail after every
-    // model call: it is refused now.
-    if let Some(tag) = INCLUDES.find(&text) {
-        let source = minijinja::Error::new(
-            minijinja::ErrorKind::InvalidOperation,
-            format!("`{}`: a record template cannot include, import or extend other templates", tag.as_str()),
-        );
+    // model call, and `safe` would print a value unescaped: both are refused now.
+    let refused = [
+        (&*INCLUDES, "a record template cannot include, import or extend other templates"),
+        (&*UNESCAPED, "a record template prints values escaped only"),
+    ];
+    if let Some((tag, why)) = refused.iter().find_map(|(pattern, why)| Some((pattern.find(&text)?, why))) {
+        let source =
+            minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, format!("`{}`: {why}", tag.as_str()));
         return Err(RecordError::Template { path, source });
     }
     Ok(text)
@@ -116,6 +118,8 @@ fn read(repo_root: &Path, template: &Template) -> Result<String> {
 static INCLUDES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(r"\{%[-+]?\s*(?:include|import|from|extends)\b[^%]*%\}").expect("a valid pattern")
 });
+static UNESCAPED: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"\|\s*safe\b").expect("a valid pattern"));
 
 /// The record: the template's front matter, the notices, the template's body, then
 /// the provenance before the transcript (or at the end).

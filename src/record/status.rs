@@ -72,11 +72,22 @@ pub fn current(text: &str) -> Option<String> {
     Some(one_line(&status)).filter(|s| !s.is_empty())
 }
 
+/// Why the record's front matter cannot be read as YAML (a key written twice, say), if
+/// it has front matter and it cannot: no status in it can then be trusted.
+pub fn front_matter_problem(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let end = front_matter_end(&lines)?;
+    crate::text::yaml::parse::<serde_json::Value>(&lines[1..end].concat(), "its front matter").err()
+}
+
 /// The text with its status changed to `status` — written in the case the record
 /// writes its status in, `Accepted` where it had `Proposed` — and the change added to
 /// its history. Unchanged when the status already is `status` (in any case); `None`
 /// when the record states no status.
 pub fn transition(text: &str, status: &str, entry: Entry) -> Option<String> {
+    if front_matter_problem(text).is_some() {
+        return None;
+    }
     let previous = current(text)?;
     let status = styled(&one_line(status), &previous);
     if previous.eq_ignore_ascii_case(&status) {

@@ -290,6 +290,13 @@ mod tests {
     }
 
     #[test]
+    fn a_full_disk_says_the_debate_can_be_resumed() {
+        let full = RecordError::Write { path: "x.md".into(), source: Errno::NOSPC.into() };
+        let hint = full.hint().unwrap();
+        assert!(hint.contains("disk is full") && hint.contains("debate --resume"), "{hint}");
+    }
+
+    #[test]
     fn paths_that_climb_out_are_refused() {
         let (_root, _outside, tree) = tree();
         for path in ["../x.md", "/etc/x.md", "docs/../../x.md", ".."] {

@@ -5,6 +5,7 @@
 //! handed in as a [`Launch`], with the dashboard's [`Events`] in the terminal's place.
 
 mod api;
+mod idle;
 mod live;
 mod markdown;
 mod pages;
@@ -189,6 +190,7 @@ pub async fn run(
     local
         .run_until(async move {
             let driving = tokio::task::spawn_local(driver);
+            let listener = idle::IdleListener::new(listener, idle::IDLE);
             let served = axum::serve(listener, router).with_graceful_shutdown(async move {
                 stop.await;
                 let _ = stopped.send(true);

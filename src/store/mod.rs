@@ -76,6 +76,11 @@ impl StoreError {
                 "pass a writable --db path or set DEBATE_HOME"
             }
             StoreError::Newer { .. } => "upgrade debate, or use another --db",
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(failure, _))
+                if failure.code == rusqlite::ErrorCode::DiskFull =>
+            {
+                "the disk is full: free some space, then `debate --resume ID` goes on where the debate stopped (every finished step is kept)"
+            }
             StoreError::Sqlite(_) | StoreError::Json { .. } => {
                 "check that the --db path (or $DEBATE_HOME) is writable and not used by an older debate version"
             }

@@ -216,3 +216,10 @@ fn a_database_from_a_newer_version_is_refused() {
     assert!(Store::open_existing(&dir.path().join("absent.sqlite3")).unwrap().is_none());
     assert!(!dir.path().join("absent.sqlite3").exists(), "looking for a database creates none");
 }
+
+#[test]
+fn a_full_disk_says_the_debate_can_be_resumed() {
+    let full = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL), None);
+    let hint = StoreError::Sqlite(full).hint().unwrap();
+    assert!(hint.contains("disk is full") && hint.contains("debate --resume"), "{hint}");
+}

@@ -227,11 +227,55 @@ fn pattern(what: &'static str, regex: &str, groups: &'static [usize]) -> Pattern
 }
 
 /// `password=…`, a quoted value, or a value with a digit or a symbol: "a token: which
-/// store" is a sentence, `TOKEN=abc1` and `password: "horse battery"` are not.
+/// store" is a sentence, `TOKEN=abc1` and `password: "horse battery"` are not. Nor are
+/// counts (`max_tokens: 2000`, `tokens: {prompt: …}`), names of where a secret is kept
+/// (`api_key_env: OPENAI_API_KEY`, `${DB_PASSWORD}`, `secretKeyRef`) or placeholders.
 fn assignment(captures: &Captures) -> bool {
-    let quoted = captures.get(2).or(captures.get(3)).is_some();
-    let bare = captures.get(4).map_or("", |m| m.as_str());
-    &captures[1] == "=" || quoted || bare.chars().any(|c| !c.is_alphabetic())
+    let name = captures[1].to_ascii_lowercase();
+    let last = name.rsplit(['_', '-']).next().unwrap_or_default();
+    let counted = name.contains("tokens") || ["budget", "count", "limit", "length", "size"].contains(&last);
+    let pointer =
+        ["env", "file", "path", "ref", "name", "type", "url", "endpoint"].contains(&last) || name.ends_with("keyref");
+    if counted || pointer {
+        return false;
+    }
+    let quoted = captures.get(3).or(captures.get(4));
+    let value = quoted.or(captures.get(5)).map_or("", |m| m.as_str());
+    let may_be_number = ["password", "passwd", "pwd", "pin"].iter().any(|p| name.contains(p));
+    if placeholder(value) || (!may_be_number && value.chars().all(|c| c.is_ascii_digit() || ",._".contains(c))) {
+        return false;
+    }
+    &captures[2] == "=" || quoted.is_some() || value.chars().any(|c| !c.is_alphabetic())
+}
+
+/// "The staging password is: …": a colon after the verb, or a value with a digit or a
+/// symbol ("the token is valid" is a sentence).
+fn in_prose(captures: &Captures) -> bool {
+    let value = &captures[2];
+    !placeholder(value) && (captures.get(1).is_some() || value.chars().any(|c| !c.is_alphabetic()))
+}
+
+/// What stands for a secret without being one: a reference to where it is kept
+/// (`${VAR}`, `${{ secrets.X }}`, `$VAR`, `%VAR%`, `{{ var }}`, an environment variable's
+/// name), a structure (`{…}`, `[…]`), or a placeholder (`<your-password>`, `xxxx`,
+/// `changeme`).
+fn placeholder(value: &str) -> bool {
+    static REFERENCE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^(?:\$\{.*|\$[a-z_][a-z0-9_]*|%[a-z_][a-z0-9_]*%|\{\{.*|[\{\[\(<].*|your[-_].*|\[redacted.*)$")
+            .expect("a valid pattern")
+    });
+    let value = value.trim_end_matches([',', '.', ';', ')']);
+    // An environment variable's name: upper case with an underscore.
+    let env_name =
+        value.contains('_') && value.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    env_name || REFERENCE.is_match(value) || is_word(value)
+}
+
+/// Placeholder words, whatever their case.
+fn is_word(value: &str) -> bool {
+    ["changeme", "placeholder", "example", "redacted", "null", "none", "true", "false", "required"]
+        .contains(&value.to_ascii_lowercase().as_str())
+        || (!value.is_empty() && value.chars().all(|c| "xX*.-".contains(c)))
 }
 
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
@@ -260,8 +304,16 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             accept: assignment,
             ..pattern(
                 "a password or secret in an assignment",
-                r#"(?i)\b[a-z0-9_]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key)[a-z0-9_]*["']?\s*([:=])\s*(?:"([^"\n]{4,})"|'([^'\n]{4,})'|([^\s"'&;,]{4,}))"#,
-                &[2, 3, 4],
+                r#"(?i)\b([a-z0-9_\-]*?(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key)[a-z0-9_\-]*)["']?[ \t]*([:=])[ \t]*(?:"([^"\n]{4,})"|'([^'\n]{4,})'|([^\s"'&;,]{4,}))"#,
+                &[3, 4, 5],
+            )
+        },
+        Pattern {
+            accept: in_prose,
+            ..pattern(
+                "a password or secret in a sentence",
+                r#"(?i)\b(?:password|passphrase|passwd|secret|api key|access key|token)\s+(?:is|was)(\s*:)?\s+["'`]?([^\s"'`]{4,})"#,
+                &[2],
             )
         },
     ]
@@ -389,14 +441,23 @@ mod tests {
             ("CACHE_URL=redis://:hunter22@cache:6379", "a password in a connection string"),
             ("SECRET_KEY=django-insecure-hunter22xyz", "a password or secret in an assignment"),
             ("GITHUB_TOKEN_V2: hunter22abc", "a password or secret in an assignment"),
+            ("The staging password is: Tr0ub4dor&3 for now", "a password or secret in a sentence"),
+            ("Password is: hunter22", "a password or secret in a sentence"),
+            ("the admin password was hunter22!", "a password or secret in a sentence"),
         ];
         for (text, what) in cases {
             let (masked, found) = credentials(text);
             assert!(found.iter().any(|f| f.what == what), "{text:?}: {found:?}");
             assert!(masked.contains("[redacted]"), "{text:?} → {masked:?}");
-            for secret in
-                ["AbCdEfGhIjKlMnOp", "IOSFODNN7", "wJalrXUtnFEMI", "b3BlbnNzaC1rZXk", "aBcDeFgHiJ", "hunter22"]
-            {
+            for secret in [
+                "AbCdEfGhIjKlMnOp",
+                "IOSFODNN7",
+                "wJalrXUtnFEMI",
+                "b3BlbnNzaC1rZXk",
+                "aBcDeFgHiJ",
+                "hunter22",
+                "Tr0ub4dor",
+            ] {
                 assert!(!masked.contains(secret), "{text:?} → {masked:?}");
             }
         }
@@ -407,6 +468,15 @@ mod tests {
         for text in [
             "Should we use Redis or Postgres for caching?",
             "The password reset flow needs a token: which store?",
+            "tokens: {prompt: 28557, cached: 20000, completion: 4120}",
+            "- Tokens: 28557 prompt (20000 of them cached), 4120 completion.",
+            "max_tokens: 2000\ntoken_budget_per_round: 2000",
+            "api_key_env: OPENAI_API_KEY",
+            "POSTGRES_PASSWORD: ${DB_PASSWORD}\nPOSTGRES_PASSWORD_FILE: /run/secrets/db",
+            "api_key: ${{ secrets.OPENAI_API_KEY }}",
+            "secretKeyRef:\n  name: db-credentials",
+            "PASSWORD=changeme\nTOKEN=<your-token>\nSECRET=xxxxxxxx",
+            "The token is valid for 5 minutes; the password is hashed with argon2.",
             "Keep sk- prefixes short, like sk-abc.",
             "https://example.com/path?query=1",
         ] {

@@ -29,3 +29,4 @@ mod secrets;
 mod selection;
 mod settings_catalog;
 mod trust;
+mod untrusted_repo;
