@@ -634,7 +634,16 @@ fn populate(path: &Path, count: usize, root: &str) {
             for kind in [ContributionKind::Argument, ContributionKind::Rebuttal] {
                 let text = "An argument of ordinary length.".repeat(20);
                 let stance = Some(debate::model::Stance::unknown());
-                let c = Contribution { seat, kind, text, model: "mock".into(), usage, truncated: false, stance };
+                let c = Contribution {
+                    seat,
+                    kind,
+                    text,
+                    model: "mock".into(),
+                    usage,
+                    truncated: false,
+                    failed: false,
+                    stance,
+                };
                 store.save_contribution(&id, 1, member.name(), &c).unwrap();
             }
         }

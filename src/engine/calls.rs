@@ -8,7 +8,7 @@ use crate::catalog::Catalog;
 use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpose, RoundMeasures};
 use crate::moderator::answers::{self, Answer};
 use crate::moderator::evaluation::RoundVerdict;
-use crate::moderator::prompts::{self, SHORTER, STRICTER, Size};
+use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::stance::StanceAnswer;
 use crate::moderator::synthesis::SynthesisAnswer;
@@ -44,6 +44,14 @@ pub enum Ask<'a> {
         round: u32,
         kind: ContributionKind,
     },
+}
+
+impl Ask<'_> {
+    /// A call the debate can do without (the panel's refinement): asked once, and once
+    /// more with a stricter instruction at most, never shorter or compact.
+    fn optional(&self) -> bool {
+        matches!(self, Ask::Analysis { .. })
+    }
 }
 
 pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
@@ -150,7 +158,7 @@ pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Opt
     let mut normal = request(state, ask, Size::NORMAL);
     normal.on_text = on_text.clone();
     let first = match timed(to, &normal).await {
-        Err(first) if first.retryable() => {
+        Err(first) if first.retryable() && !ask.optional() => {
             let mut compact = request(state, ask, Size::COMPACT);
             compact.on_text = on_text;
             timed(to, &compact)
@@ -159,7 +167,7 @@ pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Opt
         }
         result => result?,
     };
-    if !first.truncated || !to.provider.identity().reasoned {
+    if !first.truncated || !to.provider.identity().reasoned || ask.optional() {
         return Ok(first);
     }
     let mut shorter = request(state, ask, Size::NORMAL);
@@ -168,6 +176,22 @@ pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Opt
         Ok(second) => Ok(Completion { usage: first.usage + second.usage, ..second }),
         Err(_) => Ok(first),
     }
+}
+
+/// A debater's answer asked for once more, after one that only repeated the prompt's
+/// placeholders; the completion carries the tokens of both calls.
+pub async fn ask_in_own_words(
+    to: Asked<'_>,
+    state: &DebateState,
+    ask: &Ask<'_>,
+    first: Completion,
+    on_text: Option<TextSink>,
+) -> Result<Completion> {
+    let mut again = request(state, ask, Size::NORMAL);
+    again.prompt.push_str(OWN_WORDS);
+    again.on_text = on_text;
+    let second = timed(to, &again).await?;
+    Ok(Completion { usage: first.usage + second.usage, ..second })
 }
 
 /// A structured answer and what `read` made of it. An answer that cannot be read is

@@ -177,13 +177,29 @@ impl Engine<'_> {
         let ask = Ask::Analysis { catalog: self.catalog };
         let read = |text: &str| answers::read::<PanelChoice>(text).ok();
         let asked = calls::ask_structured(self.moderator(), state, &ask, read);
-        let (completion, choice) = within(deadline, "the moderator's analysis", asked).await?;
+        let mut analysis = state.analysis.clone();
+        // The refinement is optional: when the moderator fails or times out, the keyword
+        // panel stands and the record says why.
+        let (completion, choice) = match within(deadline, "the moderator's analysis", asked).await {
+            Ok(answered) => answered,
+            Err(Stop::TimedOut(_)) => {
+                analysis.unrefined = Some("the moderator did not answer in time".into());
+                (Completion::default(), None)
+            }
+            Err(Stop::Failed(Error::Provider(err))) if err.passing() => {
+                analysis.unrefined = Some(format!("the moderator failed: {}", secrets::gate(&err.to_string())));
+                (Completion::default(), None)
+            }
+            Err(stop) => return Err(stop),
+        };
+        if choice.is_none() && analysis.unrefined.is_none() {
+            analysis.unrefined = Some("the moderator's answer could not be read".into());
+        }
         let snapshot = &state.snapshot;
         let refined = |choice: &PanelChoice| {
             selection::refine(self.catalog, &state.panel, &snapshot.forced, snapshot.requested_size, choice)
         };
         let panel = choice.as_ref().and_then(refined).unwrap_or_else(|| state.panel.clone());
-        let mut analysis = state.analysis.clone();
         if let Some(options) = choice.as_ref().and_then(selection::refine_options) {
             analysis.options = options;
         }
@@ -255,7 +271,14 @@ impl Engine<'_> {
                 async move {
                     let what = format!("{} ({} {kind})", state.panel[seat].name(), round);
                     let to = Asked { provider: provider.as_ref(), secrets: &secrets };
-                    let asked = calls::ask(to, state, &Ask::Debater { seat, round, kind }, sink).await;
+                    let ask = Ask::Debater { seat, round, kind };
+                    let mut asked = calls::ask(to, state, &ask, sink.clone()).await;
+                    // An answer that only repeats the prompt's placeholders is asked for
+                    // once more; a second such answer is kept, marked failed.
+                    if let Some(first) = asked.as_ref().ok().filter(|c| answers::says_nothing(&c.text)).cloned() {
+                        let again = calls::ask_in_own_words(to, state, &ask, first.clone(), sink).await;
+                        asked = Ok(again.unwrap_or(first));
+                    }
                     (seat, asked.and_then(|c| usable(c, &what)))
                 }
             })
@@ -280,9 +303,10 @@ impl Engine<'_> {
                     stream(&mut *self.events, seat, &text);
                     continue;
                 }
-                next = tokio::time::timeout_at(deadline, pending.next()) => next,
+                next = pending.next() => Some(next),
+                () = deadline_passed(deadline) => None,
             };
-            let Ok(next) = next else { return Err(Stop::TimedOut("a debate round")) };
+            let Some(next) = next else { return Err(Stop::TimedOut("a debate round")) };
             let Some((seat, result)) = next else { break };
             while let Ok((seat, text)) = live_rx.try_recv() {
                 stream(&mut *self.events, seat, &text);
@@ -297,6 +321,7 @@ impl Engine<'_> {
                         model: completion.model,
                         usage: completion.usage,
                         truncated: completion.truncated,
+                        failed: answers::says_nothing(&completion.text),
                         stance,
                     };
                     self.store.save_contribution(&state.id, round, state.panel[seat].name(), &contribution)?;
@@ -333,7 +358,11 @@ impl Engine<'_> {
         for &seat in seats {
             let ask = Ask::Stance { seat, round, kind };
             let asked = calls::ask(self.debater(seat), state, &ask, None);
-            let (stance, usage) = match tokio::time::timeout_at(deadline, asked).await {
+            let asked = tokio::select! {
+                asked = asked => Ok(asked),
+                () = deadline_passed(deadline) => Err(()),
+            };
+            let (stance, usage) = match asked {
                 Ok(Ok(completion)) => {
                     let read = answers::read::<StanceAnswer>(&completion.text).ok();
                     let stance = read.and_then(|answer| stance::from_answer(answer, &state.analysis.options));
@@ -490,15 +519,28 @@ fn latest_arguments(state: &DebateState) -> Vec<Latest<'_>> {
         .collect()
 }
 
-/// A step's call, cut off at the deadline.
+/// A step's call, cut off at the deadline (but never while a model is answering).
 async fn within<T>(
     deadline: Instant,
     what: &'static str,
     call: impl Future<Output = providers::Result<T>>,
 ) -> Result<T, Stop> {
-    match tokio::time::timeout_at(deadline, call).await {
-        Ok(result) => Ok(result?),
-        Err(_) => Err(Stop::TimedOut(what)),
+    tokio::select! {
+        result = call => Ok(result?),
+        () = deadline_passed(deadline) => Err(Stop::TimedOut(what)),
+    }
+}
+
+/// How recently a model must have sent a token to count as still answering.
+const STILL_ANSWERING: Duration = Duration::from_secs(5);
+
+/// Resolves at `deadline`, or later while a model is still sending tokens: a round's
+/// clock never cuts off a slow model that is answering (each call has its own limits
+/// for a model that has gone silent).
+async fn deadline_passed(deadline: Instant) {
+    tokio::time::sleep_until(deadline).await;
+    while let Some(quiet) = providers::activity::quiet_for().filter(|quiet| *quiet < STILL_ANSWERING) {
+        tokio::time::sleep(STILL_ANSWERING - quiet).await;
     }
 }
 

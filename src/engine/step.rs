@@ -189,6 +189,14 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreas
                 c.kind
             ));
         }
+        for c in round.contributions().filter(|c| c.failed) {
+            degradations.push(format!(
+                "{}'s round-{} {} said nothing of its own (it repeated the prompt's placeholders, even when asked again).",
+                state.name(c.seat),
+                round.number,
+                c.kind
+            ));
+        }
         if round.evaluation.as_ref().is_some_and(|e| e.fallback) {
             degradations.push(format!(
                 "The moderator's assessment of round {} was unreadable; local measures were used.",

@@ -38,6 +38,10 @@ pub struct ProviderDef {
     pub max_retries: Option<u32>,
     pub max_concurrency: Option<usize>,
     pub timeout_seconds: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_token_timeout_seconds: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_seconds: Option<u64>,
     pub token_parameter: Option<TokenParameter>,
 }
 
@@ -53,6 +57,8 @@ impl ProviderDef {
             max_retries: None,
             max_concurrency: None,
             timeout_seconds: None,
+            first_token_timeout_seconds: None,
+            idle_timeout_seconds: None,
             token_parameter: None,
         }
     }
@@ -114,7 +120,7 @@ impl std::ops::Add for Usage {
 }
 
 /// What one call returned: the text, the model that wrote it, and what it cost.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Completion {
     pub text: String,
     pub model: String,

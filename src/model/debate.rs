@@ -155,6 +155,8 @@ pub struct Contribution {
     pub usage: Usage,
     /// The answer stopped at the completion limit even when asked again for less.
     pub truncated: bool,
+    /// It said nothing of its own (only the prompt's placeholders), even asked again.
+    pub failed: bool,
     /// Where the debater stands after it: `None` until it is read (the contribution's
     /// own last line, or one question more).
     pub stance: Option<Stance>,

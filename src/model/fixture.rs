@@ -55,6 +55,7 @@ pub fn state() -> DebateState {
             constraints: Vec::new(),
             vague: false,
             panel_size: 2,
+            unrefined: None,
         },
         panel: vec![
             seat(perspective("Performance Advocate", &["latency", "throughput"], "Operational Simplicity")),
@@ -84,6 +85,7 @@ pub fn contribution(seat: usize, kind: ContributionKind, text: &str) -> Contribu
         model: "m".into(),
         usage: Usage { prompt_tokens: 100, cached_tokens: 60, completion_tokens: 40, latency_ms: 5 },
         truncated: false,
+        failed: false,
         stance: Some(Stance {
             option: Some(if seat == 0 { "Redis" } else { "Postgres" }.into()),
             confidence: Some(Confidence::Medium),

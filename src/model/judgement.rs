@@ -16,6 +16,10 @@ pub struct Analysis {
     pub vague: bool,
     /// Panel size the question calls for (2 for a binary choice, else 3–4).
     pub panel_size: u8,
+    /// Why the moderator's refinement of the panel was not used, when it was not (it
+    /// is optional: the keyword analysis stands without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrefined: Option<String>,
 }
 
 /// Where a debater stands at the end of a contribution.

@@ -5,6 +5,9 @@
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
+use std::sync::LazyLock;
+
+use regex::Regex;
 use serde_json::{Map, Value};
 
 use crate::text::json::{self, JsonError};
@@ -138,8 +141,49 @@ pub enum Unreadable {
 }
 
 /// The first JSON object in `text` that reads as `T`.
+/// A value that only repeats the prompt's shape hint (`"<why, in a sentence>"`) is
+/// empty, not content: a weak model echoes the placeholders it was shown.
 pub fn read<T: Answer>(text: &str) -> Result<T, Unreadable> {
-    Ok(json::extract(text)?)
+    Ok(json::extract(&without_placeholders(text))?)
+}
+
+static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""<[^"<>\n]{1,200}>""#).expect("valid"));
+/// An emptied item of a list, and what follows it (`, "" ]`, `[ "" ,`).
+static EMPTY_ITEM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"\[\s*""\s*(,\s*)?|,\s*""\s*([,\]])"#).expect("valid"));
+
+fn without_placeholders(text: &str) -> String {
+    let mut text = PLACEHOLDER.replace_all(text, r#""""#).into_owned();
+    loop {
+        let next = EMPTY_ITEM
+            .replace_all(&text, |c: &regex::Captures| match c.get(2) {
+                Some(end) => end.as_str().to_string(),
+                None => "[".to_string(),
+            })
+            .into_owned();
+        if next == text {
+            return text;
+        }
+        text = next;
+    }
+}
+
+/// A debater's answer that says nothing of its own: it repeats placeholders it was
+/// shown (`<option>`), and with them and its stance line taken away, fewer than eight
+/// words are left. (A short answer without placeholders is short, not empty.)
+pub fn says_nothing(text: &str) -> bool {
+    static SPAN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<[^<>\n]{1,120}>").expect("valid"));
+    if !SPAN.is_match(text) {
+        return false;
+    }
+    let words = text
+        .lines()
+        .filter(|line| !line.trim_start().to_uppercase().starts_with("STANCE"))
+        .map(|line| SPAN.replace_all(line, " ").into_owned())
+        .flat_map(|line| line.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|word| word.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .count();
+    words < 8
 }
 
 #[cfg(test)]
@@ -203,5 +247,24 @@ mod tests {
         let verdict: Verdict = read("Here: {\"stop\": true, \"winner\": null}").unwrap();
         assert!(verdict.stop && verdict.reason.is_empty());
         assert!(matches!(read::<Verdict>("no json"), Err(Unreadable::Json(JsonError::NoObject))));
+    }
+
+    #[test]
+    fn echoed_placeholders_are_empty_not_content() {
+        let echoed = r#"{"reason": "<why, in a sentence>", "points": ["<points raised>", "real point", "<more>"], "stop": true, "winner": null}"#;
+        let verdict = read::<Verdict>(echoed).unwrap();
+        assert_eq!((verdict.reason.as_str(), verdict.points), ("", vec!["real point".to_string()]));
+        let only = r#"{"reason": "fine", "points": ["<points raised>"], "stop": false, "winner": "<text>"}"#;
+        let verdict = read::<Verdict>(only).unwrap();
+        assert!(verdict.points.is_empty() && verdict.winner.as_deref() == Some(""), "{:?}", verdict.points);
+    }
+
+    #[test]
+    fn an_answer_of_placeholders_says_nothing() {
+        assert!(says_nothing("<your argument, 150-300 words>\nSTANCE: <option> (<confidence>)"));
+        assert!(!says_nothing("slow"), "short, not a placeholder");
+        assert!(!says_nothing(
+            "Postgres already runs here and backs up nightly; a second store doubles the on-call load.\nSTANCE: Postgres (high)"
+        ));
     }
 }

@@ -462,6 +462,10 @@ pub const STRICTER: &str = "\n\nYour previous answer could not be read as the JS
 only that JSON object: no prose, no code fences, no comments.";
 
 /// Added to a request whose answer stopped at the completion limit.
+pub const OWN_WORDS: &str = "\n\nYour previous answer only repeated the placeholders of the instructions (text in \
+<angle brackets>). Answer again in your own words: full sentences that argue your perspective, then the STANCE line \
+with a real option.";
+
 pub const SHORTER: &str = "\n\nYour previous answer was cut off at the length limit. Answer again, complete, in about \
 half as many words.";
 

@@ -26,9 +26,14 @@ pub struct Endpoint {
     pub max_retries: u32,
     pub client: reqwest::Client,
     pub in_flight: Arc<Semaphore>,
+    /// Longest wait for the answer to begin (a local model reads the prompt first).
+    pub first_token: Duration,
+    /// Longest silence once the answer has begun.
+    pub idle: Duration,
 }
 
 pub struct Limits {
+    /// The whole call, first token to last.
     pub timeout: Duration,
     pub max_concurrency: usize,
 }
@@ -50,16 +55,25 @@ pub fn client(base_url: &str, limits: &Limits) -> Result<reqwest::Client> {
 #[derive(Debug)]
 pub enum Failure {
     /// Worth another attempt: 429, 5xx, timeouts, dropped connections, cut streams.
-    Retry { message: String, after: Option<Duration> },
+    Retry {
+        message: String,
+        after: Option<Duration>,
+        /// The HTTP status, when the server answered (else it could not be reached).
+        answered: Option<u16>,
+    },
     /// The server refused what we sent in a way another attempt will not fix.
     Fatal(ProviderError),
     /// An OpenAI-compatible server does not support the structured-output format sent.
     FormatRejected,
+    /// The model sent nothing for too long. Not retried: the server may still be
+    /// computing the answer, and one that computes one request at a time would put the
+    /// retry behind it.
+    TimedOut(String),
 }
 
 impl Failure {
     pub fn retry(message: impl Into<String>) -> Failure {
-        Failure::Retry { message: message.into(), after: None }
+        Failure::Retry { message: message.into(), after: None, answered: None }
     }
 }
 
@@ -106,12 +120,33 @@ impl Endpoint {
                 hint: None,
                 status: Some(400),
             },
-            Failure::Retry { message, .. } => ProviderError::Unavailable {
+            Failure::TimedOut(message) => ProviderError::TimedOut {
                 provider: self.name.clone(),
-                message: self.redact(&message),
-                retries: self.max_retries,
-                hint: format!("check that {} is reachable and not overloaded", self.base_url),
+                message,
+                hint: format!(
+                    "a slow model may need more time: raise providers.{}.first_token_timeout_seconds or idle_timeout_seconds, then `debate --resume`",
+                    self.name
+                ),
             },
+            Failure::Retry { message, answered, .. } => {
+                let hint = match answered {
+                    Some(429 | 503 | 529) => format!(
+                        "{} is overloaded: try again later, or lower providers.{}.max_concurrency",
+                        self.base_url, self.name
+                    ),
+                    Some(code) => format!(
+                        "{} answered HTTP {code} to every try: its log says why; then `debate --resume`",
+                        self.base_url
+                    ),
+                    None => format!("check that {} is reachable (is the server running?)", self.base_url),
+                };
+                ProviderError::Unavailable {
+                    provider: self.name.clone(),
+                    message: self.redact(&message),
+                    retries: self.max_retries,
+                    hint,
+                }
+            }
         }
     }
 
@@ -122,7 +157,13 @@ impl Endpoint {
         call: reqwest::RequestBuilder,
         refused: impl FnOnce(reqwest::StatusCode, &str) -> Option<Failure>,
     ) -> std::result::Result<reqwest::Response, Failure> {
-        let response = call.send().await.map_err(|err| self.transport(err))?;
+        let waited = self.first_token.as_secs();
+        let response = tokio::time::timeout(self.first_token, call.send())
+            .await
+            .map_err(|_| {
+                Failure::TimedOut(format!("the server did not answer for {waited} s (first_token_timeout_seconds)"))
+            })?
+            .map_err(|err| self.transport(err))?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
@@ -145,8 +186,22 @@ impl Endpoint {
         // Mask before shortening: a key cut in half would survive the mask.
         let detail = server_message(&self.redact(body));
         let code = status.as_u16();
+        if is_context_length(&detail) {
+            return Failure::Fatal(ProviderError::ContextLength { provider: self.name.clone(), detail });
+        }
+        if is_unknown_model(&detail) && !matches!(code, 404 | 429) {
+            let message =
+                format!("{}: the server does not know model {:?} (HTTP {code}): {detail}", self.name, self.model);
+            let hint =
+                "check `model` in the provider's settings (GET /v1/models lists what the server has)".to_string();
+            return Failure::Fatal(ProviderError::Refused { message, hint: Some(hint), status: Some(code) });
+        }
         if code == 429 || code == 529 || status.is_server_error() || code == 408 {
-            return Failure::Retry { message: format!("HTTP {code}: {detail}"), after: retry_after(headers) };
+            return Failure::Retry {
+                message: format!("HTTP {code}: {detail}"),
+                after: retry_after(headers),
+                answered: Some(code),
+            };
         }
         let (message, hint) = match code {
             401 => (
@@ -167,9 +222,6 @@ impl Endpoint {
                 ),
                 "check `model` and `base_url` in the provider's settings".to_string(),
             ),
-            _ if is_context_length(&detail) => {
-                return Failure::Fatal(ProviderError::ContextLength { provider: self.name.clone(), detail });
-            }
             _ => (
                 format!("{}: the request was rejected (HTTP {code}): {detail}", self.name),
                 "check the provider's `model` and `base_url`; run with -v for more detail".to_string(),
@@ -180,13 +232,14 @@ impl Endpoint {
 
     /// A transport error (no HTTP status): timeouts and dropped connections are retried.
     pub fn transport(&self, err: reqwest::Error) -> Failure {
-        let what = if err.is_timeout() {
-            "the request timed out"
-        } else if err.is_connect() {
-            "cannot connect"
-        } else {
-            "the connection failed"
-        };
+        if err.is_timeout() && !err.is_connect() {
+            // The whole-call limit: the server was answering, and may still be computing.
+            return Failure::TimedOut(format!(
+                "the call took longer than its limit (timeout_seconds): {}",
+                error_chain(&err)
+            ));
+        }
+        let what = if err.is_connect() { "cannot connect" } else { "the connection failed" };
         Failure::retry(format!("{what} ({})", self.redact(&error_chain(&err))))
     }
 
@@ -235,11 +288,30 @@ fn server_message(body: &str) -> String {
     }
 }
 
+/// A server saying it has no such model, in the words servers use.
+fn is_unknown_model(message: &str) -> bool {
+    let lower = message.to_lowercase();
+    lower.contains("model")
+        && ["not found", "does not exist", "unknown model", "no such model", "model_not_found", "not loaded"]
+            .iter()
+            .any(|needle| lower.contains(needle))
+}
+
 fn is_context_length(message: &str) -> bool {
     let lower = message.to_lowercase();
-    ["context length", "context_length", "context window", "maximum context", "prompt is too long", "too many tokens"]
-        .iter()
-        .any(|needle| lower.contains(needle))
+    [
+        "context length",
+        "context_length",
+        "context window",
+        "maximum context",
+        "prompt is too long",
+        "too many tokens",
+        "exceed context",
+        "exceeds the context",
+        "n_ctx",
+    ]
+    .iter()
+    .any(|needle| lower.contains(needle))
 }
 
 #[cfg(test)]
@@ -256,6 +328,8 @@ mod tests {
             max_retries: 0,
             client: reqwest::Client::new(),
             in_flight: Arc::new(Semaphore::new(1)),
+            first_token: Duration::from_secs(300),
+            idle: Duration::from_secs(60),
         }
     }
 

@@ -1,6 +1,7 @@
 //! Providers: one trait, one file per wire format; retries and streaming shared.
 //! The engine only sees [`Provider`].
 
+pub mod activity;
 mod anthropic;
 mod http;
 mod offline;
@@ -48,6 +49,10 @@ pub enum ProviderError {
     /// A call that failed, was tried once more with a shorter prompt, and failed again.
     #[error("{}", retried(first, last))]
     Retried { first: String, last: Box<ProviderError> },
+    /// The model sent nothing for too long; not retried, as the server may still be
+    /// computing.
+    #[error("{provider}: {message}")]
+    TimedOut { provider: String, message: String, hint: String },
     /// The prompt is longer than the model takes.
     #[error("{provider}: the prompt is too long for the model: {detail}")]
     ContextLength { provider: String, detail: String },
@@ -78,6 +83,17 @@ impl ProviderError {
         }
     }
 
+    /// A failure that says nothing against the key, the model or the settings (an
+    /// overloaded or silent server, an unusable answer): an optional step may do without
+    /// its call, where a refused key would refuse every later call too.
+    pub fn passing(&self) -> bool {
+        match self {
+            ProviderError::Unavailable { .. } | ProviderError::TimedOut { .. } | ProviderError::Unusable(_) => true,
+            ProviderError::Retried { last, .. } => last.passing(),
+            other => other.retryable(),
+        }
+    }
+
     /// A failure of the model service, rather than of this machine or its settings: a
     /// debater failing this way may leave the panel.
     pub fn from_service(&self) -> bool {
@@ -89,7 +105,7 @@ impl ProviderError {
 
     pub fn hint(&self) -> Option<&str> {
         match self {
-            ProviderError::Unavailable { hint, .. } => Some(hint),
+            ProviderError::Unavailable { hint, .. } | ProviderError::TimedOut { hint, .. } => Some(hint),
             ProviderError::Refused { hint, .. } | ProviderError::Setup { hint, .. } => hint.as_deref(),
             ProviderError::Retried { last, .. } => last.hint(),
             ProviderError::ContextLength { .. } | ProviderError::Unusable(_) | ProviderError::Io { .. } => None,
@@ -514,9 +530,12 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
             format!("export {}=…, set providers.{name}.api_key_env, or run with --offline", key.source),
         ));
     }
+    // A server on this machine (llama.cpp, Ollama, LM Studio) computes one answer at a
+    // time unless told otherwise: a second request would only queue behind the first.
+    let concurrency = if on_this_machine(&base_url) { 1 } else { 8 };
     let limits = http::Limits {
-        timeout: Duration::from_secs(definition.timeout_seconds.unwrap_or(120).max(1)),
-        max_concurrency: definition.max_concurrency.unwrap_or(8).max(1),
+        timeout: Duration::from_secs(definition.timeout_seconds.unwrap_or(900).max(1)),
+        max_concurrency: definition.max_concurrency.unwrap_or(concurrency).max(1),
     };
     let client = http::client(&base_url, &limits)?;
     Ok(http::Endpoint {
@@ -528,5 +547,18 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
         max_retries: definition.max_retries.unwrap_or(5),
         client,
         in_flight: Arc::new(tokio::sync::Semaphore::new(limits.max_concurrency)),
+        first_token: Duration::from_secs(definition.first_token_timeout_seconds.unwrap_or(300).max(1)),
+        idle: Duration::from_secs(definition.idle_timeout_seconds.unwrap_or(60).max(1)),
     })
+}
+
+/// A base URL on the loopback interface.
+fn on_this_machine(base_url: &str) -> bool {
+    let host = base_url.split("://").nth(1).unwrap_or(base_url).split(['/', '?']).next().unwrap_or_default();
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }

@@ -1,9 +1,11 @@
 //! Any OpenAI-compatible chat-completions endpoint (OpenAI, OpenRouter, Ollama's `/v1`,
 //! vLLM, LM Studio, llama.cpp server), streaming or not.
 //!
-//! Structured answers ask for `response_format: json_schema`; a server that rejects it
-//! is asked for `json_object`, then for plain text with the instructions in the prompt,
-//! and the step down is remembered for the rest of the run.
+//! Every call streams (a server that does not stream answers whole). Structured answers
+//! ask for `response_format: json_schema`; a server that rejects it (with any status
+//! whose body names the format) is asked for `json_object` with the schema beside it,
+//! then for plain text with the instructions in the prompt, and the step down is
+//! remembered for the rest of the run.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -54,17 +56,19 @@ impl OpenAi {
             };
             body[field] = json!(limit);
         }
-        if request.on_text.is_some() {
-            body["stream"] = json!(true);
-            body["stream_options"] = json!({"include_usage": true});
-        }
+        // Every call streams, structured ones too: a slow model that is still sending
+        // tokens is then never taken for a dead one.
+        body["stream"] = json!(true);
+        body["stream_options"] = json!({"include_usage": true});
         if let Some(schema) = &request.schema {
             match format {
                 JSON_SCHEMA => {
                     body["response_format"] =
                         json!({"type": "json_schema", "json_schema": {"name": schema.name, "schema": schema.value}})
                 }
-                JSON_OBJECT => body["response_format"] = json!({"type": "json_object"}),
+                // llama-cpp-python constrains the answer to a schema given here; other
+                // servers ignore the field.
+                JSON_OBJECT => body["response_format"] = json!({"type": "json_object", "schema": schema.value}),
                 _ => {}
             }
         }
@@ -79,15 +83,22 @@ impl OpenAi {
             call = call.bearer_auth(key);
         }
         let schema = request.schema.is_some();
+        // Servers reject a format they do not know with 400, 422 or even 500: any refusal
+        // that names the format steps down at once, with no retries.
         let rejects_schema = |status: reqwest::StatusCode, body: &str| {
-            (status.as_u16() == 400 && schema && format < INSTRUCTIONS && rejects_format(body))
-                .then_some(Failure::FormatRejected)
+            let refusal = status.is_client_error() && status.as_u16() != 429 || status.is_server_error();
+            (refusal && schema && format < INSTRUCTIONS && rejects_format(body)).then_some(Failure::FormatRejected)
         };
         let response = self.endpoint.send(call, rejects_schema).await?;
-        if request.on_text.is_some() {
-            self.read_stream(request, response).await
-        } else {
-            self.read_whole(request, response).await
+        // A server that does not stream answers with the whole document (JSON, or a
+        // proxy's error page).
+        let whole = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .is_some_and(|t| [&b"application/json"[..], b"text/html"].iter().any(|w| t.as_bytes().starts_with(w)));
+        match whole {
+            true => self.read_whole(request, response).await,
+            false => self.read_stream(request, response).await,
         }
     }
 
@@ -180,7 +191,7 @@ impl Provider for OpenAi {
     }
 }
 
-/// A 400 that is about the structured-output request rather than anything else.
+/// A refusal that is about the structured-output request rather than anything else.
 fn rejects_format(body: &str) -> bool {
     let lower = body.to_lowercase();
     ["response_format", "json_schema", "json_object", "structured output"].iter().any(|n| lower.contains(n))

@@ -6,9 +6,33 @@ use futures::{Stream, StreamExt};
 
 use super::http::{Endpoint, Failure};
 
-/// The events of a response body, each one or a failure that is worth retrying.
+/// The events of a response body, each one or a failure: a broken stream is worth
+/// retrying; a model that sends nothing for the endpoint's first-token or idle time is
+/// not (the server may still be computing, and a second request would queue behind it).
+/// A model that is still sending is never cut off, and each event says so
+/// (`activity::touch`).
 pub fn events(endpoint: &Endpoint, response: reqwest::Response) -> impl Stream<Item = Result<Event, Failure>> + '_ {
-    response.bytes_stream().eventsource().map(move |item| {
+    let events = response.bytes_stream().eventsource().map(move |item| {
         item.map_err(|err| Failure::retry(format!("the stream broke off: {}", endpoint.redact(&err.to_string()))))
+    });
+    futures::stream::unfold((Box::pin(events), true, false), move |(mut events, first, done)| async move {
+        if done {
+            return None;
+        }
+        let limit = if first { endpoint.first_token } else { endpoint.idle };
+        match tokio::time::timeout(limit, events.next()).await {
+            Ok(Some(item)) => {
+                super::activity::touch();
+                Some((item, (events, false, false)))
+            }
+            Ok(None) => None,
+            Err(_) => {
+                let waited = match first {
+                    true => format!("sent no token for {} s (first_token_timeout_seconds)", limit.as_secs()),
+                    false => format!("sent nothing for {} s mid-answer (idle_timeout_seconds)", limit.as_secs()),
+                };
+                Some((Err(Failure::TimedOut(format!("the model {waited}"))), (events, first, true)))
+            }
+        }
     })
 }

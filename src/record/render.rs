@@ -624,6 +624,9 @@ fn context_lines(state: &DebateState) -> Vec<String> {
     if !state.analysis.options.is_empty() {
         lines.push(format!("Options named in the question: {}.", state.analysis.options.join(", ")));
     }
+    if let Some(why) = &state.analysis.unrefined {
+        lines.push(format!("The panel is the keyword analysis's: {why}, so the moderator did not refine it."));
+    }
     for c in &state.analysis.constraints {
         lines.push(format!("Implied constraint: \u{201c}{}\u{201d} — {}.", c.phrase, c.meaning));
     }

@@ -150,10 +150,14 @@ pub struct ProviderConfig {
     pub script: Option<PathBuf>,
     /// Retries of a failed request (429, 5xx, timeouts, dropped connections); default 5.
     pub max_retries: Option<u32>,
-    /// Requests in flight at once; default 8.
+    /// Requests in flight at once; default 8, or 1 for a server on this machine.
     pub max_concurrency: Option<usize>,
-    /// Longest a request may take, in seconds; default 120.
+    /// Longest a whole call may take, in seconds; default 900.
     pub timeout_seconds: Option<u64>,
+    /// Longest wait for an answer to begin, in seconds; default 300.
+    pub first_token_timeout_seconds: Option<u64>,
+    /// Longest silence once an answer has begun, in seconds; default 60.
+    pub idle_timeout_seconds: Option<u64>,
     /// `max_tokens` or `max_completion_tokens` (default: the latter for api.openai.com).
     pub token_parameter: Option<TokenParameter>,
 }
@@ -173,6 +177,8 @@ impl ProviderConfig {
             max_retries: self.max_retries.or(base.max_retries),
             max_concurrency: self.max_concurrency.or(base.max_concurrency),
             timeout_seconds: self.timeout_seconds.or(base.timeout_seconds),
+            first_token_timeout_seconds: self.first_token_timeout_seconds.or(base.first_token_timeout_seconds),
+            idle_timeout_seconds: self.idle_timeout_seconds.or(base.idle_timeout_seconds),
             token_parameter: self.token_parameter.or(base.token_parameter),
         })
     }
@@ -188,6 +194,8 @@ impl ProviderConfig {
             max_retries: None,
             max_concurrency: None,
             timeout_seconds: None,
+            first_token_timeout_seconds: None,
+            idle_timeout_seconds: None,
             token_parameter: None,
         }
     }

@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0007_truncated.sql"),
     include_str!("migrations/0008_stances.sql"),
     include_str!("migrations/0009_revisions.sql"),
+    include_str!("migrations/0010_failed_contributions.sql"),
 ];
 
 /// Why the state database could not do what was asked.

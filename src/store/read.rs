@@ -190,7 +190,7 @@ impl Store {
     fn load_contributions(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
         let mut stmt = self.conn.prepare(
             "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
-                    stance
+                    stance, failed
              FROM contributions WHERE debate_id = ?1 ORDER BY round, seat, kind",
         )?;
         let rows = stmt.query_map([id], |row| {
@@ -206,6 +206,7 @@ impl Store {
                     latency_ms: row.get(8)?,
                 },
                 truncated: row.get(9)?,
+                failed: row.get(11)?,
                 stance: None,
             };
             Ok((row.get(0)?, contribution, row.get::<_, Option<String>>(10)?))

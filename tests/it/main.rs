@@ -20,6 +20,7 @@ mod lifecycle;
 mod list_show_resume;
 mod providers_e2e;
 mod providers_wire;
+mod real_model;
 mod record_format;
 mod record_git;
 mod record_review;

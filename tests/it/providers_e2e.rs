@@ -66,7 +66,7 @@ async fn a_three_perspective_debate_completes_records_tokens_and_commits() {
     assert!(argument["body"]["response_format"].is_null());
     let evaluation = requests.iter().find(|r| prompt_of(&r["body"]).contains("Evaluate round 1")).unwrap();
     assert_eq!(evaluation["body"]["response_format"]["type"], "json_schema");
-    assert!(argument["body"]["stream"].is_null(), "no streaming without a terminal");
+    assert_eq!(argument["body"]["stream"], true, "every call streams, with or without a terminal");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -283,9 +283,9 @@ async fn on_a_terminal_debaters_stream_in_panel_order_without_interleaving() {
         let answer = format!("From my perspective {}", fresh_words(&prompt_of(&request["body"]), 50));
         assert_eq!(words(section), words(&answer), "{name}'s section holds exactly its own streamed answer");
     }
-    let streamed: Vec<&Value> = requests.iter().filter(|r| r["body"]["stream"] == true).collect();
-    assert_eq!(streamed.len(), 4, "every debater call streams on a terminal, moderator calls do not");
-    assert!(streamed.iter().all(|r| r["body"]["response_format"].is_null()));
+    // Every call streams (a slow model is then never taken for a dead one), structured
+    // ones too; only the debaters' text is shown.
+    assert!(requests.iter().all(|r| r["body"]["stream"] == true), "every call streams");
 }
 
 #[test]
