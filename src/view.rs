@@ -126,6 +126,9 @@ pub struct Detail {
     #[serde(flatten)]
     pub summary: Summary,
     pub providers: Roles,
+    /// How the moderator's server took structured answers (`json_schema`,
+    /// `json_object`, `instructions`), where it had a choice.
+    pub structured_output: Option<String>,
     pub rules: DebateSettings,
     pub analysis: Analysis,
     pub clarification: Option<Clarification>,
@@ -276,7 +279,8 @@ pub struct ContributionView {
     pub model: String,
     pub tokens: Tokens,
     pub latency_ms: u64,
-    /// The answer stopped at the completion limit even when asked again for less.
+    /// The answer stopped at the completion limit (asked again for less, unless the model
+    /// looped or ignored the length it was asked for).
     pub truncated: bool,
     /// Where the debater stood after it (`option` is `null` when it could not be read).
     pub stance: Option<Stance>,
@@ -378,6 +382,7 @@ impl Detail {
                 moderator: (&state.snapshot.moderator).into(),
                 debater: (&state.snapshot.debater).into(),
             },
+            structured_output: state.structured_format.clone(),
             rules: state.snapshot.debate.clone(),
             analysis: state.analysis.clone(),
             clarification: state

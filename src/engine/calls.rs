@@ -7,6 +7,7 @@ use std::time::Instant;
 use crate::catalog::Catalog;
 use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpose, RoundMeasures};
 use crate::moderator::answers::{self, Answer};
+use crate::moderator::detection;
 use crate::moderator::evaluation::RoundVerdict;
 use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
@@ -167,7 +168,13 @@ pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Opt
         }
         result => result?,
     };
-    if !first.truncated || !to.provider.identity().reasoned || ask.optional() {
+    // A model that looped until the limit, or wrote twice the words it was asked for,
+    // would only do so again (and a slow local model would take minutes to).
+    let ignored_length = prompts::words_asked(state)
+        .is_some_and(|asked| first.text.split_whitespace().count() > 2 * asked as usize)
+        && matches!(ask, Ask::Debater { .. });
+    let hopeless = detection::loops(&first.text) || ignored_length;
+    if !first.truncated || !to.provider.identity().reasoned || ask.optional() || hopeless {
         return Ok(first);
     }
     let mut shorter = request(state, ask, Size::NORMAL);

@@ -25,7 +25,7 @@ use crate::moderator::synthesis::{self, Latest};
 use crate::moderator::{detection, prompts};
 use crate::providers::{self, Panel, ProviderError, TextSink};
 use crate::record::{self, RecordError, Templates};
-use crate::store::{Store, StoreError};
+use crate::store::{Server, Store, StoreError};
 use crate::text::secrets::{self, MaskedStream};
 
 pub struct Engine<'a> {
@@ -91,29 +91,36 @@ impl Engine<'_> {
 
     /// Run the debate to completion from wherever its stored state stands.
     pub async fn run(&mut self, id: &str) -> Result<DebateState> {
-        let started = Instant::now();
+        let started = Clock::start();
         let state = self.store.load(id)?;
         self.store.set_status(id, step::resumed_status(&state))?;
-        let mut round_started: Option<(u32, Instant)> = None;
+        // A server that refused a format before is asked the way it took last time.
+        if let Some((provider, model, base_url)) = moderator_server(&state) {
+            let server = Server { provider: &provider, model: &model, base_url: &base_url };
+            if let Some(format) = self.store.learnt_format(&server)? {
+                self.providers.moderator.start_with_format(&format);
+            }
+        }
+        let mut round_started: Option<(u32, Clock)> = None;
         loop {
             // Another process may have taken the debate over (its owner looked dead).
             self.store.check_lease(id)?;
             let state = self.store.load(id)?;
             let rules = &state.snapshot.debate;
-            let total_deadline = started + Duration::from_secs(rules.total_timeout_seconds.0);
+            let total_deadline = started.after(Duration::from_secs(rules.total_timeout_seconds.0));
             let round_timeout = Duration::from_secs(rules.round_timeout_seconds.0);
             // A round's clock starts when this run first works on it.
             let mut round_deadline = |round: u32| {
                 let since = match round_started {
                     Some((r, at)) if r == round => at,
-                    _ => round_started.insert((round, Instant::now())).1.to_owned(),
+                    _ => round_started.insert((round, Clock::start())).1.to_owned(),
                 };
-                (since + round_timeout).min(total_deadline)
+                [since.after(round_timeout), total_deadline]
             };
             let step = step::next(&state);
             let result = match &step {
                 Step::Done => return Ok(state),
-                Step::Analyze => self.analyze(&state, Instant::now() + round_timeout).await,
+                Step::Analyze => self.analyze(&state, [Clock::start().after(round_timeout), total_deadline]).await,
                 Step::StartRound(round) => self.start_round(&state, *round).await,
                 Step::Argue { round, seats } => {
                     self.debaters(&state, *round, ContributionKind::Argument, seats, round_deadline(*round)).await
@@ -130,7 +137,9 @@ impl Engine<'_> {
                     self.events.ended(*reason);
                     Ok(())
                 }
-                Step::Synthesize => self.synthesize(&state, Instant::now() + round_timeout).await,
+                Step::Synthesize => {
+                    self.synthesize(&state, [Clock::start().after(round_timeout), total_deadline]).await
+                }
                 Step::Record => self.record(&state).await,
             };
             match result {
@@ -164,6 +173,14 @@ impl Engine<'_> {
         }
     }
 
+    /// Remember how the moderator's server took a structured answer, for the next debate.
+    fn remember_format(&self, state: &DebateState, completion: &Completion) -> Result<(), Stop> {
+        if let (Some(format), Some((provider, model, base_url))) = (&completion.format, moderator_server(state)) {
+            self.store.save_format(&Server { provider: &provider, model: &model, base_url: &base_url }, format)?;
+        }
+        Ok(())
+    }
+
     /// Leave the debate resumable and say how to resume it.
     pub fn pause(&self, id: &str, err: Error) -> Error {
         match self.store.set_status(id, Status::Paused) {
@@ -172,7 +189,7 @@ impl Engine<'_> {
         }
     }
 
-    async fn analyze(&mut self, state: &DebateState, deadline: Instant) -> Result<(), Stop> {
+    async fn analyze(&mut self, state: &DebateState, deadline: Deadlines) -> Result<(), Stop> {
         self.events.moderating("choosing the panel");
         let ask = Ask::Analysis { catalog: self.catalog };
         let read = |text: &str| answers::read::<PanelChoice>(text).ok();
@@ -182,7 +199,7 @@ impl Engine<'_> {
         // panel stands and the record says why.
         let (completion, choice) = match within(deadline, "the moderator's analysis", asked).await {
             Ok(answered) => answered,
-            Err(Stop::TimedOut(_)) => {
+            Err(Stop::TimedOut(_) | Stop::Failed(Error::Provider(ProviderError::TimedOut { .. }))) => {
                 analysis.unrefined = Some("the moderator did not answer in time".into());
                 (Completion::default(), None)
             }
@@ -204,6 +221,7 @@ impl Engine<'_> {
             analysis.options = options;
         }
         self.store.save_panel(&state.id, &panel, &analysis, &completion)?;
+        self.remember_format(state, &completion)?;
         let chosen = self.store.load(&state.id)?;
         self.events.panel(&chosen);
         Ok(())
@@ -246,7 +264,7 @@ impl Engine<'_> {
         round: u32,
         kind: ContributionKind,
         seats: &[usize],
-        deadline: Instant,
+        deadline: Deadlines,
     ) -> Result<(), Stop> {
         // Sequential rebuttals go one per step, so each sees the ones stored before it.
         let sequential = kind == ContributionKind::Rebuttal && state.snapshot.debate.rebuttals == Rebuttals::Sequential;
@@ -353,7 +371,7 @@ impl Engine<'_> {
         round: u32,
         kind: ContributionKind,
         seats: &[usize],
-        deadline: Instant,
+        deadline: Deadlines,
     ) -> Result<(), Stop> {
         for &seat in seats {
             let ask = Ask::Stance { seat, round, kind };
@@ -402,7 +420,7 @@ impl Engine<'_> {
         Ok(())
     }
 
-    async fn evaluate(&mut self, state: &DebateState, round: u32, deadline: Instant) -> Result<(), Stop> {
+    async fn evaluate(&mut self, state: &DebateState, round: u32, deadline: Deadlines) -> Result<(), Stop> {
         let measures = step::measure(state, round);
         let mut history = state.measures();
         history.push(measures.clone());
@@ -432,12 +450,13 @@ impl Engine<'_> {
         let (completion, parsed) = within(deadline, "the moderator's evaluation", asked).await?;
         let evaluation = parsed.unwrap_or(local);
         self.store.save_evaluation(&state.id, round, &measures, &evaluation, &completion)?;
+        self.remember_format(state, &completion)?;
         let updated = self.store.load(&state.id)?;
         self.events.assessed(&updated, &updated.rounds[round as usize - 1]);
         Ok(())
     }
 
-    async fn synthesize(&mut self, state: &DebateState, deadline: Instant) -> Result<(), Stop> {
+    async fn synthesize(&mut self, state: &DebateState, deadline: Deadlines) -> Result<(), Stop> {
         self.events.moderating("writing the synthesis");
         let names = state.panel_names();
         let decisions: Vec<String> = state.snapshot.project.decisions.iter().map(|d| d.path.clone()).collect();
@@ -464,6 +483,7 @@ impl Engine<'_> {
         unreasoned.dedup();
         let outcome = step::outcome(state, synthesis, source, &unreasoned);
         self.store.save_outcome(&state.id, &outcome, &completion, state.revisions.len() as u32)?;
+        self.remember_format(state, &completion)?;
         self.events.synthesized(&outcome);
         Ok(())
     }
@@ -521,7 +541,7 @@ fn latest_arguments(state: &DebateState) -> Vec<Latest<'_>> {
 
 /// A step's call, cut off at the deadline (but never while a model is answering).
 async fn within<T>(
-    deadline: Instant,
+    deadline: Deadlines,
     what: &'static str,
     call: impl Future<Output = providers::Result<T>>,
 ) -> Result<T, Stop> {
@@ -531,16 +551,52 @@ async fn within<T>(
     }
 }
 
-/// How recently a model must have sent a token to count as still answering.
-const STILL_ANSWERING: Duration = Duration::from_secs(5);
+/// When a step's time is up: its round's deadline and the debate's.
+type Deadlines = [Deadline; 2];
 
-/// Resolves at `deadline`, or later while a model is still sending tokens: a round's
-/// clock never cuts off a slow model that is answering (each call has its own limits
-/// for a model that has gone silent).
-async fn deadline_passed(deadline: Instant) {
-    tokio::time::sleep_until(deadline).await;
-    while let Some(quiet) = providers::activity::quiet_for().filter(|quiet| *quiet < STILL_ANSWERING) {
-        tokio::time::sleep(STILL_ANSWERING - quiet).await;
+/// A clock that stands still while a model is answering: the round and total timeouts
+/// measure debate's own waiting, never a slow model that is still at work (each call
+/// has its own limits for a model that has gone silent).
+#[derive(Debug, Clone, Copy)]
+struct Clock {
+    at: Instant,
+    busy: Duration,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Deadline {
+    since: Clock,
+    limit: Duration,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock { at: Instant::now(), busy: providers::activity::busy() }
+    }
+
+    fn after(self, limit: Duration) -> Deadline {
+        Deadline { since: self, limit }
+    }
+}
+
+impl Deadline {
+    /// What is left of the limit, the time models spent answering not counted.
+    fn remaining(&self) -> Duration {
+        let answering = providers::activity::busy().saturating_sub(self.since.busy);
+        let spent = self.since.at.elapsed().saturating_sub(answering);
+        self.limit.saturating_sub(spent)
+    }
+}
+
+/// Resolves once either deadline has passed.
+async fn deadline_passed(deadlines: Deadlines) {
+    loop {
+        let left = deadlines.iter().map(Deadline::remaining).min().unwrap_or_default();
+        if left.is_zero() {
+            return;
+        }
+        // While a model answers the clocks stand still: look again shortly after.
+        tokio::time::sleep(left.max(Duration::from_millis(200))).await;
     }
 }
 
@@ -552,4 +608,13 @@ fn usable(mut completion: Completion, what: &str) -> providers::Result<Completio
     }
     completion.text = text.to_string();
     Ok(completion)
+}
+
+/// The moderator's server (provider, model, base URL), as the formats it takes are
+/// remembered; `None` for a provider without a model or a server.
+fn moderator_server(state: &DebateState) -> Option<(String, String, String)> {
+    let role = &state.snapshot.moderator;
+    let definition = state.snapshot.providers.get(&role.provider)?;
+    let model = role.model.clone().or_else(|| definition.model.clone())?;
+    Some((role.provider.clone(), model, definition.base_url.clone()?))
 }

@@ -183,7 +183,7 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreas
     for round in &state.rounds {
         for c in round.contributions().filter(|c| c.truncated) {
             degradations.push(format!(
-                "{}'s round-{} {} was cut off at the model's length limit, even when asked again for less.",
+                "{}'s round-{} {} was cut off at the model's length limit.",
                 state.name(c.seat),
                 round.number,
                 c.kind

@@ -103,7 +103,7 @@ impl Provider for FakeModel {
             ),
         };
         let usage = Usage { prompt_tokens: 10, cached_tokens: 0, completion_tokens: 5, latency_ms: 0 };
-        Ok(Completion { text, model: "fake".into(), usage, truncated: false })
+        Ok(Completion { text, model: "fake".into(), usage, truncated: false, format: None })
     }
 }
 

@@ -128,4 +128,7 @@ pub struct Completion {
     /// The answer stopped at the completion limit (`finish_reason: length`,
     /// `stop_reason: max_tokens`): it is not whole.
     pub truncated: bool,
+    /// How a structured answer was asked for, where the server chose among ways
+    /// (`json_schema`, `json_object`, `instructions`).
+    pub format: Option<String>,
 }

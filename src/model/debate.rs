@@ -153,7 +153,8 @@ pub struct Contribution {
     pub text: String,
     pub model: String,
     pub usage: Usage,
-    /// The answer stopped at the completion limit even when asked again for less.
+    /// The answer stopped at the completion limit (asked again for less, unless the model
+    /// looped or ignored the length it was asked for).
     pub truncated: bool,
     /// It said nothing of its own (only the prompt's placeholders), even asked again.
     pub failed: bool,
@@ -216,6 +217,8 @@ pub struct DebateState {
     pub totals: Usage,
     /// The moderator's analysis call is stored: the panel is final.
     pub analyzed: bool,
+    /// How the last structured answer was asked for, where the server chose.
+    pub structured_format: Option<String>,
     pub clarification: Option<Clarification>,
     /// Earlier conclusions, when a review reopened the debate (oldest first).
     pub revisions: Vec<Revision>,

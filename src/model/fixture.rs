@@ -71,6 +71,7 @@ pub fn state() -> DebateState {
         record_path: None,
         commit_id: None,
         totals: Usage::default(),
+        structured_format: None,
         analyzed: true,
         clarification: None,
         revisions: Vec::new(),

@@ -24,6 +24,18 @@ pub fn shingles(text: &str) -> HashSet<String> {
     words.windows(3).map(|w| w.join(" ")).collect()
 }
 
+/// A text that goes round in circles: over half of its word triples are repeats of
+/// earlier ones in the same text (a model looping until its length limit).
+pub fn loops(text: &str) -> bool {
+    let words = normalised_words(text);
+    if words.len() < 60 {
+        return false;
+    }
+    let triples: Vec<String> = words.windows(3).map(|w| w.join(" ")).collect();
+    let distinct: HashSet<&String> = triples.iter().collect();
+    (triples.len() - distinct.len()) * 2 > triples.len()
+}
+
 /// Share of `current`'s shingles already present in `previous` (0 when `current` is empty).
 pub fn containment(current: &str, previous: &str) -> f64 {
     share_seen(&shingles(current), &shingles(previous))
@@ -165,5 +177,14 @@ mod tests {
             let n = novelty([a.as_str()], [b.as_str()]);
             prop_assert!((0.0..=1.0).contains(&n));
         }
+    }
+
+    #[test]
+    fn a_looping_answer_is_told_from_a_long_one() {
+        let looping = "the cache is fast and the cache is fast and ".repeat(20);
+        assert!(loops(&looping));
+        let long: String = (0..200).map(|i| format!("word{i} ")).collect();
+        assert!(!loops(&long));
+        assert!(!loops("short and short and short"), "too short to tell");
     }
 }

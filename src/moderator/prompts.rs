@@ -185,8 +185,8 @@ fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
         me.trade_offs,
         others.join(", ")
     );
-    if let Some(limit) = state.snapshot.debate.token_budget_per_round.0 {
-        let _ = write!(text, " Keep each answer under about {} words.", (limit * 3 / 5).clamp(50, 450));
+    if let Some(words) = words_asked(state) {
+        let _ = write!(text, " Keep each answer under about {words} words.");
     }
     text.push('\n');
     text
@@ -462,6 +462,11 @@ pub const STRICTER: &str = "\n\nYour previous answer could not be read as the JS
 only that JSON object: no prose, no code fences, no comments.";
 
 /// Added to a request whose answer stopped at the completion limit.
+/// How many words a debater is asked to keep each answer under, from the token budget.
+pub fn words_asked(state: &DebateState) -> Option<u32> {
+    state.snapshot.debate.token_budget_per_round.0.map(|limit| (limit * 3 / 5).clamp(50, 450))
+}
+
 pub const OWN_WORDS: &str = "\n\nYour previous answer only repeated the placeholders of the instructions (text in \
 <angle brackets>). Answer again in your own words: full sentences that argue your perspective, then the STANCE line \
 with a real option.";

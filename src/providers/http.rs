@@ -91,6 +91,7 @@ impl Endpoint {
             let next = attempt();
             async move {
                 let _permit = permits.acquire_owned().await.map_err(|_| Failure::retry("shutting down"))?;
+                let _answering = super::activity::in_flight();
                 next.await
             }
         };

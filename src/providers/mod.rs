@@ -230,7 +230,7 @@ impl Counted {
             completion_tokens: self.output.unwrap_or_else(|| estimate_tokens(&text)),
             latency_ms: 0,
         };
-        Completion { model: model.to_string(), usage, text, truncated: self.truncated }
+        Completion { model: model.to_string(), usage, text, truncated: self.truncated, format: None }
     }
 }
 
@@ -239,6 +239,9 @@ pub trait Provider: Send + Sync {
     /// What kind of provider this is, and whether a model reasons behind its answers.
     fn identity(&self) -> Identity;
     async fn complete(&self, request: &Request) -> Result<Completion>;
+    /// Start asking for structured answers the way a server took them before (a
+    /// format from `Completion::format`); providers with one way ignore it.
+    fn start_with_format(&self, _format: &str) {}
 }
 
 /// The providers a debate uses, by role.

@@ -22,6 +22,8 @@ use crate::settings::TokenParameter;
 const JSON_SCHEMA: u8 = 0;
 const JSON_OBJECT: u8 = 1;
 const INSTRUCTIONS: u8 = 2;
+/// The formats by name, as a completion reports them and the state database keeps them.
+const FORMATS: [&str; 3] = ["json_schema", "json_object", "instructions"];
 
 pub struct OpenAi {
     endpoint: Endpoint,
@@ -96,10 +98,12 @@ impl OpenAi {
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
             .is_some_and(|t| [&b"application/json"[..], b"text/html"].iter().any(|w| t.as_bytes().starts_with(w)));
-        match whole {
+        let mut completion = match whole {
             true => self.read_whole(request, response).await,
             false => self.read_stream(request, response).await,
-        }
+        }?;
+        completion.format = schema.then(|| FORMATS[usize::from(format)].to_string());
+        Ok(completion)
     }
 
     async fn read_whole(
@@ -174,6 +178,12 @@ fn counted(usage: &Value, finish_reason: &Value) -> Counted {
 impl Provider for OpenAi {
     fn identity(&self) -> Identity {
         Identity { kind: ProviderKind::Openai, reasoned: true }
+    }
+
+    fn start_with_format(&self, format: &str) {
+        if let Some(at) = FORMATS.iter().position(|f| *f == format) {
+            self.format.store(at as u8, Ordering::Relaxed);
+        }
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion> {

@@ -9,8 +9,7 @@ use super::http::{Endpoint, Failure};
 /// The events of a response body, each one or a failure: a broken stream is worth
 /// retrying; a model that sends nothing for the endpoint's first-token or idle time is
 /// not (the server may still be computing, and a second request would queue behind it).
-/// A model that is still sending is never cut off, and each event says so
-/// (`activity::touch`).
+/// A model that is still sending is never cut off.
 pub fn events(endpoint: &Endpoint, response: reqwest::Response) -> impl Stream<Item = Result<Event, Failure>> + '_ {
     let events = response.bytes_stream().eventsource().map(move |item| {
         item.map_err(|err| Failure::retry(format!("the stream broke off: {}", endpoint.redact(&err.to_string()))))
@@ -21,10 +20,7 @@ pub fn events(endpoint: &Endpoint, response: reqwest::Response) -> impl Stream<I
         }
         let limit = if first { endpoint.first_token } else { endpoint.idle };
         match tokio::time::timeout(limit, events.next()).await {
-            Ok(Some(item)) => {
-                super::activity::touch();
-                Some((item, (events, false, false)))
-            }
+            Ok(Some(item)) => Some((item, (events, false, false))),
             Ok(None) => None,
             Err(_) => {
                 let waited = match first {

@@ -257,6 +257,8 @@ struct Context<'a> {
     winner: Option<&'a str>,
     degradations: &'a [String],
     log: Vec<LogRow>,
+    /// How the moderator's server took structured answers, where it had a choice.
+    structured_output: Option<&'a str>,
 }
 
 /// Who played a role: its provider, kind, model and temperature (the perspective for a
@@ -472,6 +474,7 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
             .filter(|r| *r == EndReason::ClearWinner)
             .and_then(|_| state.rounds.last()?.evaluation.as_ref()?.clear_winner.as_deref()),
         degradations: &outcome.degradations,
+        structured_output: state.structured_format.as_deref(),
         log: state
             .rounds
             .iter()

@@ -13,7 +13,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use lease::{HEARTBEAT, Lease, Owner};
-pub use write::NewDebate;
+pub use write::{NewDebate, Server};
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
 const MIGRATIONS: &[&str] = &[
@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0008_stances.sql"),
     include_str!("migrations/0009_revisions.sql"),
     include_str!("migrations/0010_failed_contributions.sql"),
+    include_str!("migrations/0011_structured_formats.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -78,6 +78,18 @@ impl Store {
         Ok(roots.collect::<Result<_, _>>()?)
     }
 
+    /// How `server` last took structured answers, if it was asked before.
+    pub fn learnt_format(&self, server: &super::Server) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT format FROM structured_formats WHERE provider = ?1 AND model = ?2 AND base_url = ?3",
+                params![server.provider, server.model, server.base_url],
+                |row| row.get(0),
+            )
+            .optional()?)
+    }
+
     pub fn load(&self, id: &str) -> Result<DebateState> {
         let head = self
             .conn
@@ -113,6 +125,14 @@ impl Store {
                 })
             })
             .optional()?;
+        let structured_format = self
+            .conn
+            .query_row(
+                "SELECT format FROM moderator_calls WHERE debate_id = ?1 AND format IS NOT NULL ORDER BY rowid DESC LIMIT 1",
+                [id],
+                |row| row.get(0),
+            )
+            .optional()?;
         let analyzed = self.conn.query_row(
             "SELECT EXISTS (SELECT 1 FROM moderator_calls WHERE debate_id = ?1 AND purpose = 'analysis')",
             [id],
@@ -135,6 +155,7 @@ impl Store {
             commit_id: head.commit_id,
             totals,
             analyzed,
+            structured_format,
             clarification,
             revisions: from_json(&head.revisions, "revisions")?,
         })

@@ -28,6 +28,7 @@ fn call(text: &str) -> Completion {
         model: "m".into(),
         usage: Usage { prompt_tokens: 7, cached_tokens: 4, completion_tokens: 3, latency_ms: 2 },
         truncated: false,
+        format: None,
     }
 }
 

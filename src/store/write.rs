@@ -11,6 +11,13 @@ use crate::model::{
 };
 use crate::text::secrets::gate;
 
+/// A model server, as the formats it takes are remembered.
+pub struct Server<'a> {
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub base_url: &'a str,
+}
+
 /// Everything a new debate starts with.
 pub struct NewDebate<'a> {
     pub id: &'a str,
@@ -231,6 +238,16 @@ impl Store {
         Ok(())
     }
 
+    /// The way `server` (provider, model, base URL) took structured answers.
+    pub fn save_format(&self, server: &Server, format: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO structured_formats (provider, model, base_url, format) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (provider, model, base_url) DO UPDATE SET format = excluded.format",
+            params![server.provider, server.model, server.base_url, format],
+        )?;
+        Ok(())
+    }
+
     pub fn set_status(&self, id: &str, status: Status) -> Result<()> {
         set_status_in(&self.conn, id, status)
     }
@@ -250,11 +267,11 @@ fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: 
     let u = &call.usage;
     let inserted = conn.execute(
         "INSERT INTO moderator_calls (debate_id, purpose, round, text, model, prompt_tokens, cached_tokens, completion_tokens,
-                                      latency_ms, truncated, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                      latency_ms, truncated, created_at, format)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             id, purpose, round, gate(&call.text), gate(&call.model), u.prompt_tokens, u.cached_tokens, u.completion_tokens,
-            u.latency_ms, call.truncated, now()
+            u.latency_ms, call.truncated, now(), call.format
         ],
     );
     once(id, inserted)?;

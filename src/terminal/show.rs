@@ -22,6 +22,9 @@ fn unsanitised(state: &DebateState) -> String {
         "Providers:  moderator {}, debaters {}",
         state.snapshot.moderator.provider, state.snapshot.debater.provider
     );
+    if let Some(format) = &state.structured_format {
+        let _ = writeln!(out, "Structured: {format} (how the moderator's server took structured answers)");
+    }
     if let Some(reason) = state.end_reason {
         let _ = writeln!(out, "Ended by:   {reason}");
     }

@@ -499,3 +499,38 @@ async fn the_record_names_the_moderators_model_when_it_differs() {
     assert_eq!(front["debaters"][0]["model"], "mock-model");
     assert!(record.contains("- Moderator: judge-model (mock, openai, temperature 0.1)."), "{record}");
 }
+
+/// A weak model: the panel's refinement is slow (it times out and the keyword panel
+/// stands, asked once), and one debater answers only with the prompt's placeholders
+/// (asked once more, then kept as failed, named in the record, confidence lowered).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_weak_model_fails_soft_where_it_can_and_its_weak_answers_read_as_weak() {
+    let placeholders = "<your argument, in 150-300 words>\nSTANCE: <option>";
+    let mock = MockLlm::with_rule(move |body, _| {
+        let prompt = prompt_of(body);
+        if prompt.contains("First name the options") {
+            return Some(llm::ok(body, "{}").set_delay(std::time::Duration::from_secs(3)));
+        }
+        prompt.contains("round-1 argument as Performance Advocate").then(|| llm::ok(body, placeholders))
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.openai_compatible(&mock.base_url(), ", first_token_timeout_seconds: 1", "");
+    let out = run(&sandbox, &config, &["-p", "2", "-r", "1", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    let requests = mock.requests();
+    let analyses = requests.iter().filter(|r| prompt_of(&r["body"]).contains("First name the options")).count();
+    assert_eq!(analyses, 1, "a timed-out refinement is not asked again");
+    let arguments =
+        requests.iter().filter(|r| prompt_of(&r["body"]).contains("round-1 argument as Performance Advocate")).count();
+    assert_eq!(arguments, 2, "a placeholder answer is asked for once more");
+
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("The panel is the keyword analysis's: the moderator did not answer in time"), "{record}");
+    assert!(record.contains("Performance Advocate's round-1 argument said nothing of its own"), "{record}");
+    let shown = sandbox.cmd().args(["--show", &sandbox.only_id(), "--json"]).output().unwrap();
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_ne!(shown["outcome"]["confidence"], "high", "{}", shown["outcome"]);
+}

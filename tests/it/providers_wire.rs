@@ -1294,3 +1294,113 @@ async fn a_streamed_answer_cut_off_at_the_limit_is_reported_on_both_wire_formats
     let (request, _) = streaming();
     assert!(!expect_ok(build(anthropic(&whole.base)).complete(&request).await).truncated);
 }
+
+// ---------------------------------------------------------------------------------
+// 9. Real servers: formats refused with any status, slow models, one request at a time
+// ---------------------------------------------------------------------------------
+
+/// llama-cpp-python answers `json_schema` with HTTP 500 (a validation error); other
+/// servers with 422. Either steps down at once, without a retry, to `json_object` with
+/// the schema beside it.
+#[tokio::test]
+async fn a_format_refused_with_500_or_422_steps_down_at_once() {
+    let llama_cpp_python = json!({"error": {"message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}", "type": "internal_server_error", "param": null, "code": null}});
+    let unprocessable =
+        json!({"detail": [{"loc": ["body", "response_format"], "msg": "json_schema is not supported"}]});
+    for (status, body) in [(500, llama_cpp_python), (422, unprocessable)] {
+        let (server, seen) = mock_server(move |_, request| match format_of(request).as_deref() {
+            Some("json_schema") => ResponseTemplate::new(status).set_body_json(body.clone()),
+            _ => ResponseTemplate::new(200).set_body_json(openai_answer(r#"{"verdict":"stop","novelty":0.0}"#)),
+        })
+        .await;
+        let provider = build(openai(&server.uri()));
+        expect_ok(provider.complete(&structured()).await);
+        let bodies = seen.bodies();
+        let formats: Vec<_> = bodies.iter().map(format_of).collect();
+        assert_eq!(formats, [Some("json_schema".into()), Some("json_object".into())], "HTTP {status}: no retry");
+        assert_eq!(bodies[1]["response_format"]["schema"], schema().value, "the schema goes beside json_object");
+    }
+}
+
+/// An OpenAI-compatible stream whose tokens arrive `gap_ms` apart.
+fn slow_stream(tokens: usize, gap_ms: u64) -> Vec<Step> {
+    let mut steps =
+        vec![Step::Send(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n".to_vec())];
+    for i in 0..tokens {
+        let chunk = json!({"model": "gemma", "choices": [{"index": 0, "delta": {"content": format!("t{i} ")}, "finish_reason": null}]});
+        steps.push(Step::Send(format!("data: {chunk}\n\n").into_bytes()));
+        steps.push(Step::Pause(gap_ms));
+    }
+    let last = json!({"model": "gemma", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+    steps.push(Step::Send(format!("data: {last}\n\ndata: [DONE]\n\n").into_bytes()));
+    steps
+}
+
+/// A model that keeps sending tokens is never cut off, however long it takes in all
+/// (well past the idle limit); one that goes silent mid-answer is, and is not asked again.
+#[tokio::test]
+async fn a_slow_model_that_keeps_sending_is_never_cut_off_and_a_silent_one_is_not_asked_again() {
+    let server = raw_server(vec![slow_stream(12, 250)], Duration::ZERO).await;
+    let mut config = openai(&server.base);
+    config.idle_timeout_seconds = Some(1);
+    config.first_token_timeout_seconds = Some(1);
+    config.timeout_seconds = Some(30);
+    let completion = expect_ok(build(config.clone()).complete(&request()).await);
+    assert!(completion.text.starts_with("t0 t1") && completion.text.contains("t11"), "{}", completion.text);
+    assert_eq!(server.count(), 1);
+
+    let mut silent = slow_stream(3, 50);
+    silent.insert(4, Step::Pause(3_000));
+    let server = raw_server(vec![silent], Duration::ZERO).await;
+    let mut config = openai(&server.base);
+    config.idle_timeout_seconds = Some(1);
+    let err = expect_err(build(config).complete(&request()).await);
+    assert_eq!(server.count(), 1, "the server may still be computing: {err}");
+    assert!(err.to_string().contains("idle_timeout_seconds"), "{err}");
+    assert!(err.hint().unwrap_or_default().contains("debate --resume"), "{err}");
+}
+
+/// A server on this machine computes one answer at a time: it gets one request at a
+/// time unless `max_concurrency` says otherwise.
+#[tokio::test]
+async fn a_server_on_this_machine_gets_one_request_at_a_time_by_default() {
+    let answer = json_reply("200 OK", &openai_answer("one at a time"));
+    let server = raw_server(vec![answer], Duration::from_millis(300)).await;
+    assert!(server.base.starts_with("http://127.0.0.1"), "{}", server.base);
+    let provider = build(openai(&server.base));
+    let requests = [request(), request(), request()];
+    let (a, b, c) =
+        tokio::join!(provider.complete(&requests[0]), provider.complete(&requests[1]), provider.complete(&requests[2]));
+    for result in [a, b, c] {
+        expect_ok(result);
+    }
+    assert_eq!(server.peak.load(Ordering::SeqCst), 1, "the server saw two requests at once");
+}
+
+/// A server that answered is quoted and classified, never called unreachable; an
+/// unknown model is not retried.
+#[tokio::test]
+async fn a_server_that_answered_is_quoted_not_called_unreachable() {
+    let (server, seen) = mock_server(|_, _| {
+        ResponseTemplate::new(500).set_body_json(
+            json!({"error": {"message": "CUDA out of memory while loading", "type": "internal_server_error"}}),
+        )
+    })
+    .await;
+    let mut config = openai(&server.uri());
+    config.max_retries = Some(1);
+    let err = expect_err(build(config).complete(&request()).await);
+    assert_eq!(seen.len(), 2, "a 500 is retried");
+    assert!(err.to_string().contains("CUDA out of memory"), "quotes the server: {err}");
+    let hint = err.hint().unwrap_or_default();
+    assert!(hint.contains("HTTP 500") && !hint.contains("reachable"), "{hint}");
+
+    let (server, seen) = mock_server(|_, _| {
+        ResponseTemplate::new(400)
+            .set_body_json(json!({"error": {"message": "model 'llama9' not found, try pulling it first"}}))
+    })
+    .await;
+    let err = expect_err(build(openai(&server.uri())).complete(&request()).await);
+    assert_eq!(seen.len(), 1, "an unknown model is not retried");
+    assert!(err.to_string().contains("does not know model"), "{err}");
+}
