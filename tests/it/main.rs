@@ -26,6 +26,7 @@ mod record_git;
 mod record_review;
 mod repository_context;
 mod resume;
+mod secret_gate;
 mod secrets;
 mod selection;
 mod settings_catalog;
