@@ -237,7 +237,7 @@ impl Endpoint {
             // The whole-call limit: the server was answering, and may still be computing.
             return Failure::TimedOut(format!(
                 "the call took longer than its limit (timeout_seconds): {}",
-                error_chain(&err)
+                self.redact(&error_chain(&err))
             ));
         }
         let what = if err.is_connect() { "cannot connect" } else { "the connection failed" };

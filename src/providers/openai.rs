@@ -155,6 +155,14 @@ impl OpenAi {
             }
             model = model.or(chunk["model"].as_str().map(str::to_string));
         }
+        if !finished && text.is_empty() && model.is_none() {
+            // llama-cpp-python answers a prompt longer than its context this way.
+            return Err(Failure::Retry {
+                message: "the server closed the stream before the first token (a prompt longer than the model's context does this on some servers: raise its context, e.g. --n_ctx)".into(),
+                after: None,
+                answered: Some(200),
+            });
+        }
         if !finished {
             return Err(Failure::retry("the stream ended before the answer was complete"));
         }

@@ -1404,3 +1404,17 @@ async fn a_server_that_answered_is_quoted_not_called_unreachable() {
     assert_eq!(seen.len(), 1, "an unknown model is not retried");
     assert!(err.to_string().contains("does not know model"), "{err}");
 }
+
+/// llama-cpp-python answers a prompt longer than its context with an event stream that
+/// closes before any event: said as such, never as a server that cannot be reached.
+#[tokio::test]
+async fn a_stream_closed_before_the_first_token_says_what_it_may_mean() {
+    let empty =
+        vec![Step::Send(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n".to_vec())];
+    let server = raw_server(vec![empty], Duration::ZERO).await;
+    let mut config = openai(&server.base);
+    config.max_retries = Some(1);
+    let err = expect_err(build(config).complete(&request()).await);
+    assert!(err.to_string().contains("before the first token") && err.to_string().contains("context"), "{err}");
+    assert!(!err.hint().unwrap_or_default().contains("reachable"), "{err}");
+}
