@@ -210,3 +210,24 @@ fn odd_records_read_one_way_and_json_escapes_invisible_controls() {
         assert_eq!(mode, expected, "{file}");
     }
 }
+
+/// debate's own records hold token counts (`tokens: {prompt: …}`, `Tokens: 28557 prompt`):
+/// no secret, and read as written, so a later debate sees the earlier one's status.
+#[test]
+fn debate_does_not_take_its_own_records_for_secrets() {
+    let sandbox = repository();
+    sandbox.cmd().args(["--offline", "-r", "1", QUESTION]).assert().success();
+    let out = sandbox
+        .cmd()
+        .args(["--offline", "-r", "1", "--context-preview", "Should we cache sessions in Redis or Postgres?"])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("holds what looks like"), "{stderr}");
+    let preview = text(&out.stdout);
+    assert!(
+        preview.contains("proposed") && !preview.contains("unknown"),
+        "the earlier record reads as proposed:\n{preview}"
+    );
+}
