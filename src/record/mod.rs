@@ -343,11 +343,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
             supersede::write(root, &superseded)?;
             failpoint("after-record-write");
             let tree = WorkTree::open(root)?;
-            let read = |relative: &Path| {
-                let missing =
-                    || RecordError::Write { path: root.join(relative), source: std::io::ErrorKind::NotFound.into() };
-                tree.read(relative)?.ok_or_else(missing)
-            };
+            let read = |relative: &Path| tree.read_existing(relative);
             (read(relative)?, sidecar.as_deref().map(read).transpose()?)
         }
         git::Target::Branch(name) => {
@@ -434,8 +430,7 @@ pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits
                 let branch = state.snapshot.branch.clone().unwrap_or_default();
                 return Err(RecordError::NotOnBranch { path, branch, commit: commit.to_string() });
             }
-            let missing = || RecordError::Read { path: path.clone(), source: std::io::ErrorKind::NotFound.into() };
-            let on_disk = tree.read(relative)?.ok_or_else(missing)?;
+            let on_disk = tree.read_existing(relative)?;
             match git::read_at_head(&repo, relative) {
                 Some(committed) if committed == on_disk => committed,
                 _ => return Err(RecordError::Edited(path)),

@@ -21,11 +21,14 @@ pub struct WorkTree {
     dir: OwnedFd,
 }
 
-/// Where a relative path's directory stands.
-enum Dir {
-    Open(OwnedFd),
-    /// The part from here on does not exist yet.
-    Missing,
+/// How far a walk down a relative path's directories got.
+struct Walked {
+    /// The deepest directory that exists, open.
+    dir: OwnedFd,
+    /// Its path under the root.
+    at: PathBuf,
+    /// Every directory of the path exists (or was made).
+    whole: bool,
 }
 
 const DIRECTORY: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::NOFOLLOW).union(OFlags::CLOEXEC);
@@ -45,7 +48,7 @@ impl WorkTree {
     /// The file's bytes, or `None` when it does not exist; a link on the way is an error.
     pub fn read(&self, relative: &Path) -> Result<Option<Vec<u8>>> {
         let (parent, name) = self.split(relative)?;
-        let Dir::Open(dir) = self.walk(parent, false)? else { return Ok(None) };
+        let Walked { dir, whole: true, .. } = self.walk(parent, false)? else { return Ok(None) };
         let file =
             match rustix::fs::openat(&dir, name, OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty()) {
                 Ok(file) => file,
@@ -65,25 +68,16 @@ impl WorkTree {
     /// Every existing directory of `directory` is a real one (no link), and the deepest
     /// that exists takes new files.
     pub fn check_directory(&self, directory: &Path) -> Result<()> {
-        let mut at = self.root.clone();
-        let mut dir = self.dir.try_clone().map_err(|source| self.write_error_io(Path::new(""), source))?;
-        for name in names(directory, &self.root)? {
-            match rustix::fs::openat(&dir, name, DIRECTORY, Mode::empty()) {
-                Ok(next) => dir = next,
-                Err(Errno::NOENT) => break,
-                Err(errno) => return Err(self.refused(&dir, &relative_of(&at, &self.root).join(name), errno)),
-            }
-            at.push(name);
-        }
+        let Walked { dir, at, .. } = self.walk(directory, false)?;
         rustix::fs::accessat(&dir, ".", rustix::fs::Access::WRITE_OK, AtFlags::empty())
-            .map_err(|errno| write_error(&at, errno))
+            .map_err(|errno| self.write_error(&at, errno))
     }
 
     /// Create the file at `relative` with `bytes`, never over an existing file (an
     /// existing one is `Taken`), making its directories as needed.
     pub fn create(&self, relative: &Path, bytes: &[u8]) -> Result<()> {
         let (parent, name) = self.split(relative)?;
-        let Dir::Open(dir) = self.walk(parent, true)? else { unreachable!("walk creates the directories") };
+        let Walked { dir, .. } = self.walk(parent, true)?;
         let temporary = self.temporary(&dir, relative, name, bytes, None)?;
         let linked = rustix::fs::linkat(&dir, &temporary, &dir, name, AtFlags::empty());
         let _ = rustix::fs::unlinkat(&dir, &temporary, AtFlags::empty());
@@ -101,7 +95,7 @@ impl WorkTree {
     /// (keeping its mode), never through or over a link.
     pub fn replace(&self, relative: &Path, bytes: &[u8]) -> Result<()> {
         let (parent, name) = self.split(relative)?;
-        let Dir::Open(dir) = self.walk(parent, true)? else { unreachable!("walk creates the directories") };
+        let Walked { dir, .. } = self.walk(parent, true)?;
         let mode = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {
                 Some(Mode::from_raw_mode(stat.st_mode & 0o7777))
@@ -162,26 +156,27 @@ impl WorkTree {
     }
 
     /// Open each directory of `parent` in turn, refusing links; `create` makes the
-    /// missing ones.
-    fn walk(&self, parent: &Path, create: bool) -> Result<Dir> {
+    /// missing ones, else the walk stops at the first that is missing.
+    fn walk(&self, parent: &Path, create: bool) -> Result<Walked> {
         let mut dir = self.dir.try_clone().map_err(|source| self.write_error_io(parent, source))?;
-        let mut walked = PathBuf::new();
+        let mut at = PathBuf::new();
         for name in names(parent, &self.root)? {
-            walked.push(name);
+            let next = at.join(name);
             let mut opened = rustix::fs::openat(&dir, name, DIRECTORY, Mode::empty());
             if matches!(opened, Err(Errno::NOENT)) {
                 if !create {
-                    return Ok(Dir::Missing);
+                    return Ok(Walked { dir, at, whole: false });
                 }
                 match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o777)) {
                     Ok(()) | Err(Errno::EXIST) => {}
-                    Err(errno) => return Err(self.write_error(&walked, errno)),
+                    Err(errno) => return Err(self.write_error(&next, errno)),
                 }
                 opened = rustix::fs::openat(&dir, name, DIRECTORY, Mode::empty());
             }
-            dir = opened.map_err(|errno| self.refused(&dir, &walked, errno))?;
+            dir = opened.map_err(|errno| self.refused(&dir, &next, errno))?;
+            at = next;
         }
-        Ok(Dir::Open(dir))
+        Ok(Walked { dir, at, whole: true })
     }
 
     /// Why `relative` (whose last part is in `dir`) could not be opened: a link, a file
@@ -232,10 +227,6 @@ fn names<'p>(relative: &'p Path, root: &Path) -> Result<Vec<&'p str>> {
             _ => Err(RecordError::Outside(root.join(relative))),
         })
         .collect()
-}
-
-fn relative_of(path: &Path, root: &Path) -> PathBuf {
-    path.strip_prefix(root).unwrap_or(path).to_path_buf()
 }
 
 #[cfg(test)]
