@@ -630,7 +630,9 @@ fn populate(path: &Path, count: usize, root: &str) {
         };
         store.create_debate(&new).unwrap();
         store.save_panel(&id, &panel, &analysis, &call("{}")).unwrap();
-        store.start_round(&id, 1, "Round 1.", None).unwrap();
+        let seats: Vec<usize> = (0..panel.len()).collect();
+        let opening = debate::store::Opening { framing: "Round 1.", guidance: None, seats: &seats };
+        store.start_round(&id, 1, &opening).unwrap();
         for (seat, member) in panel.iter().enumerate() {
             for kind in [ContributionKind::Argument, ContributionKind::Rebuttal] {
                 let text = "An argument of ordinary length.".repeat(20);

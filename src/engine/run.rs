@@ -25,7 +25,7 @@ use crate::moderator::synthesis::{self, Latest};
 use crate::moderator::{detection, prompts};
 use crate::providers::{self, Panel, ProviderError, TextSink};
 use crate::record::{self, RecordError, Templates};
-use crate::store::{Server, Store, StoreError};
+use crate::store::{Opening, Server, Store, StoreError};
 use crate::text::secrets::{self, MaskedStream};
 
 pub struct Engine<'a> {
@@ -253,7 +253,9 @@ impl Engine<'_> {
             }
         }
         let framing = prompts::framing(state, round);
-        self.store.start_round(&state.id, round, &framing, guidance.as_deref())?;
+        let seats = state.roster_for(round);
+        let opening = Opening { framing: &framing, guidance: guidance.as_deref(), seats: &seats };
+        self.store.start_round(&state.id, round, &opening)?;
         self.events.round_started(round, &framing);
         Ok(())
     }

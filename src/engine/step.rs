@@ -50,7 +50,7 @@ pub fn next(state: &DebateState) -> Step {
         return Step::Synthesize;
     }
     let Some(round) = state.rounds.last() else { return Step::StartRound(1) };
-    let active = state.active_seats();
+    let active = state.seats_of(round);
     let missing = |has: &dyn Fn(usize) -> bool| active.iter().copied().filter(|&s| !has(s)).collect::<Vec<_>>();
 
     let unread = |kind: ContributionKind| -> Vec<usize> {
@@ -438,7 +438,8 @@ mod tests {
                     s.panel.push(s.panel[0].clone());
                     s.panel[2].perspective.name = "Cost Control".into();
                     s.panel[0].dropped = Some("kept failing".into());
-                    s.rounds.push(Round { number: 2, framing: "Round 2.".into(), ..fixture::round(2) });
+                    s.rounds[0].seats = vec![0, 1, 2];
+                    s.rounds.push(Round { number: 2, seats: vec![0, 1, 2], ..fixture::round(2) });
                     let round = s.rounds.last_mut().unwrap();
                     (round.arguments, round.rebuttals, round.evaluation) = (Vec::new(), Vec::new(), None);
                     s
@@ -462,16 +463,71 @@ mod tests {
         }
     }
 
+    /// Three seats; `flags[r]` names the perspectives round r+1's evaluation found off
+    /// the question. Every round is complete and evaluated, each argued by the roster it
+    /// opened with; five rounds at most.
+    fn flagged_rounds(flags: &[&[&str]]) -> DebateState {
+        let mut state = fixture::state();
+        state.snapshot.debate.max_rounds = crate::model::Rounds(5);
+        state.panel.push(state.panel[1].clone());
+        state.panel[2].perspective.name = "Cost Control".into();
+        for (index, off_topic) in flags.iter().enumerate() {
+            let number = index as u32 + 1;
+            let seats = state.roster_for(number);
+            let mut round = fixture::round(number);
+            let said = |kind, seat| fixture::contribution(seat, kind, &format!("Seat {seat} in round {number}."));
+            round.arguments = seats.iter().map(|&seat| said(ContributionKind::Argument, seat)).collect();
+            round.rebuttals = seats.iter().map(|&seat| said(ContributionKind::Rebuttal, seat)).collect();
+            round.evaluation.as_mut().unwrap().off_topic = off_topic.iter().map(|n| n.to_string()).collect();
+            round.seats = seats;
+            state.rounds.push(round);
+        }
+        state
+    }
+
+    #[test]
+    fn a_round_keeps_the_roster_it_opened_with() {
+        const PERFORMANCE: &str = "Performance Advocate";
+        const SIMPLICITY: &str = "Operational Simplicity";
+        const COST: &str = "Cost Control";
+        // (what, each round's off-topic flags, the next step, the roster the next round opens with)
+        type Case = (&'static str, &'static [&'static [&'static str]], Step, &'static [usize]);
+        let cases: &[Case] = &[
+            ("nobody drifts", &[&[], &[]], Step::StartRound(3), &[0, 1, 2]),
+            ("flagged once: still speaks", &[&[PERFORMANCE], &[]], Step::StartRound(3), &[0, 1, 2]),
+            (
+                "flagged twice: muted from the next round",
+                &[&[PERFORMANCE], &[PERFORMANCE]],
+                Step::StartRound(3),
+                &[1, 2],
+            ),
+            (
+                // Seen with real models: round 3's evaluation flags the two left, and the
+                // seat muted in round 2 was asked for round-3 work it never owed.
+                "the evaluation of a round mutes the rest: the round stays as it was argued",
+                &[&[PERFORMANCE], &[PERFORMANCE, SIMPLICITY, COST], &[SIMPLICITY, COST]],
+                Step::StartRound(4),
+                &[1, 2],
+            ),
+        ];
+        for (what, flags, expected, roster) in cases {
+            let state = flagged_rounds(flags);
+            assert_eq!(next(&state), *expected, "{what}");
+            assert_eq!(state.roster_for(flags.len() as u32 + 1), *roster, "{what}");
+        }
+    }
+
     #[test]
     fn a_perspective_off_topic_twice_is_muted_but_never_below_two() {
         let mut state = with_rounds(2);
         for round in &mut state.rounds {
             round.evaluation.as_mut().unwrap().off_topic = vec!["Performance Advocate".into()];
         }
-        assert_eq!(state.active_seats(), [0, 1], "two seats stay whatever happens");
+        assert_eq!(state.roster_for(3), [0, 1], "two seats stay whatever happens");
         state.panel.push(state.panel[1].clone());
         state.panel[2].perspective.name = "Cost Control".into();
-        assert_eq!(state.active_seats(), [1, 2]);
+        state.rounds[1].seats = vec![0, 1, 2];
+        assert_eq!(state.roster_for(3), [1, 2]);
     }
 
     #[test]

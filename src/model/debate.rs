@@ -168,6 +168,9 @@ pub struct Round {
     pub number: u32,
     pub framing: String,
     pub guidance: Option<String>,
+    /// The seats that speak in this round, fixed when it opened (see
+    /// [`DebateState::roster_for`]); a seat dropped since no longer speaks.
+    pub seats: Vec<usize>,
     /// In seat order, whatever order they completed in.
     pub arguments: Vec<Contribution>,
     pub rebuttals: Vec<Contribution>,
@@ -210,6 +213,9 @@ pub struct DebateState {
     /// Empty until the analysis step has chosen the panel.
     pub panel: Vec<Seat>,
     pub rounds: Vec<Round>,
+    /// Arguments written for a round the debate ended before (an evaluation that ran
+    /// alongside them ended it), by round: paid for, counted, never part of the debate.
+    pub discarded: Vec<(u32, Contribution)>,
     pub end_reason: Option<EndReason>,
     pub outcome: Option<Outcome>,
     pub record_path: Option<String>,
@@ -277,25 +283,50 @@ impl DebateState {
         self.panel.iter().map(|s| s.name().to_string()).collect()
     }
 
-    /// Seats that still speak: not dropped; and a perspective flagged off-topic in two
-    /// rounds is muted, unless that would leave fewer than two.
+    /// The seats that speak in round `number` if it opens now: the previous round's
+    /// (every seat for the first), less those flagged off-topic in two of the
+    /// evaluations stored so far, unless that would leave fewer than two. Fixed when the
+    /// round opens: an evaluation that lands later changes the next round, never this one.
+    pub fn roster_for(&self, number: u32) -> Vec<usize> {
+        let earlier = self.rounds.iter().filter(|r| r.number < number);
+        let previous = match earlier.clone().next_back() {
+            Some(round) => round.seats.clone(),
+            None => (0..self.panel.len()).collect(),
+        };
+        let speaking: Vec<usize> = previous.into_iter().filter(|&seat| self.panel[seat].dropped.is_none()).collect();
+        let flagged = |seat: usize| {
+            let name = self.panel[seat].name();
+            earlier
+                .clone()
+                .filter_map(|r| r.evaluation.as_ref())
+                .filter(|e| e.off_topic.iter().any(|n| n == name))
+                .count()
+        };
+        let kept: Vec<usize> = speaking.iter().copied().filter(|&seat| flagged(seat) < 2).collect();
+        if kept.len() >= 2 { kept } else { speaking }
+    }
+
+    /// The seats that speak in `round`: its roster, less any seat dropped since.
+    pub fn seats_of(&self, round: &Round) -> Vec<usize> {
+        round.seats.iter().copied().filter(|&seat| self.panel[seat].dropped.is_none()).collect()
+    }
+
+    /// The seats of the latest round (before the first, every seat not dropped): who
+    /// still speaks. A seat left out is muted (off the question) or dropped.
     pub fn active_seats(&self) -> Vec<usize> {
-        let all: Vec<usize> = (0..self.panel.len()).filter(|&seat| self.panel[seat].dropped.is_none()).collect();
-        let active: Vec<usize> = all
-            .iter()
-            .copied()
-            .filter(|&seat| {
-                let name = self.panel[seat].name();
-                let flagged = self
-                    .rounds
-                    .iter()
-                    .filter_map(|r| r.evaluation.as_ref())
-                    .filter(|e| e.off_topic.iter().any(|n| n == name))
-                    .count();
-                flagged < 2
-            })
-            .collect();
-        if active.len() >= 2 { active } else { all }
+        match self.rounds.last() {
+            Some(round) => self.seats_of(round),
+            None => self.roster_for(1),
+        }
+    }
+
+    /// Rounds stored before rosters were: each gets the roster its evaluations gave it.
+    pub fn fill_missing_rosters(&mut self) {
+        for index in 0..self.rounds.len() {
+            if self.rounds[index].seats.is_empty() {
+                self.rounds[index].seats = self.roster_for(self.rounds[index].number);
+            }
+        }
     }
 
     /// `"Performance Advocate 12%"` for every debater with a repetition figure in `round`.

@@ -66,6 +66,7 @@ pub fn state() -> DebateState {
             )),
         ],
         rounds: Vec::new(),
+        discarded: Vec::new(),
         end_reason: None,
         outcome: None,
         record_path: None,
@@ -126,6 +127,7 @@ pub fn round(number: u32) -> Round {
         number,
         framing: format!("Round {number}."),
         guidance: None,
+        seats: vec![0, 1],
         arguments: (0..2).map(|s| contribution(s, ContributionKind::Argument, &text(s, "argues"))).collect(),
         rebuttals: (0..2).map(|s| contribution(s, ContributionKind::Rebuttal, &text(s, "answers"))).collect(),
         measures: Some(RoundMeasures {

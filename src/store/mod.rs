@@ -13,7 +13,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use lease::{HEARTBEAT, Lease, Owner};
-pub use write::{NewDebate, Server};
+pub use write::{NewDebate, Opening, Server};
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
 const MIGRATIONS: &[&str] = &[
@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0009_revisions.sql"),
     include_str!("migrations/0010_failed_contributions.sql"),
     include_str!("migrations/0011_structured_formats.sql"),
+    include_str!("migrations/0012_rosters_and_discards.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -33,7 +33,8 @@ impl Store {
         let sum = |column: &str| {
             format!(
                 "(SELECT COALESCE(SUM({column}), 0) FROM contributions c WHERE c.debate_id = d.id)
-                 + (SELECT COALESCE(SUM({column}), 0) FROM moderator_calls m WHERE m.debate_id = d.id)"
+                 + (SELECT COALESCE(SUM({column}), 0) FROM moderator_calls m WHERE m.debate_id = d.id)
+                 + (SELECT COALESCE(SUM({column}), 0) FROM discarded x WHERE x.debate_id = d.id)"
             )
         };
         let sql = format!(
@@ -138,7 +139,7 @@ impl Store {
             [id],
             |row| row.get(0),
         )?;
-        Ok(DebateState {
+        let mut state = DebateState {
             id: head.id,
             question: head.question,
             title: head.title,
@@ -149,6 +150,7 @@ impl Store {
             analysis: from_json(&head.analysis, "analysis")?,
             panel: self.load_panel(id)?,
             rounds: self.load_rounds(id)?,
+            discarded: self.load_discarded(id)?,
             end_reason: head.end_reason,
             outcome: head.outcome.as_deref().map(|o| from_json(o, "synthesis")).transpose()?,
             record_path: head.record_path,
@@ -158,7 +160,9 @@ impl Store {
             structured_format,
             clarification,
             revisions: from_json(&head.revisions, "revisions")?,
-        })
+        };
+        state.fill_missing_rosters();
+        Ok(state)
     }
 
     fn load_panel(&self, id: &str) -> Result<Vec<Seat>> {
@@ -175,15 +179,18 @@ impl Store {
 
     fn load_rounds(&self, id: &str) -> Result<Vec<Round>> {
         let mut stmt = self.conn.prepare(
-            "SELECT number, framing, guidance, repetition, novelty, evaluation FROM rounds WHERE debate_id = ?1 ORDER BY number",
+            "SELECT number, framing, guidance, repetition, novelty, evaluation, seats FROM rounds WHERE debate_id = ?1
+             ORDER BY number",
         )?;
-        type RoundRow = (u32, String, Option<String>, Option<String>, Option<f64>, Option<String>);
+        type RoundRow = (u32, String, Option<String>, Option<String>, Option<f64>, Option<String>, Option<String>);
         let rows: Vec<RoundRow> = stmt
-            .query_map([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?)))?
+            .query_map([id], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?, row.get(6)?))
+            })?
             .collect::<Result<_, _>>()?;
         let mut contributions = self.load_contributions(id)?;
         rows.into_iter()
-            .map(|(number, framing, guidance, repetition, novelty, evaluation)| {
+            .map(|(number, framing, guidance, repetition, novelty, evaluation, seats)| {
                 let measures = match (repetition, novelty) {
                     (Some(r), Some(novelty)) => {
                         Some(RoundMeasures { repetition: from_json(&r, "repetition")?, novelty })
@@ -198,6 +205,8 @@ impl Store {
                     number,
                     framing,
                     guidance,
+                    // Rounds opened before rosters were stored get theirs once loaded.
+                    seats: seats.map(|s| from_json(&s, "roster")).transpose()?.unwrap_or_default(),
                     arguments,
                     rebuttals,
                     measures,
@@ -207,13 +216,30 @@ impl Store {
             .collect()
     }
 
+    /// Arguments of rounds the debate ended before, in round and seat order.
+    fn load_discarded(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
+        self.contributions_in(
+            id,
+            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, 0,
+                    NULL, 0
+             FROM discarded WHERE debate_id = ?1 ORDER BY round, seat, kind",
+        )
+    }
+
     /// Contributions in round, then seat order: panel order, not completion order.
     fn load_contributions(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
-        let mut stmt = self.conn.prepare(
+        self.contributions_in(
+            id,
             "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
                     stance, failed
              FROM contributions WHERE debate_id = ?1 ORDER BY round, seat, kind",
-        )?;
+        )
+    }
+
+    /// Contributions as `sql` selects them: round, seat, kind, text, model, the four
+    /// usage figures, truncated, stance and failed.
+    fn contributions_in(&self, id: &str, sql: &str) -> Result<Vec<(u32, Contribution)>> {
+        let mut stmt = self.conn.prepare(sql)?;
         let rows = stmt.query_map([id], |row| {
             let contribution = Contribution {
                 seat: row.get(1)?,

@@ -7,6 +7,9 @@ use super::*;
 use crate::model::fixture;
 use crate::model::{Clarification, Completion, DebateState, EndReason, Outcome, ProviderKind, Round, Status, Usage};
 
+/// Round 1 of the fixture's two seats.
+const FIRST: Opening = Opening { framing: "Round 1.", guidance: None, seats: &[0, 1] };
+
 fn create(store: &Store, state: &DebateState) {
     store
         .create_debate(&NewDebate {
@@ -38,7 +41,8 @@ fn write(store: &Store, state: &DebateState) {
     create(store, state);
     store.save_panel(&state.id, &state.panel, &state.analysis, &call("{}")).unwrap();
     for round in &state.rounds {
-        store.start_round(&state.id, round.number, &round.framing, round.guidance.as_deref()).unwrap();
+        let opening = Opening { framing: &round.framing, guidance: round.guidance.as_deref(), seats: &round.seats };
+        store.start_round(&state.id, round.number, &opening).unwrap();
         for c in round.contributions() {
             store.save_contribution(&state.id, round.number, state.name(c.seat), c).unwrap();
         }
@@ -93,7 +97,7 @@ fn contributions_come_back_in_seat_order_whatever_order_they_were_stored_in() {
     let store = Store::open_in_memory().unwrap();
     let state = fixture::state();
     create(&store, &state);
-    store.start_round(&state.id, 1, "Round 1.", None).unwrap();
+    store.start_round(&state.id, 1, &FIRST).unwrap();
     let round = fixture::round(1);
     for c in round.arguments.iter().rev() {
         store.save_contribution(&state.id, 1, state.name(c.seat), c).unwrap();
@@ -107,7 +111,7 @@ fn a_contribution_is_stored_once() {
     let store = Store::open_in_memory().unwrap();
     let state = fixture::state();
     create(&store, &state);
-    store.start_round(&state.id, 1, "Round 1.", None).unwrap();
+    store.start_round(&state.id, 1, &FIRST).unwrap();
     let c = &fixture::round(1).arguments[0];
     store.save_contribution(&state.id, 1, state.name(0), c).unwrap();
     assert!(matches!(store.save_contribution(&state.id, 1, state.name(0), c), Err(StoreError::SavedElsewhere(_))));
@@ -162,7 +166,7 @@ fn an_unknown_stored_value_is_an_error_naming_its_column() {
     assert!(err.contains("debates.status") && err.contains("exploded"), "{err}");
 
     store.conn.execute("UPDATE debates SET status = 'in_round'", []).unwrap();
-    store.start_round(&state.id, 1, "Round 1.", None).unwrap();
+    store.start_round(&state.id, 1, &FIRST).unwrap();
     store.save_contribution(&state.id, 1, state.name(0), &fixture::round(1).arguments[0]).unwrap();
     store.conn.execute("UPDATE contributions SET kind = 'aside'", []).unwrap_err();
     store.conn.execute("PRAGMA ignore_check_constraints = ON", []).unwrap();

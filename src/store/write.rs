@@ -18,6 +18,14 @@ pub struct Server<'a> {
     pub base_url: &'a str,
 }
 
+/// What a round opens with.
+pub struct Opening<'a> {
+    pub framing: &'a str,
+    pub guidance: Option<&'a str>,
+    /// The seats that speak in it.
+    pub seats: &'a [usize],
+}
+
 /// Everything a new debate starts with.
 pub struct NewDebate<'a> {
     pub id: &'a str,
@@ -82,13 +90,14 @@ impl Store {
         Ok(())
     }
 
-    pub fn start_round(&self, id: &str, number: u32, framing: &str, guidance: Option<&str>) -> Result<()> {
+    /// Open round `number` with its framing, guidance and roster (the seats that speak).
+    pub fn start_round(&self, id: &str, number: u32, opening: &Opening) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
         once(
             id,
             tx.execute(
-                "INSERT INTO rounds (debate_id, number, framing, guidance) VALUES (?1, ?2, ?3, ?4)",
-                params![id, number, gate(framing), guidance.map(gate)],
+                "INSERT INTO rounds (debate_id, number, framing, guidance, seats) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, number, gate(opening.framing), opening.guidance.map(gate), to_json(&opening.seats)],
             ),
         )?;
         set_status_in(&tx, id, Status::InRound)?;
@@ -149,6 +158,26 @@ impl Store {
             params![id, round, to_json(&measures.repetition), measures.novelty, to_json(evaluation)],
         )?;
         insert_call(&tx, id, Purpose::Evaluation, round, call)?;
+        touch(&tx, id)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The debate ended after round `judged`: the rounds opened after it (their
+    /// arguments ran alongside its evaluation) leave the debate, their arguments kept as
+    /// discarded.
+    pub fn discard_after(&self, id: &str, judged: u32) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "INSERT INTO discarded (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
+                                    completion_tokens, latency_ms, created_at)
+             SELECT debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
+                    completion_tokens, latency_ms, created_at
+             FROM contributions WHERE debate_id = ?1 AND round > ?2",
+            params![id, judged],
+        )?;
+        tx.execute("DELETE FROM contributions WHERE debate_id = ?1 AND round > ?2", params![id, judged])?;
+        tx.execute("DELETE FROM rounds WHERE debate_id = ?1 AND number > ?2", params![id, judged])?;
         touch(&tx, id)?;
         tx.commit()?;
         Ok(())
