@@ -314,6 +314,8 @@ pub struct EvaluationView {
     pub open_tensions: Vec<String>,
     /// The moderator's answer was unreadable; this was derived from the measures.
     pub fallback: bool,
+    /// The last round, weighed in the synthesis: verdicts from the measures.
+    pub folded: bool,
 }
 
 impl From<&Evaluation> for EvaluationView {
@@ -328,6 +330,7 @@ impl From<&Evaluation> for EvaluationView {
             new_points: e.new_points.clone(),
             open_tensions: e.open_tensions.clone(),
             fallback: e.fallback,
+            folded: e.folded,
         }
     }
 }

@@ -6,26 +6,27 @@ use std::future::Future;
 use std::time::Duration;
 
 use futures::StreamExt;
+use futures::future::{FutureExt, LocalBoxFuture};
 use futures::stream::FuturesUnordered;
 use tokio::time::Instant;
 
 use super::calls::{self, Ask, Asked};
-use super::step::{self, Step};
+use super::step::{self, Between, Step};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, Signal};
 use crate::model::{
-    Completion, Contribution, ContributionKind, DebateState, Decision, EndReason, Events, Rebuttals, Source, Stance,
-    Status, Usage,
+    Completion, Confidence, Contribution, ContributionKind, DebateState, Decision, EndReason, Evaluation, Events,
+    Rebuttals, RoundMeasures, Source, Stance, Status, Usage,
 };
 use crate::moderator::answers;
-use crate::moderator::evaluation::{self, Said};
+use crate::moderator::evaluation;
+use crate::moderator::prompts;
 use crate::moderator::selection::{self, PanelChoice};
 use crate::moderator::stance::{self, StanceAnswer};
 use crate::moderator::synthesis::{self, Latest};
-use crate::moderator::{detection, prompts};
 use crate::providers::{self, Panel, ProviderError, TextSink};
 use crate::record::{self, RecordError, Templates};
-use crate::store::{Opening, Server, Store, StoreError};
+use crate::store::{LastRound, Opening, Server, Store, StoreError};
 use crate::text::secrets::{self, MaskedStream};
 
 pub struct Engine<'a> {
@@ -34,6 +35,23 @@ pub struct Engine<'a> {
     pub catalog: &'a Catalog,
     pub templates: &'a Templates,
     pub events: &'a mut dyn Events,
+}
+
+/// A round's evaluation, the moderator's or (when its answer was unreadable) the
+/// measures' own, with the measures it was given.
+struct Judged {
+    measures: RoundMeasures,
+    evaluation: Evaluation,
+    completion: Completion,
+}
+
+/// An evaluation on its way.
+type Judging<'s> = LocalBoxFuture<'s, providers::Result<Judged>>;
+
+/// A call of a step that landed: a debater's, or the evaluation running alongside.
+enum Landed {
+    Argued(usize, providers::Result<Completion>),
+    Judged(u32, providers::Result<Judged>),
 }
 
 /// Why a step stopped short.
@@ -117,26 +135,35 @@ impl Engine<'_> {
                 };
                 [since.after(round_timeout), total_deadline]
             };
-            let step = step::next(&state);
+            // With someone to answer between rounds, each round waits for the last one's
+            // evaluation; otherwise the next round's arguments run alongside it.
+            let between = match rules.checkpoints && self.events.attended() {
+                true => Between::Checkpoint,
+                false => Between::Nobody,
+            };
+            let step = step::next(&state, between);
             let result = match &step {
                 Step::Done => return Ok(state),
                 Step::Analyze => self.analyze(&state, [Clock::start().after(round_timeout), total_deadline]).await,
                 Step::StartRound(round) => self.start_round(&state, *round).await,
                 Step::Argue { round, seats } => {
-                    self.debaters(&state, *round, ContributionKind::Argument, seats, round_deadline(*round)).await
+                    let deadline = round_deadline(*round);
+                    self.debaters(&state, *round, ContributionKind::Argument, seats, None, deadline).await
+                }
+                Step::EvaluateWhileArguing { evaluate, round, seats } => {
+                    let deadline = round_deadline(*round);
+                    let judging = Some((*evaluate, self.judging(&state, *evaluate)));
+                    self.debaters(&state, *round, ContributionKind::Argument, seats, judging, deadline).await
                 }
                 Step::Rebut { round, seats } => {
-                    self.debaters(&state, *round, ContributionKind::Rebuttal, seats, round_deadline(*round)).await
+                    let deadline = round_deadline(*round);
+                    self.debaters(&state, *round, ContributionKind::Rebuttal, seats, None, deadline).await
                 }
                 Step::ReadStances { round, kind, seats } => {
                     self.read_stances(&state, *round, *kind, seats, round_deadline(*round)).await
                 }
                 Step::Evaluate(round) => self.evaluate(&state, *round, round_deadline(*round)).await,
-                Step::Conclude(reason) => {
-                    self.store.save_end(id, *reason)?;
-                    self.events.ended(*reason);
-                    Ok(())
-                }
+                Step::Conclude(reason) => self.conclude(&state, *reason),
                 Step::Synthesize => {
                     self.synthesize(&state, [Clock::start().after(round_timeout), total_deadline]).await
                 }
@@ -147,7 +174,11 @@ impl Engine<'_> {
                 Err(Stop::TimedOut(what)) => {
                     let in_round = matches!(
                         step,
-                        Step::Argue { .. } | Step::Rebut { .. } | Step::ReadStances { .. } | Step::Evaluate(_)
+                        Step::Argue { .. }
+                            | Step::EvaluateWhileArguing { .. }
+                            | Step::Rebut { .. }
+                            | Step::ReadStances { .. }
+                            | Step::Evaluate(_)
                     );
                     let usable = state.rounds.iter().any(|r| !r.arguments.is_empty());
                     if in_round && usable {
@@ -260,12 +291,15 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// The debaters at `seats` write their `kind` of `round`, each stored as it lands;
+    /// an evaluation of the round before runs `alongside` them and is stored the same way.
     async fn debaters(
         &mut self,
         state: &DebateState,
         round: u32,
         kind: ContributionKind,
         seats: &[usize],
+        alongside: Option<(u32, Judging<'_>)>,
         deadline: Deadlines,
     ) -> Result<(), Stop> {
         // Sequential rebuttals go one per step, so each sees the ones stored before it.
@@ -278,9 +312,9 @@ impl Engine<'_> {
         let (live_tx, mut live_rx) = tokio::sync::mpsc::unbounded_channel::<(usize, String)>();
         let live = self.events.live();
         let secrets = self.providers.secrets.clone();
-        let mut pending: FuturesUnordered<_> = seats
+        let mut pending: FuturesUnordered<LocalBoxFuture<'_, Landed>> = seats
             .iter()
-            .map(|&seat| {
+            .map(|&seat| -> LocalBoxFuture<'_, Landed> {
                 let (provider, secrets) = (self.providers.debater(seat).clone(), secrets.clone());
                 let live_tx = live_tx.clone();
                 let sink = live.then(|| {
@@ -299,10 +333,16 @@ impl Engine<'_> {
                         let again = calls::ask_in_own_words(to, state, &ask, first.clone(), sink).await;
                         asked = Ok(again.unwrap_or(first));
                     }
-                    (seat, asked.and_then(|c| usable(c, &what)))
+                    Landed::Argued(seat, asked.and_then(|c| usable(c, &what)))
                 }
+                .boxed_local()
             })
             .collect();
+        if let Some((evaluate, judging)) = alongside {
+            self.events.moderating(&format!("evaluating round {evaluate}"));
+            pending.push(judging.map(move |judged| Landed::Judged(evaluate, judged)).boxed_local());
+        }
+        let (mut judged_failure, mut judged_ends) = (None, false);
 
         // Stored the moment they land; shown in panel order, not completion order.
         let mut landed: BTreeMap<usize, Option<Contribution>> = BTreeMap::new();
@@ -327,7 +367,17 @@ impl Engine<'_> {
                 () = deadline_passed(deadline) => None,
             };
             let Some(next) = next else { return Err(Stop::TimedOut("a debate round")) };
-            let Some((seat, result)) = next else { break };
+            let (seat, result) = match next {
+                None => break,
+                Some(Landed::Argued(seat, result)) => (seat, result),
+                Some(Landed::Judged(evaluate, judged)) => {
+                    match judged {
+                        Ok(judged) => judged_ends = self.save_judged(state, evaluate, judged)?,
+                        Err(err) => judged_failure = Some(err),
+                    }
+                    continue;
+                }
+            };
             while let Ok((seat, text)) = live_rx.try_recv() {
                 stream(&mut *self.events, seat, &text);
             }
@@ -362,7 +412,15 @@ impl Engine<'_> {
                 shown += 1;
             }
         }
-        self.drop_or_fail(state, round, kind, failures)
+        if judged_ends {
+            // This round will be discarded: a failure in it changes nothing.
+            return Ok(());
+        }
+        self.drop_or_fail(state, round, kind, failures)?;
+        match judged_failure {
+            Some(err) => Err(err.into()),
+            None => Ok(()),
+        }
     }
 
     /// Ask each of these debaters once more for the stance its contribution did not
@@ -423,38 +481,48 @@ impl Engine<'_> {
     }
 
     async fn evaluate(&mut self, state: &DebateState, round: u32, deadline: Deadlines) -> Result<(), Stop> {
-        let measures = step::measure(state, round);
-        let mut history = state.measures();
-        history.push(measures.clone());
-        let rules = &state.snapshot.debate;
-        let stagnating = detection::stagnating(&history, rules.repetition_threshold.0, rules.novelty_threshold.0);
-
-        let current = &state.rounds[round as usize - 1];
-        let said: Vec<Said> = current
-            .arguments
-            .iter()
-            .map(|c| {
-                let latest = [current.rebuttal(c.seat), Some(c)].into_iter().flatten().find_map(|c| c.stance.as_ref());
-                Said {
-                    perspective: state.name(c.seat),
-                    text: &c.text,
-                    stance: latest.and_then(|s| s.option.as_deref()),
-                }
-            })
-            .collect();
-        let local = evaluation::heuristic(&said, measures.novelty, stagnating);
-
         self.events.moderating("evaluating the round");
-        let ask = Ask::Evaluation { round, measures: &measures, local: &local };
-        let names = state.panel_names();
-        let read = |text: &str| evaluation::parse(text, &names, &state.analysis.options).ok();
-        let asked = calls::ask_structured(self.moderator(), state, &ask, read);
-        let (completion, parsed) = within(deadline, "the moderator's evaluation", asked).await?;
-        let evaluation = parsed.unwrap_or(local);
+        let judged = within(deadline, "the moderator's evaluation", self.judging(state, round)).await?;
+        self.save_judged(state, round, judged).map(|_| ())
+    }
+
+    /// The moderator's evaluation of `round`, not yet stored. It holds its own handles
+    /// on the moderator, so it can run alongside the next round's debaters.
+    fn judging<'s>(&self, state: &'s DebateState, round: u32) -> Judging<'s> {
+        let (provider, secrets) = (self.providers.moderator.clone(), self.providers.secrets.clone());
+        async move {
+            let measures = step::measure(state, round);
+            let local = step::local_evaluation(state, round, &measures);
+            let ask = Ask::Evaluation { round, measures: &measures, local: &local };
+            let names = state.panel_names();
+            let read = |text: &str| evaluation::parse(text, &names, &state.analysis.options).ok();
+            let to = Asked { provider: provider.as_ref(), secrets: &secrets };
+            let (completion, parsed) = calls::ask_structured(to, state, &ask, read).await?;
+            Ok(Judged { evaluation: parsed.unwrap_or(local), measures, completion })
+        }
+        .boxed_local()
+    }
+
+    /// Store an evaluation; whether it ends the debate.
+    fn save_judged(&mut self, state: &DebateState, round: u32, judged: Judged) -> Result<bool, Stop> {
+        let Judged { measures, evaluation, completion } = judged;
         self.store.save_evaluation(&state.id, round, &measures, &evaluation, &completion)?;
         self.remember_format(state, &completion)?;
         let updated = self.store.load(&state.id)?;
         self.events.assessed(&updated, &updated.rounds[round as usize - 1]);
+        Ok(step::ending(&updated.through(round)).is_some())
+    }
+
+    /// The debate ends: a round opened while the one before it was judged (its
+    /// arguments ran alongside that evaluation) leaves it, its arguments kept as
+    /// discarded.
+    fn conclude(&mut self, state: &DebateState, reason: EndReason) -> Result<(), Stop> {
+        let judged = state.rounds.iter().rev().find(|r| r.evaluation.is_some()).map(|r| r.number);
+        if let Some(judged) = judged.filter(|&n| state.rounds.last().is_some_and(|last| last.number > n)) {
+            self.store.discard_after(&state.id, judged)?;
+        }
+        self.store.save_end(&state.id, reason)?;
+        self.events.ended(reason);
         Ok(())
     }
 
@@ -466,6 +534,15 @@ impl Engine<'_> {
         let read = |text: &str| synthesis::parse(text, &known).ok();
         let asked = calls::ask_structured(self.moderator(), state, &Ask::Synthesis, read);
         let (completion, parsed) = within(deadline, "the moderator's synthesis", asked).await?;
+        // When nothing ended the debate before its last round, the synthesis judged it.
+        let judged = match state.end_reason {
+            None => {
+                let agrees = parsed.as_ref().is_some_and(|(s, _)| s.confidence == Confidence::High);
+                step::judged_in_synthesis(state, synthesis::last_round_summary(&completion.text), agrees)
+            }
+            Some(_) => None,
+        };
+        let state = judged.as_ref().unwrap_or(state);
         let latest = latest_arguments(state);
         let (mut synthesis, source) = parsed.unwrap_or_else(|| {
             let summary =
@@ -484,7 +561,18 @@ impl Engine<'_> {
             .collect();
         unreasoned.dedup();
         let outcome = step::outcome(state, synthesis, source, &unreasoned);
-        self.store.save_outcome(&state.id, &outcome, &completion, state.revisions.len() as u32)?;
+        let revision = state.revisions.len() as u32;
+        let last = state.rounds.last().filter(|_| judged.is_some());
+        match (last, state.end_reason) {
+            (Some(round), Some(reason)) => {
+                let (measures, evaluation) = round.measures.as_ref().zip(round.evaluation.as_ref()).expect("judged");
+                let judged = LastRound { round: round.number, measures, evaluation, reason };
+                self.store.save_judged_outcome(&state.id, &judged, &outcome, &completion, revision)?;
+                self.events.assessed(state, round);
+                self.events.ended(reason);
+            }
+            _ => self.store.save_outcome(&state.id, &outcome, &completion, revision)?,
+        }
         self.remember_format(state, &completion)?;
         self.events.synthesized(&outcome);
         Ok(())

@@ -2,10 +2,11 @@
 //! just asking this again.
 
 use crate::model::{
-    Assessment, Confidence, ContributionKind, DebateState, EndReason, Outcome, Round, RoundMeasures, Source, Status,
-    Synthesis,
+    Assessment, Confidence, ContributionKind, DebateState, EndReason, Evaluation, Outcome, Round, RoundMeasures,
+    Source, Status, Synthesis,
 };
 use crate::moderator::detection;
+use crate::moderator::evaluation::{self, Said};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
@@ -15,6 +16,13 @@ pub enum Step {
     StartRound(u32),
     /// Debaters at these seats still owe their argument.
     Argue {
+        round: u32,
+        seats: Vec<usize>,
+    },
+    /// Round `evaluate` is judged while the debaters at these seats argue `round`, the
+    /// one after it (opened early: nobody waits between rounds).
+    EvaluateWhileArguing {
+        evaluate: u32,
         round: u32,
         seats: Vec<usize>,
     },
@@ -31,12 +39,24 @@ pub enum Step {
     },
     Evaluate(u32),
     Conclude(EndReason),
+    /// The synthesis; when no end was found before, the last round the rules allow is
+    /// judged in the same call.
     Synthesize,
     Record,
     Done,
 }
 
-pub fn next(state: &DebateState) -> Step {
+/// Whether a human is asked how to go on between rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Between {
+    /// A checkpoint: each round waits for the previous one's evaluation.
+    Checkpoint,
+    /// Nobody waits: a round opens as soon as the previous one is argued, and its
+    /// arguments run alongside that round's evaluation.
+    Nobody,
+}
+
+pub fn next(state: &DebateState, between: Between) -> Step {
     if state.status == Status::Complete {
         return Step::Done;
     }
@@ -52,11 +72,27 @@ pub fn next(state: &DebateState) -> Step {
     let Some(round) = state.rounds.last() else { return Step::StartRound(1) };
     let active = state.seats_of(round);
     let missing = |has: &dyn Fn(usize) -> bool| active.iter().copied().filter(|&s| !has(s)).collect::<Vec<_>>();
+    let arguments = missing(&|s| round.argument(s).is_some());
+
+    // This round opened before the previous one was judged.
+    if let [.., previous, _] = state.rounds.as_slice() {
+        if previous.evaluation.is_none() {
+            return match arguments.is_empty() {
+                true => Step::Evaluate(previous.number),
+                false => {
+                    Step::EvaluateWhileArguing { evaluate: previous.number, round: round.number, seats: arguments }
+                }
+            };
+        }
+        // Its evaluation ended the debate: this round will not be argued.
+        if let Some(reason) = ending(&state.through(previous.number)) {
+            return Step::Conclude(reason);
+        }
+    }
 
     let unread = |kind: ContributionKind| -> Vec<usize> {
         round.contributions().filter(|c| c.kind == kind && c.stance.is_none()).map(|c| c.seat).collect()
     };
-    let arguments = missing(&|s| round.argument(s).is_some());
     if !arguments.is_empty() {
         return Step::Argue { round: round.number, seats: arguments };
     }
@@ -73,7 +109,11 @@ pub fn next(state: &DebateState) -> Step {
         return Step::ReadStances { round: round.number, kind: ContributionKind::Rebuttal, seats: stances };
     }
     if round.evaluation.is_none() {
-        return Step::Evaluate(round.number);
+        return match (last_allowed(state, round.number), between) {
+            (true, _) => Step::Synthesize,
+            (false, Between::Nobody) => Step::StartRound(round.number + 1),
+            (false, Between::Checkpoint) => Step::Evaluate(round.number),
+        };
     }
     match ending(state) {
         Some(reason) => Step::Conclude(reason),
@@ -81,9 +121,15 @@ pub fn next(state: &DebateState) -> Step {
     }
 }
 
+/// Round `number` is the last the rules allow: whatever its evaluation would find, the
+/// debate ends with it, so the synthesis judges it.
+fn last_allowed(state: &DebateState, number: u32) -> bool {
+    number >= u32::from(state.snapshot.debate.max_rounds.0)
+}
+
 /// The status a debate is in when work on it resumes.
 pub fn resumed_status(state: &DebateState) -> Status {
-    match next(state) {
+    match next(state, Between::Checkpoint) {
         Step::Done => Status::Complete,
         Step::Analyze => Status::Analyzing,
         Step::Synthesize => Status::Synthesizing,
@@ -141,6 +187,54 @@ fn moderator_finds_stagnation(state: &DebateState) -> bool {
     let [.., before, latest] = state.rounds.as_slice() else { return false };
     let little_new = latest.measures.as_ref().is_some_and(|m| m.novelty < state.snapshot.debate.novelty_threshold.0);
     stagnating(latest) && (stagnating(before) || little_new)
+}
+
+/// The evaluation the measures alone give a round: what the moderator is shown, and
+/// what stands when its answer cannot be read.
+pub fn local_evaluation(state: &DebateState, round: u32, measures: &RoundMeasures) -> Evaluation {
+    let mut history = state.measures();
+    history.push(measures.clone());
+    let rules = &state.snapshot.debate;
+    let stagnating = detection::stagnating(&history, rules.repetition_threshold.0, rules.novelty_threshold.0);
+    let current = &state.rounds[round as usize - 1];
+    let said: Vec<Said> = current
+        .arguments
+        .iter()
+        .map(|c| {
+            let latest = [current.rebuttal(c.seat), Some(c)].into_iter().flatten().find_map(|c| c.stance.as_ref());
+            Said { perspective: state.name(c.seat), text: &c.text, stance: latest.and_then(|s| s.option.as_deref()) }
+        })
+        .collect();
+    evaluation::heuristic(&said, measures.novelty, stagnating)
+}
+
+/// The debate with its last round judged by the synthesis that read it (the last round
+/// the rules allow has no evaluation of its own), and the end that follows: the
+/// measures' verdict, the synthesis's `summary` of the round when it gave one, and
+/// agreement when the moderator's synthesis is confident (`moderator_agrees`: High,
+/// which it may only say when every final stance names the chosen option) and every
+/// debater's latest stance names the same option. `None` when the last round was
+/// evaluated already.
+pub fn judged_in_synthesis(
+    state: &DebateState,
+    summary: Option<String>,
+    moderator_agrees: bool,
+) -> Option<DebateState> {
+    let last = state.rounds.last().filter(|r| r.evaluation.is_none())?;
+    let measures = measure(state, last.number);
+    let mut evaluation = local_evaluation(state, last.number, &measures);
+    // Nobody judged the debaters one by one: only the synthesis weighed them.
+    evaluation.debaters.clear();
+    (evaluation.fallback, evaluation.folded) = (false, true);
+    if let Some(summary) = summary {
+        evaluation.summary = summary;
+    }
+    let mut judged = state.clone();
+    evaluation.agreement = moderator_agrees && !state.analysis.options.is_empty() && stances_agree(state);
+    let round = judged.rounds.last_mut().expect("a last round");
+    (round.measures, round.evaluation) = (Some(measures), Some(evaluation));
+    judged.end_reason = ending(&judged);
+    Some(judged)
 }
 
 /// The local measures of a round whose arguments and rebuttals are all in.
@@ -243,7 +337,11 @@ mod tests {
     use crate::model::{ContributionKind, Evaluation};
 
     fn evaluated(state: &mut DebateState, change: impl FnOnce(&mut Evaluation)) {
-        change(state.rounds.last_mut().unwrap().evaluation.as_mut().unwrap());
+        evaluated_round(state.rounds.last_mut().unwrap(), change);
+    }
+
+    fn evaluated_round(round: &mut Round, change: impl FnOnce(&mut Evaluation)) {
+        change(round.evaluation.as_mut().unwrap());
     }
 
     /// Every contribution recommends Postgres.
@@ -430,7 +528,20 @@ mod tests {
                 },
                 Step::Conclude(EndReason::Stagnation),
             ),
-            ("the last round", || with_rounds(3), Step::Conclude(EndReason::MaxRounds)),
+            (
+                "the last round, evaluated (a debate stored before)",
+                || with_rounds(3),
+                Step::Conclude(EndReason::MaxRounds),
+            ),
+            (
+                "the last round argued: the synthesis judges it",
+                || {
+                    let mut s = with_rounds(3);
+                    (s.rounds[2].evaluation, s.rounds[2].measures) = (None, None);
+                    s
+                },
+                Step::Synthesize,
+            ),
             (
                 "a dropped seat no longer argues",
                 || {
@@ -459,7 +570,7 @@ mod tests {
             ("complete", || fixture::complete(1), Step::Done),
         ];
         for (what, build, expected) in cases {
-            assert_eq!(next(&build()), *expected, "{what}");
+            assert_eq!(next(&build(), Between::Checkpoint), *expected, "{what}");
         }
     }
 
@@ -512,9 +623,99 @@ mod tests {
         ];
         for (what, flags, expected, roster) in cases {
             let state = flagged_rounds(flags);
-            assert_eq!(next(&state), *expected, "{what}");
+            assert_eq!(next(&state, Between::Checkpoint), *expected, "{what}");
             assert_eq!(state.roster_for(flags.len() as u32 + 1), *roster, "{what}");
         }
+    }
+
+    /// Round 1 argued and not yet judged, round 2 open with `argued` of its arguments.
+    fn opened_early(argued: usize) -> DebateState {
+        let mut s = with_rounds(2);
+        (s.rounds[0].evaluation, s.rounds[0].measures) = (None, None);
+        let round = &mut s.rounds[1];
+        round.arguments.truncate(argued);
+        (round.rebuttals, round.measures, round.evaluation) = (Vec::new(), None, None);
+        s
+    }
+
+    #[test]
+    fn with_nobody_between_rounds_the_next_round_is_argued_while_the_last_is_judged() {
+        type Build = fn() -> DebateState;
+        let cases: &[(&str, Build, Step)] = &[
+            (
+                "round 1 argued: round 2 opens before round 1 is judged",
+                || {
+                    let mut s = with_rounds(1);
+                    (s.rounds[0].evaluation, s.rounds[0].measures) = (None, None);
+                    s
+                },
+                Step::StartRound(2),
+            ),
+            (
+                "round 2 open",
+                || opened_early(0),
+                Step::EvaluateWhileArguing { evaluate: 1, round: 2, seats: vec![0, 1] },
+            ),
+            (
+                "one argument in",
+                || opened_early(1),
+                Step::EvaluateWhileArguing { evaluate: 1, round: 2, seats: vec![1] },
+            ),
+            ("every argument in, round 1 still unjudged", || opened_early(2), Step::Evaluate(1)),
+            (
+                "round 1's evaluation went on: round 2 continues",
+                || {
+                    let mut s = opened_early(1);
+                    s.rounds[0] = fixture::round(1);
+                    s
+                },
+                Step::Argue { round: 2, seats: vec![1] },
+            ),
+            (
+                "round 1's evaluation ended the debate: round 2 is not argued",
+                || {
+                    let mut s = opened_early(1);
+                    s.rounds[0] = fixture::round(1);
+                    s.snapshot.debate.min_rounds = crate::model::Rounds(1);
+                    evaluated_round(&mut s.rounds[0], |e| e.agreement = true);
+                    let round = &mut s.rounds[0];
+                    for c in round.arguments.iter_mut().chain(&mut round.rebuttals) {
+                        c.stance.as_mut().unwrap().option = Some("Postgres".into());
+                    }
+                    s
+                },
+                Step::Conclude(EndReason::Agreement),
+            ),
+            (
+                "the last round is never followed by another",
+                || {
+                    let mut s = with_rounds(3);
+                    (s.rounds[2].evaluation, s.rounds[2].measures) = (None, None);
+                    s
+                },
+                Step::Synthesize,
+            ),
+        ];
+        for (what, build, expected) in cases {
+            assert_eq!(next(&build(), Between::Nobody), *expected, "{what}");
+        }
+    }
+
+    #[test]
+    fn the_synthesis_judges_the_last_round_and_finds_the_end() {
+        let mut state = with_rounds(3);
+        (state.rounds[2].evaluation, state.rounds[2].measures) = (None, None);
+        let judged = judged_in_synthesis(&state, Some("Both held their ground.".into()), true).unwrap();
+        let evaluation = judged.rounds[2].evaluation.as_ref().unwrap();
+        assert!(evaluation.folded && !evaluation.fallback && evaluation.debaters.is_empty());
+        assert_eq!(evaluation.summary, "Both held their ground.");
+        assert_eq!(judged.end_reason, Some(EndReason::MaxRounds), "the stances differ");
+        same_stance(&mut state);
+        let agreed = judged_in_synthesis(&state, None, true).unwrap();
+        assert_eq!(agreed.end_reason, Some(EndReason::Agreement), "every stance names Postgres");
+        let unsure = judged_in_synthesis(&state, None, false).unwrap();
+        assert_eq!(unsure.end_reason, Some(EndReason::MaxRounds), "the moderator did not say so");
+        assert!(judged_in_synthesis(&with_rounds(3), None, true).is_none(), "an evaluated round is not judged again");
     }
 
     #[test]

@@ -34,6 +34,8 @@ struct Faults {
     failing: Vec<(Purpose, u32, &'static str)>,
     hanging: Vec<(Purpose, u32)>,
     stanceless: Vec<(Purpose, u32, &'static str)>,
+    /// Evaluations of these rounds find the debaters in agreement.
+    agreeing: Vec<u32>,
 }
 
 /// Answers like a model would: new words from debaters every time, JSON from the
@@ -72,7 +74,7 @@ impl Provider for FakeModel {
             calls.push(call.clone());
             calls.len()
         };
-        let (fails, hangs, stanceless) = {
+        let (fails, hangs, stanceless, agreeing) = {
             let faults = self.faults.lock().unwrap();
             let who = call.perspective.as_deref().unwrap_or("moderator");
             let this = |f: &(Purpose, u32, &str)| (f.0, f.1, f.2) == (call.purpose, call.round, who);
@@ -80,6 +82,7 @@ impl Provider for FakeModel {
                 faults.failing.iter().any(this),
                 faults.hanging.contains(&(call.purpose, call.round)),
                 faults.stanceless.iter().any(this),
+                faults.agreeing.contains(&call.round),
             )
         };
         if fails {
@@ -90,7 +93,10 @@ impl Provider for FakeModel {
         }
         let text = match call.purpose {
             Purpose::Analysis => "{}".to_string(),
-            Purpose::Evaluation => serde_json::to_string(&fixture::evaluation("Both sides traded points.")).unwrap(),
+            Purpose::Evaluation => {
+                let evaluation = fixture::evaluation("Both sides traded points.");
+                serde_json::to_string(&crate::model::Evaluation { agreement: agreeing, ..evaluation }).unwrap()
+            }
             Purpose::Synthesis => serde_json::to_string(&fixture::synthesis()).unwrap(),
             Purpose::Stance => r#"{"option": "Redis", "confidence": "low"}"#.to_string(),
             _ if stanceless => {
@@ -116,9 +122,14 @@ fn who(call: &Call) -> &str {
 struct Recorder {
     log: Vec<String>,
     decisions: Vec<Decision>,
+    /// Someone would answer a checkpoint.
+    attended: bool,
 }
 
 impl Events for Recorder {
+    fn attended(&self) -> bool {
+        self.attended
+    }
     fn checkpoint(&mut self, _: &DebateState, round: u32, _: Duration) -> Option<Pending<Decision>> {
         self.log.push(format!("checkpoint after {round}"));
         let decision = (!self.decisions.is_empty()).then(|| self.decisions.remove(0))?;
@@ -215,19 +226,26 @@ async fn a_debate_runs_every_step_in_order_and_records_once() {
     let mut events = Recorder::default();
     let done = setup.run(&mut events).await.unwrap();
 
+    // Nobody waits between rounds: round 2 is argued while round 1 is judged, and the
+    // synthesis judges round 2, the last. Round 1's assessment lands among round 2's
+    // arguments, in whatever order the calls finish.
+    let at = |line: &str| events.log.iter().position(|l| l == line).unwrap();
+    assert!(at("round 2") < at("assessed 1") && at("assessed 1") < at("rebuttal 2 Performance Advocate"));
     let mut expected = vec![format!("panel {PANEL}")];
-    expected.extend(round_events(1));
+    expected.extend(round_events(1).into_iter().filter(|e| e != "assessed 1"));
     expected.extend(round_events(2));
-    expected.extend(["ended max-rounds".to_string(), "synthesized".into(), "recorded".into()]);
-    assert_eq!(events.log, expected);
+    expected.extend(["ended agreement".to_string(), "synthesized".into(), "recorded".into()]);
+    assert_eq!(events.log.iter().filter(|l| *l != "assessed 1").cloned().collect::<Vec<_>>(), expected);
     use Purpose::*;
+    let mut purposes = setup.model.purposes();
+    let evaluations = purposes.iter().filter(|p| **p == Evaluation).count();
+    purposes.retain(|p| *p != Evaluation);
+    assert_eq!(evaluations, 1, "the last round is judged in the synthesis");
     assert_eq!(
-        setup.model.purposes(),
-        [
-            Analysis, Argument, Argument, Rebuttal, Rebuttal, Evaluation, Argument, Argument, Rebuttal, Rebuttal,
-            Evaluation, Synthesis
-        ]
+        purposes,
+        [Analysis, Argument, Argument, Rebuttal, Rebuttal, Argument, Argument, Rebuttal, Rebuttal, Synthesis]
     );
+    assert!(done.rounds[1].evaluation.as_ref().is_some_and(|e| e.folded), "the synthesis judged round 2");
     assert_eq!(done.status, Status::Complete);
     assert_eq!(done.rounds.iter().flat_map(Round::contributions).count(), 8);
     let record = std::path::PathBuf::from(done.record_path.as_deref().unwrap());
@@ -262,7 +280,6 @@ async fn a_failure_pauses_and_resume_redoes_only_the_failed_call() {
             (Purpose::Argument, Some("Operational Simplicity".into())),
             (Purpose::Rebuttal, Some("Performance Advocate".into())),
             (Purpose::Rebuttal, Some("Operational Simplicity".into())),
-            (Purpose::Evaluation, None),
             (Purpose::Synthesis, None),
         ]
     );
@@ -388,4 +405,37 @@ async fn a_debater_that_fails_leaves_a_panel_of_three() {
             .iter()
             .any(|c| c.purpose == Purpose::Rebuttal && c.perspective.as_deref() == Some("Cost Control"))
     );
+}
+
+#[tokio::test]
+async fn with_a_human_at_each_checkpoint_every_round_waits_for_its_evaluation() {
+    let setup = setup(|s| {
+        s.snapshot.debate.max_rounds = crate::model::Rounds(2);
+        s.snapshot.debate.checkpoints = true;
+    });
+    let mut events = Recorder { attended: true, decisions: vec![Decision::Continue], ..Recorder::default() };
+    setup.run(&mut events).await.unwrap();
+    let mut expected = vec![format!("panel {PANEL}")];
+    expected.extend(round_events(1));
+    expected.push("checkpoint after 1".into());
+    expected.extend(round_events(2));
+    expected.extend(["ended agreement".to_string(), "synthesized".into(), "recorded".into()]);
+    assert_eq!(events.log, expected);
+}
+
+#[tokio::test]
+async fn arguments_for_a_round_the_evaluation_ends_are_kept_as_discarded() {
+    let setup = setup(|s| {
+        s.snapshot.debate.max_rounds = crate::model::Rounds(3);
+        s.snapshot.debate.min_rounds = crate::model::Rounds(1);
+    });
+    setup.model.faults.lock().unwrap().agreeing.push(1);
+    let done = setup.run(&mut Recorder::default()).await.unwrap();
+    assert_eq!(done.end_reason, Some(EndReason::Agreement));
+    assert_eq!(done.rounds.len(), 1, "round 2 is not part of the debate");
+    let discarded: Vec<(u32, usize)> = done.discarded.iter().map(|(round, c)| (*round, c.seat)).collect();
+    assert_eq!(discarded, [(2, 0), (2, 1)], "both round-2 arguments, kept");
+    assert_eq!(done.totals.prompt_tokens, 10 * setup.model.calls().len() as u64, "and counted");
+    let record = std::fs::read_to_string(done.record_path.as_deref().unwrap()).unwrap();
+    assert!(record.contains("2 arguments written for round 2 were discarded"), "{record}");
 }

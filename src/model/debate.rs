@@ -329,6 +329,13 @@ impl DebateState {
         }
     }
 
+    /// The debate as it stood when round `number` was done: the rounds after it left out.
+    pub fn through(&self, number: u32) -> DebateState {
+        let mut earlier = self.clone();
+        earlier.rounds.retain(|r| r.number <= number);
+        earlier
+    }
+
     /// `"Performance Advocate 12%"` for every debater with a repetition figure in `round`.
     pub fn repetition_figures(&self, round: &Round) -> Vec<String> {
         let Some(measures) = &round.measures else { return Vec::new() };

@@ -69,6 +69,11 @@ pub trait Events {
     fn checkpoint(&mut self, _state: &DebateState, _round: u32, _patience: Duration) -> Option<Pending<Decision>> {
         None
     }
+    /// Whether someone is there to answer a checkpoint now. When nobody is, a round
+    /// opens without waiting for the previous round's evaluation.
+    fn attended(&self) -> bool {
+        false
+    }
     /// Before a vague question is debated: ask what is meant, or `None`.
     fn clarify(&mut self, _question: &str, _patience: Duration) -> Option<Pending<Clarified>> {
         None

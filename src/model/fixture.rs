@@ -114,6 +114,7 @@ pub fn evaluation(summary: &str) -> Evaluation {
         new_points: vec!["cost".into()],
         open_tensions: vec!["how much latency the product needs".into()],
         fallback: false,
+        folded: false,
     }
 }
 

@@ -109,6 +109,10 @@ pub struct Evaluation {
     /// The moderator's answer could not be read; this was derived locally.
     #[serde(default)]
     pub fallback: bool,
+    /// The last round, judged in the synthesis call rather than an evaluation of its
+    /// own: the verdicts are the measures', the summary the synthesis's.
+    #[serde(default)]
+    pub folded: bool,
 }
 
 /// How one debater did in a round, in the moderator's eyes.

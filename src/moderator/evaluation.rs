@@ -114,6 +114,7 @@ pub fn parse(text: &str, panel: &[String], options: &[String]) -> Result<Evaluat
         new_points: verdict.new_points,
         open_tensions: verdict.open_tensions,
         fallback: false,
+        folded: false,
     })
 }
 
@@ -159,6 +160,7 @@ pub fn heuristic(arguments: &[Said], novelty: f64, stagnating: bool) -> Evaluati
         new_points: Vec::new(),
         open_tensions: Vec::new(),
         fallback: true,
+        folded: false,
     }
 }
 

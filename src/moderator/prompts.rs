@@ -33,14 +33,19 @@ pub struct Size {
     window: usize,
     /// The catalog is described in full, not by name only.
     catalog: bool,
+    /// The moderator reads the round before the one it judges in full, not only its
+    /// summary (debaters always do).
+    moderator_reads_previous: bool,
 }
 
 impl Size {
-    pub const NORMAL: Size = Size { quote: 4_000, summary: 800, window: 2, catalog: true };
+    pub const NORMAL: Size =
+        Size { quote: 4_000, summary: 800, window: 2, catalog: true, moderator_reads_previous: true };
     /// For a second try after the model said the prompt was too long. The project
     /// context is never cut here: it was fitted to its budget when the debate started,
     /// and the record says what the debaters read of it.
-    pub const COMPACT: Size = Size { quote: 1_200, summary: 300, window: 1, catalog: false };
+    pub const COMPACT: Size =
+        Size { quote: 1_200, summary: 300, window: 1, catalog: false, moderator_reads_previous: false };
 }
 
 pub struct Prompt {
@@ -50,11 +55,18 @@ pub struct Prompt {
     pub context: String,
     /// This call's part.
     pub task: String,
+    /// How much of `task`, from its start, other calls send too (the debate so far).
+    pub shared: usize,
 }
 
 impl Prompt {
     fn new(state: &DebateState, task: String) -> Prompt {
-        Prompt { system: SYSTEM.into(), context: shared(state), task }
+        Prompt { system: SYSTEM.into(), context: shared(state), task, shared: 0 }
+    }
+
+    /// A call that reads the debate `so_far`, then has its `own` part.
+    fn continuing(state: &DebateState, so_far: String, own: String) -> Prompt {
+        Prompt { shared: so_far.len(), task: so_far + &own, ..Prompt::new(state, String::new()) }
     }
 }
 
@@ -136,17 +148,36 @@ pub fn framing(state: &DebateState, round: u32) -> String {
         );
         return text;
     };
-    if let Some(evaluation) = &previous.evaluation {
-        let _ =
-            write!(text, " Summary of round {}: {}", previous.number, cap(&evaluation.summary, Size::NORMAL.summary));
-        for name in &evaluation.off_topic {
-            let _ = write!(text, " {name} drifted from the question; return to it.");
+    match &previous.evaluation {
+        Some(evaluation) => {
+            let summary = cap(&evaluation.summary, Size::NORMAL.summary);
+            let _ = write!(text, " Summary of round {}: {summary}", previous.number);
+            for name in &evaluation.off_topic {
+                let _ = write!(text, " {name} drifted from the question; return to it.");
+            }
+            let agenda: Vec<&String> = evaluation.open_tensions.iter().chain(&evaluation.new_points).collect();
+            if !agenda.is_empty() {
+                text.push_str("\nAgenda — settle these first:");
+                for item in agenda {
+                    let _ = write!(text, "\n- {}", cap(item, Size::NORMAL.summary));
+                }
+            }
         }
-        let agenda: Vec<&String> = evaluation.open_tensions.iter().chain(&evaluation.new_points).collect();
-        if !agenda.is_empty() {
-            text.push_str("\nAgenda — settle these first:");
-            for item in agenda {
-                let _ = write!(text, "\n- {}", cap(item, Size::NORMAL.summary));
+        // Opened while the previous round is still being judged: the agenda is what the
+        // debaters said, in their rebuttals, would change their minds.
+        None => {
+            let agenda: Vec<String> = previous
+                .rebuttals
+                .iter()
+                .filter_map(|c| Some((state.name(c.seat), c.stance.as_ref()?.would_change_if.trim())))
+                .filter(|(_, open)| !open.is_empty())
+                .map(|(name, open)| format!("{name} would change its mind if: {}", cap(open, Size::NORMAL.summary)))
+                .collect();
+            if !agenda.is_empty() {
+                let _ = write!(text, "\nAgenda from round {}'s rebuttals — settle these first:", previous.number);
+                for item in agenda {
+                    let _ = write!(text, "\n- {}", one_line(&item));
+                }
             }
         }
     }
@@ -192,12 +223,14 @@ fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
     text
 }
 
+/// Every debater call reads the debate so far first, the same for each seat, and its
+/// own part last: a call continues the prefix the wave before it sent, and a provider's
+/// prefix cache serves it.
 pub fn argument(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
-    let mut task = debater_role(state, seat, round);
-    task.push_str(&rounds_so_far(state, round, size));
-    let _ = write!(task, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
-    task.push_str(&stance_request(state));
-    Prompt::new(state, task)
+    let mut own = debater_role(state, seat, round);
+    let _ = write!(own, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
+    own.push_str(&stance_request(state));
+    Prompt::continuing(state, so_far(state, round, Upto::Framing, size), own)
 }
 
 /// The stance line every contribution ends with, when there are options to choose.
@@ -223,37 +256,49 @@ pub fn stance(state: &DebateState, seat: usize, round: u32, kind: ContributionKi
         state.analysis.options.join("; "),
         answer_with::<StanceAnswer>(state)
     );
-    Prompt { system: SYSTEM.into(), context: String::new(), task }
+    Prompt { system: SYSTEM.into(), context: String::new(), task, shared: 0 }
 }
 
 pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
-    let mut user = debater_role(state, seat, round);
-    user.push_str(&rounds_so_far(state, round, size));
-    if let Some(current) = state.rounds.get(round as usize - 1) {
-        user.push_str("\nArguments this round:\n");
-        quote_all(&mut user, state, &current.arguments, round, size);
-        if state.snapshot.debate.rebuttals == Rebuttals::Sequential {
-            let before: Vec<Contribution> = current.rebuttals.iter().filter(|r| r.seat < seat).cloned().collect();
-            if !before.is_empty() {
-                user.push_str("\nRebuttals so far this round:\n");
-                quote_all(&mut user, state, &before, round, size);
-            }
+    let mut user = String::new();
+    if let Some(current) = state.rounds.get(round as usize - 1)
+        && state.snapshot.debate.rebuttals == Rebuttals::Sequential
+    {
+        let before: Vec<Contribution> = current.rebuttals.iter().filter(|r| r.seat < seat).cloned().collect();
+        if !before.is_empty() {
+            user.push_str("Rebuttals so far this round:\n");
+            quote_all(&mut user, state, &before, round, size);
         }
     }
+    user.push_str(&debater_role(state, seat, round));
     let _ = write!(
         user,
         "\nWrite your round-{round} rebuttal as {}: answer the other debaters' arguments by name and point.",
         state.panel[seat].name()
     );
     user.push_str(&stance_request(state));
-    Prompt::new(state, user)
+    Prompt::continuing(state, so_far(state, round, Upto::Arguments, size), user)
 }
 
-/// Recent summaries, the previous round in full, this round's framing, and every
-/// guidance given so far (it stays in force).
-fn rounds_so_far(state: &DebateState, round: u32, size: Size) -> String {
-    let mut text = String::new();
-    let earlier: Vec<&Round> = state.rounds.iter().filter(|r| r.number + 1 < round).collect();
+/// How far into its round the debate so far goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Upto {
+    /// The framing: what the round's arguments read.
+    Framing,
+    /// The arguments: what its rebuttals read.
+    Arguments,
+    /// The rebuttals: what its evaluation, and a synthesis after it, read.
+    Rebuttals,
+}
+
+/// The debate so far, as every call about round `round` reads it before its own part:
+/// recent summaries, the previous round in full, this round's framing and every
+/// guidance given so far (it stays in force), then as much of this round as `upto` says.
+fn so_far(state: &DebateState, round: u32, upto: Upto, size: Size) -> String {
+    let mut text = String::from("## The debate so far\n");
+    let previous_in_full = upto < Upto::Rebuttals || size.moderator_reads_previous;
+    let summarised = |r: &&Round| r.number + 1 < round || (!previous_in_full && r.number < round);
+    let earlier: Vec<&Round> = state.rounds.iter().filter(summarised).collect();
     let shown = &earlier[earlier.len().saturating_sub(size.window)..];
     if !shown.is_empty() {
         text.push_str("\nModerator's summaries of earlier rounds:\n");
@@ -266,15 +311,25 @@ fn rounds_so_far(state: &DebateState, round: u32, size: Size) -> String {
             }
         }
     }
-    if let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)) {
+    if let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)).filter(|_| previous_in_full)
+    {
         let _ = writeln!(text, "\nRound {} in full:", previous.number);
         let all: Vec<Contribution> = previous.arguments.iter().chain(&previous.rebuttals).cloned().collect();
         quote_all(&mut text, state, &all, round, size);
     }
     if let Some(current) = state.rounds.get(round as usize - 1) {
-        let _ = write!(text, "\nModerator: {}\n", current.framing);
+        let _ = writeln!(text, "\nModerator: {}", current.framing);
+        text.push_str(&guidance(state, round));
+        if upto >= Upto::Arguments {
+            text.push_str("\nArguments this round:\n");
+            quote_all(&mut text, state, &current.arguments, round, size);
+        }
+        if upto >= Upto::Rebuttals {
+            text.push_str("\nRebuttals this round:\n");
+            quote_all(&mut text, state, &current.rebuttals, round, size);
+        }
     }
-    text.push_str(&guidance(state, round));
+    text.push('\n');
     text
 }
 
@@ -306,12 +361,9 @@ fn quote_all(text: &mut String, state: &DebateState, contributions: &[Contributi
     }
 }
 
+/// The evaluation continues the prefix its round's rebuttals sent.
 pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, size: Size) -> Prompt {
-    let current = &state.rounds[round as usize - 1];
-    let mut user = format!("## Your part\n\n{MODERATOR}\n\n{}\n\n", current.framing);
-    let all: Vec<Contribution> = current.arguments.iter().chain(&current.rebuttals).cloned().collect();
-    quote_all(&mut user, state, &all, round, size);
-    user.push_str(&guidance(state, round));
+    let mut user = format!("## Your part\n\n{MODERATOR}\n\n");
     user.push_str("Local measures (share of each argument repeated from its own previous round):\n");
     for (seat, repetition) in measures.repetition.iter().enumerate() {
         if let Some(r) = repetition {
@@ -328,13 +380,18 @@ pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, siz
          tensions still open: the next round's agenda. {}",
         answer_with::<RoundVerdict>(state)
     );
-    Prompt::new(state, user)
+    Prompt::continuing(state, so_far(state, round, Upto::Rebuttals, size), user)
 }
 
-/// The synthesis: grounded in what each perspective argued last and where each stood
-/// every round, with the summaries, open tensions, guidance, the end and who left.
+/// The synthesis: it continues the prefix of its last round's evaluation (the last
+/// round in full), then where each perspective stood every round, what those absent
+/// from the last round said last, the summaries, open tensions, the end and who left.
+/// Unless the debate ended otherwise, the last round the rules allow is judged here
+/// rather than in an evaluation of its own.
 pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
-    let mut user = format!("## Your part\n\n{MODERATOR}\n\n### What each perspective argued\n");
+    let last = state.rounds.last();
+    let mut user = format!("## Your part\n\n{MODERATOR}\n\n### Where each perspective stood\n");
+    let spoke_last = |seat: usize| last.is_some_and(|r| r.contributions().any(|c| c.seat == seat));
     for (seat, panelist) in state.panel.iter().enumerate() {
         let history: Vec<String> = state
             .rounds
@@ -351,10 +408,13 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
             (None, true) => String::new(),
         };
         let _ = writeln!(user, "\n#### {}{left}\nStances: {}", panelist.name(), join_or_none(&history));
-        let last = |kind: ContributionKind| {
+        if spoke_last(seat) {
+            continue;
+        }
+        let latest = |kind: ContributionKind| {
             state.rounds.iter().rev().find_map(|r| r.contributions().find(|c| c.seat == seat && c.kind == kind))
         };
-        for c in [last(ContributionKind::Argument), last(ContributionKind::Rebuttal)].into_iter().flatten() {
+        for c in [latest(ContributionKind::Argument), latest(ContributionKind::Rebuttal)].into_iter().flatten() {
             let _ = writeln!(user, "Its last {}: {}", c.kind, cap(&c.text, size.quote));
         }
     }
@@ -364,15 +424,25 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
             let _ = writeln!(user, "- Round {}: {}", r.number, cap(&e.summary, size.summary));
         }
     }
-    if let Some(open) = state.rounds.last().and_then(|r| r.evaluation.as_ref()).filter(|e| !e.open_tensions.is_empty())
-    {
+    if let Some(open) = last.and_then(|r| r.evaluation.as_ref()).filter(|e| !e.open_tensions.is_empty()) {
         let _ = writeln!(user, "Still open after the last round: {}", open.open_tensions.join("; "));
     }
-    user.push_str(&guidance(state, u32::MAX));
-    if let Some(reason) = state.end_reason {
-        let winner = state.rounds.last().and_then(|r| r.evaluation.as_ref()?.clear_winner.clone());
-        let winner = winner.filter(|_| reason == EndReason::ClearWinner).map(|w| format!(" ({w})")).unwrap_or_default();
-        let _ = writeln!(user, "The debate ended by: {reason}{winner}.");
+    match (state.end_reason, last) {
+        (Some(reason), _) => {
+            let winner = last.and_then(|r| r.evaluation.as_ref()?.clear_winner.clone());
+            let winner =
+                winner.filter(|_| reason == EndReason::ClearWinner).map(|w| format!(" ({w})")).unwrap_or_default();
+            let _ = writeln!(user, "The debate ended by: {reason}{winner}.");
+        }
+        (None, Some(r)) => {
+            let _ = writeln!(
+                user,
+                "Round {} was the last the rules allow and has not been assessed: judge it here, and summarise it in \
+                 `last_round_summary` (2-4 sentences naming each perspective's position).",
+                r.number
+            );
+        }
+        (None, None) => {}
     }
     for revision in &state.revisions {
         let chosen = revision.chosen_option.as_deref().unwrap_or("no single option");
@@ -405,7 +475,8 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
              `contradicts`; otherwise leave it empty.",
         );
     }
-    Prompt::new(state, user)
+    let so_far = last.map_or(String::new(), |r| so_far(state, r.number, Upto::Rebuttals, size));
+    Prompt::continuing(state, so_far, user)
 }
 
 /// Ask the moderator to name the options and refine the keyword panel; it may only
@@ -589,6 +660,46 @@ mod sharing {
             assert_eq!((prompt.system.as_str(), prompt.context.as_str()), (SYSTEM, prompts[0].context.as_str()));
         }
         assert!(prompts[0].context.starts_with("## The question") && !prompts[0].context.contains("Round 1"));
+    }
+
+    /// A call's shared part: everything before its own part.
+    fn shared_part(prompt: &Prompt) -> String {
+        assert!(prompt.task[prompt.shared..].starts_with("## Your part"), "{}", prompt.task);
+        format!("{}{}", prompt.context, &prompt.task[..prompt.shared])
+    }
+
+    /// Each wave continues the prefix the one before it sent: the arguments', then the
+    /// rebuttals', then the evaluation's (which the synthesis after the round reads too).
+    #[test]
+    fn each_call_continues_the_prefix_of_the_wave_before() {
+        let state = with_rounds(2);
+        let measures = state.rounds[1].measures.clone().unwrap();
+        let waves = [
+            argument(&state, 1, 2, Size::NORMAL),
+            rebuttal(&state, 0, 2, Size::NORMAL),
+            evaluation(&state, 2, &measures, Size::NORMAL),
+            synthesis(&state, Size::NORMAL),
+        ];
+        for pair in waves.windows(2) {
+            let (before, after) = (shared_part(&pair[0]), shared_part(&pair[1]));
+            assert!(after.starts_with(&before), "{after}\n---\n{before}");
+        }
+        assert_eq!(
+            shared_part(&argument(&state, 0, 2, Size::NORMAL)),
+            shared_part(&waves[0]),
+            "the same for every seat"
+        );
+    }
+
+    #[test]
+    fn a_round_opened_before_the_last_is_judged_takes_its_agenda_from_the_rebuttals() {
+        let mut state = with_rounds(1);
+        state.rounds[0].evaluation = None;
+        state.rounds[0].rebuttals[1].stance.as_mut().unwrap().would_change_if = "p99 over 50 ms\nat peak".into();
+        let text = framing(&state, 2);
+        assert!(text.contains("Agenda from round 1's rebuttals — settle these first:"), "{text}");
+        assert!(text.contains("- Operational Simplicity would change its mind if: p99 over 50 ms at peak"), "{text}");
+        assert!(!text.contains("Summary of round 1"), "{text}");
     }
 
     #[test]

@@ -19,6 +19,9 @@ use crate::text::{first_sentence, shorten};
 /// The synthesis as a model writes it.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SynthesisAnswer {
+    /// only when the request asks for it: the last round in 2-4 sentences, naming each perspective's position
+    #[serde(default, deserialize_with = "text")]
+    pub last_round_summary: String,
     /// the decision in a short title (at most 72 characters), such as: Cache in Postgres until p99 passes 50 ms
     #[serde(default, deserialize_with = "text")]
     pub title: String,
@@ -178,6 +181,12 @@ pub fn parse(text: &str, known: &Known) -> Result<(Synthesis, Source), Unreadabl
     };
     synthesis.contradicts = decisions_named(&synthesis.contradicts, known.decisions);
     Ok((synthesis, source))
+}
+
+/// The summary of the last round a synthesis that judged it gives, if it gave one.
+pub fn last_round_summary(text: &str) -> Option<String> {
+    let answer = answers::read::<SynthesisAnswer>(text).ok()?;
+    Some(answer.last_round_summary).filter(|summary| !summary.trim().is_empty())
 }
 
 /// The decisions `named` refers to, by path or file name, each once, in `decisions`' order.

@@ -13,17 +13,17 @@ const API_VERSION: &str = "2023-06-01";
 /// The Messages API requires a completion limit; used when the budget is unlimited.
 const DEFAULT_MAX_TOKENS: u32 = 8_192;
 
-/// The user's message: the shared context as its own block, marked as the end of the
-/// prefix the server may cache, then this call's part.
+/// The user's message: the debate's shared context, then the debate so far (what the
+/// other calls of this wave and the next send too), each a block marked as the end of a
+/// prefix the server may cache; then this call's own part.
 fn content(request: &Request) -> Value {
-    let task = json!({"type": "text", "text": request.prompt});
-    match request.context.is_empty() {
-        true => json!([task]),
-        false => json!([
-            {"type": "text", "text": request.context, "cache_control": {"type": "ephemeral"}},
-            task,
-        ]),
-    }
+    let at = Some(request.shared).filter(|&at| request.prompt.is_char_boundary(at)).unwrap_or(0);
+    let (so_far, own) = request.prompt.split_at(at);
+    let cached = |text: &str| json!({"type": "text", "text": text, "cache_control": {"type": "ephemeral"}});
+    let mut blocks: Vec<Value> =
+        [&request.context[..], so_far].into_iter().filter(|text| !text.is_empty()).map(cached).collect();
+    blocks.push(json!({"type": "text", "text": own}));
+    Value::Array(blocks)
 }
 
 pub struct Anthropic {

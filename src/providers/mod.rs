@@ -186,6 +186,11 @@ pub struct Request {
     pub context: String,
     /// This call's own part.
     pub prompt: String,
+    /// How much of `prompt`, from its start, other calls of the debate send too (the
+    /// debate so far): where a provider's cache breakpoint goes.
+    pub shared: usize,
+    /// Groups the debate's calls for a provider's prefix cache (the debate's id).
+    pub cache_key: Option<String>,
     /// The completion limit (the debater's token budget); `None` is unlimited.
     pub max_tokens: Option<u32>,
     pub temperature: f32,

@@ -58,6 +58,11 @@ impl OpenAi {
             };
             body[field] = json!(limit);
         }
+        // OpenAI's own API routes a debate's calls to the same prefix cache by this key;
+        // other servers cache on their own, and some refuse fields they do not know.
+        if let Some(key) = request.cache_key.as_ref().filter(|_| self.endpoint.base_url.contains("api.openai.com")) {
+            body["prompt_cache_key"] = json!(key);
+        }
         // Every call streams, structured ones too: a slow model that is still sending
         // tokens is then never taken for a dead one.
         body["stream"] = json!(true);

@@ -229,6 +229,8 @@ struct Context<'a> {
     /// Earlier conclusions of this debate, when a review reopened it.
     history: &'a [Revision],
     tokens: Tokens,
+    /// Arguments written for rounds the debate ended before, per round.
+    discarded: Vec<DiscardedRound>,
     /// What in the record the offline provider wrote ("the arguments", …), if anything.
     offline: Option<&'static str>,
     /// What in the record the scripted provider wrote, if anything.
@@ -262,6 +264,19 @@ struct Context<'a> {
 }
 
 /// Who played a role: its provider, kind, model and temperature (the perspective for a
+/// The arguments the debate was ended before, counted per round with their tokens.
+fn discarded_rounds(state: &DebateState) -> Vec<DiscardedRound> {
+    let mut rounds: Vec<DiscardedRound> = Vec::new();
+    for (round, c) in &state.discarded {
+        let tokens = c.usage.prompt_tokens + c.usage.completion_tokens;
+        match rounds.last_mut().filter(|r| r.round == *round) {
+            Some(same) => (same.arguments, same.tokens) = (same.arguments + 1, same.tokens + tokens),
+            None => rounds.push(DiscardedRound { round: *round, arguments: 1, tokens }),
+        }
+    }
+    rounds
+}
+
 /// debater; muted or dropped when it left).
 #[derive(Serialize)]
 struct RoleEntry<'a> {
@@ -308,6 +323,13 @@ struct SourceEntry<'a> {
 struct SidecarLink {
     name: String,
     link: String,
+}
+
+#[derive(Serialize)]
+struct DiscardedRound {
+    round: u32,
+    arguments: usize,
+    tokens: u64,
 }
 
 #[derive(Serialize)]
@@ -426,6 +448,7 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
             cached: state.totals.cached_tokens,
             completion: state.totals.completion_tokens,
         },
+        discarded: discarded_rounds(state),
         offline: written_by(state, ProviderKind::Offline),
         scripted: written_by(state, ProviderKind::Scripted),
         names: state.panel_names(),
@@ -483,9 +506,12 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
                 summary: r.evaluation.as_ref().map_or_else(|| "(not evaluated)".into(), |e| e.summary.clone()),
                 stances: stances_cell(state, r),
                 repetition: repetition_cell(state, r),
-                verdict: r.evaluation.as_ref().map_or_else(String::new, |e| match e.off_topic.is_empty() {
-                    true => e.assessment.describe().to_string(),
-                    false => format!("{}; off the question: {}", e.assessment.describe(), e.off_topic.join(", ")),
+                verdict: r.evaluation.as_ref().map_or_else(String::new, |e| match (e.folded, e.off_topic.is_empty()) {
+                    (true, _) => format!("{} by the measures; weighed in the synthesis", e.assessment.describe()),
+                    (false, true) => e.assessment.describe().to_string(),
+                    (false, false) => {
+                        format!("{}; off the question: {}", e.assessment.describe(), e.off_topic.join(", "))
+                    }
                 }),
             })
             .collect(),

@@ -22,7 +22,7 @@ use tokio::sync::{Notify, broadcast, mpsc, oneshot, watch};
 use super::api::{ApiError, existing, with_store};
 use super::pages::Driver;
 use super::{App, Launch, NewDebate};
-use crate::engine::step::{self, Step};
+use crate::engine::step::{self, Between, Step};
 use crate::model::{Contribution, ContributionKind, DebateState, Decision, Events, Pending, Round};
 use crate::store::{HEARTBEAT, Owner};
 use crate::terminal::{Terminal, Verbosity};
@@ -125,6 +125,11 @@ impl Hub {
         (channel.sender.subscribe(), start.then(|| channel.nudge.clone()))
     }
 
+    /// Someone has `id`'s page open (its event stream).
+    fn watched(&self, id: &str) -> bool {
+        self.channels().get(id).is_some_and(|channel| channel.sender.receiver_count() > 0)
+    }
+
     /// The watcher asks whether anyone still listens; if not, it stops.
     fn keep_watching(&self, id: &str) -> bool {
         let mut channels = self.channels();
@@ -207,7 +212,8 @@ impl Hub {
 /// Whether a debate nobody drives stopped at a checkpoint: its next step opens a
 /// round after the first, with checkpoints on. Only then do guide and end apply.
 pub fn at_checkpoint(state: &DebateState) -> bool {
-    matches!(step::next(state), Step::StartRound(round) if round > 1) && state.snapshot.debate.checkpoints
+    matches!(step::next(state, Between::Checkpoint), Step::StartRound(round) if round > 1)
+        && state.snapshot.debate.checkpoints
 }
 
 /// Who drives a debate, for the page, from the lease in the database.
@@ -311,6 +317,11 @@ impl Events for WebEvents {
         if let Some(reply) = self.reply.take() {
             let _ = reply.send(Ok(id.to_string()));
         }
+    }
+
+    /// Someone answers when the page is open, or answered before the debate resumed.
+    fn attended(&self) -> bool {
+        self.decided.is_some() || self.id.as_deref().is_some_and(|id| self.hub.watched(id))
     }
 
     fn checkpoint(&mut self, _state: &DebateState, round: u32, patience: Duration) -> Option<Pending<Decision>> {

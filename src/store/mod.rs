@@ -13,7 +13,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use lease::{HEARTBEAT, Lease, Owner};
-pub use write::{NewDebate, Opening, Server};
+pub use write::{LastRound, NewDebate, Opening, Server};
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
 const MIGRATIONS: &[&str] = &[

@@ -26,6 +26,14 @@ pub struct Opening<'a> {
     pub seats: &'a [usize],
 }
 
+/// The last round as a synthesis judged it, and the end that follows.
+pub struct LastRound<'a> {
+    pub round: u32,
+    pub measures: &'a RoundMeasures,
+    pub evaluation: &'a Evaluation,
+    pub reason: EndReason,
+}
+
 /// Everything a new debate starts with.
 pub struct NewDebate<'a> {
     pub id: &'a str,
@@ -153,10 +161,7 @@ impl Store {
         call: &Completion,
     ) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
-        tx.execute(
-            "UPDATE rounds SET repetition = ?3, novelty = ?4, evaluation = ?5 WHERE debate_id = ?1 AND number = ?2",
-            params![id, round, to_json(&measures.repetition), measures.novelty, to_json(evaluation)],
-        )?;
+        write_evaluation(&tx, id, round, measures, evaluation)?;
         insert_call(&tx, id, Purpose::Evaluation, round, call)?;
         touch(&tx, id)?;
         tx.commit()?;
@@ -195,11 +200,25 @@ impl Store {
     /// reopening the debate makes the next).
     pub fn save_outcome(&self, id: &str, outcome: &Outcome, call: &Completion, revision: u32) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
-        insert_call(&tx, id, Purpose::Synthesis, revision, call)?;
-        tx.execute(
-            "UPDATE debates SET outcome = ?2, confidence = ?3, status = ?4, updated_at = ?5 WHERE id = ?1",
-            params![id, to_json(outcome), outcome.confidence, Status::Recording, now()],
-        )?;
+        write_outcome(&tx, id, outcome, call, revision)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// As [`Store::save_outcome`], for a synthesis that also judged the last round:
+    /// the round's evaluation, the end it found and the outcome land together.
+    pub fn save_judged_outcome(
+        &self,
+        id: &str,
+        last: &LastRound,
+        outcome: &Outcome,
+        call: &Completion,
+        revision: u32,
+    ) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        write_evaluation(&tx, id, last.round, last.measures, last.evaluation)?;
+        tx.execute("UPDATE debates SET end_reason = ?2 WHERE id = ?1", params![id, last.reason])?;
+        write_outcome(&tx, id, outcome, call, revision)?;
         tx.commit()?;
         Ok(())
     }
@@ -325,5 +344,28 @@ fn set_status_in(conn: &Connection, id: &str, status: Status) -> Result<()> {
 
 fn touch(conn: &Connection, id: &str) -> Result<()> {
     conn.execute("UPDATE debates SET updated_at = ?2 WHERE id = ?1", params![id, now()])?;
+    Ok(())
+}
+
+fn write_evaluation(
+    conn: &Connection,
+    id: &str,
+    round: u32,
+    measures: &RoundMeasures,
+    evaluation: &Evaluation,
+) -> Result<()> {
+    conn.execute(
+        "UPDATE rounds SET repetition = ?3, novelty = ?4, evaluation = ?5 WHERE debate_id = ?1 AND number = ?2",
+        params![id, round, to_json(&measures.repetition), measures.novelty, to_json(evaluation)],
+    )?;
+    Ok(())
+}
+
+fn write_outcome(conn: &Connection, id: &str, outcome: &Outcome, call: &Completion, revision: u32) -> Result<()> {
+    insert_call(conn, id, Purpose::Synthesis, revision, call)?;
+    conn.execute(
+        "UPDATE debates SET outcome = ?2, confidence = ?3, status = ?4, updated_at = ?5 WHERE id = ?1",
+        params![id, to_json(outcome), outcome.confidence, Status::Recording, now()],
+    )?;
     Ok(())
 }

@@ -127,6 +127,9 @@ impl Terminal {
         if let Some(winner) = &evaluation.clear_winner {
             facts.push(format!("clear winner: {winner}"));
         }
+        if evaluation.folded {
+            facts.push("weighed in the synthesis".into());
+        }
         if evaluation.fallback {
             facts.push("moderator answer unreadable, local measures used".into());
         }
@@ -198,6 +201,10 @@ impl Terminal {
 }
 
 impl Events for Terminal {
+    fn attended(&self) -> bool {
+        prompt::interactive()
+    }
+
     fn checkpoint(&mut self, _state: &DebateState, _round: u32, patience: Duration) -> Option<Pending<Decision>> {
         self.ask(patience, Decision::EndOfInput, prompt::checkpoint)
     }

@@ -113,8 +113,9 @@ fn a_debate_is_driven_by_one_process_at_a_time() {
     let rounds: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
     assert_eq!(rounds, 2, "the first process ran its two rounds");
     assert!(!git(&sandbox.repo, &["log", "--format=%B"]).is_empty(), "and committed");
-    // Every call was made once: analysis, 2 × (2 + 2 + 1), synthesis.
-    assert_eq!(sandbox.prompts().len(), 12);
+    // Every call was made once: analysis, 2 × (2 + 2), round 1's evaluation, the
+    // synthesis (which judges round 2).
+    assert_eq!(sandbox.prompts().len(), 11);
     let leases: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM leases", [], |r| r.get(0)).unwrap();
     assert_eq!(leases, 0, "the lease is given up at the end");
 }

@@ -68,11 +68,19 @@ fn agreement_in_round_one_ends_after_one_round_and_still_writes_the_record() {
     let (status, reason, confidence, rounds) = debate_row(&sandbox);
     assert_eq!((status.as_str(), reason.as_str(), rounds), ("complete", "agreement", 1));
     assert_eq!(confidence.as_deref(), Some("High"), "an undegraded agreement keeps the model's confidence");
+    // Nobody waits between rounds: round 2's arguments ran alongside round 1's
+    // evaluation, which then ended the debate. They are kept as discarded, and counted.
+    let mut made = purposes(&sandbox);
+    made[5..8].sort();
     assert_eq!(
-        purposes(&sandbox),
-        ["analysis", "argument", "argument", "rebuttal", "rebuttal", "evaluation", "synthesis"]
+        made,
+        ["analysis", "argument", "argument", "rebuttal", "rebuttal", "argument", "argument", "evaluation", "synthesis"]
     );
     let record = std::fs::read_to_string(stdout.trim()).unwrap();
+    assert!(record.contains("- 2 arguments written for round 2 were discarded: round 1's evaluation"), "{record}");
+    let discarded: i64 =
+        sandbox.sqlite().query_row("SELECT COUNT(*) FROM discarded WHERE round = 2", [], |r| r.get(0)).unwrap();
+    assert_eq!(discarded, 2);
     assert!(record.contains("ended_by: agreement") && record.contains("Cache in Postgres now"), "{record}");
 }
 
@@ -105,14 +113,26 @@ fn repeating_debaters_stagnate() {
 #[test]
 fn max_rounds_without_convergence_gives_low_confidence_and_lists_tensions() {
     let sandbox = Sandbox::new();
-    let config = sandbox.scripted(&varied_answers(&PANEL, 3, CONTINUE));
+    // Performance Advocate holds out for Redis to the end.
+    let answers: Vec<String> = varied_answers(&PANEL, 3, CONTINUE)
+        .lines()
+        .map(|line| match line.contains(&format!("\"{}\"", PANEL[0])) {
+            true => line.replace(r#"\"Postgres\""#, r#"\"Redis\""#),
+            false => line.to_string(),
+        })
+        .collect();
+    let config = sandbox.scripted(&answers.join("\n"));
     let (stdout, _) = run_scripted(&sandbox, &config, &["--max-rounds", "3"]);
     let (status, reason, confidence, rounds) = debate_row(&sandbox);
     assert_eq!((status.as_str(), reason.as_str(), rounds), ("complete", "max-rounds", 3));
     assert_eq!(confidence.as_deref(), Some("Low"), "the synthesis said High; max rounds forces Low");
     let record = std::fs::read_to_string(stdout.trim()).unwrap();
     assert!(record.contains("confidence: Low") && record.contains("- latency against operations"), "{record}");
-    assert_eq!(purposes(&sandbox).iter().filter(|p| *p == "evaluation").count(), 3, "one evaluation call per round");
+    assert_eq!(
+        purposes(&sandbox).iter().filter(|p| *p == "evaluation").count(),
+        2,
+        "one evaluation call per round but the last, which the synthesis judges"
+    );
 }
 
 #[test]
@@ -162,9 +182,11 @@ fn debater_prompts_carry_question_perspective_and_the_other_names() {
             );
         }
     }
-    // Round 2 opens with the moderator's round-1 summary, from the one evaluation call.
+    // Nobody waits between rounds: round 2 is argued while round 1 is judged, from
+    // round 1 in full.
     let round2 = debater.iter().find(|p| p["round"] == 2).unwrap();
-    assert!(round2["prompt"].as_str().unwrap().contains("Summary of round 1: Both sides added new points."));
+    let prompt = round2["prompt"].as_str().unwrap();
+    assert!(prompt.contains("Round 1 in full:") && !prompt.contains("Summary of round 1"), "{prompt}");
 }
 
 #[test]

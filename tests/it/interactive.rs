@@ -129,7 +129,8 @@ fn pause_then_resume_asks_again_and_repeats_nothing() {
     assert_eq!(exit_code(&mut p), 0);
     let resumed: Vec<String> =
         sandbox.prompts()[calls_before..].iter().map(|q| q["purpose"].as_str().unwrap().to_string()).collect();
-    assert_eq!(resumed, ["argument", "argument", "rebuttal", "rebuttal", "evaluation", "synthesis"]);
+    // Round 2 is the last: the synthesis judges it.
+    assert_eq!(resumed, ["argument", "argument", "rebuttal", "rebuttal", "synthesis"]);
 }
 
 #[test]
@@ -174,7 +175,8 @@ fn ctrl_c_in_the_middle_of_a_round_saves_and_resume_repeats_no_finished_call() {
 
     let id = sandbox.only_id();
     sandbox.cmd().arg("--config").arg(&config).args(["--no-checkpoints", "--resume", &id]).assert().success();
-    let uninterrupted = 1 + 5 + 5 + 1;
+    // Analysis, two rounds of 2 + 2 and round 1's evaluation, the synthesis.
+    let uninterrupted = 1 + 5 + 4 + 1;
     assert_eq!(sandbox.prompts().len(), uninterrupted + lost);
     assert_eq!(status(&sandbox), "complete");
 }

@@ -35,8 +35,9 @@ async fn a_three_perspective_debate_completes_records_tokens_and_commits() {
     assert_eq!(result["status"], "complete");
 
     let requests = mock.requests();
-    // analysis + 2 rounds × (3 arguments + 3 rebuttals + 1 evaluation) + synthesis
-    assert_eq!(requests.len(), 16, "one HTTP request per call");
+    // analysis + 2 rounds × (3 arguments + 3 rebuttals) + round 1's evaluation + the
+    // synthesis (which judges round 2)
+    assert_eq!(requests.len(), 15, "one HTTP request per call");
     for r in &requests {
         assert_eq!(r["authorization"], format!("Bearer {KEY}"));
         assert_eq!(r["body"]["model"], "mock-model");
@@ -98,8 +99,8 @@ async fn a_server_that_keeps_failing_pauses_the_debate_and_resume_finishes_it() 
     let before = mock.requests().len();
     let out = run(&sandbox, &config, &["--resume", &id]).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
-    // Round 2: 2 arguments, 2 rebuttals, 1 evaluation; then the synthesis. Nothing from round 1 again.
-    assert_eq!(mock.requests().len() - before, 6);
+    // Round 2: 2 arguments, 2 rebuttals; then the synthesis. Nothing from round 1 again.
+    assert_eq!(mock.requests().len() - before, 5);
     assert_eq!(sandbox.records().len(), 1);
 }
 

@@ -62,6 +62,8 @@ fn request() -> Request {
         system: SYSTEM.into(),
         context: String::new(),
         prompt: PROMPT.into(),
+        shared: 0,
+        cache_key: None,
         max_tokens: Some(512),
         temperature: 0.3,
         schema: None,

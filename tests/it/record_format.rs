@@ -306,15 +306,17 @@ fn a_broken_template_is_reported_before_the_debate_starts() {
 }
 
 /// A debater the moderator finds off the question twice is muted: the log says when,
-/// and the front matter and provenance name it.
+/// and the front matter and provenance name it. Nobody waits between rounds, so each
+/// round opens while the one before is judged: round 4 is the first to open after two
+/// evaluations.
 #[test]
 fn a_muted_debater_is_visible_in_the_record() {
     let sandbox = Sandbox::new();
     let panel = ["Performance Advocate", "Operational Simplicity", "Cost Control"];
     let drifting = CONTINUE.replace(r#""off_topic": []"#, r#""off_topic": ["Cost Control"]"#);
-    let config = sandbox.scripted(&varied_answers(&panel, 3, &drifting));
+    let config = sandbox.scripted(&varied_answers(&panel, 4, &drifting));
     let mut cmd = sandbox.cmd();
-    cmd.arg("--config").arg(&config).args(["--no-commit", "-p", "3", "-r", "3"]);
+    cmd.arg("--config").arg(&config).args(["--no-commit", "-p", "3", "-r", "4"]);
     for name in panel {
         cmd.args(["--with", name]);
     }
