@@ -6,9 +6,9 @@
 use serde::Serialize;
 
 use crate::model::{
-    Analysis, Assessment, Confidence, ContributionKind, DebateSettings, DebateState, DebaterAssessment, EndReason,
-    Evaluation, Listing, Outcome, ProjectContext, ProviderKind, RoleChoice, Round, Source, Stance, Status, Synthesis,
-    Usage,
+    Analysis, Assessment, Confidence, ContributionKind, DebateSettings, DebateState, DebaterAssessment, Discarded,
+    EndReason, Evaluation, Listing, Outcome, ProjectContext, ProviderKind, RoleChoice, Round, Source, Stance, Status,
+    Synthesis, Usage,
 };
 
 /// A debate in one object: what `--list --json` lists, and what a run prints.
@@ -139,6 +139,9 @@ pub struct Detail {
     pub panel: Vec<Seat>,
     /// Every round in full.
     pub transcript: Vec<RoundView>,
+    /// Arguments written for a round the debate ended before (an evaluation running
+    /// alongside them ended it): per round, how many and their tokens.
+    pub discarded: Vec<Discarded>,
     pub outcome: Option<OutcomeView>,
 }
 
@@ -408,6 +411,7 @@ impl Detail {
                 })
                 .collect(),
             transcript: state.rounds.iter().map(round).collect(),
+            discarded: state.discarded_by_round(),
             outcome: state.outcome.as_ref().map(OutcomeView::from),
         }
     }

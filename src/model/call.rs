@@ -43,6 +43,8 @@ pub struct ProviderDef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_timeout_seconds: Option<u64>,
     pub token_parameter: Option<TokenParameter>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_key: Option<bool>,
 }
 
 impl ProviderDef {
@@ -60,6 +62,7 @@ impl ProviderDef {
             first_token_timeout_seconds: None,
             idle_timeout_seconds: None,
             token_parameter: None,
+            prompt_cache_key: None,
         }
     }
 }

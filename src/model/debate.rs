@@ -193,6 +193,14 @@ impl Round {
     }
 }
 
+/// Arguments written for a round the debate ended before: how many, and their tokens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Discarded {
+    pub round: u32,
+    pub arguments: usize,
+    pub tokens: u64,
+}
+
 /// The moderator's clarifying question for a vague question, and the answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clarification {
@@ -334,6 +342,19 @@ impl DebateState {
         let mut earlier = self.clone();
         earlier.rounds.retain(|r| r.number <= number);
         earlier
+    }
+
+    /// The arguments the debate was ended before, counted per round with their tokens.
+    pub fn discarded_by_round(&self) -> Vec<Discarded> {
+        let mut rounds: Vec<Discarded> = Vec::new();
+        for (round, c) in &self.discarded {
+            let tokens = c.usage.prompt_tokens + c.usage.completion_tokens;
+            match rounds.last_mut().filter(|r| r.round == *round) {
+                Some(same) => (same.arguments, same.tokens) = (same.arguments + 1, same.tokens + tokens),
+                None => rounds.push(Discarded { round: *round, arguments: 1, tokens }),
+            }
+        }
+        rounds
     }
 
     /// `"Performance Advocate 12%"` for every debater with a repetition figure in `round`.

@@ -15,8 +15,8 @@ mod rules;
 
 pub use call::{Completion, Identity, ProviderDef, ProviderKind, Purpose, RoleChoice, TokenParameter, Usage};
 pub use debate::{
-    Clarification, ContextFile, Contribution, ContributionKind, DebateState, EndReason, Listing, Revision, Round, Seat,
-    Snapshot, Status,
+    Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, EndReason, Listing, Revision,
+    Round, Seat, Snapshot, Status,
 };
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
 pub use judgement::{

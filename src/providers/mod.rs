@@ -511,7 +511,8 @@ pub fn build(name: &str, definition: &ProviderDef, model: Option<String>, key: K
             Ok(Arc::new(scripted::Scripted::load(path, model)?))
         }
         ProviderKind::Openai => {
-            Ok(Arc::new(openai::OpenAi::new(endpoint(name, definition, model, key)?, definition.token_parameter)))
+            let endpoint = endpoint(name, definition, model, key)?;
+            Ok(Arc::new(openai::OpenAi::new(endpoint, definition.token_parameter, definition.prompt_cache_key)))
         }
         ProviderKind::Anthropic => Ok(Arc::new(anthropic::Anthropic::new(endpoint(name, definition, model, key)?))),
     }

@@ -28,18 +28,24 @@ const FORMATS: [&str; 3] = ["json_schema", "json_object", "instructions"];
 pub struct OpenAi {
     endpoint: Endpoint,
     token_parameter: TokenParameter,
+    /// Send the debate's id as `prompt_cache_key`.
+    cache_key: bool,
     format: AtomicU8,
 }
 
 impl OpenAi {
-    pub fn new(endpoint: Endpoint, token_parameter: Option<TokenParameter>) -> OpenAi {
-        // OpenAI's own API wants max_completion_tokens; compatible servers know max_tokens.
-        let default = if endpoint.base_url.contains("api.openai.com") {
-            TokenParameter::MaxCompletionTokens
-        } else {
-            TokenParameter::MaxTokens
-        };
-        OpenAi { endpoint, token_parameter: token_parameter.unwrap_or(default), format: AtomicU8::new(JSON_SCHEMA) }
+    pub fn new(endpoint: Endpoint, token_parameter: Option<TokenParameter>, cache_key: Option<bool>) -> OpenAi {
+        // OpenAI's own API wants max_completion_tokens and routes a debate's calls to one
+        // prefix cache by prompt_cache_key; compatible servers know max_tokens, cache on
+        // their own, and some refuse fields they do not know.
+        let openai = endpoint.base_url.contains("api.openai.com");
+        let default = if openai { TokenParameter::MaxCompletionTokens } else { TokenParameter::MaxTokens };
+        OpenAi {
+            endpoint,
+            token_parameter: token_parameter.unwrap_or(default),
+            cache_key: cache_key.unwrap_or(openai),
+            format: AtomicU8::new(JSON_SCHEMA),
+        }
     }
 
     fn body(&self, request: &Request, format: u8) -> Value {
@@ -58,9 +64,7 @@ impl OpenAi {
             };
             body[field] = json!(limit);
         }
-        // OpenAI's own API routes a debate's calls to the same prefix cache by this key;
-        // other servers cache on their own, and some refuse fields they do not know.
-        if let Some(key) = request.cache_key.as_ref().filter(|_| self.endpoint.base_url.contains("api.openai.com")) {
+        if let Some(key) = request.cache_key.as_ref().filter(|_| self.cache_key) {
             body["prompt_cache_key"] = json!(key);
         }
         // Every call streams, structured ones too: a slow model that is still sending

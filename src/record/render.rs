@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::{RecordError, Result, date_of, links, markdown};
 use crate::model::{
-    Consequences, DebateState, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind, Revision,
-    RoleChoice, Round, Stance, TranscriptPlacement, tokens,
+    Consequences, DebateState, Discarded, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind,
+    Revision, RoleChoice, Round, Stance, TranscriptPlacement, tokens,
 };
 use crate::text::untrusted::one_line;
 
@@ -230,7 +230,7 @@ struct Context<'a> {
     history: &'a [Revision],
     tokens: Tokens,
     /// Arguments written for rounds the debate ended before, per round.
-    discarded: Vec<DiscardedRound>,
+    discarded: Vec<Discarded>,
     /// What in the record the offline provider wrote ("the arguments", …), if anything.
     offline: Option<&'static str>,
     /// What in the record the scripted provider wrote, if anything.
@@ -264,19 +264,6 @@ struct Context<'a> {
 }
 
 /// Who played a role: its provider, kind, model and temperature (the perspective for a
-/// The arguments the debate was ended before, counted per round with their tokens.
-fn discarded_rounds(state: &DebateState) -> Vec<DiscardedRound> {
-    let mut rounds: Vec<DiscardedRound> = Vec::new();
-    for (round, c) in &state.discarded {
-        let tokens = c.usage.prompt_tokens + c.usage.completion_tokens;
-        match rounds.last_mut().filter(|r| r.round == *round) {
-            Some(same) => (same.arguments, same.tokens) = (same.arguments + 1, same.tokens + tokens),
-            None => rounds.push(DiscardedRound { round: *round, arguments: 1, tokens }),
-        }
-    }
-    rounds
-}
-
 /// debater; muted or dropped when it left).
 #[derive(Serialize)]
 struct RoleEntry<'a> {
@@ -323,13 +310,6 @@ struct SourceEntry<'a> {
 struct SidecarLink {
     name: String,
     link: String,
-}
-
-#[derive(Serialize)]
-struct DiscardedRound {
-    round: u32,
-    arguments: usize,
-    tokens: u64,
 }
 
 #[derive(Serialize)]
@@ -448,7 +428,7 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
             cached: state.totals.cached_tokens,
             completion: state.totals.completion_tokens,
         },
-        discarded: discarded_rounds(state),
+        discarded: state.discarded_by_round(),
         offline: written_by(state, ProviderKind::Offline),
         scripted: written_by(state, ProviderKind::Scripted),
         names: state.panel_names(),

@@ -160,6 +160,10 @@ pub struct ProviderConfig {
     pub idle_timeout_seconds: Option<u64>,
     /// `max_tokens` or `max_completion_tokens` (default: the latter for api.openai.com).
     pub token_parameter: Option<TokenParameter>,
+    /// Send `prompt_cache_key` (the debate's id) so the server keeps a debate's calls
+    /// on one prefix cache (default: only to api.openai.com; other servers may refuse
+    /// a field they do not know).
+    pub prompt_cache_key: Option<bool>,
 }
 
 impl ProviderConfig {
@@ -180,6 +184,7 @@ impl ProviderConfig {
             first_token_timeout_seconds: self.first_token_timeout_seconds.or(base.first_token_timeout_seconds),
             idle_timeout_seconds: self.idle_timeout_seconds.or(base.idle_timeout_seconds),
             token_parameter: self.token_parameter.or(base.token_parameter),
+            prompt_cache_key: self.prompt_cache_key.or(base.prompt_cache_key),
         })
     }
 
@@ -197,6 +202,7 @@ impl ProviderConfig {
             first_token_timeout_seconds: None,
             idle_timeout_seconds: None,
             token_parameter: None,
+            prompt_cache_key: None,
         }
     }
 }

@@ -5,7 +5,9 @@ use rusqlite::Connection;
 
 use super::*;
 use crate::model::fixture;
-use crate::model::{Clarification, Completion, DebateState, EndReason, Outcome, ProviderKind, Round, Status, Usage};
+use crate::model::{
+    Clarification, Completion, ContributionKind, DebateState, EndReason, Outcome, ProviderKind, Round, Status, Usage,
+};
 
 /// Round 1 of the fixture's two seats.
 const FIRST: Opening = Opening { framing: "Round 1.", guidance: None, seats: &[0, 1] };
@@ -90,6 +92,39 @@ fn a_debate_reads_back_as_it_was_written() {
         (8 * 100 + 4 * 7, 8 * 60 + 4 * 4, 8 * 40 + 4 * 3)
     );
     assert_eq!(loaded.rounds[0].arguments[0].usage.cached_tokens, 60);
+}
+
+#[test]
+fn rounds_after_the_judged_one_move_to_discarded_and_stay_counted() {
+    let store = Store::open_in_memory().unwrap();
+    let mut state = fixture::complete(2);
+    state.panel[1].dropped = None;
+    write(&store, &state);
+    let before = store.load(&state.id).unwrap().totals;
+    store.discard_after(&state.id, 1).unwrap();
+    let loaded = store.load(&state.id).unwrap();
+    assert_eq!(loaded.rounds, state.rounds[..1], "round 2 left the debate");
+    let discarded: Vec<(u32, usize, ContributionKind)> =
+        loaded.discarded.iter().map(|(round, c)| (*round, c.seat, c.kind)).collect();
+    assert_eq!(discarded.len(), 4, "its contributions are kept: {discarded:?}");
+    assert!(discarded.iter().all(|(round, _, _)| *round == 2));
+    assert_eq!(loaded.totals, before, "and still counted");
+    // A review may open a round 2 again.
+    store.start_round(&state.id, 2, &Opening { framing: "Round 2.", guidance: None, seats: &[0, 1] }).unwrap();
+}
+
+#[test]
+fn a_round_reads_back_with_the_roster_it_opened_with() {
+    let store = Store::open_in_memory().unwrap();
+    let mut state = fixture::state();
+    state.panel.push(state.panel[1].clone());
+    state.panel[2].perspective.name = "Cost Control".into();
+    create(&store, &state);
+    store.start_round(&state.id, 1, &Opening { framing: "Round 1.", guidance: None, seats: &[0, 2] }).unwrap();
+    assert_eq!(store.load(&state.id).unwrap().rounds[0].seats, [0, 2]);
+    // A round stored before rosters were gets the one its evaluations give it.
+    store.conn.execute("UPDATE rounds SET seats = NULL", []).unwrap();
+    assert_eq!(store.load(&state.id).unwrap().rounds[0].seats, [0, 1, 2]);
 }
 
 #[test]

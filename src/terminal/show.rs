@@ -39,6 +39,13 @@ fn unsanitised(state: &DebateState) -> String {
         "Tokens:     {} prompt ({} of them cached), {} completion",
         t.prompt_tokens, t.cached_tokens, t.completion_tokens
     );
+    for d in state.discarded_by_round() {
+        let _ = writeln!(
+            out,
+            "Discarded:  {} round-{} argument(s) ({} tokens), written while the debate was ending",
+            d.arguments, d.round, d.tokens
+        );
+    }
 
     let _ = write!(out, "\n{}", sources(&state.snapshot.project));
     let _ = writeln!(out, "\nPanel:");
@@ -52,7 +59,9 @@ fn unsanitised(state: &DebateState) -> String {
         }
         for c in round.contributions() {
             let cut = if c.truncated { " (cut off at the length limit)" } else { "" };
-            let _ = writeln!(out, "\n[{} — {}{cut}]\n{}", state.name(c.seat), c.kind, c.text.trim());
+            let u = &c.usage;
+            let tokens = format!("{} prompt tokens, {} of them cached", u.prompt_tokens, u.cached_tokens);
+            let _ = writeln!(out, "\n[{} — {}{cut}] {tokens}\n{}", state.name(c.seat), c.kind, c.text.trim());
         }
         if let Some(e) = &round.evaluation {
             let _ = writeln!(out, "\nModerator ({}): {}", e.assessment.describe(), e.summary);

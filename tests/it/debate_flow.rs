@@ -81,6 +81,15 @@ fn agreement_in_round_one_ends_after_one_round_and_still_writes_the_record() {
     let discarded: i64 =
         sandbox.sqlite().query_row("SELECT COUNT(*) FROM discarded WHERE round = 2", [], |r| r.get(0)).unwrap();
     assert_eq!(discarded, 2);
+    let id = sandbox.only_id();
+    let shown = sandbox.cmd().args(["--show", &id]).output().unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout).to_string();
+    assert!(shown.contains("Discarded:  2 round-2 argument(s)"), "{shown}");
+    assert!(shown.contains(&format!("[{} — argument] ", PANEL[0])) && shown.contains("of them cached"), "{shown}");
+    let json = sandbox.cmd().args(["--show", &id, "--json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["discarded"][0]["round"], 2);
+    assert_eq!(json["discarded"][0]["arguments"], 2);
     assert!(record.contains("ended_by: agreement") && record.contains("Cache in Postgres now"), "{record}");
 }
 
@@ -247,8 +256,8 @@ fn contributions_are_stored_and_shown_in_panel_order_not_completion_order() {
     let id = sandbox.only_id();
     let shown = sandbox.cmd().args(["--show", &id]).assert().success().get_output().stdout.clone();
     let shown = String::from_utf8(shown).unwrap();
-    let a = shown.find(&format!("[{} — argument]", PANEL[0])).unwrap();
-    let b = shown.find(&format!("[{} — argument]", PANEL[1])).unwrap();
+    let a = shown.find(&format!("[{} — argument] ", PANEL[0])).unwrap();
+    let b = shown.find(&format!("[{} — argument] ", PANEL[1])).unwrap();
     assert!(a < b, "{shown}");
     let completed: Vec<i64> = sandbox
         .sqlite()

@@ -619,6 +619,40 @@ async fn openai_gets_the_shared_context_first_and_reports_cached_tokens() {
 }
 
 #[tokio::test]
+async fn openai_groups_a_debates_calls_by_prompt_cache_key_only_where_asked() {
+    let (server, seen) = mock_server(|_, _| ResponseTemplate::new(200).set_body_json(openai_answer("ok"))).await;
+    let keyed = Request { cache_key: Some("DEB-abc123".into()), ..request() };
+    expect_ok(build(openai(&server.uri())).complete(&keyed).await);
+    let mut config = openai(&server.uri());
+    config.prompt_cache_key = Some(true);
+    expect_ok(build(config).complete(&keyed).await);
+    let bodies = seen.bodies();
+    assert!(bodies[0].get("prompt_cache_key").is_none(), "not to a server that did not ask: {}", bodies[0]);
+    assert_eq!(bodies[1]["prompt_cache_key"], "DEB-abc123");
+}
+
+#[tokio::test]
+async fn anthropic_marks_the_context_and_the_debate_so_far_as_cacheable() {
+    let (server, seen) = mock_server(|_, _| {
+        ResponseTemplate::new(200).set_body_json(json!({
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test-20250101",
+            "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": 40, "output_tokens": 1}
+        }))
+    })
+    .await;
+    let prompt = format!("## The debate so far\n\nRound 1 in full.\n{PROMPT}");
+    let shared = prompt.find(PROMPT).unwrap();
+    let request = Request { context: CONTEXT.into(), prompt: prompt.clone(), shared, ..request() };
+    expect_ok(build(anthropic(&server.uri())).complete(&request).await);
+    let content = &seen.bodies()[0]["messages"][0]["content"];
+    let texts: Vec<&str> = content.as_array().unwrap().iter().map(|b| b["text"].as_str().unwrap()).collect();
+    assert_eq!(texts, [CONTEXT, &prompt[..shared], PROMPT], "the prompt as sent, in three blocks");
+    let marked: Vec<bool> = content.as_array().unwrap().iter().map(|b| b.get("cache_control").is_some()).collect();
+    assert_eq!(marked, [true, true, false], "a breakpoint after each shared part, none on the call's own");
+}
+
+#[tokio::test]
 async fn openai_sends_max_completion_tokens_when_configured() {
     let (server, seen) = mock_server(|_, _| ResponseTemplate::new(200).set_body_json(openai_answer("ok"))).await;
     let mut config = openai(&server.uri());
