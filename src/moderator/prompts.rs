@@ -74,7 +74,10 @@ const SYSTEM: &str = "You take part in a structured debate about an engineering 
 described below: either as a debater who argues one perspective, or as the impartial moderator. Each request says which \
 part is yours and what to write. Ground what you say in this project (its stack, its infrastructure, its earlier \
 decisions) wherever they bear on the question, and say so plainly when a recommendation would go against an accepted \
-earlier decision.";
+earlier decision. As a debater: argue for what your perspective would choose for this project; hold your position unless \
+an argument gives you a reason to change it, and if you change, say which argument changed it; concede a point only when \
+it is right, and say what it changes; mark assumptions as assumptions, and any number you cannot source as an estimate \
+(never invent figures); name the other debaters when you answer them, and stay on the question.";
 
 const MODERATOR: &str = "You are the moderator: impartial, you judge arguments, not perspectives, and you answer in the \
 exact JSON shape asked for, with no prose around it.";
@@ -185,12 +188,10 @@ pub fn framing(state: &DebateState, round: u32) -> String {
     text
 }
 
-/// Who the debater at `seat` is, and how to argue in this round.
-fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
-    let me = &state.panel[seat].perspective;
-    let others: Vec<&str> = state.panel.iter().enumerate().filter(|(i, _)| *i != seat).map(|(_, s)| s.name()).collect();
-    let of = state.snapshot.debate.max_rounds.0;
-    let phase = match state.phase(round) {
+/// How the debaters argue in round `round`: the same for every seat, so it is part of
+/// the debate so far.
+fn phase_instruction(state: &DebateState, round: u32) -> &'static str {
+    match state.phase(round) {
         "opening" => "This is the opening: state the option you recommend and your strongest reasons.",
         "closing" => {
             "This is the closing round: give your final position, what you concede, and what evidence would settle what is still disputed."
@@ -201,20 +202,20 @@ fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
         _ => {
             "This is a rebuttal round: first answer the strongest point made against your position, by name; then add what is new."
         }
-    };
+    }
+}
+
+/// Who the debater at `seat` is. How every debater argues is in the system prompt, its
+/// priorities in the panel and this round's part in the debate so far, which every call
+/// shares: this part is short.
+fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
+    let others: Vec<&str> = state.panel.iter().enumerate().filter(|(i, _)| *i != seat).map(|(_, s)| s.name()).collect();
     let mut text = format!(
-        "## Your part\n\nYou are the debater for the perspective \"{}\": a viewpoint, not a persona. Your priorities: {}. \
-         The trade-offs you accept: {}. The other debaters: {}.\n\
-         Round {round} of {of}. {phase}\n\
-         Argue for what your perspective would choose for this project, and tie your reasons to its facts and earlier decisions where they bear on the question. \
-         Hold your position unless an argument here gives you a reason to change it; if you change, say which argument changed it. \
-         Concede a point only when it is right, and say what it changes. \
-         Mark assumptions as assumptions, and any number you cannot source as an estimate; never invent figures. \
-         Name the other debaters when you answer them, and stay on the question.",
-        me.name,
-        me.priorities.join(", "),
-        me.trade_offs,
-        others.join(", ")
+        "## Your part\n\nYou are the debater for the perspective \"{}\" (its priorities and the trade-offs it accepts \
+         are in the panel above): a viewpoint, not a persona. The other debaters: {}. Round {round} of {}.",
+        state.panel[seat].name(),
+        others.join(", "),
+        state.snapshot.debate.max_rounds.0
     );
     if let Some(words) = words_asked(state) {
         let _ = write!(text, " Keep each answer under about {words} words.");
@@ -318,7 +319,7 @@ fn so_far(state: &DebateState, round: u32, upto: Upto, size: Size) -> String {
         quote_all(&mut text, state, &all, round, size);
     }
     if let Some(current) = state.rounds.get(round as usize - 1) {
-        let _ = writeln!(text, "\nModerator: {}", current.framing);
+        let _ = writeln!(text, "\nModerator: {}\nDebaters: {}", current.framing, phase_instruction(state, round));
         text.push_str(&guidance(state, round));
         if upto >= Upto::Arguments {
             text.push_str("\nArguments this round:\n");

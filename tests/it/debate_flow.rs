@@ -175,7 +175,8 @@ fn debater_prompts_carry_question_perspective_and_the_other_names() {
         assert!(user.contains(QUESTION), "question missing: {user}");
         let part = &user[user.find("## Your part").expect("the debater's own part comes after the shared context")..];
         assert!(part.contains(&format!("\"{me}\"")) && part.contains(other), "names missing: {part}");
-        assert!(part.contains("The trade-offs you accept"), "{part}");
+        assert!(part.contains("the trade-offs it accepts are in the panel above"), "{part}");
+        assert!(user.contains(&format!("- {me}: priorities ")), "the panel, before the call's own part: {user}");
         assert_eq!(p["max_tokens"], 2000, "the token budget is the completion limit");
     }
     // One system prompt for every call, so a provider's prefix cache serves it.
