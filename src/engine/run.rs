@@ -520,6 +520,12 @@ impl Engine<'_> {
         let judged = state.rounds.iter().rev().find(|r| r.evaluation.is_some()).map(|r| r.number);
         if let Some(judged) = judged.filter(|&n| state.rounds.last().is_some_and(|last| last.number > n)) {
             self.store.discard_after(&state.id, judged)?;
+            let written: usize = state.rounds.iter().filter(|r| r.number > judged).map(|r| r.arguments.len()).sum();
+            self.events.warning(&format!(
+                "{written} argument(s) written for round {} while round {judged} was judged are discarded: that \
+                 evaluation ended the debate (their tokens are counted)",
+                judged + 1
+            ));
         }
         self.store.save_end(&state.id, reason)?;
         self.events.ended(reason);

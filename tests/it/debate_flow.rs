@@ -65,6 +65,7 @@ fn agreement_in_round_one_ends_after_one_round_and_still_writes_the_record() {
     let config = sandbox.scripted(&varied_answers(&PANEL, 5, AGREE));
     let (stdout, stderr) = run_scripted(&sandbox, &config, &[]);
     assert!(stderr.contains("Debate ended: agreement"), "{stderr}");
+    assert!(stderr.contains("2 argument(s) written for round 2 while round 1 was judged are discarded"), "{stderr}");
     let (status, reason, confidence, rounds) = debate_row(&sandbox);
     assert_eq!((status.as_str(), reason.as_str(), rounds), ("complete", "agreement", 1));
     assert_eq!(confidence.as_deref(), Some("High"), "an undegraded agreement keeps the model's confidence");
