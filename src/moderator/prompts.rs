@@ -1,10 +1,12 @@
 //! Every prompt the tool sends, built from the debate's state. Pure.
 //!
 //! A prompt has three parts, in the order they are sent, so that a provider's prefix
-//! cache serves most of every request: the system prompt (the same for every call),
-//! the shared context (the same for every call of one debate: the project, the
-//! question, its options and the panel), and the task (who speaks, what was said,
-//! what to write).
+//! cache serves most of every request: the system prompt (the same for every call,
+//! with the rules every debater follows), the shared context (the same for every call
+//! of one debate: the project, the question, its options and the panel), and the task.
+//! The task starts with the debate so far, the same for every call of a wave, which
+//! continues what the wave before sent (arguments → rebuttals → evaluation →
+//! synthesis), and ends with the call's own part (who speaks, what to write).
 //!
 //! Context stays bounded as rounds grow (SPEC §2.2): a debater sees the question, its
 //! perspective, the moderator's summaries of at most the last few rounds, and the full
