@@ -12,6 +12,16 @@ const BUILT_IN_ORIGIN: &str = "perspectives.yaml (built in)";
 #[error("{0}")]
 pub struct CatalogError(pub String);
 
+impl CatalogError {
+    pub fn exit_code(&self) -> u8 {
+        4
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        Some("fix the perspective catalog entry named above".into())
+    }
+}
+
 /// A validated catalog, in a stable order (built-in order, then additions).
 #[derive(Debug, Clone)]
 pub struct Catalog {

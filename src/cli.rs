@@ -138,25 +138,8 @@ pub struct Cli {
     #[arg(long)]
     pub offline: bool,
 
-    /// Settings file (overrides the user and repository files)
-    #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
-
-    /// State database [default: $DEBATE_HOME/debates.sqlite3 or the user data directory]
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
-
-    /// Machine-readable output on stdout
-    #[arg(long)]
-    pub json: bool,
-
-    /// Less detail on stderr
-    #[arg(short, long, conflicts_with = "verbose")]
-    pub quiet: bool,
-
-    /// More detail on stderr
-    #[arg(short, long)]
-    pub verbose: bool,
+    #[command(flatten)]
+    pub shared: Shared,
 }
 
 #[derive(Debug, Subcommand)]
@@ -202,14 +185,6 @@ pub struct ServeArgs {
     #[arg(long)]
     pub open: bool,
 
-    /// State database [default: $DEBATE_HOME/debates.sqlite3 or the user data directory]
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
-
-    /// Settings file for the debates started from the dashboard
-    #[arg(long, value_name = "PATH")]
-    pub config: Option<PathBuf>,
-
     /// Debates started from the dashboard use the built-in offline debater
     #[arg(long)]
     pub offline: bool,
@@ -226,20 +201,28 @@ pub struct Lifecycle {
     /// Write the new status but do not commit it
     #[arg(long)]
     pub no_commit: bool,
+}
 
-    /// Machine-readable output on stdout
-    #[arg(long)]
-    pub json: bool,
-
+/// The options every command takes, anywhere on the line.
+#[derive(Debug, Args)]
+pub struct Shared {
     /// Settings file (overrides the user and repository files)
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub config: Option<PathBuf>,
 
-    /// State database, where a debate ID is looked up first
-    #[arg(long, value_name = "PATH")]
+    /// State database [default: $DEBATE_HOME/debates.sqlite3 or the user data directory]
+    #[arg(long, value_name = "PATH", global = true)]
     pub db: Option<PathBuf>,
 
+    /// Machine-readable output on stdout
+    #[arg(long, global = true)]
+    pub json: bool,
+
     /// Less detail on stderr
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "verbose", global = true)]
     pub quiet: bool,
+
+    /// More detail on stderr
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
 }

@@ -1,11 +1,13 @@
-//! Every way a command can fail, each with its exit code (SPEC §8) and a hint. The
-//! modules below keep their own typed errors, with their causes; this is where they
-//! meet, and `main` reports one of them in one or two lines (`-v`: with its causes).
+//! Every way a command can fail. The modules below keep their own typed errors, with
+//! their causes, and each answers `exit_code()` and `hint()` (the README lists the
+//! exit codes); this is where they meet, and `main` reports one of them in one
+//! or two lines (`-v`: with its causes).
 
 use crate::catalog::CatalogError;
 use crate::moderator::selection::SelectionError;
 use crate::providers::ProviderError;
 use crate::record::RecordError;
+use crate::repo::RepoError;
 use crate::settings::SettingsError;
 use crate::store::StoreError;
 use crate::terminal::OutputError;
@@ -24,8 +26,8 @@ pub enum Error {
     /// Stopped by a signal, every finished step saved: exit 128 + the signal's number.
     #[error("stopped by {}; every finished step is saved", signal.name())]
     Stopped { signal: Signal },
-    #[error("cannot read the working directory: {0}")]
-    WorkingDirectory(#[source] std::io::Error),
+    #[error(transparent)]
+    Repository(#[from] RepoError),
     #[error(transparent)]
     Settings(#[from] SettingsError),
     #[error(transparent)]
@@ -113,25 +115,18 @@ impl Error {
 
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Input { .. } | Error::Selection(_) => 2,
-            Error::Config { .. } | Error::Settings(_) | Error::Catalog(_) => 4,
+            Error::Input { .. } => 2,
+            Error::Config { .. } => 4,
             Error::Interrupted { .. } => 130,
             Error::Stopped { signal } => signal.exit_code(),
-            Error::Provider(ProviderError::Setup { .. }) => 4,
-            Error::Provider(ProviderError::Io { .. }) => 1,
-            Error::Provider(_) => 3,
-            Error::Store(StoreError::UnknownId(_) | StoreError::TooShort(_) | StoreError::Ambiguous { .. }) => 2,
-            Error::Store(StoreError::CreateDir { .. } | StoreError::Open { .. } | StoreError::Newer { .. }) => 4,
-            Error::Store(StoreError::NoHome) => 4,
-            // EX_TEMPFAIL: try again once the other process is done.
-            Error::Store(StoreError::Running { .. } | StoreError::LeaseLost(_) | StoreError::SavedElsewhere(_)) => 75,
-            Error::Store(_) => 1,
-            Error::Record(
-                RecordError::InvalidBranchName(_) | RecordError::BranchExists(_) | RecordError::Superseded { .. },
-            ) => 2,
-            Error::Record(RecordError::ReadTemplate { .. } | RecordError::Template { .. }) => 4,
-            Error::Record(_) => 5,
-            Error::Output(_) | Error::WorkingDirectory(_) => 1,
+            Error::Repository(err) => err.exit_code(),
+            Error::Settings(err) => err.exit_code(),
+            Error::Catalog(err) => err.exit_code(),
+            Error::Selection(err) => err.exit_code(),
+            Error::Provider(err) => err.exit_code(),
+            Error::Store(err) => err.exit_code(),
+            Error::Record(err) => err.exit_code(),
+            Error::Output(err) => err.exit_code(),
             Error::Paused { source, .. } => source.exit_code(),
         }
     }
@@ -140,12 +135,15 @@ impl Error {
     pub fn hint(&self) -> Option<String> {
         match self {
             Error::Input { hint, .. } | Error::Config { hint, .. } | Error::Interrupted { hint, .. } => hint.clone(),
-            Error::Settings(err) => err.hint.clone(),
-            Error::Catalog(_) => Some("fix the perspective catalog entry named above".into()),
-            Error::Selection(_) | Error::Output(_) | Error::WorkingDirectory(_) | Error::Stopped { .. } => None,
-            Error::Provider(err) => err.hint().map(str::to_string),
-            Error::Store(err) => err.hint().map(str::to_string),
+            Error::Stopped { .. } => None,
+            Error::Repository(err) => err.hint(),
+            Error::Settings(err) => err.hint(),
+            Error::Catalog(err) => err.hint(),
+            Error::Selection(err) => err.hint(),
+            Error::Provider(err) => err.hint(),
+            Error::Store(err) => err.hint(),
             Error::Record(err) => err.hint(),
+            Error::Output(err) => err.hint(),
             Error::Paused { id, source } => Some(match source.hint() {
                 Some(hint) => format!("{hint}; the debate is paused: debate --resume {id}"),
                 None => format!("the debate is paused; continue it with: debate --resume {id}"),

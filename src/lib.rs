@@ -16,6 +16,7 @@ pub mod model;
 pub mod moderator;
 pub mod providers;
 pub mod record;
+pub mod repo;
 pub mod serve;
 pub mod settings;
 pub mod store;

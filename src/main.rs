@@ -24,7 +24,7 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let verbose = cli.verbose;
+    let verbose = cli.shared.verbose;
     match runtime.block_on(debate::app::run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -52,23 +52,34 @@ fn report(err: &debate::error::Error, verbose: bool) {
     }
 }
 
-/// Help and version as clap prints them; any other parse error in two lines (SPEC §8):
-/// clap's `error:` line and its tip, without the usage block.
+/// Help and version as clap prints them; any other parse error in two lines (the
+/// README's "Exit codes"): clap's message, and a hint from what clap suggests.
 fn usage_error(err: &clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
     if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         let _ = err.print();
         return ExitCode::SUCCESS;
     }
-    let text = err.render().to_string();
-    let mut lines = text.lines().skip_while(|l| !l.starts_with("error:"));
-    let mut message = lines.next().unwrap_or("error: invalid arguments").to_string();
-    // "the following required arguments were not provided:" names them below.
-    if message.ends_with(':') {
-        let named: Vec<&str> = lines.take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
-        message = format!("{message} {}", named.join(", "));
+    let rendered = err.render().to_string();
+    let mut message =
+        rendered.lines().find(|l| l.starts_with("error:")).unwrap_or("error: invalid arguments").to_string();
+    if err.kind() == ErrorKind::MissingRequiredArgument
+        && let Some(ContextValue::Strings(missing)) = err.get(ContextKind::InvalidArg)
+    {
+        message = format!("{message} {}", missing.join(", "));
     }
-    let tip = text.lines().find_map(|l| l.trim().strip_prefix("tip: ")).unwrap_or("see debate --help");
-    let _ = writeln!(std::io::stderr(), "{message}\nhint: {tip}");
+    let hint = match (
+        err.get(ContextKind::SuggestedSubcommand),
+        err.get(ContextKind::SuggestedArg),
+        err.get(ContextKind::SuggestedValue),
+        err.get(ContextKind::Suggested),
+    ) {
+        (Some(ContextValue::Strings(names)), ..) if !names.is_empty() => format!("did you mean '{}'?", names[0]),
+        (_, Some(ContextValue::String(arg)), ..) => format!("did you mean '{arg}'?"),
+        (_, _, Some(ContextValue::String(value)), _) => format!("did you mean '{value}'?"),
+        (.., Some(ContextValue::StyledStrs(tips))) if !tips.is_empty() => tips[0].to_string(),
+        _ => "see debate --help".to_string(),
+    };
+    let _ = writeln!(std::io::stderr(), "{message}\nhint: {hint}");
     ExitCode::from(2)
 }

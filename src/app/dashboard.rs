@@ -5,27 +5,23 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::Parser;
 use futures::future::LocalBoxFuture;
 
-use super::{issue_draft, project_root, resume, start, stop_signal};
-use crate::cli::{Cli, ServeArgs};
+use super::drive::stop_signal;
+use super::request::{QuestionSource, ResumeRequest, ServeRequest, StartRequest};
+use super::{report, resume, start};
 use crate::error::{Error, Result};
-use crate::model::{DebateState, Events};
+use crate::model::{DebateState, Events, Rounds};
 use crate::serve::{self, Launch, NewDebate};
-use crate::store;
+use crate::settings::FlagOverrides;
 use crate::terminal::{Terminal, Verbosity};
 use crate::view::IssueDraft;
 
-pub async fn serve(args: &ServeArgs) -> Result<()> {
-    let db = match &args.db {
-        Some(path) => path.clone(),
-        None => store::default_path()?,
-    };
+pub async fn serve(request: ServeRequest, db: PathBuf) -> Result<()> {
     // Outside a repository the dashboard still shows every debate; new ones then go to
     // the repositories the database knows.
-    let here = project_root().ok().map(|root| root.to_string_lossy().into_owned());
-    let options = serve::Options { bind: args.bind, port: args.port, db: db.clone(), here };
+    let here = crate::repo::around_working_directory().ok().map(|root| root.to_string_lossy().into_owned());
+    let options = serve::Options { bind: request.bind, port: request.port, db: db.clone(), here };
     // The signals that pause a terminal's debate stop the server; each debate it drives
     // hears them too and pauses.
     let stop = async {
@@ -34,7 +30,7 @@ pub async fn serve(args: &ServeArgs) -> Result<()> {
             std::future::pending::<()>().await;
         }
     };
-    serve::run(options, launcher(db, args.config.clone(), args.offline), args.open, stop).await
+    serve::run(options, launcher(db, request.config, request.offline), request.open, stop).await
 }
 
 /// The commands behind a dashboard: debates start and resume as `debate` does, in the
@@ -50,33 +46,13 @@ struct Launcher {
     offline: bool,
 }
 
-impl Launcher {
-    /// The command line `debate ARGS`, checked as a terminal's is.
-    fn cli(&self, args: Vec<String>, new: bool) -> Result<Cli> {
-        let mut line = vec!["debate".to_string()];
-        if let Some(config) = &self.config {
-            line.extend(["--config".to_string(), config.display().to_string()]);
-        }
-        // A resumed debate keeps the providers it started with.
-        if new && self.offline {
-            line.push("--offline".into());
-        }
-        line.extend(args);
-        Cli::try_parse_from(line).map_err(|err| {
-            let text = err.to_string();
-            let message = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
-            Error::input(message.to_string())
-        })
-    }
-}
-
 impl Launch for Launcher {
     fn start<'a>(&'a self, debate: NewDebate, events: &'a mut dyn Events) -> LocalBoxFuture<'a, Result<DebateState>> {
         Box::pin(async move {
-            let cli = self.cli(debate.args(), true)?;
+            let request = start_request(&debate, self.config.clone(), self.offline)?;
             // Warnings still reach the server's terminal; the debate itself goes to `events`.
             let mut terminal = Terminal::new(Verbosity::Quiet);
-            start(&cli, &self.db, &PathBuf::from(&debate.repository), &mut terminal, Some(events)).await
+            start::run(&request, &self.db, &PathBuf::from(&debate.repository), &mut terminal, Some(events)).await
         })
     }
 
@@ -87,17 +63,70 @@ impl Launch for Launcher {
         events: &'a mut dyn Events,
     ) -> LocalBoxFuture<'a, Result<DebateState>> {
         Box::pin(async move {
-            let mut args = vec!["--resume".to_string(), id.to_string()];
-            if issue {
-                args.push("--issue".into());
-            }
-            let cli = self.cli(args, false)?;
+            // A resumed debate keeps the providers it started with.
+            let request =
+                ResumeRequest { id: id.to_string(), config: self.config.clone(), issue, ..Default::default() };
             let mut terminal = Terminal::new(Verbosity::Quiet);
-            resume(&cli, &self.db, id, &mut terminal, Some(events)).await
+            resume::run(&request, &self.db, &mut terminal, Some(events)).await
         })
     }
 
     fn issue_draft(&self, repo_root: &str, id: &str, title: &str) -> Option<IssueDraft> {
-        issue_draft(repo_root, id, title)
+        report::issue_draft(repo_root, id, title)
+    }
+}
+
+/// The form's debate as the command line would ask for it, with the limits the command
+/// line's flags have.
+fn start_request(debate: &NewDebate, config: Option<PathBuf>, offline: bool) -> Result<StartRequest> {
+    if let Some(n) = debate.perspectives.filter(|n| !(2..=4).contains(n)) {
+        return Err(Error::input(format!("{n} perspectives: a panel has 2 to 4")).with_hint("choose 2, 3 or 4"));
+    }
+    if let Some(n) = debate.max_rounds.filter(|n| !(1..=Rounds::MAX).contains(n)) {
+        return Err(Error::input(format!("{n} rounds: a debate has 1 to {}", Rounds::MAX))
+            .with_hint(format!("choose 1 to {} rounds", Rounds::MAX)));
+    }
+    Ok(StartRequest {
+        question: QuestionSource::Text(debate.question.clone()),
+        config,
+        flags: FlagOverrides {
+            perspectives: debate.perspectives,
+            max_rounds: debate.max_rounds,
+            no_checkpoints: !debate.checkpoints,
+            ..FlagOverrides::default()
+        },
+        offline,
+        with: Vec::new(),
+        branch: None,
+        context: Vec::new(),
+        no_repo_context: false,
+        supersedes: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(perspectives: Option<u8>, max_rounds: Option<u8>) -> NewDebate {
+        NewDebate { question: "-".into(), repository: "/repo".into(), perspectives, max_rounds, checkpoints: false }
+    }
+
+    #[test]
+    fn the_form_gets_the_limits_of_the_command_line() {
+        for (perspectives, rounds) in [(Some(1), None), (Some(5), None), (None, Some(0)), (None, Some(21))] {
+            let err = start_request(&form(perspectives, rounds), None, false).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{err}");
+        }
+        let request = start_request(&form(Some(3), Some(20)), None, true).unwrap();
+        assert_eq!((request.flags.perspectives, request.flags.max_rounds), (Some(3), Some(20)));
+        assert!(request.flags.no_checkpoints && request.offline);
+    }
+
+    #[test]
+    fn the_forms_question_is_text_even_when_it_is_a_dash() {
+        // A dash on the command line reads stdin; from a form it is only text.
+        let request = start_request(&form(None, None), None, false).unwrap();
+        assert_eq!(request.question, QuestionSource::Text("-".into()));
     }
 }

@@ -4,23 +4,21 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::Lifecycle;
+use super::project;
+use super::request::LifecycleRequest;
 use crate::error::{Error, Result};
 use crate::model::Status;
-use crate::record::lifecycle::{self, Changed, Request, Verdict};
+use crate::record::lifecycle::{self, Changed, Request};
 use crate::settings::{self, FlagOverrides};
-use crate::store::{self, Store, StoreError};
+use crate::store::{Store, StoreError};
 use crate::terminal::{self, Terminal};
 use crate::view::StatusChange;
 
-pub(super) fn run(args: &Lifecycle, verdict: Verdict, terminal: &Terminal) -> Result<()> {
+pub fn run(args: &LifecycleRequest, db_path: &Path, json: bool, terminal: &Terminal) -> Result<()> {
+    let verdict = args.verdict;
     let what = verdict.verb();
-    let here = super::project_root()?;
-    let db_path = match &args.db {
-        Some(path) => path.clone(),
-        None => store::default_path()?,
-    };
-    let (root, relative) = locate(args, &here, &db_path, what)?;
+    let here = crate::repo::around_working_directory()?;
+    let (root, relative) = locate(args, &here, db_path, what)?;
     let flags = FlagOverrides { no_commit: args.no_commit, ..FlagOverrides::default() };
     let loaded = settings::load(&root, args.config.as_deref(), &flags)?;
     let date = today();
@@ -36,7 +34,7 @@ pub(super) fn run(args: &Lifecycle, verdict: Verdict, terminal: &Terminal) -> Re
         terminal.warn(warning);
     }
     terminal.say(&said(&changed, &relative));
-    match args.json {
+    match json {
         true => terminal::print_json(&StatusChange {
             path: changed.path.display().to_string(),
             status: changed.status,
@@ -65,7 +63,7 @@ fn said(changed: &Changed, relative: &str) -> String {
 /// The repository root and the record's path inside it. A debate id is looked up in
 /// the state database first (its record, where the debate wrote it), then in the front
 /// matter of the records in the decision directories here; anything else is a path.
-fn locate(args: &Lifecycle, here: &Path, db_path: &Path, what: &str) -> Result<(PathBuf, String)> {
+fn locate(args: &LifecycleRequest, here: &Path, db_path: &Path, what: &str) -> Result<(PathBuf, String)> {
     let mut target = args.target.trim().to_string();
     let looks_like_id = target.to_ascii_lowercase().starts_with("deb-") && !Path::new(&target).exists();
     let mut elsewhere = None;
@@ -75,7 +73,7 @@ fn locate(args: &Lifecycle, here: &Path, db_path: &Path, what: &str) -> Result<(
                 // The stored path gets the checks a path on the command line gets: a
                 // link, `.git` or a nested repository is no record to rewrite.
                 let record = settings::load(&root, args.config.as_deref(), &FlagOverrides::default())?.settings.record;
-                let relative = super::project::locate(&root, &relative, &record, what)?;
+                let relative = project::locate(&root, &relative, &record, what)?;
                 return Ok((root, relative));
             }
             Lookup::Elsewhere { id, why } => (target, elsewhere) = (id, Some(why)),
@@ -87,7 +85,7 @@ fn locate(args: &Lifecycle, here: &Path, db_path: &Path, what: &str) -> Result<(
         }
     }
     let record = settings::load(here, args.config.as_deref(), &FlagOverrides::default())?.settings.record;
-    match (super::project::locate(here, &target, &record, what), elsewhere) {
+    match (project::locate(here, &target, &record, what), elsewhere) {
         (Ok(relative), _) => Ok((here.to_path_buf(), relative)),
         (Err(_), Some(why)) => Err(Error::input(format!("{what} {target}: {why}"))
             .with_hint("check out the branch that holds the record (or merge its pull request), or give its path")),
@@ -122,8 +120,8 @@ fn from_database(id: &str, db_path: &Path, what: &str) -> Result<Lookup> {
         ))
         .with_hint(format!("finish it with `debate --resume {id}` first")));
     }
-    let root = super::canonical(Path::new(&state.repo_root));
-    let recorded = state.record_path.as_deref().map(Path::new).filter(|p| p.is_file()).map(super::canonical);
+    let root = crate::repo::canonical(Path::new(&state.repo_root));
+    let recorded = state.record_path.as_deref().map(Path::new).filter(|p| p.is_file()).map(crate::repo::canonical);
     if let Some(relative) = recorded.as_deref().and_then(|path| path.strip_prefix(&root).ok()) {
         return Ok(Lookup::Here(root.clone(), relative.to_string_lossy().replace('\\', "/")));
     }

@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::Cli;
+use super::input;
+use super::request::StartRequest;
 use crate::context::{self, Gathered};
 use crate::error::{Error, Result};
 use crate::model::{
@@ -20,26 +21,26 @@ use crate::text::secrets::Masker;
 /// What a new debate (or its preview) settles before any model is called: what the
 /// debaters read about the project, the `--context` files as they read them, the
 /// records it supersedes, and where its record goes.
-pub(super) struct Groundwork {
+pub struct Groundwork {
     pub project: ProjectContext,
     pub context: Vec<ContextFile>,
     pub supersedes: Vec<EarlierDecision>,
     pub record: RecordSettings,
 }
 
-pub(super) fn groundwork(
-    cli: &Cli,
+pub fn groundwork(
+    request: &StartRequest,
     root: &Path,
     loaded: &settings::Loaded,
     question: &str,
     keys: &Masker,
     terminal: &Terminal,
 ) -> Result<Groundwork> {
-    let files = read_context(&cli.context, keys, terminal)?;
-    let committed = loaded.settings.record.commit && cli.branch.is_none();
-    let supersedes = superseded(root, &cli.supersedes, &loaded.settings.record, committed, keys)?;
+    let files = read_context(&request.context, keys, terminal)?;
+    let committed = loaded.settings.record.commit && request.branch.is_none();
+    let supersedes = superseded(root, &request.supersedes, &loaded.settings.record, committed, keys)?;
     let mut settings = loaded.settings.context.clone();
-    settings.repository &= !cli.no_repo_context;
+    settings.repository &= !request.no_repo_context;
     let (project, context) = brief(root, question, files, &settings, &supersedes, keys, terminal);
     let mut record = loaded.settings.record.clone();
     follow_convention(&mut record, project.convention.as_ref(), loaded.chosen, terminal);
@@ -52,10 +53,9 @@ fn read_context(paths: &[PathBuf], keys: &Masker, terminal: &Terminal) -> Result
         .iter()
         .map(|path| {
             let origin = format!("the context file {}", path.display());
-            let file = std::fs::File::open(path).map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
-            let text = super::checked_text(super::read_limited(file, &origin)?, &origin, super::MAX_CONTEXT_BYTES)?;
+            let text = input::read_text_file(path, &origin)?;
             let path = path.display().to_string();
-            Ok(ContextFile { text: super::without_secrets(&text, &path, keys, terminal), path })
+            Ok(ContextFile { text: input::without_secrets(&text, &path, keys, terminal), path })
         })
         .collect()
 }
@@ -76,7 +76,7 @@ fn brief(
         false => Gathered::default(),
     };
     for (file, what) in &gathered.masked {
-        super::warn_masked(file, what, terminal);
+        input::warn_masked(file, what, terminal);
     }
     let others: Vec<EarlierDecision> =
         gathered.decisions.into_iter().filter(|d| superseded.iter().all(|s| s.path != d.path)).collect();
@@ -132,7 +132,7 @@ fn superseded(
 /// A record named on the command line (`what`: `--supersedes`, `accept`, …) as a path
 /// relative to the root: an id is looked up in the records' front matter; a path must
 /// lead to a markdown file inside the repository, not through a link.
-pub(super) fn locate(root: &Path, target: &str, record: &RecordSettings, what: &str) -> Result<String> {
+pub fn locate(root: &Path, target: &str, record: &RecordSettings, what: &str) -> Result<String> {
     let unknown = |why: String| Error::input(format!("{what} {target}: {why}"));
     let looks_like_id = target.len() == 10 && target.to_ascii_lowercase().starts_with("deb-");
     // A record found by its id gets the checks a path on the command line gets.
@@ -148,7 +148,7 @@ pub(super) fn locate(root: &Path, target: &str, record: &RecordSettings, what: &
                 }
             }
         }
-        false => std::env::current_dir().map_err(Error::WorkingDirectory)?.join(target),
+        false => std::env::current_dir().map_err(crate::repo::RepoError::WorkingDirectory)?.join(target),
     };
     let meta = std::fs::symlink_metadata(&given).map_err(|err| unknown(err.to_string()))?;
     if meta.file_type().is_symlink() || !meta.is_file() {
@@ -182,7 +182,7 @@ pub(super) fn locate(root: &Path, target: &str, record: &RecordSettings, what: &
 }
 
 /// Say what the debaters read, loudly where a part was cut.
-pub(super) fn report(project: &ProjectContext, terminal: &Terminal) {
+pub fn report(project: &ProjectContext, terminal: &Terminal) {
     let whole: Vec<String> = project.sources.iter().filter(|s| !s.cut()).map(|s| s.describe()).collect();
     if !whole.is_empty() {
         terminal.say(&format!("Project context: {}.", whole.join(", ")));

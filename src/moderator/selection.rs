@@ -25,6 +25,16 @@ pub enum SelectionError {
     NoOpposition(String),
 }
 
+impl SelectionError {
+    pub fn exit_code(&self) -> u8 {
+        2
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        None
+    }
+}
+
 /// The moderator's refinement of the keyword panel.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PanelChoice {

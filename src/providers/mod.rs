@@ -103,10 +103,18 @@ impl ProviderError {
         }
     }
 
-    pub fn hint(&self) -> Option<&str> {
+    pub fn exit_code(&self) -> u8 {
         match self {
-            ProviderError::Unavailable { hint, .. } | ProviderError::TimedOut { hint, .. } => Some(hint),
-            ProviderError::Refused { hint, .. } | ProviderError::Setup { hint, .. } => hint.as_deref(),
+            ProviderError::Setup { .. } => 4,
+            ProviderError::Io { .. } => 1,
+            _ => 3,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ProviderError::Unavailable { hint, .. } | ProviderError::TimedOut { hint, .. } => Some(hint.clone()),
+            ProviderError::Refused { hint, .. } | ProviderError::Setup { hint, .. } => hint.clone(),
             ProviderError::Retried { last, .. } => last.hint(),
             ProviderError::ContextLength { .. } | ProviderError::Unusable(_) | ProviderError::Io { .. } => None,
         }

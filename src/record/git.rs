@@ -1,4 +1,4 @@
-//! Committing exactly the record with libgit2 (SPEC §7 "Git").
+//! Committing exactly the record with libgit2 (README, "Git").
 //!
 //! The commit's tree is the branch tip's tree plus the record, built in an in-memory
 //! index, so whatever else the user has staged or modified stays out of the commit and
@@ -16,7 +16,6 @@ use git2::{Commit, ErrorCode, Index, IndexEntry, IndexTime, Oid, Repository, Sig
 use super::sign::Signer;
 use super::{RecordError, Result, failpoint};
 use crate::text::record_number;
-use crate::text::untrusted::one_line;
 
 /// How long the index may stay locked by another process before the record is given up
 /// on (git itself gives up at once).
@@ -31,48 +30,6 @@ pub enum Target {
     Head,
     /// On a new branch from HEAD; the checkout does not change.
     Branch(String),
-}
-
-/// The repository state the record meets.
-pub enum Repo {
-    /// Not inside a git repository.
-    None,
-    Found(Repository),
-}
-
-pub fn open(root: &Path) -> Result<Repo> {
-    match Repository::open(root) {
-        Ok(repo) => Ok(Repo::Found(repo)),
-        Err(err) if err.code() == ErrorCode::NotFound => Ok(Repo::None),
-        Err(err) if err.code() == ErrorCode::Owner => Err(RecordError::NotOwned(root.to_path_buf())),
-        Err(source) => Err(RecordError::OpenRepository { root: root.to_path_buf(), source }),
-    }
-}
-
-/// The git work tree around `dir`, or `None` outside any repository. A bare repository
-/// has none; one that libgit2 will not open (another user's) is an error, never taken
-/// for "no repository".
-pub fn work_tree(dir: &Path) -> Result<Option<std::path::PathBuf>> {
-    match Repository::discover(dir) {
-        Ok(repo) => {
-            repo.workdir().map(|w| Some(w.to_path_buf())).ok_or_else(|| RecordError::Bare(repo.path().to_path_buf()))
-        }
-        Err(err) if err.code() == ErrorCode::Owner => Err(RecordError::NotOwned(dir.to_path_buf())),
-        Err(_) => Ok(None),
-    }
-}
-
-/// The commit HEAD is on, if it is on one: a debate keeps it to know its repository
-/// again should the repository move.
-pub fn head_id(root: &Path) -> Option<String> {
-    let repo = Repository::open(root).ok()?;
-    Some(repo.head().ok()?.target()?.to_string())
-}
-
-/// Whether the repository at `root` holds `commit`.
-pub fn holds_commit(root: &Path, commit: &str) -> bool {
-    let Ok(repo) = Repository::open(root) else { return false };
-    Oid::from_str(commit).is_ok_and(|oid| repo.find_commit(oid).is_ok())
 }
 
 /// HEAD is `commit` or comes after it: the checked-out branch holds what it recorded.
@@ -98,35 +55,12 @@ pub fn is_detached(repo: &Repository) -> bool {
     repo.head_detached().unwrap_or(false)
 }
 
-/// The identity for the commit, and a warning when git config has none.
-pub fn identity(repo: &Repository) -> Result<(Signature<'static>, Option<String>)> {
-    match repo.signature() {
-        Ok(signature) => Ok((signature, None)),
-        Err(_) => {
-            let fallback = Signature::now("debate", "debate@localhost")?;
-            let warning = "no git identity (user.name and user.email) is configured; committed as \"debate <debate@localhost>\" — set one with `git config --global user.email you@example.com`".to_string();
-            Ok((fallback, Some(warning)))
-        }
-    }
-}
-
-/// The name of the git identity (`user.name`) in `repo`, or in the user's git
-/// configuration outside a repository; `None` when none is configured.
-pub fn user_name(repo: Option<&Repository>) -> Option<String> {
-    let config = match repo {
-        Some(repo) => repo.config().ok()?,
-        None => git2::Config::open_default().ok()?,
-    };
-    // The name goes into records and commit messages: one line, no control characters.
-    config.get_string("user.name").ok().map(|name| one_line(&name)).filter(|name| !name.is_empty())
-}
-
 /// The web page of `relative` on `branch` (else the checked-out branch) at the remote
 /// `origin`, when that is a GitHub, GitLab, Bitbucket or Codeberg address: the branch
 /// and the URL. The remote is the repository's own setting, so only an address made of
 /// plain characters becomes a link.
 pub fn web_url(root: &Path, branch: Option<&str>, relative: &str) -> Option<(String, String)> {
-    let Ok(Repo::Found(repo)) = open(root) else { return None };
+    let Ok(Some(repo)) = crate::repo::open(root) else { return None };
     let remote = repo.find_remote("origin").ok()?;
     let (host, path) = forge_path(remote.url().ok()?)?;
     let branch = match branch {
@@ -157,7 +91,7 @@ fn forge_path(url: &str) -> Option<(String, String)> {
 /// Keep `pattern` out of git in this clone (`.git/info/exclude`), once; a repository
 /// that cannot take it is left as it is.
 pub fn exclude(root: &Path, pattern: &str) {
-    let Ok(Repo::Found(repo)) = open(root) else { return };
+    let Ok(Some(repo)) = crate::repo::open(root) else { return };
     let path = repo.path().join("info").join("exclude");
     let existing = std::fs::read_to_string(&path).unwrap_or_default();
     if existing.lines().any(|l| l.trim() == pattern) {

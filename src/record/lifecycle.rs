@@ -78,10 +78,7 @@ pub struct Changed {
 pub fn change(request: &Request) -> Result<Changed> {
     let (root, relative) = (request.root, request.relative);
     let path = root.join(relative);
-    let repo = match git::open(root)? {
-        git::Repo::Found(repo) => Some(repo),
-        git::Repo::None => None,
-    };
+    let repo = crate::repo::open(root)?;
     let shown = relative.display();
     let not_committed = match &repo {
         None => Some((
@@ -111,7 +108,7 @@ pub fn change(request: &Request) -> Result<Changed> {
     if previous.to_lowercase().starts_with("superseded") {
         return Err(RecordError::Superseded { path, status: previous });
     }
-    let by = git::user_name(repo.as_ref());
+    let by = crate::repo::user_name(repo.as_ref());
     let entry = status::Entry { date: request.date, by: by.as_deref() };
     let content =
         status::transition(&text, request.verdict.status(), entry).ok_or(RecordError::NoStatus(path.clone()))?;
@@ -142,7 +139,7 @@ pub fn change(request: &Request) -> Result<Changed> {
     if !(on_disk == base || on_disk == content.as_bytes()) || !staged_ours {
         return Err(RecordError::Changed(path));
     }
-    let (signature, warning) = git::identity(&repo)?;
+    let (signature, warning) = crate::repo::identity(&repo)?;
     changed.warnings.extend(warning);
     let signer = Signer::for_repository(&repo, signature.email().ok())?;
     if let Some(signer) = &signer {

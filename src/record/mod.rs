@@ -29,14 +29,8 @@ pub use worktree::WorkTree;
 pub enum RecordError {
     #[error("git: {}", .0.message())]
     Git(#[from] git2::Error),
-    #[error("cannot open the git repository at {}: {}", root.display(), source.message())]
-    OpenRepository {
-        root: PathBuf,
-        #[source]
-        source: git2::Error,
-    },
-    #[error("{} is a bare git repository: there is no work tree to write a record into", .0.display())]
-    Bare(PathBuf),
+    #[error(transparent)]
+    Repository(#[from] crate::repo::RepoError),
     #[error("cannot write {}: {source}", path.display())]
     Write {
         path: PathBuf,
@@ -89,8 +83,6 @@ pub enum RecordError {
     Busy(String),
     #[error("{0}")]
     Sign(String),
-    #[error("git refuses the repository at {}: it belongs to another user", .0.display())]
-    NotOwned(PathBuf),
     #[error("{} is a symbolic link{}: debate writes records only into directories inside the repository", path.display(), target.as_ref().map(|t| format!(" to {}", t.display())).unwrap_or_default())]
     Symlink { path: PathBuf, target: Option<PathBuf> },
     #[error("{} is a file, not a directory to write records into", .0.display())]
@@ -124,12 +116,21 @@ pub enum RecordError {
 }
 
 impl RecordError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RecordError::InvalidBranchName(_) | RecordError::BranchExists(_) | RecordError::Superseded { .. } => 2,
+            RecordError::ReadTemplate { .. } | RecordError::Template { .. } => 4,
+            RecordError::Repository(err) => err.exit_code(),
+            _ => 5,
+        }
+    }
+
     pub fn hint(&self) -> Option<String> {
         Some(match self {
-            RecordError::Git(_) | RecordError::OpenRepository { .. } => {
+            RecordError::Repository(err) => return err.hint(),
+            RecordError::Git(_) => {
                 "the record file is kept; fix the repository and run `debate --resume` again".into()
             }
-            RecordError::Bare(_) => "run debate inside a checkout (a clone with a working tree)".into(),
             RecordError::Write { source, .. } if source.raw_os_error() == Some(libc::ENOSPC) => {
                 "the disk is full: free some space, then `debate --resume ID` writes the record (the debate itself is kept)"
                     .into()
@@ -157,10 +158,6 @@ impl RecordError {
                 "fix commit signing (check with `git commit -S --allow-empty`) or turn commit.gpgsign off, then `debate --resume`"
                     .into()
             }
-            RecordError::NotOwned(path) => format!(
-                "if you trust it, run `git config --global --add safe.directory {}` (as git asks), then run debate again",
-                path.display()
-            ),
             RecordError::Moved { id, .. } => format!("run `debate --resume {id}` inside the repository where it is now"),
             RecordError::Symlink { .. } | RecordError::NotADirectory(_) | RecordError::NotAFile(_) => {
                 "make it a real directory inside the repository, or set record.directory to one".into()
@@ -202,10 +199,7 @@ fn plan_path(state: &DebateState) -> Result<PathBuf> {
     let settings = &state.snapshot.record;
     let root = Path::new(&state.repo_root);
     let directory = root.join(&settings.directory.0);
-    let repo = match git::open(root)? {
-        git::Repo::Found(repo) => Some(repo),
-        git::Repo::None => None,
-    };
+    let repo = crate::repo::open(root)?;
     let mut taken = numbers_in(&directory);
     if let Some(repo) = &repo {
         taken.extend(git::numbers_on_branches(repo, Path::new(&settings.directory.0)));
@@ -260,9 +254,9 @@ fn taken_by_another(state: &DebateState, templates: &Templates, path: &Path) -> 
         Some(name) => git::Target::Branch(name.clone()),
         None => git::Target::Head,
     };
-    Ok(match git::open(Path::new(&state.repo_root))? {
-        git::Repo::Found(repo) => git::find_existing(&repo, &target, &state.id, state.revisions.len()).is_none(),
-        git::Repo::None => true,
+    Ok(match crate::repo::open(Path::new(&state.repo_root))? {
+        Some(repo) => git::find_existing(&repo, &target, &state.id, state.revisions.len()).is_none(),
+        None => true,
     })
 }
 
@@ -292,10 +286,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
     let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
     let mut published =
         Published { path: path.to_path_buf(), commit: None, branch: None, not_committed: None, warnings: Vec::new() };
-    let repo = match git::open(root)? {
-        git::Repo::Found(repo) => Some(repo),
-        git::Repo::None => None,
-    };
+    let repo = crate::repo::open(root)?;
     let branch = state.snapshot.branch.clone();
     let not_committed = match &repo {
         None => Some((
@@ -373,7 +364,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
             if let (git::Target::Branch(name), true) = (&target, state.revisions.is_empty()) {
                 git::check_new_branch(&repo, name)?;
             }
-            let (signature, warning) = git::identity(&repo)?;
+            let (signature, warning) = crate::repo::identity(&repo)?;
             published.warnings.extend(warning);
             let signer = Signer::for_repository(&repo, signature.email().ok())?;
             let message = commit_message(state);
@@ -408,7 +399,7 @@ pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits
     let path = PathBuf::from(state.record_path.clone().unwrap_or_default());
     let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.clone()))?;
     let tree = WorkTree::open(root)?;
-    let (git::Repo::Found(repo), Some(commit)) = (git::open(root)?, state.commit_id.as_deref()) else {
+    let (Some(repo), Some(commit)) = (crate::repo::open(root)?, state.commit_id.as_deref()) else {
         // Never committed: the file must still be what the debate wrote.
         let written = tree.read(relative)?.map(|b| String::from_utf8_lossy(&b).into_owned());
         let rendered = templates.decision(state, &path)?.decision;
@@ -455,7 +446,7 @@ pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits
 /// The record as the debate's commit holds it (a `--branch` record is in no work tree).
 pub fn committed(state: &DebateState) -> Option<Vec<u8>> {
     let root = Path::new(&state.repo_root);
-    let git::Repo::Found(repo) = git::open(root).ok()? else { return None };
+    let repo = crate::repo::open(root).ok()??;
     let commit = repo.find_commit(git2::Oid::from_str(state.commit_id.as_deref()?).ok()?).ok()?;
     let relative = Path::new(state.record_path.as_deref()?).strip_prefix(root).ok()?;
     git::read_in(&repo, Some(&commit.tree().ok()?), relative)
@@ -566,10 +557,10 @@ fn write_ours(state: &DebateState, path: &Path, text: String, keep_status: bool)
 /// a debate spends anything, and again when the record is written.
 pub fn preflight(repo_root: &Path, settings: &RecordSettings, on_branch: bool) -> Result<()> {
     check_directory(repo_root, Path::new(&settings.directory.0))?;
-    let git::Repo::Found(repo) = git::open(repo_root)? else { return Ok(()) };
+    let Some(repo) = crate::repo::open(repo_root)? else { return Ok(()) };
     let commits = settings.commit && (on_branch || !git::is_detached(&repo));
     if commits {
-        let (signature, _) = git::identity(&repo)?;
+        let (signature, _) = crate::repo::identity(&repo)?;
         if let Some(signer) = Signer::for_repository(&repo, signature.email().ok())? {
             signer.check()?;
         }

@@ -21,10 +21,7 @@ pub struct Superseded {
 /// debate can rewrite and, when the mark is to be committed on this branch, has no
 /// changes of its own that are not committed. Checked before a debate starts.
 pub fn check(root: &Path, relative: &Path, committed: bool) -> Result<()> {
-    let repo = match git::open(root)? {
-        git::Repo::Found(repo) if committed => Some(repo),
-        _ => None,
-    };
+    let repo = crate::repo::open(root)?.filter(|_| committed);
     let target = repo.as_ref().map(|_| git::Target::Head);
     marked(root, relative, repo.as_ref(), target.as_ref(), "superseded", None).map(drop)
 }
@@ -41,7 +38,7 @@ pub fn changes(
 ) -> Result<Vec<Superseded>> {
     let root = Path::new(&state.repo_root);
     let new_title = markdown::link_text(&state.title);
-    let (date, by) = (super::date_of(state), git::user_name(repo));
+    let (date, by) = (super::date_of(state), crate::repo::user_name(repo));
     let entry = status::Entry { date: &date, by: by.as_deref() };
     state
         .snapshot

@@ -219,7 +219,7 @@ pub async fn start(
     body: Result<Json<NewDebate>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let Json(debate) = body.map_err(ApiError::rejected)?;
-    // `-` would make the command read its question from the server's stdin.
+    // On a command line `-` reads stdin; from the dashboard it is no question at all.
     if debate.question.trim() == "-" {
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "the question is \"-\"").hint("ask a question"));
     }

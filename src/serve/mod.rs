@@ -79,25 +79,6 @@ fn checkpoints_on() -> bool {
     true
 }
 
-impl NewDebate {
-    /// The command line that starts the same debate, after `debate`: the commands check
-    /// it exactly as they check a terminal's.
-    pub fn args(&self) -> Vec<String> {
-        let mut args = Vec::new();
-        if let Some(n) = self.perspectives {
-            args.extend(["--perspectives".to_string(), n.to_string()]);
-        }
-        if let Some(n) = self.max_rounds {
-            args.extend(["--max-rounds".to_string(), n.to_string()]);
-        }
-        if !self.checkpoints {
-            args.push("--no-checkpoints".into());
-        }
-        args.extend(["--".to_string(), self.question.clone()]);
-        args
-    }
-}
-
 /// Everything the handlers share.
 struct App {
     db: PathBuf,

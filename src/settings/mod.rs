@@ -29,6 +29,14 @@ pub struct SettingsError {
 }
 
 impl SettingsError {
+    pub fn exit_code(&self) -> u8 {
+        4
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        self.hint.clone()
+    }
+
     fn new(message: impl Into<String>) -> SettingsError {
         SettingsError { message: message.into(), hint: None }
     }

@@ -73,7 +73,17 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    pub fn hint(&self) -> Option<&'static str> {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            StoreError::UnknownId(_) | StoreError::TooShort(_) | StoreError::Ambiguous { .. } => 2,
+            StoreError::CreateDir { .. } | StoreError::Open { .. } | StoreError::Newer { .. } | StoreError::NoHome => 4,
+            // EX_TEMPFAIL: try again once the other process is done.
+            StoreError::Running { .. } | StoreError::LeaseLost(_) | StoreError::SavedElsewhere(_) => 75,
+            _ => 1,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
         Some(match self {
             StoreError::CreateDir { .. } | StoreError::Open { .. } | StoreError::NoHome => {
                 "pass a writable --db path or set DEBATE_HOME"
@@ -96,7 +106,8 @@ impl StoreError {
             StoreError::Running { .. } => {
                 "let it finish or pause it there; if that process is gone, its lease is taken over at once"
             }
-        })
+        }
+        .to_string())
     }
 }
 

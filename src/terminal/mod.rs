@@ -31,6 +31,16 @@ const WARNING: Style = AnsiColor::Yellow.on_default();
 #[error("cannot write to stdout: {0}")]
 pub struct OutputError(#[from] std::io::Error);
 
+impl OutputError {
+    pub fn exit_code(&self) -> u8 {
+        1
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        None
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verbosity {
     Quiet,

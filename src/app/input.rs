@@ -1,0 +1,104 @@
+//! What the user hands a command as text: the question (argument, file or stdin) and
+//! the `--context` files, checked (UTF-8, not binary, not huge) and with every secret
+//! masked before anything stores, sends or writes them.
+
+use std::io::Read;
+
+use super::request::QuestionSource;
+use crate::error::{Error, Result};
+use crate::terminal::Terminal;
+use crate::text::secrets::{self, Masker};
+
+/// Largest question we accept, from any source.
+const MAX_QUESTION_BYTES: usize = 16 * 1024;
+/// Largest `--context` file.
+pub const MAX_CONTEXT_BYTES: usize = 256 * 1024;
+
+/// The question: UTF-8 text, not empty, not binary, not huge.
+pub fn read_question(source: &QuestionSource) -> Result<String> {
+    let (bytes, origin) = match source {
+        QuestionSource::Text(q) => (q.clone().into_bytes(), "the question".to_string()),
+        QuestionSource::Stdin => (read_limited(std::io::stdin().lock(), "stdin")?, "the question on stdin".into()),
+        QuestionSource::File(path) => {
+            let file = std::fs::File::open(path)
+                .map_err(|err| Error::input(format!("cannot read the question file {}: {err}", path.display())))?;
+            (read_limited(file, &path.display().to_string())?, format!("the question file {}", path.display()))
+        }
+    };
+    let text = checked_text(bytes, &origin, MAX_QUESTION_BYTES)?;
+    let question = text.trim().to_string();
+    if question.is_empty() {
+        return Err(Error::input(format!("{origin} is empty"))
+            .with_hint("ask a question with a decision in it, e.g. \"Redis or Postgres for caching?\""));
+    }
+    Ok(question)
+}
+
+/// A file the debaters may read, whole (the budget cuts it later).
+pub fn read_text_file(path: &std::path::Path, origin: &str) -> Result<String> {
+    let file = std::fs::File::open(path).map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
+    checked_text(read_limited(file, origin)?, origin, MAX_CONTEXT_BYTES)
+}
+
+fn read_limited(reader: impl Read, origin: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_CONTEXT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
+    Ok(bytes)
+}
+
+fn checked_text(bytes: Vec<u8>, origin: &str, limit: usize) -> Result<String> {
+    if bytes.len() > limit {
+        return Err(Error::input(format!("{origin} is larger than {} KiB", limit / 1024))
+            .with_hint("shorten it; put background material in a --context file"));
+    }
+    if bytes.contains(&0) {
+        return Err(
+            Error::input(format!("{origin} looks binary (it contains NUL bytes)")).with_hint("pass a UTF-8 text file")
+        );
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| Error::input(format!("{origin} is not valid UTF-8")).with_hint("convert it to UTF-8"))
+}
+
+/// `text` with every known key and everything shaped like a credential masked, and a
+/// warning for each kind found: nothing of it is stored, sent or written.
+pub fn without_secrets(text: &str, origin: &str, keys: &Masker, terminal: &Terminal) -> String {
+    let (masked, found) = secrets::scrub(text, keys);
+    for what in found {
+        warn_masked(origin, &what, terminal);
+    }
+    masked
+}
+
+pub fn warn_masked(origin: &str, what: &str, terminal: &Terminal) {
+    terminal.warn(&secrets::masked_warning(origin, what));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_is_trimmed_and_must_say_something() {
+        let read = |q: &str| read_question(&QuestionSource::Text(q.into()));
+        assert_eq!(read("  Redis or Postgres?\n").unwrap(), "Redis or Postgres?");
+        assert_eq!(read(" \n ").unwrap_err().to_string(), "the question is empty");
+        assert!(read(&"x".repeat(MAX_QUESTION_BYTES + 1)).unwrap_err().to_string().contains("larger than 16 KiB"));
+    }
+
+    #[test]
+    fn binary_and_non_utf8_text_are_refused() {
+        assert!(checked_text(vec![b'a', 0], "f", 10).unwrap_err().to_string().contains("binary"));
+        assert!(checked_text(vec![0xff], "f", 10).unwrap_err().to_string().contains("UTF-8"));
+    }
+
+    #[test]
+    fn a_missing_question_file_is_named() {
+        let err = read_question(&QuestionSource::File("/nonexistent/q.txt".into())).unwrap_err();
+        assert!(err.to_string().starts_with("cannot read the question file /nonexistent/q.txt"), "{err}");
+        assert_eq!(err.exit_code(), 2);
+    }
+}

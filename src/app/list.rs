@@ -1,0 +1,45 @@
+//! `--list` and `--show`: the debates of this repository (or all), and one debate in
+//! full, as text or JSON.
+
+use std::path::Path;
+
+use super::{existing, report};
+use crate::error::Result;
+use crate::model::Listing;
+use crate::store::Store;
+use crate::terminal;
+use crate::view::{Detail, Summary};
+
+pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
+    let root = crate::repo::around_working_directory()?;
+    let scope = if all { "in any repository".to_string() } else { format!("in {}", root.display()) };
+    let rows: Vec<Listing> = match Store::open_existing(db_path)? {
+        Some(store) => store.list((!all).then(|| root.to_string_lossy()).as_deref(), limit)?,
+        None => Vec::new(),
+    };
+    if json {
+        let summaries: Vec<Summary> = rows
+            .iter()
+            .map(|row| Summary {
+                issue_draft: report::issue_draft(&row.repository, &row.id, &row.title),
+                ..Summary::from(row)
+            })
+            .collect();
+        terminal::print_json(&summaries)?;
+    } else {
+        terminal::list::print(&rows, &scope)?;
+    }
+    Ok(())
+}
+
+pub fn show(db_path: &Path, id: &str, json: bool) -> Result<()> {
+    let state = existing::load(db_path, id)?.1;
+    if json {
+        let mut detail = Detail::of(&state);
+        detail.summary.issue_draft = report::issue_draft(&state.repo_root, &state.id, state.decision_title());
+        terminal::print_json(&detail)?;
+    } else {
+        terminal::print_out(&terminal::show::text(&state))?;
+    }
+    Ok(())
+}

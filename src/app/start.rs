@@ -1,0 +1,174 @@
+//! `debate QUESTION`: a new debate, every input checked before it is stored, then run
+//! until it completes or pauses; and `--context-preview`, what it would read.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::drive::{self, Run};
+use super::input::{self, without_secrets};
+use super::project::{self, Groundwork};
+use super::request::StartRequest;
+use crate::catalog::Catalog;
+use crate::error::{Error, Result};
+use crate::model::{Clarification, Clarified, DebateState, Events, PanelSize, Snapshot};
+use crate::moderator::{analysis, selection};
+use crate::providers;
+use crate::record::{self, Templates};
+use crate::settings;
+use crate::store::{NewDebate, Store};
+use crate::terminal::{self, Terminal, prompt};
+use crate::text::secrets;
+use crate::view::ContextView;
+
+/// A new debate in the repository at `root`, run until it completes or pauses. The
+/// engine's events go to `events` when another front end (the dashboard) takes them,
+/// else to the terminal.
+pub async fn run(
+    request: &StartRequest,
+    db_path: &Path,
+    root: &Path,
+    terminal: &mut Terminal,
+    mut events: Option<&mut dyn Events>,
+) -> Result<DebateState> {
+    let question = input::read_question(&request.question)?;
+    let root = root.to_path_buf();
+    let loaded = settings::load(&root, request.config.as_deref(), &request.flags)?;
+    let catalog = Catalog::build(&loaded.overlays)?;
+    let roles = providers::choose_roles(&loaded.settings, request.offline)?;
+    let definitions = providers::definitions(&loaded.settings, &roles.all())?;
+    let providers::Roles { moderator, debater, seat_models } = roles;
+    let debaters = if seat_models.is_empty() { vec![debater.clone()] } else { seat_models.clone() };
+    let providers = providers::build_panel(&moderator, &debaters, &definitions, &loaded.settings)?;
+    let question = without_secrets(&question, "the question", &providers.secrets, terminal);
+    let Groundwork { project, context, supersedes, record: record_settings } =
+        project::groundwork(request, &root, &loaded, &question, &providers.secrets, terminal)?;
+    project::report(&project, terminal);
+    for earlier in &supersedes {
+        terminal.say(&format!("This debate's record will supersede {} (\"{}\").", earlier.path, earlier.title));
+    }
+    let templates = Templates::load(&root)?;
+    let requested_branch = request.branch.as_deref();
+    if let Some(name) = requested_branch {
+        check_branch(&root, name)?;
+    }
+    record::preflight(&root, &record_settings, requested_branch.is_some())?;
+
+    // A vague question gets the moderator's clarifying question when someone can answer;
+    // the answer becomes part of what is analysed and debated.
+    let mut analysis = analysis::analyse(&question);
+    let rules = &loaded.settings.debate;
+    let clarification = match analysis.vague && rules.checkpoints {
+        true => {
+            let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
+            tokio::select! {
+                clarified = clarify(drive::hearer(terminal, events.as_deref_mut()), &question, patience) => clarified?,
+                // Nothing is stored yet: a signal ends the command, the terminal restored.
+                signal = drive::stop_signal() => return Err(Error::Stopped { signal: signal? }),
+            }
+        }
+        false => None,
+    }
+    .map(|c| Clarification { answer: without_secrets(&c.answer, "your answer", &providers.secrets, terminal), ..c });
+    let subject = match &clarification {
+        Some(c) => format!("{question}\n{}", c.answer),
+        None => question.clone(),
+    };
+    if clarification.is_some() {
+        analysis = analysis::analyse(&subject);
+    }
+    let requested_size = match loaded.settings.debate.default_perspectives {
+        PanelSize::Fixed(n) => Some(n),
+        PanelSize::Auto => None,
+    };
+    let wanted = selection::Request { size: requested_size, forced: &request.with };
+    let panel = selection::select(&catalog, &subject, &analysis, &wanted)?;
+
+    // Every input is checked; from here on the debate is stored.
+    let store = Store::open(db_path)?;
+    let id = new_id(&store);
+    let title = record::title_of(&question);
+    let snapshot = Snapshot {
+        debate: loaded.settings.debate.clone(),
+        record: record_settings,
+        moderator,
+        debater,
+        seat_models,
+        decision_makers: crate::repo::user_name(crate::repo::open(&root)?.as_ref()).into_iter().collect(),
+        context,
+        requested_size,
+        forced: request.with.clone(),
+        providers: definitions,
+        started_on: crate::repo::head_id(&root),
+        branch: requested_branch.map(|name| match name {
+            "" => record::default_branch(&id, &title),
+            name => name.to_string(),
+        }),
+        project,
+        supersedes,
+    };
+    store.create_debate(&NewDebate {
+        id: &id,
+        question: &question,
+        title: &title,
+        repo_root: &root.to_string_lossy(),
+        snapshot: &snapshot,
+        analysis: &analysis,
+        panel: &panel,
+        clarification: clarification.as_ref(),
+    })?;
+    let lease = store.acquire(&id)?;
+    terminal.say(&format!("Debate {id}: {title}"));
+    drive::announce_providers(&providers, terminal);
+    let run = Run { providers, catalog: &catalog, templates: &templates };
+    drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
+}
+
+/// `--branch` needs a repository with a valid, unused branch name.
+pub fn check_branch(root: &Path, name: &str) -> Result<()> {
+    match crate::repo::open(root)? {
+        None => Err(Error::input("--branch needs a git repository")
+            .with_hint("run debate inside a git work tree, or drop --branch")),
+        // The default name holds the new debate's id, so it cannot be taken yet.
+        Some(_) if name.is_empty() => Ok(()),
+        Some(repo) => Ok(record::git::check_new_branch(&repo, name)?),
+    }
+}
+
+/// Ask the clarifying question, when someone can answer; an empty answer debates the
+/// question as it is.
+async fn clarify(events: &mut dyn Events, question: &str, patience: Duration) -> Result<Option<Clarification>> {
+    let Some(answer) = events.clarify(question, patience) else { return Ok(None) };
+    match answer.await {
+        Clarified::Answer(answer) => Ok(Some(Clarification { question: prompt::CLARIFYING_QUESTION.into(), answer })),
+        Clarified::Skipped => Ok(None),
+        Clarified::Interrupted => Err(Error::interrupted("interrupted before the debate started; nothing was saved")),
+    }
+}
+
+fn new_id(store: &Store) -> String {
+    const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    loop {
+        let id: String = (0..6).map(|_| ALPHABET[fastrand::usize(..ALPHABET.len())] as char).collect();
+        let id = format!("DEB-{id}");
+        if store.resolve_id(&id).is_err() {
+            return id;
+        }
+    }
+}
+
+/// `--context-preview`: what the debaters would read about the project, on stdout,
+/// without storing anything or calling a model.
+pub fn preview(request: &StartRequest, json: bool, terminal: &Terminal) -> Result<()> {
+    let question = input::read_question(&request.question)?;
+    let root = crate::repo::around_working_directory()?;
+    let loaded = settings::load(&root, request.config.as_deref(), &request.flags)?;
+    secrets::guard(providers::configured_keys(&loaded.settings));
+    let keys = secrets::keys();
+    let question = without_secrets(&question, "the question", &keys, terminal);
+    let Groundwork { project, .. } = project::groundwork(request, &root, &loaded, &question, &keys, terminal)?;
+    match json {
+        true => terminal::print_json(&ContextView::of(&project))?,
+        false => terminal::print_out(&terminal::show::context(&project))?,
+    }
+    Ok(())
+}

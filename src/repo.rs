@@ -1,0 +1,126 @@
+//! The git repository a command works in: finding it, opening it (never another user's
+//! by mistake), who the user is in it, and what its HEAD holds. Writing and committing
+//! records is `record`'s; this is only where the repository is and whose it is.
+
+use std::path::{Path, PathBuf};
+
+use git2::{ErrorCode, Oid, Repository, Signature};
+
+use crate::text::untrusted::one_line;
+
+/// Why the repository around the work cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RepoError {
+    #[error("cannot read the working directory: {0}")]
+    WorkingDirectory(#[source] std::io::Error),
+    #[error("cannot open the git repository at {}: {}", root.display(), source.message())]
+    Open {
+        root: PathBuf,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("{} is a bare git repository: there is no work tree to write a record into", .0.display())]
+    Bare(PathBuf),
+    #[error("git refuses the repository at {}: it belongs to another user", .0.display())]
+    NotOwned(PathBuf),
+    #[error("git: {}", .0.message())]
+    Git(#[from] git2::Error),
+}
+
+impl RepoError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RepoError::WorkingDirectory(_) => 1,
+            _ => 5,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            RepoError::WorkingDirectory(_) => return None,
+            RepoError::Open { .. } | RepoError::Git(_) => {
+                "the record file is kept; fix the repository and run `debate --resume` again".into()
+            }
+            RepoError::Bare(_) => "run debate inside a checkout (a clone with a working tree)".into(),
+            RepoError::NotOwned(path) => format!(
+                "if you trust it, run `git config --global --add safe.directory {}` (as git asks), then run debate again",
+                path.display()
+            ),
+        })
+    }
+}
+
+pub type Result<T, E = RepoError> = std::result::Result<T, E>;
+
+/// The repository at `root`; `None` when `root` is not in one.
+pub fn open(root: &Path) -> Result<Option<Repository>> {
+    match Repository::open(root) {
+        Ok(repo) => Ok(Some(repo)),
+        Err(err) if err.code() == ErrorCode::NotFound => Ok(None),
+        Err(err) if err.code() == ErrorCode::Owner => Err(RepoError::NotOwned(root.to_path_buf())),
+        Err(source) => Err(RepoError::Open { root: root.to_path_buf(), source }),
+    }
+}
+
+/// The git work tree around `dir`, or `None` outside any repository. A bare repository
+/// has none; one that libgit2 will not open (another user's) is an error, never taken
+/// for "no repository".
+pub fn work_tree(dir: &Path) -> Result<Option<PathBuf>> {
+    match Repository::discover(dir) {
+        Ok(repo) => {
+            repo.workdir().map(|w| Some(w.to_path_buf())).ok_or_else(|| RepoError::Bare(repo.path().to_path_buf()))
+        }
+        Err(err) if err.code() == ErrorCode::Owner => Err(RepoError::NotOwned(dir.to_path_buf())),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The repository a command is about: the git work tree around the working directory,
+/// else the working directory itself.
+pub fn around_working_directory() -> Result<PathBuf> {
+    let cwd = std::env::current_dir().map_err(RepoError::WorkingDirectory)?;
+    Ok(canonical(&work_tree(&cwd)?.unwrap_or(cwd)))
+}
+
+/// One spelling of a directory: resolved, without the trailing slash git2 reports work
+/// trees with, so paths compare and `--list` filters match.
+pub fn canonical(path: &Path) -> PathBuf {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    PathBuf::from(path.to_string_lossy().trim_end_matches('/'))
+}
+
+/// The commit HEAD is on, if it is on one: a debate keeps it to know its repository
+/// again should the repository move.
+pub fn head_id(root: &Path) -> Option<String> {
+    let repo = Repository::open(root).ok()?;
+    Some(repo.head().ok()?.target()?.to_string())
+}
+
+/// Whether the repository at `root` holds `commit`.
+pub fn holds_commit(root: &Path, commit: &str) -> bool {
+    let Ok(repo) = Repository::open(root) else { return false };
+    Oid::from_str(commit).is_ok_and(|oid| repo.find_commit(oid).is_ok())
+}
+
+/// The identity for a commit, and a warning when git config has none.
+pub fn identity(repo: &Repository) -> Result<(Signature<'static>, Option<String>)> {
+    match repo.signature() {
+        Ok(signature) => Ok((signature, None)),
+        Err(_) => {
+            let fallback = Signature::now("debate", "debate@localhost")?;
+            let warning = "no git identity (user.name and user.email) is configured; committed as \"debate <debate@localhost>\" — set one with `git config --global user.email you@example.com`".to_string();
+            Ok((fallback, Some(warning)))
+        }
+    }
+}
+
+/// The name of the git identity (`user.name`) in `repo`, or in the user's git
+/// configuration outside a repository; `None` when none is configured.
+pub fn user_name(repo: Option<&Repository>) -> Option<String> {
+    let config = match repo {
+        Some(repo) => repo.config().ok()?,
+        None => git2::Config::open_default().ok()?,
+    };
+    // The name goes into records and commit messages: one line, no control characters.
+    config.get_string("user.name").ok().map(|name| one_line(&name)).filter(|name| !name.is_empty())
+}
