@@ -71,7 +71,7 @@ impl<'a> Indexer<'a> {
                 && let Some(root) = self.repo.workdir()
                 && WorkTree::open(root)?.read(&relative)?.as_deref() != Some(content.as_slice())
             {
-                super::replace_file(root, &relative, &content)?;
+                WorkTree::open(root)?.replace(&relative, &content)?;
                 self.written.push(content.clone());
             }
             indexes.push(git::Derived { relative, content });

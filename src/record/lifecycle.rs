@@ -6,8 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::sign::Signer;
-use super::{RecordError, Result, WorkTree, git, index, status};
+use super::commit::{self, Written};
+use super::git::{self, Target};
+use super::{RecordError, Result, WorkTree, status};
 use crate::adr;
 use crate::model::{RecordSettings, TITLE_LIMIT};
 use crate::text::shorten;
@@ -79,23 +80,8 @@ pub fn change(request: &Request) -> Result<Changed> {
     let (root, relative) = (request.root, request.relative);
     let path = root.join(relative);
     let repo = crate::repo::open(root)?;
-    let shown = relative.display();
-    let not_committed = match &repo {
-        None => Some((
-            "not a git repository".to_string(),
-            Some(format!("{} is not a git repository; the new status was written but not committed", root.display())),
-        )),
-        Some(_) if !request.settings.commit => {
-            Some(("committing is off (--no-commit or record.commit: false)".to_string(), None))
-        }
-        Some(repo) if git::is_detached(repo) => Some((
-            "HEAD is detached".to_string(),
-            Some(format!(
-                "HEAD is detached, so the new status was written but not committed; commit it yourself (git add {shown} && git commit)"
-            )),
-        )),
-        Some(_) => None,
-    };
+    let not_committed =
+        commit::held_back(root, repo.as_ref(), request.settings.commit, &Target::Head, relative, Written::Status);
     let on_disk = WorkTree::open(root)?.read_existing(relative)?;
     // A commit changes the record as HEAD has it (a record not committed yet: as it is).
     let committed = repo.as_ref().filter(|_| not_committed.is_none()).and_then(|r| git::read_at_head(r, relative));
@@ -126,7 +112,7 @@ pub fn change(request: &Request) -> Result<Changed> {
         return Ok(changed);
     }
     let (Some(repo), None) = (repo, &not_committed) else {
-        super::replace_file(root, relative, content.as_bytes())?;
+        WorkTree::open(root)?.replace(relative, content.as_bytes())?;
         let (why, warning) = not_committed.unwrap_or_default();
         changed.not_committed = Some(why);
         changed.warnings.extend(warning);
@@ -139,22 +125,14 @@ pub fn change(request: &Request) -> Result<Changed> {
     if !(on_disk == base || on_disk == content.as_bytes()) || !staged_ours {
         return Err(RecordError::Changed(path));
     }
-    let (signature, warning) = crate::repo::identity(&repo)?;
-    changed.warnings.extend(warning);
-    let signer = Signer::for_repository(&repo, signature.email().ok())?;
-    if let Some(signer) = &signer {
-        signer.check()?;
-    }
+    commit::check_signing(&repo)?;
     if on_disk != content.as_bytes() {
-        super::replace_file(root, relative, content.as_bytes())?;
+        WorkTree::open(root)?.replace(relative, content.as_bytes())?;
     }
     let message = message(request.verdict, &text, relative, &previous);
-    let authored = git::Authored { message: &message, signature: &signature, signer: signer.as_ref() };
     let change = [git::Change { relative, content: content.as_bytes() }];
-    let mut index = index::Indexer::new(&repo, &git::Target::Head, request.settings);
-    let commit = git::commit_record(&repo, &git::Target::Head, &change, &mut |p, c| index.derive(p, c), &authored)?;
-    changed.warnings.extend(index.warnings());
-    changed.warnings.extend(super::hooks_warning(&repo));
+    let (commit, warnings) = commit::commit(&repo, &Target::Head, &change, &message, request.settings)?;
+    changed.warnings.extend(warnings);
     changed.commit = Some(commit.to_string());
     Ok(changed)
 }

@@ -14,38 +14,15 @@ use serde_json::{Map, Value, json};
 
 use crate::model::ProviderDef;
 use crate::model::{CatalogFile, CatalogOverlay, DebateSettings, RecordSettings};
+mod error;
+mod paths;
 mod trust;
 
 pub use crate::model::{ProviderKind, TokenParameter};
 use crate::text::yaml;
+pub use error::SettingsError;
+pub use paths::{data_dir, repository_settings, user_settings_path};
 pub use trust::{Sensitive, TrustStore, digest};
-
-/// A settings file, variable or value that cannot be used: what is wrong, and what to do.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{message}")]
-pub struct SettingsError {
-    pub message: String,
-    pub hint: Option<String>,
-}
-
-impl SettingsError {
-    pub fn exit_code(&self) -> u8 {
-        4
-    }
-
-    pub fn hint(&self) -> Option<String> {
-        self.hint.clone()
-    }
-
-    fn new(message: impl Into<String>) -> SettingsError {
-        SettingsError { message: message.into(), hint: None }
-    }
-
-    fn with_hint(mut self, hint: impl Into<String>) -> SettingsError {
-        self.hint = Some(hint.into());
-        self
-    }
-}
 
 type Result<T, E = SettingsError> = std::result::Result<T, E>;
 
@@ -289,11 +266,6 @@ const ENVIRONMENT: &[(&str, &[&str])] = &[
     ("DEBATE_CONTEXT_DECISIONS", &["context", "decisions"]),
 ];
 
-/// The user's settings file: `$XDG_CONFIG_HOME/debate/settings.yaml` on Linux.
-pub fn user_settings_path() -> Option<PathBuf> {
-    directories::BaseDirs::new().map(|dirs| dirs.config_dir().join("debate").join("settings.yaml"))
-}
-
 /// Load every layer. `repo_root` is the repository (or working directory) the debate is about.
 pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> Result<Loaded> {
     let mut merged = Value::Object(Map::new());
@@ -342,11 +314,6 @@ fn read_text(path: &Path) -> Result<String> {
     })
 }
 
-/// A repository's own settings file; untrusted until the user trusts it.
-pub fn repository_settings(repo_root: &Path) -> PathBuf {
-    repo_root.join(".debate").join("settings.yaml")
-}
-
 /// A repository file as `debate trust` sees it.
 pub struct Trustable {
     /// What it sets that needs trust, given the user's own settings.
@@ -391,14 +358,6 @@ fn check_trust(path: &Path, text: &str, layer: &Value, users: &Value) -> Result<
         settings.join("; ")
     ))
     .with_hint("read the file; if you trust it as it is, run `debate trust` (any change to it needs trust again)"))
-}
-
-/// Where debate keeps its own files: `$DEBATE_HOME`, else the user data directory.
-pub fn data_dir() -> Option<PathBuf> {
-    if let Some(home) = std::env::var_os("DEBATE_HOME").filter(|h| !h.is_empty()) {
-        return Some(PathBuf::from(home));
-    }
-    directories::BaseDirs::new().map(|dirs| dirs.data_dir().join("debate"))
 }
 
 /// A settings file read: its text, and its value with script paths made absolute and

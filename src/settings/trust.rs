@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::SettingsError;
+use super::error::SettingsError;
 
 /// Provider settings that say where a key and the debate go, or what runs or writes.
 const PROVIDER_KEYS: &[&str] = &["base_url", "api_key", "api_key_env", "kind", "script"];
@@ -102,7 +102,7 @@ fn key(file: &Path) -> String {
 impl TrustStore {
     /// The store in the user's data directory (`trusted.json`); empty if none yet.
     pub fn load() -> Result<TrustStore, SettingsError> {
-        let path = super::data_dir()
+        let path = super::paths::data_dir()
             .ok_or_else(|| SettingsError::new("cannot find a home directory to keep the trusted files in"))?
             .join("trusted.json");
         let files = match std::fs::read(&path) {

@@ -1,6 +1,7 @@
 //! The layering of `src/` (docs/architecture.md), checked on every test run: what each
-//! top-level module may use of the others, and no cycle between modules, however long.
-//! A module's dependencies are its `crate::…` paths outside its `mod tests`.
+//! top-level module may use of the others, and no cycle between any two files of `src/`
+//! (siblings, parent and child included), however long. A file's dependencies are the
+//! module paths in its code outside its `mod tests`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -18,9 +19,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("providers", &["model", "settings", "text"]),
     ("store", &["model", "settings", "text"]),
     ("context", &["model", "settings", "text", "adr"]),
-    ("record", &["model", "settings", "text", "adr"]),
+    // The git edge: where the repository is and who the user is in it.
+    ("repo", &["text"]),
+    ("record", &["model", "settings", "text", "adr", "repo"]),
     ("terminal", &["model", "settings", "text", "view"]),
-    ("error", &["catalog", "moderator", "providers", "record", "settings", "store", "terminal"]),
+    ("error", &["catalog", "moderator", "providers", "record", "repo", "settings", "store", "terminal"]),
     ("engine", &["model", "catalog", "settings", "text", "moderator", "providers", "store", "record", "error"]),
     // The dashboard: a front end over the engine's state and the stored debates; the
     // commands that run debates are handed to it by `app`.
@@ -40,6 +43,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "providers",
             "store",
             "record",
+            "repo",
             "terminal",
             "error",
             "engine",
@@ -48,28 +52,31 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The `crate::` dependencies of every top-level module.
-fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
+/// Every file of `src/` (but `main.rs` and `lib.rs`) by its module path
+/// (`serve::api`; `serve` for `serve/mod.rs`), with its code outside `mod tests`.
+fn sources() -> BTreeMap<String, String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut files = Vec::new();
     collect(&src, &mut files);
+    let mut sources = BTreeMap::new();
     for file in files {
-        let relative = file.strip_prefix(&src).unwrap();
-        let module = relative.iter().next().unwrap().to_string_lossy().trim_end_matches(".rs").to_string();
-        if module == "main" || module == "lib" {
+        let relative = file.strip_prefix(&src).unwrap().with_extension("");
+        let mut segments: Vec<String> = relative.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+        if segments.last().is_some_and(|s| s == "mod") {
+            segments.pop();
+        }
+        if segments == ["main"] || segments == ["lib"] {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();
         // Unit tests are at the end of a file and may reach anywhere.
         let code = match text.find("#[cfg(test)]\nmod tests") {
-            Some(at) => &text[..at],
-            None => &text,
+            Some(at) => text[..at].to_string(),
+            None => text,
         };
-        let used = graph.entry(module.clone()).or_default();
-        used.extend(crate_paths(code).into_iter().filter(|m| *m != module));
+        sources.insert(segments.join("::"), code);
     }
-    graph
+    sources
 }
 
 fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
@@ -83,36 +90,226 @@ fn collect(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The first segment of every `crate::a::…` and of every item in `crate::{a, b::c}`.
-fn crate_paths(code: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let mut depth = 1;
-            let mut item_start = true;
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 1 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 1 => item_start = true,
-                    c if item_start && (c.is_alphanumeric() || c == '_') => {
-                        found.insert(identifier(&group[i..]));
-                        item_start = false;
-                    }
-                    _ => {}
+/// Which files each file uses: the file that defines what each of its `crate::…`,
+/// `super::…`, `self::…` and `child::…` paths names. A file that uses its parent's
+/// items depends on the parent's file; the parent that uses a child's items depends on
+/// the child's. Declaring `mod child;` and re-exporting (`pub use child::Item;`) are
+/// a module's interface, not uses: a path through a re-export leads to the file that
+/// defines the item.
+fn file_graph(sources: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let parsed: BTreeMap<&String, Parsed> =
+        sources.iter().map(|(module, code)| (module, parse(module, code))).collect();
+    let mut graph = BTreeMap::new();
+    for (module, file) in &parsed {
+        let used: BTreeSet<String> = file
+            .uses
+            .iter()
+            .filter_map(|path| defining_file(path, &parsed, 0))
+            .filter(|used| used != *module)
+            .collect();
+        graph.insert(module.to_string(), used);
+    }
+    graph
+}
+
+/// A file's paths, made absolute (without `crate`): those it uses, and those it
+/// re-exports by the name they are re-exported under.
+struct Parsed {
+    uses: Vec<Vec<String>>,
+    reexports: BTreeMap<String, Vec<String>>,
+}
+
+fn parse(module: &str, code: &str) -> Parsed {
+    let here: Vec<String> = module.split("::").map(str::to_string).collect();
+    let code = without_comments(code);
+    let children = declared_children(&code);
+    let absolute = |path: Vec<String>| -> Option<Vec<String>> {
+        Some(match path.first().map(String::as_str) {
+            Some("crate") => path[1..].to_vec(),
+            Some("self") => here.iter().chain(&path[1..]).cloned().collect(),
+            Some("super") => {
+                let ups = path.iter().take_while(|s| *s == "super").count();
+                here[..here.len().saturating_sub(ups)].iter().chain(&path[ups..]).cloned().collect()
+            }
+            Some(first) if children.contains(first) => here.iter().chain(&path).cloned().collect(),
+            _ => return None,
+        })
+    };
+    let mut reexports = BTreeMap::new();
+    let mut rest = String::new();
+    for statement in code.split_inclusive(';') {
+        let trimmed = statement.trim_start();
+        match trimmed.strip_prefix("pub use ").or_else(|| trimmed.strip_prefix("pub(crate) use ")) {
+            Some(exported) => {
+                for path in paths(exported).into_iter().filter_map(&absolute) {
+                    reexports.insert(path.last().cloned().unwrap_or_default(), path);
                 }
             }
+            None => rest.push_str(statement),
+        }
+    }
+    Parsed { uses: paths(&rest).into_iter().filter_map(absolute).collect(), reexports }
+}
+
+/// The file that defines what `path` names: the longest module path that is a file,
+/// followed through that file's re-exports.
+fn defining_file(path: &[String], parsed: &BTreeMap<&String, Parsed>, depth: usize) -> Option<String> {
+    let (module, file) = (1..=path.len()).rev().find_map(|n| {
+        let module = path[..n].join("::");
+        parsed.get(&module).map(|file| ((module, n), file))
+    })?;
+    let (module, n) = module;
+    match path.get(n).and_then(|item| file.reexports.get(item)) {
+        Some(target) if depth < 8 => {
+            let through: Vec<String> = target.iter().chain(&path[n + 1..]).cloned().collect();
+            defining_file(&through, parsed, depth + 1).or(Some(module))
+        }
+        _ => Some(module),
+    }
+}
+
+/// Each top-level module and the top-level modules its files use.
+fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    let top = |module: &str| module.split("::").next().unwrap().to_string();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, used) in file_graph(&sources()) {
+        let entry = graph.entry(top(&module)).or_default();
+        entry.extend(used.iter().map(|m| top(m)).filter(|m| *m != top(&module)));
+    }
+    graph
+}
+
+fn without_comments(code: &str) -> String {
+    code.lines().map(|line| line.split("//").next().unwrap_or_default()).collect::<Vec<_>>().join("\n")
+}
+
+/// The modules a file declares with `mod name;`.
+fn declared_children(code: &str) -> BTreeSet<String> {
+    code.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let line = line.strip_prefix("pub ").or_else(|| line.strip_prefix("pub(crate) ")).unwrap_or(line);
+            line.strip_prefix("mod ")?.strip_suffix(';').map(str::to_string)
+        })
+        .collect()
+}
+
+/// Every path of two or more segments in `code`, with `use` groups spelled out:
+/// `crate::{a, b::{c, d}}` gives `crate::a`, `crate::b::c` and `crate::b::d`.
+fn paths(code: &str) -> Vec<Vec<String>> {
+    let bytes = code.as_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let starts_word =
+            at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_' || bytes[at - 1] == b':');
+        if starts_word && (bytes[at].is_ascii_alphabetic() || bytes[at] == b'_') {
+            let (prefixes, end) = expand(code, at);
+            found.extend(prefixes.into_iter().filter(|p| p.len() > 1));
+            at = end.max(at + 1);
         } else {
-            found.insert(identifier(rest));
+            at += 1;
         }
     }
     found
 }
 
+/// The path (or paths, for a group) starting at `at`, and where it ends.
+fn expand(code: &str, mut at: usize) -> (Vec<Vec<String>>, usize) {
+    let mut path = Vec::new();
+    loop {
+        let name = identifier(&code[at..]);
+        if name.is_empty() {
+            break;
+        }
+        at += name.len();
+        path.push(name);
+        if !code[at..].starts_with("::") {
+            return (vec![path], at);
+        }
+        at += 2;
+        if code[at..].starts_with('{') {
+            let mut all = Vec::new();
+            at += 1;
+            loop {
+                at += code[at..].len() - code[at..].trim_start().len();
+                if code[at..].starts_with('}') {
+                    return (all, at + 1);
+                }
+                let (inner, end) = expand(code, at);
+                all.extend(inner.into_iter().map(|rest| path.iter().cloned().chain(rest).collect()));
+                at = end;
+                at += code[at..].len() - code[at..].trim_start().len();
+                // `as name` renames and `self` adds nothing the group's path does not.
+                if code[at..].starts_with("as ") {
+                    at += 3 + identifier(code[at + 3..].trim_start()).len() + 1;
+                }
+                match code[at..].chars().next() {
+                    Some(',') => at += 1,
+                    Some('}') => return (all, at + 1),
+                    _ => return (all, at),
+                }
+            }
+        }
+    }
+    (vec![path], at)
+}
+
 fn identifier(text: &str) -> String {
     text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+}
+
+/// The shortest way from `start` back to itself, written out, if there is one.
+fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<String> {
+    let mut came_from: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(node) = queue.pop_front() {
+        for next in graph.get(node).into_iter().flatten() {
+            if next == start {
+                let mut way = vec![node];
+                while let Some(before) = came_from.get(way.last().unwrap()) {
+                    way.push(before);
+                }
+                way.reverse();
+                return Some(way.iter().chain([&start]).copied().collect::<Vec<_>>().join(" → "));
+            }
+            if !came_from.contains_key(next.as_str()) && next != start {
+                came_from.insert(next, node);
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+/// The first cycle in `graph`, if any, as the nodes along it.
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    // Depth-first search; a node met again while still on the path closes a cycle.
+    fn visit<'a>(
+        node: &'a str,
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = path.iter().position(|m| *m == node) {
+            let mut cycle: Vec<String> = path[start..].iter().map(|m| m.to_string()).collect();
+            cycle.push(node.to_string());
+            return Some(cycle);
+        }
+        if !done.insert(node) {
+            return None;
+        }
+        path.push(node);
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph.keys().find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
 }
 
 #[test]
@@ -133,43 +330,60 @@ fn every_module_uses_only_what_its_layer_allows() {
 }
 
 #[test]
-fn no_module_cycle() {
-    let graph = dependencies();
-    // Depth-first search; a module met again while still on the path closes a cycle.
-    fn visit<'a>(
-        module: &'a str,
-        graph: &'a BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<&'a str>,
-        done: &mut BTreeSet<&'a str>,
-    ) -> Option<Vec<String>> {
-        if let Some(start) = path.iter().position(|m| *m == module) {
-            let mut cycle: Vec<String> = path[start..].iter().map(|m| m.to_string()).collect();
-            cycle.push(module.to_string());
-            return Some(cycle);
-        }
-        if !done.insert(module) {
-            return None;
-        }
-        path.push(module);
-        for next in graph.get(module).into_iter().flatten() {
-            if let Some(cycle) = visit(next, graph, path, done) {
-                return Some(cycle);
-            }
-        }
-        path.pop();
-        None
-    }
-    let mut done = BTreeSet::new();
-    for module in graph.keys() {
-        if let Some(cycle) = visit(module, &graph, &mut Vec::new(), &mut done) {
-            panic!("modules depend on each other: {}", cycle.join(" → "));
-        }
+fn no_cycle_between_any_two_files() {
+    let graph = file_graph(&sources());
+    let cycles: BTreeSet<String> = graph.keys().filter_map(|file| cycle_through(&graph, file)).collect();
+    assert!(cycles.is_empty(), "files depend on each other:\n{}", cycles.into_iter().collect::<Vec<_>>().join("\n"));
+    if let Some(cycle) = cycle(&dependencies()) {
+        panic!("modules depend on each other: {}", cycle.join(" → "));
     }
 }
 
 #[test]
+fn a_cycle_between_sibling_files_is_found() {
+    let tree: BTreeMap<String, String> = [
+        ("serve", "mod api;\nmod live;\npub use live::Job;"),
+        ("serve::api", "use super::live::{self, Job};\nfn f() {}"),
+        ("serve::live", "use super::api::existing;\npub struct Job;"),
+        ("serve::pages", "use crate::serve::{api, live::Situation};"),
+    ]
+    .into_iter()
+    .map(|(m, code)| (m.to_string(), code.to_string()))
+    .collect();
+    let graph = file_graph(&tree);
+    assert_eq!(graph["serve::pages"], ["serve::api", "serve::live"].map(String::from).into());
+    let found = cycle(&graph).expect("api and live use each other");
+    assert!(found.contains(&"serve::api".to_string()) && found.contains(&"serve::live".to_string()), "{found:?}");
+    let mut acyclic = tree.clone();
+    acyclic.insert("serve::live".into(), "pub struct Job;".into());
+    assert_eq!(cycle(&file_graph(&acyclic)), None);
+}
+
+#[test]
+fn a_child_that_uses_its_parent_while_the_parent_uses_it_is_a_cycle() {
+    let tree: BTreeMap<String, String> = [
+        ("providers", "mod http;\npub struct Request;\nfn f() { http::send(); }"),
+        ("providers::http", "use super::Request;\npub fn send() {}"),
+    ]
+    .into_iter()
+    .map(|(m, code)| (m.to_string(), code.to_string()))
+    .collect();
+    assert!(cycle(&file_graph(&tree)).is_some());
+}
+
+#[test]
 fn the_path_reader_sees_groups_and_nested_paths() {
-    let code = "use crate::model::{A, B};\nuse crate::{text::json, store};\nlet x = crate::view::Summary::of(s);";
-    let found: Vec<String> = crate_paths(code).into_iter().collect();
-    assert_eq!(found, ["model", "store", "text", "view"]);
+    let code = "use crate::model::{A, B};\nuse crate::{text::json, store::{self, x as y}};\nlet x = crate::view::Summary::of(s);";
+    let found: Vec<String> = paths(code).into_iter().map(|p| p.join("::")).collect();
+    assert_eq!(
+        found,
+        [
+            "crate::model::A",
+            "crate::model::B",
+            "crate::text::json",
+            "crate::store::self",
+            "crate::store::x",
+            "crate::view::Summary::of"
+        ]
+    );
 }

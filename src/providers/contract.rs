@@ -1,0 +1,232 @@
+//! What every provider takes and answers: a request, a counted completion, the
+//! `Provider` trait, and why a call failed.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::model::{Completion, Evaluation, Identity, PerspectiveDef, Purpose, Usage};
+use crate::text::estimate_tokens;
+
+/// Why a call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// Every attempt failed in a way that is usually passing: 429, 5xx, timeouts,
+    /// dropped connections, cut streams.
+    #[error("{provider}: {message} (gave up after {retries} retries)")]
+    Unavailable { provider: String, message: String, retries: u32, hint: String },
+    /// The server refused the request: another attempt of the same request will not
+    /// fix it (`status` is its HTTP status, when there is one).
+    #[error("{message}")]
+    Refused { message: String, hint: Option<String>, status: Option<u16> },
+    /// A call that failed, was tried once more with a shorter prompt, and failed again.
+    #[error("{}", retried(first, last))]
+    Retried { first: String, last: Box<ProviderError> },
+    /// The model sent nothing for too long; not retried, as the server may still be
+    /// computing.
+    #[error("{provider}: {message}")]
+    TimedOut { provider: String, message: String, hint: String },
+    /// The prompt is longer than the model takes.
+    #[error("{provider}: the prompt is too long for the model: {detail}")]
+    ContextLength { provider: String, detail: String },
+    /// The answer came, but cannot be used.
+    #[error("{0}")]
+    Unusable(String),
+    /// The provider cannot be set up from the settings.
+    #[error("{message}")]
+    Setup { message: String, hint: Option<String> },
+    /// A file the provider writes could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl ProviderError {
+    /// Worth one more try with a shorter prompt: the prompt was too long, or the server
+    /// refused this one request. A refused key (401), model access (403) or a model or
+    /// endpoint that does not exist (404) is not worth it.
+    pub fn retryable(&self) -> bool {
+        match self {
+            ProviderError::ContextLength { .. } => true,
+            ProviderError::Refused { status, .. } => !matches!(status, Some(401 | 403 | 404)),
+            _ => false,
+        }
+    }
+
+    /// A failure that says nothing against the key, the model or the settings (an
+    /// overloaded or silent server, an unusable answer): an optional step may do without
+    /// its call, where a refused key would refuse every later call too.
+    pub fn passing(&self) -> bool {
+        match self {
+            ProviderError::Unavailable { .. } | ProviderError::TimedOut { .. } | ProviderError::Unusable(_) => true,
+            ProviderError::Retried { last, .. } => last.passing(),
+            other => other.retryable(),
+        }
+    }
+
+    /// A failure of the model service, rather than of this machine or its settings: a
+    /// debater failing this way may leave the panel.
+    pub fn from_service(&self) -> bool {
+        match self {
+            ProviderError::Retried { last, .. } => last.from_service(),
+            other => !matches!(other, ProviderError::Setup { .. } | ProviderError::Io { .. }),
+        }
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ProviderError::Setup { .. } => 4,
+            ProviderError::Io { .. } => 1,
+            _ => 3,
+        }
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ProviderError::Unavailable { hint, .. } | ProviderError::TimedOut { hint, .. } => Some(hint.clone()),
+            ProviderError::Refused { hint, .. } | ProviderError::Setup { hint, .. } => hint.clone(),
+            ProviderError::Retried { last, .. } => last.hint(),
+            ProviderError::ContextLength { .. } | ProviderError::Unusable(_) | ProviderError::Io { .. } => None,
+        }
+    }
+
+    pub(super) fn setup(message: impl Into<String>, hint: impl Into<String>) -> ProviderError {
+        ProviderError::Setup { message: message.into(), hint: Some(hint.into()) }
+    }
+}
+
+pub type Result<T, E = ProviderError> = std::result::Result<T, E>;
+
+fn retried(first: &str, last: &ProviderError) -> String {
+    let last = last.to_string();
+    match first == last {
+        true => format!("{last} (twice; the second try had a shorter prompt)"),
+        false => format!("{last} (on the second try, with a shorter prompt; the first failed with: {first})"),
+    }
+}
+
+/// Structured facts behind a prompt, for providers that compose answers without a
+/// model (offline). Model providers read only the prompt text.
+#[derive(Debug, Clone)]
+pub enum Brief {
+    None,
+    Debater {
+        perspective: PerspectiveDef,
+        seat: usize,
+        question: String,
+        options: Vec<String>,
+        others: Vec<PerspectiveDef>,
+    },
+    /// The evaluation the engine derives locally from the round's measures.
+    Evaluation {
+        local: Evaluation,
+    },
+    Synthesis {
+        panel: Vec<PerspectiveDef>,
+        options: Vec<String>,
+    },
+}
+
+/// The JSON shape a structured answer must have.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    pub name: &'static str,
+    pub value: serde_json::Value,
+}
+
+/// Where a streaming provider sends text as it arrives.
+#[derive(Clone)]
+pub struct TextSink(Arc<dyn Fn(&str) + Send + Sync>);
+
+impl TextSink {
+    pub fn new(send: impl Fn(&str) + Send + Sync + 'static) -> TextSink {
+        TextSink(Arc::new(send))
+    }
+    pub fn send(&self, text: &str) {
+        (self.0)(text)
+    }
+}
+
+impl std::fmt::Debug for TextSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TextSink")
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub purpose: Purpose,
+    pub round: u32,
+    pub perspective: Option<String>,
+    pub system: String,
+    /// The part of the prompt every call of the debate shares, sent first so that a
+    /// provider's prefix cache can serve it.
+    pub context: String,
+    /// This call's own part.
+    pub prompt: String,
+    /// How much of `prompt`, from its start, other calls of the debate send too (the
+    /// debate so far): where a provider's cache breakpoint goes.
+    pub shared: usize,
+    /// Groups the debate's calls for a provider's prefix cache (the debate's id).
+    pub cache_key: Option<String>,
+    /// The completion limit (the debater's token budget); `None` is unlimited.
+    pub max_tokens: Option<u32>,
+    pub temperature: f32,
+    /// The answer must be one JSON object of this shape.
+    pub schema: Option<Schema>,
+    /// Stream the answer's text here as it arrives (on a terminal only).
+    pub on_text: Option<TextSink>,
+    pub brief: Brief,
+}
+
+impl Request {
+    /// The user's message as one text: the shared context, then this call's part.
+    pub fn user_text(&self) -> String {
+        match self.context.is_empty() {
+            true => self.prompt.clone(),
+            false => format!("{}\n\n{}", self.context, self.prompt),
+        }
+    }
+}
+
+/// What a server reported about an answer besides its text: token counts (each may be
+/// missing) and whether it stopped at the completion limit.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counted {
+    /// Every prompt token, cached or not.
+    pub prompt: Option<u64>,
+    /// Prompt tokens served from the provider's prefix cache.
+    pub cached: u64,
+    pub output: Option<u64>,
+    pub truncated: bool,
+}
+
+impl Counted {
+    /// A completion with these counts, or estimates where the server gave none.
+    pub fn completion(self, request: &Request, text: String, model: &str) -> Completion {
+        let prompt_tokens = self.prompt.unwrap_or_else(|| {
+            estimate_tokens(&request.system) + estimate_tokens(&request.context) + estimate_tokens(&request.prompt)
+        });
+        let usage = Usage {
+            prompt_tokens,
+            cached_tokens: self.cached.min(prompt_tokens),
+            completion_tokens: self.output.unwrap_or_else(|| estimate_tokens(&text)),
+            latency_ms: 0,
+        };
+        Completion { model: model.to_string(), usage, text, truncated: self.truncated, format: None }
+    }
+}
+
+#[async_trait]
+pub trait Provider: Send + Sync {
+    /// What kind of provider this is, and whether a model reasons behind its answers.
+    fn identity(&self) -> Identity;
+    async fn complete(&self, request: &Request) -> Result<Completion>;
+    /// Start asking for structured answers the way a server took them before (a
+    /// format from `Completion::format`); providers with one way ignore it.
+    fn start_with_format(&self, _format: &str) {}
+}
