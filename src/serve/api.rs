@@ -10,107 +10,24 @@ use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tokio::sync::oneshot;
 
-use super::live::{self, Job};
+use super::error::ApiError;
+use super::hub;
+use super::jobs::Job;
+use super::launch::NewDebate;
 use super::security::CSRF_HEADER;
-use super::{App, NewDebate};
-use crate::error::Error;
+use super::state::App;
+use super::stored::{existing, with_store};
+use super::web_events::Reply;
 use crate::model::{Decision, Status};
-use crate::store::{Store, StoreError};
 use crate::view::{Detail, IssueDraft, Summary};
 
 /// Most debates a list shows.
 const MAX_LIMIT: u32 = 1000;
 /// How far back a status filter looks.
 const FILTER_DEPTH: u32 = 5000;
-
-#[derive(Debug)]
-pub struct ApiError {
-    status: StatusCode,
-    message: String,
-    hint: Option<String>,
-}
-
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    error: &'a str,
-    hint: Option<&'a str>,
-}
-
-impl ApiError {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into(), hint: None }
-    }
-
-    /// Its status, message and hint, for a page that shows them.
-    pub fn parts(self) -> (StatusCode, String, Option<String>) {
-        (self.status, self.message, self.hint)
-    }
-
-    fn hint(mut self, hint: impl Into<String>) -> ApiError {
-        self.hint = Some(hint.into());
-        self
-    }
-
-    /// A body, path or query the extractors could not read.
-    fn rejected(rejection: impl IntoResponse + std::fmt::Display) -> ApiError {
-        let message = rejection.to_string();
-        ApiError::new(rejection.into_response().status(), message)
-    }
-
-    /// The server is stopping: nothing new starts.
-    fn stopping() -> ApiError {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the dashboard is stopping")
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = ErrorBody { error: &self.message, hint: self.hint.as_deref() };
-        (self.status, Json(body)).into_response()
-    }
-}
-
-impl From<Error> for ApiError {
-    /// The command's own message and hint; the status from its exit code (SPEC §8).
-    fn from(err: Error) -> ApiError {
-        let status = match (&err, err.exit_code()) {
-            (Error::Store(StoreError::UnknownId(_)), _) => StatusCode::NOT_FOUND,
-            (_, 2) => StatusCode::BAD_REQUEST,
-            (_, 3) => StatusCode::BAD_GATEWAY,
-            // Another process drives the debate, or a repository that moved: try later or elsewhere.
-            (_, 75 | 5) => StatusCode::CONFLICT,
-            (_, 129 | 130 | 143) => StatusCode::SERVICE_UNAVAILABLE,
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
-        };
-        ApiError { status, message: err.to_string(), hint: err.hint() }
-    }
-}
-
-impl From<StoreError> for ApiError {
-    fn from(err: StoreError) -> ApiError {
-        Error::from(err).into()
-    }
-}
-
-/// Store work, off the runtime's thread (the debates this server drives run there):
-/// `work` gets the database, `None` when there is none yet.
-pub async fn with_store<T: Send + 'static>(
-    app: &Arc<App>,
-    work: impl FnOnce(Option<Store>) -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    let db = app.db.clone();
-    tokio::task::spawn_blocking(move || work(Store::open_existing(&db)?))
-        .await
-        .map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("a database read failed: {err}")))?
-}
-
-/// The database, which must exist for a debate to be found.
-pub fn existing(store: Option<Store>, id: &str) -> Result<Store, ApiError> {
-    store.ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no debate with id {id:?}")))
-}
 
 /// `GET /api/debates` and the list page's query.
 /// Unknown parameters are ignored: `?token=` comes along on the first visit.
@@ -138,7 +55,7 @@ pub async fn listing(app: &Arc<App>, filter: Filter) -> Result<Vec<Summary>, Api
     let limit = filter.limit.unwrap_or(100).clamp(1, MAX_LIMIT);
     let repository = filter.repository.filter(|r| !r.is_empty());
     let launch = app.launch.clone();
-    with_store(app, move |store| {
+    with_store(&app.db, move |store| {
         let Some(store) = store else { return Ok(Vec::new()) };
         let depth = if status.is_some() { FILTER_DEPTH } else { limit };
         let rows = store.list(repository.as_deref(), depth)?;
@@ -159,7 +76,7 @@ pub async fn listing(app: &Arc<App>, filter: Filter) -> Result<Vec<Summary>, Api
 /// `debate serve` runs in.
 pub async fn repositories(app: &Arc<App>) -> Result<Vec<String>, ApiError> {
     let here = app.here.clone();
-    with_store(app, move |store| {
+    with_store(&app.db, move |store| {
         let mut known = match store {
             Some(store) => store.repositories()?,
             None => Vec::new(),
@@ -177,7 +94,7 @@ pub async fn repositories(app: &Arc<App>) -> Result<Vec<String>, ApiError> {
 /// A debate in full, as `--show --json` prints it.
 pub async fn detail(app: &Arc<App>, id: &str) -> Result<Detail, ApiError> {
     let (id, launch) = (id.to_string(), app.launch.clone());
-    with_store(app, move |store| {
+    with_store(&app.db, move |store| {
         let store = existing(store, &id)?;
         let state = store.load(&store.resolve_id(&id)?)?;
         let mut detail = Detail::of(&state);
@@ -238,7 +155,7 @@ pub async fn start(
 
 /// Hand a job to the driver; the answer comes once the debate runs here, or when the
 /// job is done (or failed) without running one.
-async fn submit(app: &Arc<App>, job: impl FnOnce(live::Reply) -> Job) -> Result<String, ApiError> {
+async fn submit(app: &Arc<App>, job: impl FnOnce(Reply) -> Job) -> Result<String, ApiError> {
     let (reply, answer) = oneshot::channel();
     app.jobs.send(job(reply)).map_err(|_| ApiError::stopping())?;
     answer.await.map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the job ended without an answer"))?
@@ -288,7 +205,7 @@ pub async fn checkpoint(
     };
     let state = {
         let id = id.clone();
-        with_store(&app, move |store| {
+        with_store(&app.db, move |store| {
             let store = existing(store, &id)?;
             Ok(store.load(&store.resolve_id(&id)?)?)
         })
@@ -312,7 +229,7 @@ pub async fn checkpoint(
     if state.status == Status::Complete {
         return conflict(format!("{id} is complete"));
     }
-    let at_checkpoint = live::at_checkpoint(&state);
+    let at_checkpoint = hub::at_checkpoint(&state);
     match answer.action {
         Action::Pause => return conflict(format!("{id} is not running here: there is nothing to pause")),
         Action::Guide | Action::End if !at_checkpoint => {

@@ -2,14 +2,23 @@
 //! shows every debate in the state database, live, and starts, continues, guides, ends
 //! and pauses debates. It is a view and a front end only: the pages and the API show
 //! `view`'s documents, and debates run through the commands' own start and resume,
-//! handed in as a [`Launch`], with the dashboard's [`Events`] in the terminal's place.
+//! handed in as a [`Launch`], with the dashboard's own events (`web_events`) in the
+//! terminal's place.
 
 mod api;
+mod error;
+mod events;
+mod hub;
 mod idle;
-mod live;
+mod jobs;
+mod launch;
 mod markdown;
 mod pages;
+mod render;
 mod security;
+mod state;
+mod stored;
+mod web_events;
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -19,15 +28,12 @@ use std::sync::Arc;
 use axum::Router;
 use axum::routing::{get, post};
 use futures::future::LocalBoxFuture;
-use serde::Deserialize;
 use tokio::sync::{mpsc, watch};
 
 use crate::error::{Error, Result};
-use crate::model::{DebateState, Events};
 use crate::terminal;
-use crate::view::IssueDraft;
 
-pub use live::Job;
+pub use launch::{Launch, NewDebate};
 
 /// How the dashboard listens, and what it reads.
 #[derive(Debug, Clone)]
@@ -39,57 +45,6 @@ pub struct Options {
     /// The repository `debate serve` runs in, offered for new debates even before the
     /// database knows it.
     pub here: Option<String>,
-}
-
-/// What the dashboard asks of the commands: start and resume debates exactly as
-/// `debate QUESTION` and `debate --resume ID` do, reporting to `events`. The futures
-/// hold the store, so they run on the dashboard's local task set.
-pub trait Launch: Send + Sync {
-    /// A new debate; `events.driving` hears its id once it is stored.
-    fn start<'a>(&'a self, debate: NewDebate, events: &'a mut dyn Events) -> LocalBoxFuture<'a, Result<DebateState>>;
-    /// Continue a debate (`--resume`); with `issue`, a complete one gets its issue draft.
-    fn resume<'a>(
-        &'a self,
-        id: &'a str,
-        issue: bool,
-        events: &'a mut dyn Events,
-    ) -> LocalBoxFuture<'a, Result<DebateState>>;
-    /// The debate's issue draft, if one was written.
-    fn issue_draft(&self, repo_root: &str, id: &str, title: &str) -> Option<IssueDraft>;
-}
-
-/// A debate to start: the form's fields, or `POST /api/debates`'s body.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NewDebate {
-    pub question: String,
-    /// One of the repositories the database knows (or the one `debate serve` runs in).
-    pub repository: String,
-    /// 2–4; none: the moderator decides.
-    #[serde(default)]
-    pub perspectives: Option<u8>,
-    /// 1–20; none: the settings' cap.
-    #[serde(default)]
-    pub max_rounds: Option<u8>,
-    #[serde(default = "checkpoints_on")]
-    pub checkpoints: bool,
-}
-
-fn checkpoints_on() -> bool {
-    true
-}
-
-/// Everything the handlers share.
-struct App {
-    db: PathBuf,
-    here: Option<String>,
-    pages: pages::Pages,
-    hub: Arc<live::Hub>,
-    guard: security::Guard,
-    launch: Arc<dyn Launch>,
-    jobs: mpsc::UnboundedSender<Job>,
-    /// Turns true when the server stops: event streams end with it.
-    stopping: watch::Receiver<bool>,
 }
 
 /// A dashboard ready to serve.
@@ -106,16 +61,16 @@ pub struct Dashboard {
 /// The dashboard's routes and the task that runs the debates it drives.
 pub fn build(options: &Options, launch: Arc<dyn Launch>, stopping: watch::Receiver<bool>) -> Result<Dashboard> {
     let (jobs, queue) = mpsc::unbounded_channel();
-    let hub = Arc::new(live::Hub::default());
-    let guard = security::Guard::new(options.bind, options.port)?;
+    let hub = Arc::new(hub::Hub::default());
+    let guard = Arc::new(security::Guard::new(options.bind, options.port)?);
     let token = guard.token().map(str::to_string);
-    let driver = Box::pin(live::drive(launch.clone(), hub.clone(), queue, stopping.clone()));
-    let app = Arc::new(App {
+    let driver = Box::pin(jobs::drive(launch.clone(), hub.clone(), queue, stopping.clone()));
+    let app = Arc::new(state::App {
         db: options.db.clone(),
         here: options.here.clone(),
-        pages: pages::Pages::new(),
+        pages: render::Pages::new(),
         hub,
-        guard,
+        guard: guard.clone(),
         launch,
         jobs,
         stopping,
@@ -129,10 +84,10 @@ pub fn build(options: &Options, launch: Arc<dyn Launch>, stopping: watch::Receiv
         .route("/api/debates/{id}", get(api::show))
         .route("/api/debates/{id}/checkpoint", post(api::checkpoint))
         .route("/api/debates/{id}/issue", post(api::issue))
-        .route("/api/debates/{id}/events", get(live::events))
+        .route("/api/debates/{id}/events", get(events::events))
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed)
-        .layer(axum::middleware::from_fn_with_state(app.clone(), security::check))
+        .layer(axum::middleware::from_fn_with_state(guard, security::check))
         .layer(axum::middleware::map_response(security::gate))
         .with_state(app);
     Ok(Dashboard { router, driver, token })

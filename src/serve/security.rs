@@ -18,8 +18,7 @@ use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::App;
-use super::api::ApiError;
+use super::error::ApiError;
 use crate::error::{Error, Result};
 
 /// The header a state-changing request carries its CSRF token in.
@@ -124,7 +123,7 @@ fn header_text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 /// The middleware: every rule above, then the handler, then the response headers.
 /// Every page and document through the secret gate on its way out (an event stream's
-/// messages pass it one by one, `live::Message`).
+/// messages pass it one by one, `hub::Message`).
 pub async fn gate(response: Response) -> Response {
     let streaming =
         response.headers().get(header::CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
@@ -140,8 +139,7 @@ pub async fn gate(response: Response) -> Response {
     Response::from_parts(parts, axum::body::Body::from(gated))
 }
 
-pub async fn check(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
-    let guard = &app.guard;
+pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
     let headers = request.headers();
     if !header_text(headers, header::HOST.as_str()).is_some_and(|host| guard.host_allowed(host)) {
         return refused(StatusCode::FORBIDDEN, "this dashboard answers only to the address it listens on");
