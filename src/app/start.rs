@@ -85,7 +85,7 @@ pub async fn run(
 
     // Every input is checked; from here on the debate is stored.
     let store = Store::open(db_path)?;
-    let id = new_id(&store);
+    let id = new_id(&store)?;
     let title = record::title_of(&question);
     let snapshot = Snapshot {
         debate: loaded.settings.debate.clone(),
@@ -145,13 +145,15 @@ async fn clarify(events: &mut dyn Events, question: &str, patience: Duration) ->
     }
 }
 
-fn new_id(store: &Store) -> String {
+/// `DEB-` and six characters of [0-9a-z], not taken yet.
+fn new_id(store: &Store) -> Result<String> {
     const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     loop {
-        let id: String = (0..6).map(|_| ALPHABET[fastrand::usize(..ALPHABET.len())] as char).collect();
+        let random = getrandom::u64().map_err(|err| Error::config(format!("cannot make a debate id: {err}")))?;
+        let id: String = (0..6).map(|i| ALPHABET[(random >> (i * 8)) as usize % ALPHABET.len()] as char).collect();
         let id = format!("DEB-{id}");
         if store.resolve_id(&id).is_err() {
-            return id;
+            return Ok(id);
         }
     }
 }

@@ -12,7 +12,7 @@ use super::{
     ProviderDef, RecordSettings, RoleChoice, RoundMeasures, Stance, Usage,
 };
 
-/// Where a debate stands (SPEC §6).
+/// Where a debate stands (README, "State, interruptions, resume").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Display, IntoStaticStr, EnumString)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -33,7 +33,7 @@ impl Status {
     }
 }
 
-/// Why a debate ended (SPEC §2.3).
+/// Why a debate ended (README, "What a debate does").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Display, IntoStaticStr, EnumString)]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]

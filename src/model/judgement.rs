@@ -54,7 +54,7 @@ pub struct Constraint {
     pub favours: Vec<String>,
 }
 
-/// The local measures of one round (SPEC §2.3).
+/// The local measures of one round (README, "What a debate does").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundMeasures {
     /// Per seat: containment of its argument in its own previous-round argument
@@ -194,7 +194,7 @@ pub struct Consequences {
 /// A decision title's length at most: what fits a commit subject and an issue title.
 pub const TITLE_LIMIT: usize = 72;
 
-/// The synthesis (SPEC §2.5): what each perspective argued, the options weighed, the
+/// The synthesis (README, "What a debate does"): what each perspective argued, the options weighed, the
 /// option chosen and why, and what follows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Synthesis {

@@ -1,5 +1,5 @@
-//! The moderator's round evaluation (SPEC §2.2 step 4, §2.3): one call gives the
-//! assessment and the summary that opens the next round.
+//! The moderator's round evaluation: one call gives the assessment and the summary
+//! that opens the next round.
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;

@@ -8,7 +8,7 @@
 //! continues what the wave before sent (arguments → rebuttals → evaluation →
 //! synthesis), and ends with the call's own part (who speaks, what to write).
 //!
-//! Context stays bounded as rounds grow (SPEC §2.2): a debater sees the question, its
+//! Context stays bounded as rounds grow: a debater sees the question, its
 //! perspective, the moderator's summaries of at most the last few rounds, and the full
 //! text of the previous round only; every quoted text is capped.
 

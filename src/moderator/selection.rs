@@ -1,5 +1,5 @@
 //! Catalog + analysis → a panel of 2–4 perspectives with a reason for each pick
-//! (SPEC §2.1). At least one pair on the panel always opposes.
+//! (README, "What a debate does"). At least one pair on the panel always opposes.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

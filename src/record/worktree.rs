@@ -122,7 +122,8 @@ impl WorkTree {
         bytes: &[u8],
         mode: Option<Mode>,
     ) -> Result<String> {
-        let temporary = format!(".{name}.{}-{:08x}.partial", std::process::id(), fastrand::u32(..));
+        // Unique by process and chance; O_EXCL refuses a name that is taken all the same.
+        let temporary = format!(".{name}.{}-{:08x}.partial", std::process::id(), getrandom::u32().unwrap_or_default());
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(dir, &temporary, flags, Mode::from_raw_mode(0o666))
             .map_err(|errno| self.write_error(relative, errno))?;

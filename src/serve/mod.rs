@@ -141,15 +141,8 @@ pub async fn run(
 
 /// `--open`: the desktop's browser, if there is one; the link is printed either way.
 fn open_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
-    let spawned = std::process::Command::new(opener)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    if let Err(err) = spawned {
+    if let Err(err) = open::that_detached(url) {
         terminal::Terminal::new(terminal::Verbosity::Normal)
-            .warn(&format!("cannot open a browser with {opener}: {err}; open the link above yourself"));
+            .warn(&format!("cannot open a browser: {err}; open the link above yourself"));
     }
 }

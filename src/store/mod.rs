@@ -1,6 +1,6 @@
-//! SQLite state (SPEC §6). The engine talks to the store through named operations;
-//! each one is a single transaction, so a debate killed at any instant leaves either
-//! the whole result of a step or none of it.
+//! SQLite state (README, "State, interruptions, resume"). The engine talks to the
+//! store through named operations; each one is a single transaction, so a debate
+//! killed at any instant leaves either the whole result of a step or none of it.
 
 mod columns;
 mod lease;

@@ -2,6 +2,10 @@
 //! Each module is one capability, driven as a user drives it: the real binary, real git
 //! repositories, real SQLite files, and a mock LLM server on 127.0.0.1.
 
+// Tests may say what they skipped or measured; the rule that output goes through
+// `terminal` is the binary's.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 mod architecture;
