@@ -241,7 +241,8 @@ pub struct FlagOverrides {
     pub models: Vec<String>,
 }
 
-/// Environment variables that set a key, and the key they set.
+/// Environment variables that set a key, and the key they set. Read here rather than
+/// through clap's `env`: they are settings, layered and checked as the files are.
 const ENVIRONMENT: &[(&str, &[&str])] = &[
     ("DEBATE_MAX_ROUNDS", &["debate", "max_rounds"]),
     ("DEBATE_MIN_ROUNDS", &["debate", "min_rounds"]),
