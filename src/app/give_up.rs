@@ -13,8 +13,7 @@ use crate::terminal::Terminal;
 pub fn run(db_path: &Path, input: &str, delete: bool, terminal: &Terminal) -> Result<()> {
     let (store, state) = existing::load(db_path, input)?;
     let id = &state.id;
-    let whole = input.trim().to_lowercase();
-    if delete && whole != id.to_lowercase() && format!("deb-{whole}") != id.to_lowercase() {
+    if delete && !names_whole(input, id) {
         return Err(Error::input(format!("--delete needs a debate's whole id; {input:?} is only the start of {id}"))
             .with_hint(format!("`debate --delete {id}`")));
     }
@@ -37,4 +36,26 @@ pub fn run(db_path: &Path, input: &str, delete: bool, terminal: &Terminal) -> Re
         ));
     }
     Ok(())
+}
+
+/// `input` is all of `id`, with or without `DEB-`, in any case: deleting takes no
+/// prefix, as abandoning does.
+fn names_whole(input: &str, id: &str) -> bool {
+    let (input, id) = (input.trim().to_lowercase(), id.to_lowercase());
+    input == id || format!("deb-{input}") == id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delete_takes_the_whole_id_only() {
+        for whole in ["DEB-0ym064", "deb-0ym064", "0ym064", " 0YM064 "] {
+            assert!(names_whole(whole, "DEB-0ym064"), "{whole}");
+        }
+        for part in ["0ym", "DEB-0ym06", "deb-", ""] {
+            assert!(!names_whole(part, "DEB-0ym064"), "{part}");
+        }
+    }
 }

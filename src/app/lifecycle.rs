@@ -142,3 +142,37 @@ fn today() -> String {
     }
     chrono::Utc::now().format("%Y-%m-%d").to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn changed(changed: bool, commit: Option<&str>, not_committed: Option<&str>) -> Changed {
+        Changed {
+            path: PathBuf::from("/repo/docs/decisions/0001-a.md"),
+            status: "accepted".into(),
+            previous: "proposed".into(),
+            changed,
+            commit: commit.map(str::to_string),
+            not_committed: not_committed.map(str::to_string),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_sentence_says_what_happened_and_why_not_committed() {
+        let relative = "docs/decisions/0001-a.md";
+        assert_eq!(
+            said(&changed(false, None, None), relative),
+            format!("{relative} already is accepted; nothing changed.")
+        );
+        assert_eq!(
+            said(&changed(true, Some("3f9c2a1e0b77aa"), None), relative),
+            format!("{relative} is now accepted (was proposed); committed as 3f9c2a1e0b.")
+        );
+        assert_eq!(
+            said(&changed(true, None, Some("HEAD is detached")), relative),
+            format!("{relative} is now accepted (was proposed); written, not committed (HEAD is detached).")
+        );
+    }
+}

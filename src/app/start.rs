@@ -174,3 +174,20 @@ pub fn preview(request: &StartRequest, json: bool, terminal: &Terminal) -> Resul
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_id_is_deb_and_six_lowercase_characters() {
+        let store = Store::open_in_memory().unwrap();
+        let ids: Vec<String> = (0..50).map(|_| new_id(&store).unwrap()).collect();
+        for id in &ids {
+            let rest = id.strip_prefix("DEB-").unwrap();
+            assert!(rest.len() == 6 && rest.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()), "{id}");
+        }
+        let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+        assert!(distinct.len() > 45, "ids are random: {ids:?}");
+    }
+}
