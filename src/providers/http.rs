@@ -270,10 +270,23 @@ fn error_chain(err: &dyn std::error::Error) -> String {
     text
 }
 
-/// `Retry-After` in seconds (the HTTP-date form is rare from APIs and treated as absent).
+/// `Retry-After` in seconds or as an HTTP date (a date already past: at once); a wait
+/// longer than ten minutes is no hint worth taking.
 fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    retry_after_at(headers, chrono::Utc::now())
+}
+
+fn retry_after_at(headers: &reqwest::header::HeaderMap, now: chrono::DateTime<chrono::Utc>) -> Option<Duration> {
     let value = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim();
-    value.parse::<f64>().ok().filter(|s| *s >= 0.0 && *s <= 600.0).map(Duration::from_secs_f64)
+    let seconds = match value.parse::<f64>() {
+        Ok(seconds) => seconds,
+        // IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`) is an RFC 2822 date.
+        Err(_) => {
+            let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+            (at.with_timezone(&chrono::Utc) - now).num_milliseconds().max(0) as f64 / 1000.0
+        }
+    };
+    (0.0..=600.0).contains(&seconds).then(|| Duration::from_secs_f64(seconds))
 }
 
 /// The error message inside an OpenAI or Anthropic error body, else the body itself.
@@ -354,11 +367,18 @@ mod tests {
     }
 
     #[test]
-    fn retry_after_is_read_in_seconds() {
-        let mut headers = reqwest::header::HeaderMap::new();
-        headers.insert(reqwest::header::RETRY_AFTER, "2".parse().unwrap());
-        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
-        headers.insert(reqwest::header::RETRY_AFTER, "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
-        assert_eq!(retry_after(&headers), None);
+    fn retry_after_is_read_in_seconds_or_as_an_http_date() {
+        let now = chrono::DateTime::parse_from_rfc3339("2015-10-21T07:27:30Z").unwrap().with_timezone(&chrono::Utc);
+        let after = |value: &str| {
+            let mut headers = reqwest::header::HeaderMap::new();
+            headers.insert(reqwest::header::RETRY_AFTER, value.parse().unwrap());
+            retry_after_at(&headers, now)
+        };
+        assert_eq!(after("2"), Some(Duration::from_secs(2)));
+        assert_eq!(after("Wed, 21 Oct 2015 07:28:00 GMT"), Some(Duration::from_secs(30)));
+        assert_eq!(after("Wed, 21 Oct 2015 07:00:00 GMT"), Some(Duration::ZERO), "a date past: at once");
+        assert_eq!(after("Wed, 21 Oct 2015 09:00:00 GMT"), None, "longer than ten minutes");
+        assert_eq!(after("soon"), None);
+        assert_eq!(after("-1"), None);
     }
 }
