@@ -5,7 +5,7 @@
 #[rustfmt::skip]
 mod lexicon;
 mod options;
-mod terms;
+pub(crate) mod terms;
 
 pub use terms::Terms;
 

@@ -9,8 +9,7 @@
 
 use std::fmt::Write;
 
-use bm25::{Document, Language, SearchEngineBuilder};
-
+use super::analysis::terms::{is_cjk, stem};
 use crate::model::{
     ContextFile, ContextSource, Dependency, DependencyKind, EarlierDecision, ProjectContext, ProjectFacts,
 };
@@ -21,30 +20,105 @@ use crate::text::untrusted::one_line;
 pub const FACTS: &str = "project facts";
 
 /// The `keep` decisions most relevant to the question (BM25 over title and decision),
-/// most relevant first; a superseded one only if nothing better is left. When fewer
-/// than `keep` share a word with the question, the accepted records fill the rest,
-/// newest first: a project's standing decisions matter even when worded otherwise.
+/// most relevant first, ties in the order given; a superseded one only if nothing better
+/// is left. When fewer than `keep` share a word with the question, the accepted records
+/// fill the rest, newest first: a project's standing decisions matter even when worded
+/// otherwise.
 pub fn rank(question: &str, decisions: Vec<EarlierDecision>, keep: usize) -> Vec<EarlierDecision> {
     if decisions.is_empty() || keep == 0 {
         return Vec::new();
     }
-    let documents: Vec<Document<usize>> = decisions
-        .iter()
-        .enumerate()
-        .map(|(id, d)| Document { id, contents: format!("{} {} {}", d.title, d.title, d.decision) })
-        .collect();
-    let engine = SearchEngineBuilder::<usize>::with_documents(Language::English, documents).build();
-    let mut scored: Vec<(f32, usize)> =
-        engine.search(question, decisions.len()).into_iter().map(|r| (r.score, r.document.id)).collect();
+    // The title counts twice: it names what was decided.
+    let documents: Vec<String> = decisions.iter().map(|d| format!("{} {} {}", d.title, d.title, d.decision)).collect();
+    let scores = bm25(question, &documents);
     let superseded = |i: usize| decisions[i].superseded();
-    scored.sort_by(|a, b| superseded(a.1).cmp(&superseded(b.1)).then(b.0.total_cmp(&a.0)).then(a.1.cmp(&b.1)));
+    let mut scored: Vec<usize> = (0..decisions.len()).filter(|&i| scores[i] > 0.0).collect();
+    scored.sort_by(|&a, &b| superseded(a).cmp(&superseded(b)).then(scores[b].total_cmp(&scores[a])).then(a.cmp(&b)));
     let mut unmatched: Vec<usize> =
-        (0..decisions.len()).filter(|i| decisions[*i].accepted() && !scored.iter().any(|(_, s)| s == i)).collect();
+        (0..decisions.len()).filter(|&i| decisions[i].accepted() && scores[i] <= 0.0).collect();
     let newest = |i: &usize| std::cmp::Reverse((decisions[*i].date.clone(), decisions[*i].path.clone()));
     unmatched.sort_by_key(newest);
-    let order: Vec<usize> = scored.into_iter().map(|(_, i)| i).chain(unmatched).take(keep).collect();
+    let order: Vec<usize> = scored.into_iter().chain(unmatched).take(keep).collect();
     let mut decisions: Vec<Option<EarlierDecision>> = decisions.into_iter().map(Some).collect();
     order.into_iter().filter_map(|i| decisions[i].take()).collect()
+}
+
+// ---- Ranking ---------------------------------------------------------------------------
+//
+// Okapi BM25 is written here rather than taken from a crate: it ranks at most a few dozen
+// short records, and the `bm25` crate brought some 41 crates (stemmers and stop words for
+// many languages, caches) to do it.
+
+/// How soon a word's repeats in a record stop adding to its score.
+const K1: f64 = 1.2;
+/// How much a long record is discounted against the average length.
+const B: f64 = 0.75;
+
+/// Each document's Okapi BM25 score for the query's words; 0 when it has none of them.
+/// A word few documents hold weighs more than one most of them hold.
+fn bm25(query: &str, documents: &[String]) -> Vec<f64> {
+    let documents: Vec<Vec<String>> = documents.iter().map(|document| words(document)).collect();
+    let count = documents.len() as f64;
+    let average = documents.iter().map(Vec::len).sum::<usize>() as f64 / count.max(1.0);
+    let mut query = words(query);
+    query.sort();
+    query.dedup();
+    let rarity: Vec<f64> = query
+        .iter()
+        .map(|word| {
+            let holding = documents.iter().filter(|document| document.contains(word)).count() as f64;
+            (1.0 + (count - holding + 0.5) / (holding + 0.5)).ln()
+        })
+        .collect();
+    documents
+        .iter()
+        .map(|document| {
+            let length = document.len() as f64 / average;
+            query
+                .iter()
+                .zip(&rarity)
+                .map(|(word, rarity)| {
+                    let repeats = document.iter().filter(|w| *w == word).count() as f64;
+                    rarity * repeats * (K1 + 1.0) / (repeats + K1 * (1.0 - B + B * length))
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// Words that say nothing about what a record decided; a question is full of them.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before",
+    "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "each", "either", "for", "from",
+    "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "just", "make", "may", "me", "might",
+    "more", "most", "must", "my", "need", "new", "no", "nor", "not", "now", "of", "on", "one", "only", "or", "other",
+    "our", "over", "s", "same", "shall", "should", "so", "some", "such", "t", "than", "that", "the", "their", "them",
+    "then", "there", "these", "they", "this", "those", "to", "too", "under", "up", "us", "use", "used", "uses",
+    "using", "very", "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "why", "will",
+    "with", "would", "you", "your",
+];
+
+/// Lowercase words without stop words, each cut to its stem. Chinese and Japanese are
+/// written without spaces, so each of their characters is a word of its own.
+fn words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() && !is_cjk(c) {
+            word.push(c);
+            continue;
+        }
+        words.push(std::mem::take(&mut word));
+        if is_cjk(c) {
+            words.push(c.to_string());
+        }
+    }
+    words.push(word);
+    words
+        .into_iter()
+        .filter(|word| !word.is_empty() && !STOP_WORDS.contains(&word.as_str()))
+        .map(|w| stem(&w))
+        .collect()
 }
 
 /// Manifests whose stack is listed one by one; the rest are summed up in one line.
@@ -315,6 +389,48 @@ mod tests {
             ["docs/adr/0004-caching.md", "docs/adr/0002-postgres.md"],
             "no word in common: the accepted records, newest first (same date: by path)"
         );
+    }
+
+    fn paths(ranked: Vec<EarlierDecision>) -> Vec<String> {
+        ranked.into_iter().map(|d| d.path).collect()
+    }
+
+    #[test]
+    fn a_record_sharing_the_rare_words_ranks_above_one_sharing_only_common_ones() {
+        let decisions = vec![
+            decision("adr/0001.md", "Order service owns the orders", "accepted", "The order service owns order data."),
+            decision("adr/0002.md", "Order service deploys daily", "accepted", "The order service deploys each day."),
+            decision("adr/0003.md", "Order service logs to stdout", "accepted", "The order service logs as JSON."),
+            decision("adr/0004.md", "Kafka for messaging", "accepted", "Messages go through Kafka."),
+        ];
+        let ranked = paths(rank("Kafka or RabbitMQ between the order service and billing?", decisions, 4));
+        assert_eq!(ranked[0], "adr/0004.md", "{ranked:?}");
+        let scores = bm25("kafka order service", &["kafka".into(), "order service".into(), "order service".into()]);
+        assert!(scores[0] > scores[1] && scores[1] == scores[2], "one rare word outweighs two common: {scores:?}");
+        assert!(bm25("kafka", &["order service".into()])[0] == 0.0, "no word in common scores nothing");
+    }
+
+    #[test]
+    fn equal_scores_keep_the_order_given() {
+        let twin = |path: &str| decision(path, "Cache sessions in Redis", "accepted", "Redis holds sessions.");
+        let other = decision("adr/0009.md", "Use React", "accepted", "React for the UI.");
+        let given = vec![twin("adr/0005.md"), other, twin("adr/0002.md"), twin("adr/0007.md")];
+        assert_eq!(
+            paths(rank("Redis?", given.clone(), 4)),
+            ["adr/0005.md", "adr/0002.md", "adr/0007.md", "adr/0009.md"]
+        );
+        let reversed: Vec<EarlierDecision> = given.into_iter().rev().collect();
+        assert_eq!(paths(rank("Redis?", reversed, 3)), ["adr/0007.md", "adr/0002.md", "adr/0005.md"]);
+    }
+
+    #[test]
+    fn words_are_lowercase_stems_without_stop_words() {
+        assert_eq!(words("Should we use Redis for CACHING?"), ["redi", "cach"]);
+        assert_eq!(words("cache, caches, cached"), ["cach", "cach", "cach"]);
+        assert_eq!(words("process processes processing"), ["process", "process", "process"]);
+        assert_eq!(words("go bus is ok"), ["go", "bus", "ok"], "short words keep their endings");
+        assert_eq!(words("Datenbank für Sitzungen"), ["datenbank", "für", "sitzungen"]);
+        assert_eq!(words("用Redis缓存"), ["用", "redi", "缓", "存"]);
     }
 
     fn parts(decisions: Vec<EarlierDecision>, files: Vec<ContextFile>) -> Parts {

@@ -73,7 +73,7 @@ const SUFFIXES: &[&str] = &[
 /// A light stemmer: strips common English endings until none is left, keeping at least
 /// three letters ("security" and "secure" → "secur", "deployments" → "deploy"). Words
 /// ending in "ss" keep their s ("process"), and a "y" after a vowel stays ("deploy").
-fn stem(word: &str) -> String {
+pub fn stem(word: &str) -> String {
     let mut stem = word.to_string();
     while let Some(shorter) = strip_suffix(&stem) {
         stem = shorter;
