@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0010_failed_contributions.sql"),
     include_str!("migrations/0011_structured_formats.sql"),
     include_str!("migrations/0012_rosters_and_discards.sql"),
+    include_str!("migrations/0013_calls_by_model.sql"),
 ];
 
 /// Why the state database could not do what was asked.
@@ -111,6 +112,9 @@ impl StoreError {
     }
 }
 
+/// How long a statement waits for another process's lock before it fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// Where the database lives: `--db`, else `$DEBATE_HOME`, else the user data directory.
@@ -151,12 +155,12 @@ impl Store {
 
     fn prepare(mut conn: Connection, path: &Path) -> Result<Store> {
         let opening = |source| StoreError::Open { path: path.to_path_buf(), source };
-        conn.busy_timeout(Duration::from_secs(10)).map_err(opening)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(opening)?;
         // WAL with synchronous=NORMAL: each step's commit survives any death of the
         // process (SIGKILL included) and the file never corrupts; only an OS crash can
         // drop the last commits, which --resume then redoes. fsync per commit would put
         // a disk flush on the critical path of every step.
-        conn.pragma_update(None, "journal_mode", "WAL")
+        use_wal(&conn)
             .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
             .and_then(|_| conn.pragma_update(None, "foreign_keys", true))
             .map_err(opening)?;
@@ -176,6 +180,24 @@ impl Store {
             return Err(StoreError::Newer { path: path.to_path_buf(), found, known: MIGRATIONS.len() });
         }
         Ok(Store { conn, held: Default::default() })
+    }
+}
+
+/// Switch the database to WAL. That takes an exclusive lock, and SQLite reports BUSY at
+/// once, without its busy handler, while another process opens the same new file: wait
+/// and try again, up to the busy timeout. Once one process has set it, it stays set.
+fn use_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(failure, _))
+                if matches!(failure.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            result => return result,
+        }
     }
 }
 

@@ -263,3 +263,26 @@ fn a_full_disk_says_the_debate_can_be_resumed() {
     let hint = StoreError::Sqlite(full).hint().unwrap();
     assert!(hint.contains("disk is full") && hint.contains("debate --resume"), "{hint}");
 }
+
+/// Many processes opening one new database at the same moment all get it: the first
+/// switches it to WAL, the others wait for that rather than fail "database is locked".
+#[test]
+fn a_new_database_opened_by_many_at_once_opens_for_all() {
+    for _ in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("debates.sqlite3");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(12));
+        let opened: Vec<_> = (0..12)
+            .map(|_| {
+                let (path, barrier) = (path.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    Store::open(&path).map(drop).map_err(|err| err.to_string())
+                })
+            })
+            .collect();
+        for opening in opened {
+            assert_eq!(opening.join().unwrap(), Ok(()));
+        }
+    }
+}

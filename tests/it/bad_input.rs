@@ -1,7 +1,7 @@
-//! Bad input, run through the binary as a user would (SPEC §8): each is rejected with the
-//! right exit code, in one or two lines that start with `error:` and name the offending
-//! thing, with no panic or backtrace, and before anything is written — the repository,
-//! the home directory and the state database are byte-for-byte unchanged.
+//! Bad input, run through the binary as a user would (README: "Exit codes"): each is
+//! rejected with the right exit code, in one or two lines that start with `error:` and name
+//! the offending thing, with no panic or backtrace, and before anything is written — the
+//! repository, the home directory and the state database are byte-for-byte unchanged.
 //!
 //! The cases are one table, `CASES`: each row names a case, what it writes or runs first
 //! (`Setup`), the environment, arguments and stdin of the rejected command, the exit code,
@@ -442,9 +442,9 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 // ── The checks ──────────────────────────────────────────────────────────────────
 
-/// Run `cmd` and check that it is rejected per SPEC §8: exit `code`, a short error on
-/// stderr that contains every string in `mentions`, nothing on stdout, and no file in the
-/// sandbox added, removed or changed. Returns stderr for further checks.
+/// Run `cmd` and check that it is rejected as the README's "Exit codes" says: exit `code`,
+/// a short error on stderr that contains every string in `mentions`, nothing on stdout, and
+/// no file in the sandbox added, removed or changed. Returns stderr for further checks.
 #[track_caller]
 fn rejects(sandbox: &Sandbox, mut cmd: Command, code: i32, mentions: &[&str]) -> String {
     let before = sandbox.files();

@@ -2,7 +2,6 @@
 //! paid for twice, nothing committed that the index does not know about.
 
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::common::*;
 
@@ -31,19 +30,12 @@ fn spawn(sandbox: &Sandbox, config: &std::path::Path, args: &[&str]) -> Child {
 }
 
 /// Wait until the debate has stored `n` contributions.
-fn wait_for_contributions(sandbox: &Sandbox, child: &mut Child, n: i64) {
-    let started = Instant::now();
-    loop {
-        let stored = rusqlite::Connection::open(sandbox.db())
-            .and_then(|c| c.query_row("SELECT COUNT(*) FROM contributions", [], |r| r.get::<_, i64>(0)))
-            .unwrap_or(0);
-        if stored >= n {
-            return;
-        }
+fn wait_for_contributions(sandbox: &Sandbox, child: &mut Child, n: usize) {
+    wait_for(&format!("{n} contributions stored"), || {
         assert!(child.try_wait().unwrap().is_none(), "the debate ended early");
-        assert!(started.elapsed() < Duration::from_secs(30), "never stored {n} contributions");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+        let stored = contributions(&sandbox.try_shown()?);
+        (stored >= n).then_some(()).ok_or(format!("{stored} stored"))
+    });
 }
 
 #[test]
@@ -59,15 +51,19 @@ fn debates_started_together_on_a_fresh_database_all_complete() {
             dir
         })
         .collect();
-    // Every process waits at a barrier, so they all open the new database at once.
+    // Every process says it is ready and waits at a barrier, so they all open the new
+    // database at once.
     let go = sandbox.home.join("go");
+    let ready = |n: usize| sandbox.home.join(format!("ready-{n}"));
     let children: Vec<Child> = others
         .iter()
-        .map(|dir| {
+        .enumerate()
+        .map(|(n, dir)| {
             let debate = sandbox.std_cmd();
             let mut cmd = Command::new("sh");
             cmd.arg("-c").arg(format!(
-                "while [ ! -e '{}' ]; do :; done; exec '{}' --offline -q '{QUESTION}'",
+                ": > '{}'; while [ ! -e '{}' ]; do :; done; exec '{}' --offline -q '{QUESTION}'",
+                ready(n).display(),
                 go.display(),
                 debate.get_program().to_string_lossy()
             ));
@@ -81,15 +77,15 @@ fn debates_started_together_on_a_fresh_database_all_complete() {
             cmd.spawn().unwrap()
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(200));
+    wait_for("every process at the barrier", || (0..DEBATES).all(|n| ready(n).exists()));
+    assert!(!sandbox.db().exists(), "no process opened the database before the barrier");
     std::fs::write(&go, "").unwrap();
     for child in children {
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "{}", text(&out.stderr));
     }
-    let complete: i64 =
-        sandbox.sqlite().query_row("SELECT COUNT(*) FROM debates WHERE status = 'complete'", [], |r| r.get(0)).unwrap();
-    assert_eq!(complete, DEBATES as i64);
+    let listed = sandbox.listed();
+    assert_eq!(listed.iter().filter(|debate| debate["status"] == "complete").count(), DEBATES, "{listed:?}");
 }
 
 #[test]
@@ -99,6 +95,8 @@ fn a_debate_is_driven_by_one_process_at_a_time() {
     let mut first = spawn(&sandbox, &config, &["-r", "2", QUESTION]);
     wait_for_contributions(&sandbox, &mut first, 1);
     let id = sandbox.only_id();
+    // The database itself: the stored snapshot holds settings --show does not print
+    // (committing, for one).
     let snapshot =
         || -> String { sandbox.sqlite().query_row("SELECT snapshot FROM debates", [], |r| r.get(0)).unwrap() };
     let before = snapshot();
@@ -110,12 +108,13 @@ fn a_debate_is_driven_by_one_process_at_a_time() {
     assert!(stderr.contains(&format!("{id} is running in process {}", first.id())), "{stderr}");
     assert_eq!(snapshot(), before, "the second process changed the debate's settings");
     assert!(first.wait().unwrap().success());
-    let rounds: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
-    assert_eq!(rounds, 2, "the first process ran its two rounds");
+    assert_eq!(sandbox.show(&id)["rounds"], 2, "the first process ran its two rounds");
     assert!(!git(&sandbox.repo, &["log", "--format=%B"]).is_empty(), "and committed");
     // Every call was made once: analysis, 2 × (2 + 2), round 1's evaluation, the
     // synthesis (which judges round 2).
     assert_eq!(sandbox.prompts().len(), 11);
+    // The database itself: leases are the store's own bookkeeping, which --show does not
+    // print.
     let leases: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM leases", [], |r| r.get(0)).unwrap();
     assert_eq!(leases, 0, "the lease is given up at the end");
 }
@@ -133,11 +132,6 @@ fn the_lease_of_a_killed_process_is_taken_over_at_once() {
     assert!(resumed.status.success(), "{}", text(&resumed.stderr));
 }
 
-fn signal(child: &Child, name: &str) {
-    let sent = Command::new("kill").args([&format!("-{name}"), &child.id().to_string()]).status().unwrap();
-    assert!(sent.success());
-}
-
 #[test]
 fn sigterm_and_sighup_pause_the_debate_like_ctrl_c() {
     for (name, code) in [("TERM", 143), ("HUP", 129)] {
@@ -145,7 +139,7 @@ fn sigterm_and_sighup_pause_the_debate_like_ctrl_c() {
         let config = slow(&sandbox);
         let mut child = spawn(&sandbox, &config, &["-r", "2", QUESTION]);
         wait_for_contributions(&sandbox, &mut child, 1);
-        signal(&child, name);
+        signal(child.id(), name);
         let out: Output = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(code), "SIG{name}: {}", text(&out.stderr));
         let id = sandbox.only_id();
@@ -154,8 +148,7 @@ fn sigterm_and_sighup_pause_the_debate_like_ctrl_c() {
             stderr.contains(&format!("SIG{name}")) && stderr.contains(&format!("debate --resume {id}")),
             "{stderr}"
         );
-        let status: String = sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap();
-        assert_eq!(status, "paused", "SIG{name}");
+        assert_eq!(sandbox.show(&id)["status"], "paused", "SIG{name}");
         sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).assert().success();
     }
 }
@@ -164,23 +157,30 @@ fn sigterm_and_sighup_pause_the_debate_like_ctrl_c() {
 fn two_debates_committing_to_one_branch_both_land() {
     let sandbox = Sandbox::new();
     identity(&sandbox.repo);
-    // The first holds its commit back until the second has committed on the branch.
+    // The first is held after it built its commit on the branch as it was (unborn) and
+    // before it moves the branch, until the second has committed on the branch.
+    let known = commit_objects(&sandbox.repo);
     let mut first = sandbox.std_cmd();
-    first.env("DEBATE_FAILPOINT", "before-ref-update:sleep=1500");
+    let gate = sandbox.home.join("gate");
+    first.env("DEBATE_FAILPOINT", Held::failpoint(&gate));
     first
         .args(["--offline", "-q", "Should we use Redis or Postgres for caching?"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    let first = first.spawn().unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    let mut first = first.spawn().unwrap();
+    let held = Held::before_ref_update(&mut first, &sandbox.repo, "main", &known, &gate);
     let second = sandbox.cmd().args(["--offline", "-q", "Monolith or microservices for billing?"]).output().unwrap();
     assert!(second.status.success(), "{}", text(&second.stderr));
+    let lost = held.commit.clone();
+    held.release();
     let first = first.wait_with_output().unwrap();
     assert!(first.status.success(), "the slower commit is made again on top: {}", text(&first.stderr));
     let trailers = git(&sandbox.repo, &["log", "--format=%(trailers:key=Debate-Id,valueonly)"]);
     assert_eq!(trailers.lines().filter(|l| l.starts_with("DEB-")).count(), 2, "{trailers}");
-    // The first debate built its commit on the old tip, lost the race while it slept,
+    // The first debate built its commit on the old tip, lost the race while it was held,
     // and made its commit again on top of the second's.
+    let history = git(&sandbox.repo, &["log", "--format=%H"]);
+    assert!(!history.contains(&lost), "the commit built on the old tip is not on the branch: {history}");
     let subjects = git(&sandbox.repo, &["log", "--format=%s"]);
     let subjects: Vec<&str> = subjects.lines().collect();
     assert!(subjects[0].contains("Redis or Postgres") && subjects[1].contains("Monolith"), "{subjects:?}");

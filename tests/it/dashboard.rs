@@ -4,7 +4,6 @@
 //! the dashboard's driver meanwhile; conditions are awaited by bounded polling.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -74,26 +73,20 @@ impl Dashboard {
 
     /// Poll until `done` holds for the debate's page (its live part included).
     async fn page_until(&self, id: &str, what: &str, done: impl Fn(&str) -> bool) -> String {
-        for _ in 0..600 {
+        wait_for_async(what, async || {
             let (_, _, page) = self.get(&format!("/debates/{id}")).await;
-            if done(&page) {
-                return page;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("waited 30 s for {what}");
+            done(&page).then_some(page)
+        })
+        .await
     }
 
-    /// Poll until `done` holds for the debate's document.
+    /// Poll until `done` holds for the debate's document; a timeout shows the last one.
     async fn until(&self, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-        for _ in 0..600 {
+        wait_for_async(what, async || {
             let detail = self.detail(id).await;
-            if done(&detail) {
-                return detail;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("waited 30 s for {what}: {}", self.detail(id).await);
+            if done(&detail) { Ok(detail) } else { Err(detail) }
+        })
+        .await
     }
 }
 

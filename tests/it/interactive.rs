@@ -5,8 +5,6 @@
 //! rexpect reads bytes as Latin-1, so needles stay ASCII. A question is drawn only once
 //! the terminal is in raw mode, so a key can be sent as soon as its prompt shows.
 
-use std::time::Duration;
-
 use crate::common::*;
 use rexpect::process::WaitStatus;
 use rexpect::session::PtySession;
@@ -47,11 +45,11 @@ fn scripted(sandbox: &Sandbox, answers: &str) -> std::path::PathBuf {
 }
 
 fn status(sandbox: &Sandbox) -> String {
-    sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap()
+    sandbox.shown()["status"].as_str().unwrap().to_string()
 }
 
-fn rounds(sandbox: &Sandbox) -> i64 {
-    sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap()
+fn rounds(sandbox: &Sandbox) -> u64 {
+    sandbox.shown()["rounds"].as_u64().unwrap()
 }
 
 #[test]
@@ -151,19 +149,15 @@ fn ctrl_c_in_the_middle_of_a_round_saves_and_resume_repeats_no_finished_call() {
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
     answer(&mut p, MENU, "c");
     // The fast debater's argument is stored while the slow one is still in flight.
-    let stored_round2 = || -> i64 {
-        sandbox.sqlite().query_row("SELECT COUNT(*) FROM contributions WHERE round = 2", [], |r| r.get(0)).unwrap_or(0)
-    };
-    let waited = std::time::Instant::now();
-    while stored_round2() < 1 {
-        assert!(waited.elapsed() < Duration::from_secs(20), "round 2 never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for("the fast debater's round-2 argument", || {
+        sandbox.try_shown().is_ok_and(|detail| stored_in_round(&detail, 2, "arguments") >= 1)
+    });
     p.send_control('c').unwrap();
     p.exp_string("debate --resume").unwrap();
     assert_eq!(exit_code(&mut p), 130);
     assert_eq!(status(&sandbox), "paused");
     let started = sandbox.prompts().len();
+    // The database itself: the moderator's calls stored are not in --show.
     let stored: i64 = sandbox
         .sqlite()
         .query_row("SELECT (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM moderator_calls)", [], |r| {
@@ -243,10 +237,7 @@ fn sigterm_while_the_clarifying_question_waits_exits_143_and_restores_the_termin
     assert!(killed.success());
     p.exp_string("exit=143").unwrap();
     assert_not_raw(&p.exp_eof().unwrap());
-    assert!(
-        !sandbox.db().exists()
-            || sandbox.sqlite().query_row("SELECT COUNT(*) FROM debates", [], |r| r.get::<_, i64>(0)).unwrap() == 0
-    );
+    assert_eq!(sandbox.listed(), Vec::<serde_json::Value>::new(), "no debate was stored");
 }
 
 #[test]
@@ -260,8 +251,8 @@ fn a_vague_question_gets_a_clarifying_question_on_a_terminal() {
     answer(&mut p, ISSUE, "n");
     p.exp_string("is complete").unwrap();
     assert_eq!(exit_code(&mut p), 0);
-    let answer: String = sandbox.sqlite().query_row("SELECT answer FROM clarifications", [], |r| r.get(0)).unwrap();
-    assert!(answer.contains("Redis and Postgres"));
+    let answer = &sandbox.shown()["clarification"]["answer"];
+    assert!(answer.as_str().unwrap().contains("Redis and Postgres"), "{answer}");
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
     assert!(record.contains("The question was clarified before the debate"), "{record}");
     assert!(!record.contains("The question was vague"), "{record}");

@@ -332,10 +332,13 @@ fn a_record_found_by_id_that_became_a_link_is_refused() {
 #[test]
 fn a_status_change_that_lost_the_race_for_its_record_stops() {
     let sandbox = repository(&[(MADR_PATH, MADR)]);
+    let known = commit_objects(&sandbox.repo);
     let mut slow = sandbox.std_cmd();
-    slow.env("DEBATE_TEST_TODAY", TODAY).env("DEBATE_FAILPOINT", "before-ref-update:sleep=1500");
-    let slow = slow.args(["reject", MADR_PATH]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    let gate = sandbox.home.join("gate");
+    slow.env("DEBATE_TEST_TODAY", TODAY).env("DEBATE_FAILPOINT", Held::failpoint(&gate));
+    let mut slow = slow.args(["reject", MADR_PATH]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    // Held once it built its commit on the branch's tip, before it moves the branch.
+    let held = Held::before_ref_update(&mut slow, &sandbox.repo, "main", &known, &gate);
     // Meanwhile a teammate's change to the same record lands on the branch (made with
     // git's plumbing and a separate index, as another clone's push would arrive).
     let theirs = format!("{MADR}\nA teammate's note.\n");
@@ -375,6 +378,7 @@ fn a_status_change_that_lost_the_race_for_its_record_stops() {
     );
     plumbing(&["update-ref", "refs/heads/main", &commit], None);
 
+    held.release();
     let out = slow.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("kept moving"), "{}", text(&out.stderr));

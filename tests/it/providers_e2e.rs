@@ -89,8 +89,7 @@ async fn a_server_that_keeps_failing_pauses_the_debate_and_resume_finishes_it() 
     let id = sandbox.only_id();
     assert!(stderr.contains("HTTP 503") && stderr.contains(&format!("debate --resume {id}")), "{stderr}");
     assert!(stderr.lines().filter(|l| !l.trim().is_empty()).count() > 2, "progress precedes the error");
-    let status: String = sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap();
-    assert_eq!(status, "paused");
+    assert_eq!(sandbox.show(&id)["status"], "paused");
     let failed_attempts =
         mock.requests().iter().filter(|r| prompt_of(&r["body"]).contains("Write your round-2 argument")).count();
     assert_eq!(failed_attempts, 4, "two debaters × (1 try + 1 retry)");
@@ -210,9 +209,10 @@ async fn a_debater_that_keeps_failing_is_dropped_when_two_remain() {
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
     assert!(record.contains("Cost Control was dropped from the panel: its argument in round 1 failed"), "{record}");
     assert!(record.contains("confidence: Low"), "max rounds → Low, and a drop cannot raise it: {record}");
-    let dropped: Option<String> =
-        sandbox.sqlite().query_row("SELECT dropped FROM panel WHERE name = 'Cost Control'", [], |r| r.get(0)).unwrap();
-    assert!(dropped.unwrap().contains("HTTP 500"));
+    let panel = sandbox.shown()["panel"].clone();
+    let seat =
+        panel.as_array().unwrap().iter().find(|seat| seat["perspective"] == "Cost Control").expect("on the panel");
+    assert!(seat["dropped"].as_str().is_some_and(|why| why.contains("HTTP 500")), "{seat}");
     let later = mock
         .requests()
         .iter()
@@ -341,9 +341,8 @@ async fn one_refused_call_is_tried_again_with_a_shorter_prompt_and_nobody_leaves
     let (sandbox, out, mock) = rebuttal_refused(1).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("leaves the panel"), "{}", text(&out.stderr));
-    let dropped: i64 =
-        sandbox.sqlite().query_row("SELECT COUNT(*) FROM panel WHERE dropped IS NOT NULL", [], |r| r.get(0)).unwrap();
-    assert_eq!(dropped, 0);
+    let panel = sandbox.shown()["panel"].clone();
+    assert!(panel.as_array().unwrap().iter().all(|seat| seat["dropped"].is_null()), "{panel}");
     let tries = mock.requests().iter().filter(|r| prompt_of(&r["body"]).contains("rebuttal as Cost Control")).count();
     assert_eq!(tries, 2, "once refused, once more with a shorter prompt");
 }
@@ -395,14 +394,20 @@ async fn an_answer_cut_off_at_the_limit_is_asked_again_and_never_stored_as_whole
     let config = sandbox.openai_compatible(&mock.base_url(), "", "");
     let out = run(&sandbox, &config, &["-r", "1", QUESTION]).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let stored: Vec<(String, String, bool)> = {
-        let db = sandbox.sqlite();
-        let mut stmt =
-            db.prepare("SELECT perspective, kind, truncated FROM contributions ORDER BY seat, kind").unwrap();
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
-    };
-    let truncated: Vec<_> = stored.iter().filter(|(_, _, cut)| *cut).map(|(p, k, _)| format!("{p} {k}")).collect();
-    assert_eq!(truncated, ["Operational Simplicity argument"], "{stored:?}");
+    let transcript = sandbox.shown()["transcript"].clone();
+    let stored: Vec<&serde_json::Value> = transcript
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|round| [&round["arguments"], &round["rebuttals"]])
+        .flat_map(|kind| kind.as_array().unwrap())
+        .collect();
+    let truncated: Vec<_> = stored
+        .iter()
+        .filter(|c| c["truncated"] == true)
+        .map(|c| format!("{} {}", c["perspective"].as_str().unwrap(), c["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(truncated, ["Operational Simplicity argument"], "{transcript}");
     let asked_again =
         mock.requests().iter().filter(|r| prompt_of(&r["body"]).contains("cut off at the length limit")).count();
     assert_eq!(asked_again, 2, "each cut-off answer was asked for once more");

@@ -1,7 +1,8 @@
 //! The OpenAI-compatible and Anthropic providers, end to end over real HTTP on
 //! 127.0.0.1: the wire format, streaming split at awkward byte boundaries, retries,
 //! failure classification, key redaction, structured-output downgrade and the
-//! in-flight cap (SPEC §4, §8, §10). Nothing here touches the internet.
+//! in-flight cap (README: "Providers", "Exit codes"; docs/architecture.md: `providers/`).
+//! Nothing here touches the internet.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,6 @@
-//! The decision record meets git (SPEC §7 "Git", "Issue draft"; §8): real repositories
-//! in temporary directories, the real binary, and the real `git` command to check what
-//! it did.
+//! The decision record meets git (README: "Git", "Issue drafts", "Exit codes"): real
+//! repositories in temporary directories, the real binary, and the real `git` command to
+//! check what it did.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Output};
@@ -101,10 +101,7 @@ fn debate_for_a_person(sandbox: &Sandbox, extra: &[&str]) -> Run {
     let out = sandbox.cmd().arg("--offline").args(extra).arg(QUESTION).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "debate {extra:?} failed ({:?}): {stderr}", out.status);
-    let id: String = sandbox
-        .sqlite()
-        .query_row("SELECT id FROM debates ORDER BY created_at DESC, rowid DESC LIMIT 1", [], |r| r.get(0))
-        .unwrap();
+    let id = sandbox.newest_id();
     let rows = sandbox.cmd().args(["--list", "--json"]).assert().success().get_output().stdout.clone();
     let rows: serde_json::Value = serde_json::from_slice(&rows).unwrap();
     let json = rows.as_array().unwrap().iter().find(|r| r["id"] == id.as_str()).expect("listed").clone();
@@ -125,8 +122,8 @@ fn front_matter(record: &str, key: &str) -> String {
 }
 
 /// Check the commit `rev` in `dir`: exactly `relative` added, with `content`, and the
-/// decisions index beside it listing it; the message SPEC §7 describes, and the
-/// `Debate-Id` trailer for `id`.
+/// decisions index beside it listing it; the message the README's "Git" section shows, and
+/// the `Debate-Id` trailer for `id`.
 fn assert_record_commit(dir: &Path, rev: &str, relative: &str, id: &str) -> String {
     let index = format!("{}/README.md", relative.rsplit_once('/').unwrap().0);
     let changed = git(dir, &["show", "--name-status", "--format=", rev]);
@@ -544,7 +541,7 @@ fn no_commit_writes_the_record_and_leaves_it_untracked() {
 // ---------------------------------------------------------------------------------
 
 fn stored_status(sandbox: &Sandbox) -> String {
-    sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap()
+    sandbox.shown()["status"].as_str().unwrap().to_string()
 }
 
 /// `--list --json`'s row for the only debate.

@@ -128,8 +128,7 @@ fn the_review_loop_reopens_reargues_and_rewrites_the_same_record() {
     assert!(out.status.success(), "{}", text(&out.stderr));
 
     // One more round, argued with the objection in force.
-    let rounds: u32 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
-    assert_eq!(rounds, 2);
+    assert_eq!(sandbox.show(&id)["rounds"], 2);
     let round_two = sandbox
         .prompts()
         .into_iter()
@@ -184,8 +183,7 @@ fn guide_is_for_completed_debates_and_needs_an_objection() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let out = run(&sandbox, &config, &["--guide", "why?", QUESTION]);
     assert_eq!(out.status.code(), Some(2), "--guide without --resume is a usage error");
-    let rounds: u32 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
-    assert_eq!(rounds, 1, "nothing was reopened");
+    assert_eq!(sandbox.show(&id)["rounds"], 1, "nothing was reopened");
 }
 
 /// A teammate's clone has the record but not the debate: the review says why it cannot
@@ -228,12 +226,10 @@ fn a_review_after_agreement_argues_another_round() {
     let out = run(&sandbox, &config, &["-r", "3", QUESTION]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let id = sandbox.only_id();
-    let ended: String = sandbox.sqlite().query_row("SELECT end_reason FROM debates", [], |r| r.get(0)).unwrap();
-    assert_eq!(ended, "agreement");
+    assert_eq!(sandbox.show(&id)["ended_by"], "agreement");
     let out = run(&sandbox, &config, &["--resume", &id, "--guide", "Reviewer: and the cost?"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let rounds: u32 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
-    assert_eq!(rounds, 2, "the review's round was argued");
+    assert_eq!(sandbox.show(&id)["rounds"], 2, "the review's round was argued");
     let guided =
         sandbox.prompts().iter().filter(|p| p["round"] == 2 && p.to_string().contains("and the cost?")).count();
     assert!(guided >= 2, "both debaters argued with the objection");
@@ -265,8 +261,7 @@ fn a_review_refuses_a_record_it_would_commit_elsewhere_or_lose_edits_of() {
     assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("git branch --contains"), "{}", text(&out.stderr));
     assert_eq!(sandbox.prompts().len(), asked, "no model was asked anything");
-    let status: String = sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap();
-    assert_eq!(status, "complete", "nothing was reopened");
+    assert_eq!(sandbox.show(&id)["status"], "complete", "nothing was reopened");
 }
 
 /// With the record's own branch checked out, the review's commit lands there and the

@@ -15,6 +15,8 @@ fn a_debate_resumes_without_the_settings_file_it_started_with() {
     let id = sandbox.only_id();
     sandbox.cmd().args(["--resume", &id]).assert().success();
     assert_eq!(sandbox.records().len(), 1);
+    // The database itself: what is stored of the provider (never a key), not what --show
+    // prints.
     let snapshot: String = sandbox.sqlite().query_row("SELECT snapshot FROM debates", [], |r| r.get(0)).unwrap();
     assert!(snapshot.contains("\"script\"") && !snapshot.contains("api_key\""), "{snapshot}");
 }
@@ -43,8 +45,7 @@ fn resume_applies_the_flags_that_can_still_change() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let rounds: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM rounds", [], |r| r.get(0)).unwrap();
-    assert_eq!(rounds, 3, "-r 3 took effect");
+    assert_eq!(sandbox.show(&id)["rounds"], 3, "-r 3 took effect");
     assert!(sandbox.repo.join(format!(".debate/issues/{id}.md")).is_file(), "--issue took effect");
     assert_eq!(sandbox.records().len(), 1);
     let log = std::process::Command::new("git").args(["log", "--oneline"]).current_dir(&sandbox.repo).output().unwrap();
@@ -115,6 +116,8 @@ fn a_debate_can_be_abandoned_and_deleted() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("stays as it is"), "{}", text(&out.stderr));
     assert!(record.is_file());
+    // The database itself: no row of the deleted debate is left (--show cannot see rows of
+    // a debate that is gone).
     let left: i64 = sandbox.sqlite().query_row("SELECT (SELECT COUNT(*) FROM debates) + (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM rounds)", [], |r| r.get(0)).unwrap();
     assert_eq!(left, 0, "nothing of it is left in the database");
     assert_eq!(sandbox.cmd().args(["--show", &id]).output().unwrap().status.code(), Some(2));

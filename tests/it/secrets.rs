@@ -93,6 +93,8 @@ fn secrets_typed_into_the_question_are_warned_about_and_masked() {
     for secret in [aws, openai] {
         assert_nowhere(&sandbox, &[&out], secret);
     }
+    // The database itself: --show masks what it prints, so only the stored column shows
+    // what was stored.
     let stored: String = sandbox.sqlite().query_row("SELECT question FROM debates", [], |r| r.get(0)).unwrap();
     assert!(stored.contains("Redis ([redacted]) or Postgres"), "{stored}");
     let name = sandbox.records()[0].file_name().unwrap().to_string_lossy().into_owned();

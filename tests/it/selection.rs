@@ -1,6 +1,6 @@
-//! Panel selection without a model (SPEC §2.1, §3): the keyword heuristic must give every
-//! question a panel of the right size, with the obviously relevant perspectives on it, at
-//! least one opposing pair, and a reason for every pick.
+//! Panel selection without a model (README: "What a debate does", step 1): the keyword
+//! heuristic must give every question a panel of the right size, with the obviously
+//! relevant perspectives on it, at least one opposing pair, and a reason for every pick.
 
 use debate::catalog::Catalog;
 use debate::model::Seat;

@@ -5,11 +5,14 @@
 pub mod eval;
 pub mod llm;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Display;
 use std::path::{Path, PathBuf};
-use std::process::Command as StdCommand;
+use std::process::{Child, Command as StdCommand};
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+use serde_json::Value;
 use tempfile::TempDir;
 
 pub struct Sandbox {
@@ -100,13 +103,13 @@ impl Sandbox {
         config
     }
 
-    /// Every request the scripted provider received, in order.
+    /// Every request the scripted provider received, in order. A last line without its
+    /// newline is still being written (a poll can read a write half done) and is left out.
     pub fn prompts(&self) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(self.home.join("prompts.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("prompt log line is JSON"))
-            .collect()
+        let log = std::fs::read(self.home.join("prompts.jsonl")).unwrap_or_default();
+        let log = String::from_utf8_lossy(&log);
+        let complete = log.rsplit_once('\n').map_or("", |(lines, _)| lines);
+        complete.lines().map(|l| serde_json::from_str(l).expect("prompt log line is JSON")).collect()
     }
 
     /// Decision records under docs/decisions (not its index, README.md).
@@ -132,14 +135,238 @@ impl Sandbox {
         files
     }
 
-    /// Open the state database read-only.
+    /// Open the state database read-only. Tests read a debate through `show` (what
+    /// `--show --json` prints); this is for the few that must see the database itself
+    /// (what is stored, not what is printed), each saying why.
     pub fn sqlite(&self) -> rusqlite::Connection {
         rusqlite::Connection::open_with_flags(self.db(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).expect("state db")
     }
 
-    /// The id of the only debate in the database.
+    /// `debate <args>` run in the home (which always exists, wherever the repository
+    /// went), its stdout read as JSON; `Err` holds how it failed.
+    fn try_json(&self, args: &[&str]) -> Result<Value, String> {
+        let out = self.cmd().current_dir(&self.home).args(args).output().map_err(|err| err.to_string())?;
+        if !out.status.success() {
+            return Err(format!("debate {args:?} failed ({:?}): {}", out.status, text(&out.stderr)));
+        }
+        serde_json::from_slice(&out.stdout)
+            .map_err(|err| format!("debate {args:?} printed no JSON ({err}): {}", text(&out.stdout)))
+    }
+
+    /// `debate --list --all --json`: every debate in the state database (up to 100),
+    /// newest first; empty when there is no database (listing never creates one).
+    pub fn try_listed(&self) -> Result<Vec<Value>, String> {
+        match self.try_json(&["--list", "--all", "--json", "--limit", "100"])? {
+            Value::Array(rows) => Ok(rows),
+            other => Err(format!("--list --json printed no array: {other}")),
+        }
+    }
+
+    /// `try_listed`, which must succeed.
+    pub fn listed(&self) -> Vec<Value> {
+        self.try_listed().unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    /// The id of the only debate in the state database.
     pub fn only_id(&self) -> String {
-        self.sqlite().query_row("SELECT id FROM debates", [], |r| r.get(0)).expect("one debate")
+        let listed = self.listed();
+        assert_eq!(listed.len(), 1, "one debate in the state database: {listed:?}");
+        id_of(&listed[0])
+    }
+
+    /// The id of the newest debate in the state database.
+    pub fn newest_id(&self) -> String {
+        id_of(self.listed().first().expect("a debate in the state database"))
+    }
+
+    /// `debate --show ID --json`: the debate in full, as `src/view.rs` (`Detail`) prints
+    /// it.
+    pub fn show(&self, id: &str) -> Value {
+        self.try_json(&["--show", id, "--json"]).unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    /// `--show --json` of the only debate.
+    pub fn shown(&self) -> Value {
+        self.show(&self.only_id())
+    }
+
+    /// `--show --json` of the only debate once there is one, for polling a debate that
+    /// is still starting: `Err` says what was found instead.
+    pub fn try_shown(&self) -> Result<Value, String> {
+        match self.try_listed()?.as_slice() {
+            [only] => self.try_json(&["--show", &id_of(only), "--json"]),
+            listed => Err(format!("{} debates listed", listed.len())),
+        }
+    }
+}
+
+fn id_of(row: &Value) -> String {
+    row["id"].as_str().unwrap_or_else(|| panic!("a listed debate has an id: {row}")).to_string()
+}
+
+/// Contributions (arguments and rebuttals) stored in every round of a `--show --json`
+/// document.
+pub fn contributions(detail: &Value) -> usize {
+    let rounds = detail["transcript"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let count = |round: &Value, kind: &str| round[kind].as_array().map_or(0, Vec::len);
+    rounds.iter().map(|round| count(round, "arguments") + count(round, "rebuttals")).sum()
+}
+
+/// Round `number`'s (from 1) contributions of `kind` (`arguments`, `rebuttals`) in a
+/// `--show --json` document; 0 before the round opens.
+pub fn stored_in_round(detail: &Value, number: usize, kind: &str) -> usize {
+    detail["transcript"].get(number - 1).and_then(|round| round[kind].as_array()).map_or(0, Vec::len)
+}
+
+// ── Waiting for a condition ─────────────────────────────────────────────────────
+
+/// How long `wait_for` and `wait_for_async` wait for a condition before they fail.
+pub const DEADLINE: Duration = Duration::from_secs(30);
+
+/// What a condition polled by `wait_for` answers: it holds with `true`, `Some(value)` or
+/// `Ok(value)`; not yet with `false`, `None` or `Err(seen)`, where `seen` says what was
+/// found instead (it goes into the failure's message).
+pub trait Ready {
+    type Value;
+    fn ready(self) -> Result<Self::Value, String>;
+}
+
+impl Ready for bool {
+    type Value = ();
+    fn ready(self) -> Result<(), String> {
+        self.then_some(()).ok_or_else(String::new)
+    }
+}
+
+impl<T> Ready for Option<T> {
+    type Value = T;
+    fn ready(self) -> Result<T, String> {
+        self.ok_or_else(String::new)
+    }
+}
+
+impl<T, E: Display> Ready for Result<T, E> {
+    type Value = T;
+    fn ready(self) -> Result<T, String> {
+        self.map_err(|seen| seen.to_string())
+    }
+}
+
+/// Call `check` every 5 ms until it holds (see `Ready`) and return what it held with:
+/// the one way these tests wait for something another process or task does, never a
+/// fixed sleep. `check` may itself panic, e.g. when the process it waits on ended.
+/// On timeout (`DEADLINE` after the first call) it panics with
+/// `waited 30s for <what>` and what the last call saw, if it said.
+#[track_caller]
+pub fn wait_for<R: Ready>(what: &str, mut check: impl FnMut() -> R) -> R::Value {
+    let started = Instant::now();
+    loop {
+        match check().ready() {
+            Ok(value) => return value,
+            Err(seen) if started.elapsed() >= DEADLINE => timed_out(what, &seen),
+            Err(_) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}
+
+/// `wait_for` for async tests: `check` is awaited every 50 ms (the tokio runtime's
+/// other tasks run meanwhile); on timeout it panics the same way, with `what` and what
+/// the last call saw.
+pub async fn wait_for_async<R: Ready>(what: &str, mut check: impl AsyncFnMut() -> R) -> R::Value {
+    let started = Instant::now();
+    loop {
+        match check().await.ready() {
+            Ok(value) => return value,
+            Err(seen) if started.elapsed() >= DEADLINE => timed_out(what, &seen),
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+#[track_caller]
+fn timed_out(what: &str, seen: &str) -> ! {
+    match seen.is_empty() {
+        true => panic!("waited {DEADLINE:?} for {what}"),
+        false => panic!("waited {DEADLINE:?} for {what}; last seen: {seen}"),
+    }
+}
+
+// ── Holding a process at the point it moves a branch ────────────────────────────
+
+/// Every commit object in `repo`'s object database, on a branch or not.
+pub fn commit_objects(repo: &Path) -> BTreeSet<String> {
+    git(repo, &["cat-file", "--batch-all-objects", "--batch-check=%(objecttype) %(objectname)"])
+        .lines()
+        .filter_map(|line| line.strip_prefix("commit "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// What `refs/heads/<branch>` points at; `None` while the branch is unborn.
+pub fn tip(repo: &Path, branch: &str) -> Option<String> {
+    let out = StdCommand::new("git")
+        .args(["rev-parse", "--verify", "-q", &format!("refs/heads/{branch}")])
+        .current_dir(repo)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", repo)
+        .output()
+        .expect("git runs");
+    out.status.success().then(|| text(&out.stdout).trim().to_string())
+}
+
+/// Send `signal` (`TERM`, `INT`, …) to the process `pid`.
+pub fn signal(pid: u32, signal: &str) {
+    let sent = StdCommand::new("kill").args([&format!("-{signal}"), &pid.to_string()]).status().unwrap();
+    assert!(sent.success(), "kill -{signal} {pid}");
+}
+
+/// A process held after it built its commit on the branch's tip and before it moved
+/// the branch (the failpoint `before-ref-update:wait=<gate>`), so the test can act in
+/// between; it goes on when this is released or dropped.
+pub struct Held {
+    gate: PathBuf,
+    /// The commit it built, on the tip the branch had then.
+    pub commit: String,
+}
+
+impl Held {
+    /// `DEBATE_FAILPOINT` for a process to hold at `gate`.
+    pub fn failpoint(gate: &Path) -> String {
+        format!("before-ref-update:wait={}", gate.display())
+    }
+
+    /// Wait until `child`, started with `Held::failpoint(gate)` when `repo` held the
+    /// commit objects `known` (`commit_objects`), is held there, and check that it has
+    /// built a commit of its own and not moved `branch`.
+    #[track_caller]
+    pub fn before_ref_update(
+        child: &mut Child,
+        repo: &Path,
+        branch: &str,
+        known: &BTreeSet<String>,
+        gate: &Path,
+    ) -> Held {
+        let before = tip(repo, branch);
+        let reached = PathBuf::from(format!("{}.reached", gate.display()));
+        wait_for("the process to build its commit and reach before-ref-update", || {
+            assert!(child.try_wait().unwrap().is_none(), "the process ended before it built its commit");
+            reached.exists()
+        });
+        // Held from here on: let it go however the checks below end.
+        let mut held = Held { gate: gate.to_path_buf(), commit: String::new() };
+        held.commit =
+            commit_objects(repo).difference(known).next().cloned().expect("it built a commit before the gate");
+        assert_eq!(tip(repo, branch), before, "{branch} does not move while the process is held");
+        held
+    }
+
+    /// Let it go on to move the branch.
+    pub fn release(self) {}
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.gate, b"");
     }
 }
 
