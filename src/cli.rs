@@ -1,8 +1,26 @@
 //! Command-line definitions only: flags, help text and value parsing. No behaviour.
+//!
+//! Commands are subcommands, as in git and cargo (`debate list`, `debate show ID`), and
+//! a bare question starts a debate. The flag forms the first versions had (`--list`,
+//! `--show`, `--resume`, `--abandon`, `--delete`) stay as aliases. The options every
+//! command takes (`Shared`) go anywhere on the line.
 
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand};
+
+/// What only a new debate takes; the flag forms of the other commands refuse it.
+const NEW_ONLY: [&str; 9] = [
+    "question",
+    "file",
+    "perspectives",
+    "with",
+    "context",
+    "no_repo_context",
+    "supersedes",
+    "context_preview",
+    "models",
+];
 
 #[derive(Debug, Parser)]
 #[command(
@@ -12,80 +30,28 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
     long_about = "A moderator picks 2–4 perspectives from a catalog, runs debate rounds between \
                   LLM debaters, stops on agreement, repetition or stagnation, and writes a \
                   decision record to docs/decisions/. Every step is kept in SQLite, so an \
-                  interrupted debate continues with --resume.",
+                  interrupted debate continues with `debate resume ID`.",
     group(ArgGroup::new("mode").args(["resume", "list", "show", "abandon", "delete"]).multiple(false)),
-    args_conflicts_with_subcommands = true,
+    subcommand_value_name = "COMMAND",
     after_help = "Examples:\n  debate --offline \"Should we use Redis or Postgres for caching?\"\n  \
                   debate --context-preview \"Redis or Postgres for caching?\"\n  \
-                  debate --list\n  debate --resume DEB-k3x9q2\n  debate --show deb-k3\n  \
-                  debate accept docs/decisions/0003-use-postgres.md"
+                  debate list\n  debate resume DEB-k3x9q2\n  debate show deb-k3\n  \
+                  debate accept docs/decisions/0003-use-postgres.md\n\n\
+                  A one-word question is taken for a mistyped command; ask it with \
+                  `debate new WORD` or `debate -- WORD`."
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// The question to debate; `-` reads it from stdin
-    #[arg(value_name = "QUESTION", conflicts_with_all = ["resume", "list", "show", "abandon", "delete", "file"])]
-    pub question: Option<String>,
+    #[command(flatten)]
+    pub start: StartArgs,
 
-    /// Read the question from a file (`-` for stdin)
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["resume", "list", "show", "abandon", "delete"])]
-    pub file: Option<PathBuf>,
-
-    /// Continue a paused or interrupted debate (any case, unique prefix)
-    #[arg(long, value_name = "ID")]
+    /// Continue a paused or interrupted debate (any case, unique prefix); as `debate resume`
+    #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
     pub resume: Option<String>,
 
-    /// List recent debates of this repository
-    #[arg(long)]
-    pub list: bool,
-
-    /// With --list: debates of every repository
-    #[arg(long, requires = "list")]
-    pub all: bool,
-
-    /// With --list: how many debates to show
-    #[arg(long, value_name = "N", requires = "list", default_value_t = 20,
-          value_parser = clap::value_parser!(u32).range(1..))]
-    pub limit: u32,
-
-    /// Print a debate: perspectives, rounds, decision
-    #[arg(long, value_name = "ID")]
-    pub show: Option<String>,
-
-    /// Give a debate up: it stays listed as failed (--resume can still take it up again)
-    #[arg(long, value_name = "ID")]
-    pub abandon: Option<String>,
-
-    /// Remove a debate from the state database; its record in the repository stays as it is
-    #[arg(long, value_name = "ID")]
-    pub delete: Option<String>,
-
-    /// Number of debaters, 2–4 (default: the moderator decides)
-    #[arg(short = 'p', long = "perspectives", value_name = "N", conflicts_with = "resume",
-          value_parser = clap::value_parser!(u8).range(2..=4))]
-    pub perspectives: Option<u8>,
-
-    /// Force a perspective from the catalog (repeatable)
-    #[arg(long = "with", value_name = "NAME", conflicts_with = "resume")]
-    pub with: Vec<String>,
-
-    /// Cap on rounds, 1–20 [default: 5]
-    #[arg(short = 'r', long, value_name = "N",
-          value_parser = clap::value_parser!(u8).range(1..=20))]
-    pub max_rounds: Option<u8>,
-
-    /// Run to completion without pausing at checkpoints
-    #[arg(long)]
-    pub no_checkpoints: bool,
-
-    /// Also write an issue draft to .debate/issues/<ID>.md
-    #[arg(long)]
-    pub issue: bool,
-
-    /// With --resume of a completed debate: a reviewer's objection. Runs one more round
-    /// (up to --max-rounds) with it as guidance, re-synthesises, and rewrites and commits
-    /// the same record
+    /// With --resume of a completed debate: a reviewer's objection (as `debate review`)
     #[arg(long, value_name = "TEXT", requires = "resume", conflicts_with_all = ["question", "file"])]
     pub guide: Option<String>,
 
@@ -94,60 +60,61 @@ pub struct Cli {
     #[arg(long, requires = "guide")]
     pub discard_edits: bool,
 
-    /// Write the record but do not commit it
-    #[arg(long, conflicts_with = "branch")]
-    pub no_commit: bool,
+    /// List recent debates of this repository; as `debate list`
+    #[arg(long, conflicts_with_all = NEW_ONLY)]
+    pub list: bool,
 
-    /// Commit the record onto a new branch (default decisions/<id>-<slug>) without
-    /// touching the checked-out branch, index or working tree, for a pull request
-    #[arg(long, value_name = "NAME", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    pub branch: Option<String>,
+    #[command(flatten)]
+    pub listing: ListArgs,
 
-    /// A file the debaters may read as project context (repeatable)
-    #[arg(long = "context", value_name = "PATH", conflicts_with = "resume")]
-    pub context: Vec<PathBuf>,
+    /// Print a debate: perspectives, rounds, decision; as `debate show`
+    #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
+    pub show: Option<String>,
 
-    /// Do not read the repository (README, manifests, infrastructure, history, earlier decisions)
-    #[arg(long, conflicts_with = "resume")]
-    pub no_repo_context: bool,
+    /// Give a debate up; as `debate abandon`
+    #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
+    pub abandon: Option<String>,
 
-    /// Mark an earlier decision record superseded by this debate's record, in the same
-    /// commit: its path, or the debate ID in its front matter (repeatable)
-    #[arg(long, value_name = "PATH|ID", conflicts_with = "resume")]
-    pub supersedes: Vec<String>,
-
-    /// Print exactly what the debaters would read about the project, with token counts,
-    /// and exit without calling a model
-    #[arg(long, conflicts_with_all = ["resume", "list", "show", "abandon", "delete"])]
-    pub context_preview: bool,
-
-    /// Use this configured provider for every role
-    #[arg(long, value_name = "NAME", conflicts_with = "offline")]
-    pub provider: Option<String>,
-
-    /// Use this model for every role
-    #[arg(long, value_name = "MODEL")]
-    pub model: Option<String>,
-
-    /// Seat different models at the debate, handed out to the perspectives in turn:
-    /// each `provider:model` or a model of the debaters' provider (comma-separated)
-    #[arg(long, value_name = "MODELS", value_delimiter = ',', conflicts_with_all = ["model", "resume", "offline"])]
-    pub models: Vec<String>,
-
-    /// Use the built-in offline debater: no network, no key, not model-reasoned
-    #[arg(long)]
-    pub offline: bool,
+    /// Remove a debate from the state database; as `debate delete`
+    #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
+    pub delete: Option<String>,
 
     #[command(flatten)]
     pub shared: Shared,
+
+    /// The question came after `--`: taken as it is, even one word (set by `main`).
+    #[arg(skip)]
+    pub separated: bool,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print shell completions, e.g. `debate completions bash > ~/.local/share/bash-completion/completions/debate`
-    Completions {
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
+    /// Start a debate (what a bare question does); takes a one-word question too
+    New(StartArgs),
+    /// List recent debates of this repository
+    #[command(visible_alias = "ls")]
+    List(ListArgs),
+    /// Print a debate: perspectives, rounds, stances, decision
+    Show {
+        /// The debate (any case, unique prefix)
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// Continue a paused or interrupted debate where it stopped
+    Resume(ResumeArgs),
+    /// Reopen a completed debate for a reviewer's objection: one more round with it as
+    /// guidance, a new synthesis, and the same record rewritten and committed
+    Review(ReviewArgs),
+    /// Give a debate up: it stays listed as failed (resume can still take it up again)
+    Abandon {
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// Remove a debate from the state database; its record in the repository stays as it is
+    Delete {
+        /// The debate's whole id
+        #[arg(value_name = "ID")]
+        id: String,
     },
     /// Mark a decision record accepted: its status, a line of status history, and a
     /// commit of only that file (and the decisions index)
@@ -169,6 +136,151 @@ pub enum Command {
     /// Serve the dashboard: every debate in the database in a browser, live, with the
     /// checkpoints' buttons and a form to start new debates
     Serve(ServeArgs),
+    /// Print the effective settings, where each value came from, and the paths debate uses
+    Config,
+    /// Print shell completions, e.g. `debate completions bash > ~/.local/share/bash-completion/completions/debate`
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `debate man | man -l -`
+    Man,
+}
+
+/// What a new debate takes.
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// The question to debate; `-` reads it from stdin
+    #[arg(value_name = "QUESTION", conflicts_with = "file")]
+    pub question: Option<String>,
+
+    /// Read the question from a file (`-` for stdin)
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+
+    /// Number of debaters, 2–4 (default: the moderator decides)
+    #[arg(short = 'p', long = "perspectives", value_name = "N",
+          value_parser = clap::value_parser!(u8).range(2..=4))]
+    pub perspectives: Option<u8>,
+
+    /// Force a perspective from the catalog (repeatable)
+    #[arg(long = "with", value_name = "NAME")]
+    pub with: Vec<String>,
+
+    /// A file the debaters may read as project context (repeatable)
+    #[arg(long = "context", value_name = "PATH")]
+    pub context: Vec<PathBuf>,
+
+    /// Do not read the repository (README, manifests, infrastructure, history, earlier decisions)
+    #[arg(long)]
+    pub no_repo_context: bool,
+
+    /// Mark an earlier decision record superseded by this debate's record, in the same
+    /// commit: its path, or the debate ID in its front matter (repeatable)
+    #[arg(long, value_name = "PATH|ID")]
+    pub supersedes: Vec<String>,
+
+    /// Print exactly what the debaters would read about the project, with token counts,
+    /// and exit without calling a model
+    #[arg(long)]
+    pub context_preview: bool,
+
+    /// Seat different models at the debate, handed out to the perspectives in turn:
+    /// each `provider:model` or a model of the debaters' provider (comma-separated)
+    #[arg(long, value_name = "MODELS", value_delimiter = ',', conflicts_with_all = ["model", "offline"])]
+    pub models: Vec<String>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// What both a new debate and a resumed one take.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Cap on rounds, 1–20 [default: 5]
+    #[arg(short = 'r', long, value_name = "N",
+          value_parser = clap::value_parser!(u8).range(1..=20))]
+    pub max_rounds: Option<u8>,
+
+    /// Run to completion without pausing at checkpoints
+    #[arg(long)]
+    pub no_checkpoints: bool,
+
+    /// Also write an issue draft to .debate/issues/<ID>.md
+    #[arg(long)]
+    pub issue: bool,
+
+    /// Write the record but do not commit it
+    #[arg(long, conflicts_with = "branch")]
+    pub no_commit: bool,
+
+    /// Commit the record onto a new branch (default decisions/<id>-<slug>) without
+    /// touching the checked-out branch, index or working tree, for a pull request
+    #[arg(long, value_name = "NAME", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub branch: Option<String>,
+
+    /// Use this configured provider for every role
+    #[arg(long, value_name = "NAME", conflicts_with = "offline")]
+    pub provider: Option<String>,
+
+    /// Use this model for every role
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// Use the built-in offline debater: no network, no key, not model-reasoned
+    #[arg(long)]
+    pub offline: bool,
+}
+
+/// `debate list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Debates of every repository
+    #[arg(long)]
+    pub all: bool,
+
+    /// How many debates to show [default: 20]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub limit: Option<u32>,
+}
+
+/// `debate resume`.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The debate (any case, unique prefix)
+    #[arg(value_name = "ID")]
+    pub id: String,
+
+    /// Of a completed debate: a reviewer's objection (as `debate review`)
+    #[arg(long, value_name = "TEXT")]
+    pub guide: Option<String>,
+
+    /// With --guide: rewrite the record even where edits committed since differ
+    #[arg(long, requires = "guide")]
+    pub discard_edits: bool,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `debate review`.
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The completed debate
+    #[arg(value_name = "ID")]
+    pub id: String,
+
+    /// The reviewer's objection: the next round's guidance
+    #[arg(long, value_name = "TEXT", required = true)]
+    pub guide: String,
+
+    /// Rewrite the record from the debate even where edits committed since the debate
+    /// wrote it differ (they stay in git history)
+    #[arg(long)]
+    pub discard_edits: bool,
+
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -206,8 +318,8 @@ pub struct Lifecycle {
 /// The options every command takes, anywhere on the line.
 #[derive(Debug, Args)]
 pub struct Shared {
-    /// Settings file (overrides the user and repository files)
-    #[arg(long, value_name = "PATH", global = true)]
+    /// Settings file over the user and repository files
+    #[arg(long, value_name = "PATH", global = true, env = "DEBATE_CONFIG")]
     pub config: Option<PathBuf>,
 
     /// State database [default: $DEBATE_HOME/debates.sqlite3 or the user data directory]

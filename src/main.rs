@@ -13,10 +13,14 @@ fn main() -> ExitCode {
             "error: internal error: {info}\nhint: please report this with the command you ran"
         );
     }));
-    let cli = match debate::cli::Cli::try_parse() {
+    // A shell asking for completions gets them, and nothing else runs.
+    debate::app::completion::answer_the_shell();
+    let mut cli = match debate::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
     };
+    // After `--` a question is taken as it is, even one word.
+    cli.separated = std::env::args_os().any(|arg| arg == "--");
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {

@@ -6,9 +6,9 @@
 use serde::Serialize;
 
 use crate::model::{
-    Analysis, Assessment, Confidence, ContributionKind, DebateSettings, DebateState, DebaterAssessment, Discarded,
-    EndReason, Evaluation, Listing, Outcome, ProjectContext, ProviderKind, RoleChoice, Round, Source, Stance, Status,
-    Synthesis, Usage,
+    Analysis, Assessment, Confidence, ContributionKind, Cost, DebateSettings, DebateState, DebaterAssessment,
+    Discarded, EndReason, Evaluation, Listing, Outcome, PriceList, ProjectContext, ProviderKind, RoleChoice, Round,
+    Source, Stance, Status, Synthesis, Usage,
 };
 
 /// A debate in one object: what `--list --json` lists, and what a run prints.
@@ -143,6 +143,26 @@ pub struct Detail {
     /// alongside them ended it): per round, how many and their tokens.
     pub discarded: Vec<Discarded>,
     pub outcome: Option<OutcomeView>,
+    /// The estimated cost of every call, from the prices in the settings.
+    pub cost: CostView,
+}
+
+/// What a debate's calls are estimated to cost (US dollars, from the prices in the
+/// settings; none are built in).
+#[derive(Debug, Clone, Serialize)]
+pub struct CostView {
+    /// The whole estimate; `null` when a model called has no price.
+    pub estimated_usd: Option<f64>,
+    /// The calls whose model has a price.
+    pub priced_usd: f64,
+    /// Models called without a price.
+    pub unpriced_models: Vec<String>,
+}
+
+impl From<Cost> for CostView {
+    fn from(cost: Cost) -> CostView {
+        CostView { estimated_usd: cost.known(), priced_usd: cost.usd, unpriced_models: cost.unpriced }
+    }
 }
 
 /// What the debaters read about the project: `--context-preview --json`, and part of
@@ -281,6 +301,8 @@ pub struct ContributionView {
     pub text: String,
     pub model: String,
     pub tokens: Tokens,
+    /// Estimated from the prices in the settings; `null` without one for its model.
+    pub cost_usd: Option<f64>,
     pub latency_ms: u64,
     /// The answer stopped at the completion limit (asked again for less, unless the model
     /// looped or ignored the length it was asked for).
@@ -413,6 +435,7 @@ impl Detail {
             transcript: state.rounds.iter().map(round).collect(),
             discarded: state.discarded_by_round(),
             outcome: state.outcome.as_ref().map(OutcomeView::from),
+            cost: Cost::of(state).into(),
         }
     }
 }
@@ -424,6 +447,7 @@ fn contribution(state: &DebateState, c: &crate::model::Contribution) -> Contribu
         text: c.text.clone(),
         model: c.model.clone(),
         tokens: c.usage.into(),
+        cost_usd: PriceList::of(&state.snapshot).price(&c.model).map(|price| price.of(&c.usage)),
         latency_ms: c.usage.latency_ms,
         truncated: c.truncated,
         stance: c.stance.clone(),

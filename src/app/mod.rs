@@ -1,6 +1,8 @@
 //! The commands, one file each, over typed requests (`request`) resolved once from the
 //! command line. Each checks every input before it writes anything.
 
+pub mod completion;
+mod config;
 pub mod dashboard;
 mod drive;
 mod existing;
@@ -41,6 +43,7 @@ pub async fn run(cli: Cli) -> Result<()> {
 async fn command(invocation: Invocation) -> Result<()> {
     let Invocation { mode, db, json, verbosity } = invocation;
     let mut terminal = Terminal::new(verbosity);
+    let db_flag = db.clone();
     let db = || -> Result<std::path::PathBuf> {
         Ok(match &db {
             Some(path) => path.clone(),
@@ -48,11 +51,15 @@ async fn command(invocation: Invocation) -> Result<()> {
         })
     };
     match mode {
-        Mode::Completions(shell) => {
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "debate", &mut script);
-            Ok(terminal::print_out(&String::from_utf8_lossy(&script))?)
+        Mode::Config { config } => config::run(config.as_deref(), db_flag.as_deref(), json),
+        Mode::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut page)
+                .map_err(crate::terminal::OutputError::from)?;
+            Ok(terminal::print_out(&String::from_utf8_lossy(&page))?)
         }
+        Mode::Completions(shell) => completion::script(shell),
         Mode::Trust { path, revoke } => trust::run(path.as_deref(), revoke, &terminal),
         Mode::Lifecycle(request) => lifecycle::run(&request, &db()?, json, &terminal),
         Mode::Serve(request) => dashboard::serve(request, db()?).await,

@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-use crate::cli::{Cli, Command, Lifecycle};
+use crate::cli::{Cli, Command, Lifecycle, RunArgs, StartArgs};
 use crate::error::{Error, Result};
 use crate::record::lifecycle::Verdict;
 use crate::settings::FlagOverrides;
@@ -47,7 +47,13 @@ pub enum Mode {
         revoke: bool,
     },
     Serve(ServeRequest),
+    /// `debate config`: the effective settings and where each came from.
+    Config {
+        config: Option<PathBuf>,
+    },
     Completions(clap_complete::Shell),
+    /// `debate man`: the manual page.
+    Man,
 }
 
 /// Where a new debate's question comes from.
@@ -145,12 +151,34 @@ impl Invocation {
                 config: config.clone(),
             })
         };
+        let resume = |id: String, run: RunArgs, review: Option<Review>| {
+            Mode::Resume(ResumeRequest {
+                id,
+                config: config.clone(),
+                max_rounds: run.max_rounds,
+                no_checkpoints: run.no_checkpoints,
+                issue: run.issue,
+                no_commit: run.no_commit,
+                branch: run.branch.map(|name| name.trim().to_string()),
+                model: run.model,
+                provider: run.provider,
+                offline: run.offline,
+                review,
+            })
+        };
+        let review = |guide: Option<String>, discard_edits| guide.map(|objection| Review { objection, discard_edits });
         let mode = match cli.command {
-            Some(Command::Completions { shell }) => Mode::Completions(shell),
-            Some(Command::Trust { path, revoke }) => Mode::Trust { path, revoke },
+            Some(Command::New(start)) => start_mode(start, config.clone(), true)?,
+            Some(Command::List(args)) => Mode::List { all: args.all, limit: args.limit.unwrap_or(DEFAULT_LIMIT) },
+            Some(Command::Show { id }) => Mode::Show { id },
+            Some(Command::Resume(args)) => resume(args.id, args.run, review(args.guide, args.discard_edits)),
+            Some(Command::Review(args)) => resume(args.id, args.run, review(Some(args.guide), args.discard_edits)),
+            Some(Command::Abandon { id }) => Mode::GiveUp { id, delete: false },
+            Some(Command::Delete { id }) => Mode::GiveUp { id, delete: true },
             Some(Command::Accept(args)) => lifecycle(args, Verdict::Accepted),
             Some(Command::Reject(args)) => lifecycle(args, Verdict::Rejected),
             Some(Command::Deprecate(args)) => lifecycle(args, Verdict::Deprecated),
+            Some(Command::Trust { path, revoke }) => Mode::Trust { path, revoke },
             Some(Command::Serve(args)) => Mode::Serve(ServeRequest {
                 bind: args.bind,
                 port: args.port,
@@ -158,54 +186,65 @@ impl Invocation {
                 config: config.clone(),
                 offline: args.offline,
             }),
-            None if cli.list => Mode::List { all: cli.all, limit: cli.limit },
-            None => match (cli.show, cli.resume, cli.abandon, cli.delete) {
-                (Some(id), ..) => Mode::Show { id },
-                (_, Some(id), ..) => Mode::Resume(ResumeRequest {
-                    id,
-                    config: config.clone(),
-                    max_rounds: cli.max_rounds,
-                    no_checkpoints: cli.no_checkpoints,
-                    issue: cli.issue,
-                    no_commit: cli.no_commit,
-                    branch: cli.branch.map(|name| name.trim().to_string()),
-                    model: cli.model,
-                    provider: cli.provider,
-                    offline: cli.offline,
-                    review: cli.guide.map(|objection| Review { objection, discard_edits: cli.discard_edits }),
-                }),
-                (_, _, Some(id), _) => Mode::GiveUp { id, delete: false },
-                (.., Some(id)) => Mode::GiveUp { id, delete: true },
-                (None, None, None, None) => {
-                    let start = StartRequest {
-                        question: question_source(cli.question, cli.file)?,
-                        config: config.clone(),
-                        flags: FlagOverrides {
-                            max_rounds: cli.max_rounds,
-                            perspectives: cli.perspectives,
-                            no_checkpoints: cli.no_checkpoints,
-                            no_commit: cli.no_commit,
-                            issue: cli.issue,
-                            provider: cli.provider,
-                            model: cli.model,
-                            models: cli.models,
-                        },
-                        offline: cli.offline,
-                        with: cli.with,
-                        branch: cli.branch.map(|name| name.trim().to_string()),
-                        context: cli.context,
-                        no_repo_context: cli.no_repo_context,
-                        supersedes: cli.supersedes,
-                    };
-                    match cli.context_preview {
-                        true => Mode::Preview(start),
-                        false => Mode::Start(start),
-                    }
+            Some(Command::Config) => Mode::Config { config: config.clone() },
+            Some(Command::Completions { shell }) => Mode::Completions(shell),
+            Some(Command::Man) => Mode::Man,
+            None => {
+                if (cli.listing.all || cli.listing.limit.is_some()) && !cli.list {
+                    return Err(Error::input("--all and --limit go with a list of debates")
+                        .with_hint("debate list --all (or --limit N)"));
                 }
-            },
+                match (cli.list, cli.show, cli.resume, cli.abandon, cli.delete) {
+                    (true, ..) => {
+                        Mode::List { all: cli.listing.all, limit: cli.listing.limit.unwrap_or(DEFAULT_LIMIT) }
+                    }
+                    (_, Some(id), ..) => Mode::Show { id },
+                    (_, _, Some(id), ..) => resume(id, cli.start.run, review(cli.guide, cli.discard_edits)),
+                    (.., Some(id), _) => Mode::GiveUp { id, delete: false },
+                    (.., Some(id)) => Mode::GiveUp { id, delete: true },
+                    (false, None, None, None, None) => start_mode(cli.start, config.clone(), cli.separated)?,
+                }
+            }
         };
         Ok(Invocation { mode, db: shared.db, json: shared.json, verbosity })
     }
+}
+
+/// How many debates a list shows unless told.
+const DEFAULT_LIMIT: u32 = 20;
+
+/// A new debate, or `--context-preview` of one. A question of one word is refused as a
+/// mistyped command unless `forced` (`debate new WORD`, or after `--`): a typo must not
+/// start a debate, and a paid one at that.
+fn start_mode(args: StartArgs, config: Option<PathBuf>, forced: bool) -> Result<Mode> {
+    if let (Some(word), false) = (args.question.as_deref(), forced) {
+        refuse_one_word(word)?;
+    }
+    let run = args.run;
+    let start = StartRequest {
+        question: question_source(args.question, args.file)?,
+        config,
+        flags: FlagOverrides {
+            max_rounds: run.max_rounds,
+            perspectives: args.perspectives,
+            no_checkpoints: run.no_checkpoints,
+            no_commit: run.no_commit,
+            issue: run.issue,
+            provider: run.provider,
+            model: run.model,
+            models: args.models,
+        },
+        offline: run.offline,
+        with: args.with,
+        branch: run.branch.map(|name| name.trim().to_string()),
+        context: args.context,
+        no_repo_context: args.no_repo_context,
+        supersedes: args.supersedes,
+    };
+    Ok(match args.context_preview {
+        true => Mode::Preview(start),
+        false => Mode::Start(start),
+    })
 }
 
 /// The question argument, `--file`, or stdin (`-` for either).
@@ -219,6 +258,40 @@ fn question_source(question: Option<String>, file: Option<PathBuf>) -> Result<Qu
             "debate \"Should we use Redis or Postgres for caching?\" (or --file PATH, or - for stdin); see debate --help",
         )),
     }
+}
+
+/// A bare word where a question goes: a command mistyped, most likely.
+fn refuse_one_word(word: &str) -> Result<()> {
+    let word = word.trim();
+    if word == "-" || word.is_empty() || word.contains(char::is_whitespace) {
+        return Ok(());
+    }
+    let forced = format!("debate new {word:?} (or debate -- {word:?})");
+    match nearest_command(word) {
+        Some(command) => Err(Error::input(format!("{word:?} is not a command; did you mean `debate {command}`?"))
+            .with_hint(format!("a one-word question goes after new: {forced}"))),
+        None => Err(Error::input(format!("{word:?} is one word, not a question to debate")).with_hint(format!(
+            "ask the whole question, or give it after new: {forced}; `debate --help` lists the commands"
+        ))),
+    }
+}
+
+/// The command `word` most likely meant, if it is close to one: a small typo, or a
+/// command with something after a dash (`list-all`).
+fn nearest_command(word: &str) -> Option<String> {
+    let lower = word.to_lowercase();
+    let command = <Cli as clap::CommandFactory>::command();
+    let names: Vec<String> = command
+        .get_subcommands()
+        .flat_map(|sub| std::iter::once(sub.get_name()).chain(sub.get_all_aliases()))
+        .map(str::to_string)
+        .collect();
+    let distance = |name: &str| strsim::damerau_levenshtein(&lower, name);
+    names
+        .iter()
+        .filter(|name| distance(name) <= (name.len() / 3).max(1) || lower.starts_with(&format!("{name}-")))
+        .min_by_key(|name| distance(name))
+        .cloned()
 }
 
 #[cfg(test)]
@@ -289,5 +362,49 @@ mod tests {
         assert!(matches!(invocation(&["--delete", "DEB-0ym064"]).mode, Mode::GiveUp { delete: true, .. }));
         let Mode::Serve(serve) = invocation(&["serve", "--offline", "--config", "s.yaml"]).mode else { panic!() };
         assert!(serve.offline && serve.config.is_some());
+    }
+
+    #[test]
+    fn commands_are_subcommands_and_the_flags_stay_aliases() {
+        assert!(matches!(invocation(&["list", "--all"]).mode, Mode::List { all: true, limit: 20 }));
+        assert!(matches!(invocation(&["ls", "--limit", "3"]).mode, Mode::List { all: false, limit: 3 }));
+        assert!(matches!(invocation(&["show", "0y"]).mode, Mode::Show { .. }));
+        assert!(matches!(invocation(&["abandon", "0y"]).mode, Mode::GiveUp { delete: false, .. }));
+        assert!(matches!(invocation(&["delete", "DEB-0ym064"]).mode, Mode::GiveUp { delete: true, .. }));
+        let Mode::Resume(review) = invocation(&["review", "0y", "--guide", "cost?", "-r", "4"]).mode else { panic!() };
+        assert_eq!((review.review.unwrap().objection.as_str(), review.max_rounds), ("cost?", Some(4)));
+        let Mode::Resume(resume) = invocation(&["resume", "0y", "--no-checkpoints"]).mode else { panic!() };
+        assert!(resume.no_checkpoints && resume.review.is_none());
+    }
+
+    #[test]
+    fn shared_options_go_before_a_subcommand_too() {
+        let run = invocation(&["--db", "x.db", "-q", "list"]);
+        assert_eq!(run.db.as_deref(), Some(std::path::Path::new("x.db")));
+        assert!(matches!(run.mode, Mode::List { .. }));
+    }
+
+    #[test]
+    fn a_one_word_question_is_refused_with_the_command_it_resembles() {
+        let refused = |args: &[&str]| {
+            let cli = Cli::try_parse_from(std::iter::once("debate").chain(args.iter().copied())).unwrap();
+            Invocation::from_cli(cli).unwrap_err()
+        };
+        let typo = refused(&["--offline", "acept"]);
+        assert_eq!(typo.to_string(), "\"acept\" is not a command; did you mean `debate accept`?");
+        assert_eq!(typo.exit_code(), 2);
+        assert!(refused(&["list-all"]).to_string().contains("`debate list`"));
+        assert!(refused(&["Redis"]).to_string().contains("one word"), "no command near it");
+    }
+
+    #[test]
+    fn a_one_word_question_can_be_forced() {
+        let Mode::Start(start) = invocation(&["new", "Kafka"]).mode else { panic!() };
+        assert_eq!(start.question, QuestionSource::Text("Kafka".into()));
+        let mut cli = Cli::try_parse_from(["debate", "--", "accept"]).unwrap();
+        cli.separated = true;
+        assert!(matches!(Invocation::from_cli(cli).unwrap().mode, Mode::Start(_)));
+        assert!(matches!(invocation(&["-"]).mode, Mode::Start(_)), "a dash reads stdin");
+        assert!(matches!(invocation(&["Redis or Postgres?"]).mode, Mode::Start(_)));
     }
 }

@@ -77,6 +77,11 @@ pub fn convention(root: &Path) -> Option<Convention> {
     decisions::convention(&walk::listed_records(root, ""))
 }
 
+/// Every decision record in the decision directories and in `also`, relative to the root.
+pub fn record_paths(root: &Path, also: &str) -> Vec<String> {
+    walk::listed_records(root, also)
+}
+
 /// The records whose front matter carries `id: <id>` (debate's own records), in the
 /// decision directories and in `also`.
 pub fn records_with_id(root: &Path, id: &str, also: &str) -> Vec<String> {

@@ -22,6 +22,29 @@ pub enum TokenParameter {
     MaxCompletionTokens,
 }
 
+/// What a model's tokens cost, in US dollars per million tokens, as the settings give it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    /// Prompt tokens served from the prefix cache; the input price when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_input: Option<f64>,
+}
+
+impl Price {
+    /// Dollars for a call's tokens.
+    pub fn of(&self, usage: &Usage) -> f64 {
+        let cached = usage.cached_tokens.min(usage.prompt_tokens);
+        let fresh = usage.prompt_tokens - cached;
+        (fresh as f64 * self.input
+            + cached as f64 * self.cached_input.unwrap_or(self.input)
+            + usage.completion_tokens as f64 * self.output)
+            / 1_000_000.0
+    }
+}
+
 /// A provider as a debate uses it, stored with the debate so that it resumes wherever
 /// the key can be found, whatever settings are loaded then. It never holds a key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,6 +68,9 @@ pub struct ProviderDef {
     pub token_parameter: Option<TokenParameter>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<bool>,
+    /// Prices by model name, from the settings (none built in).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub prices: std::collections::BTreeMap<String, Price>,
 }
 
 impl ProviderDef {
@@ -63,6 +89,7 @@ impl ProviderDef {
             idle_timeout_seconds: None,
             token_parameter: None,
             prompt_cache_key: None,
+            prices: Default::default(),
         }
     }
 }

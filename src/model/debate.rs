@@ -229,6 +229,8 @@ pub struct DebateState {
     pub record_path: Option<String>,
     pub commit_id: Option<String>,
     pub totals: Usage,
+    /// The tokens of every call (kept or discarded), by the model that answered.
+    pub usage_by_model: Vec<(String, Usage)>,
     /// The moderator's analysis call is stored: the panel is final.
     pub analyzed: bool,
     /// How the last structured answer was asked for, where the server chose.

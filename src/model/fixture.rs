@@ -72,6 +72,7 @@ pub fn state() -> DebateState {
         record_path: None,
         commit_id: None,
         totals: Usage::default(),
+        usage_by_model: Vec::new(),
         structured_format: None,
         analyzed: true,
         clarification: None,

@@ -4,6 +4,7 @@
 //! it.
 
 mod call;
+mod cost;
 mod debate;
 mod events;
 #[cfg(test)]
@@ -13,7 +14,8 @@ mod perspective;
 mod project;
 mod rules;
 
-pub use call::{Completion, Identity, ProviderDef, ProviderKind, Purpose, RoleChoice, TokenParameter, Usage};
+pub use call::{Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, RoleChoice, TokenParameter, Usage};
+pub use cost::{Cost, PriceList, dollars};
 pub use debate::{
     Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, EndReason, Listing, Revision,
     Round, Seat, Snapshot, Status,

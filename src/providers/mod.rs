@@ -61,6 +61,15 @@ const BUILT_IN: &[(&str, ProviderKind, &str, &str, &str)] = &[
     ("openrouter", ProviderKind::Openai, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openai/gpt-4o-mini"),
 ];
 
+/// Every provider name a role may take: the built-in ones and those the settings add.
+pub fn names(settings: &Settings) -> Vec<String> {
+    let built_in = BUILT_IN.iter().map(|(name, ..)| name.to_string()).chain(["offline".to_string()]);
+    let mut names: Vec<String> = built_in.chain(settings.providers.named.keys().cloned()).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// A provider by name, as a debate stores it: the built-in one of that name (`openai`,
 /// `anthropic`, `openrouter`, `offline`), under whatever the settings say of it.
 fn definition_for(settings: &Settings, name: &str) -> Result<ProviderDef> {

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{RecordError, Result, date_of, links, markdown};
 use crate::model::{
-    Consequences, DebateState, Discarded, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind,
+    Consequences, Cost, DebateState, Discarded, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind,
     Revision, RoleChoice, Round, Stance, TranscriptPlacement, tokens,
 };
 use crate::text::untrusted::one_line;
@@ -229,6 +229,8 @@ struct Context<'a> {
     /// Earlier conclusions of this debate, when a review reopened it.
     history: &'a [Revision],
     tokens: Tokens,
+    /// The estimated cost, from the prices in the settings, or why it is not known.
+    cost: String,
     /// Arguments written for rounds the debate ended before, per round.
     discarded: Vec<Discarded>,
     /// What in the record the offline provider wrote ("the arguments", …), if anything.
@@ -429,6 +431,7 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
             completion: state.totals.completion_tokens,
         },
         discarded: state.discarded_by_round(),
+        cost: Cost::of(state).describe(),
         offline: written_by(state, ProviderKind::Offline),
         scripted: written_by(state, ProviderKind::Scripted),
         names: state.panel_names(),

@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::model::ProviderDef;
 use crate::model::{CatalogFile, CatalogOverlay, DebateSettings, RecordSettings};
+use crate::model::{Price, ProviderDef};
 mod error;
 mod paths;
 mod trust;
@@ -26,7 +26,7 @@ pub use trust::{Sensitive, TrustStore, digest};
 
 type Result<T, E = SettingsError> = std::result::Result<T, E>;
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
     pub debate: DebateSettings,
@@ -38,7 +38,7 @@ pub struct Settings {
 
 /// What a debate reads of the repository it runs in, and how much of it the debaters
 /// are given.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ContextSettings {
     /// Read the repository (README, manifests, infrastructure, history, decision records).
@@ -57,7 +57,7 @@ impl Default for ContextSettings {
 }
 
 /// 0 (no project context at all) to 100,000 tokens: more would crowd out the debate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(try_from = "i64")]
 pub struct ContextBudget(pub u64);
 
@@ -72,7 +72,7 @@ impl TryFrom<i64> for ContextBudget {
 }
 
 /// 0 to 20 earlier decisions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(try_from = "i64")]
 pub struct DecisionCount(pub usize);
 
@@ -92,6 +92,20 @@ impl TryFrom<i64> for DecisionCount {
 pub struct Providers {
     pub default: Option<String>,
     pub named: BTreeMap<String, ProviderConfig>,
+}
+
+impl Serialize for Providers {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(default) = &self.default {
+            map.serialize_entry("default", default)?;
+        }
+        for (name, config) in &self.named {
+            map.serialize_entry(name, config)?;
+        }
+        map.end()
+    }
 }
 
 impl<'de> Deserialize<'de> for Providers {
@@ -121,7 +135,7 @@ impl<'de> Deserialize<'de> for Providers {
 
 /// A provider as one settings file writes it. Files merge key by key, so each field is
 /// optional here; a provider debate does not build in must end up with a `kind`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderConfig {
     pub kind: Option<ProviderKind>,
@@ -129,6 +143,7 @@ pub struct ProviderConfig {
     /// Name of the environment variable that holds the key.
     pub api_key_env: Option<String>,
     /// A key written into the settings file. Never stored or printed.
+    #[serde(serialize_with = "hidden")]
     pub api_key: Option<String>,
     pub model: Option<String>,
     /// For `kind: scripted`: the YAML script to answer from (relative to the settings file).
@@ -149,6 +164,8 @@ pub struct ProviderConfig {
     /// on one prefix cache (default: only to api.openai.com; other servers may refuse
     /// a field they do not know).
     pub prompt_cache_key: Option<bool>,
+    /// US dollars per million tokens, by model, for the cost estimate (none built in).
+    pub prices: Option<BTreeMap<String, Price>>,
 }
 
 impl ProviderConfig {
@@ -170,6 +187,7 @@ impl ProviderConfig {
             idle_timeout_seconds: self.idle_timeout_seconds.or(base.idle_timeout_seconds),
             token_parameter: self.token_parameter.or(base.token_parameter),
             prompt_cache_key: self.prompt_cache_key.or(base.prompt_cache_key),
+            prices: self.prices.clone().unwrap_or(base.prices),
         })
     }
 
@@ -188,18 +206,19 @@ impl ProviderConfig {
             idle_timeout_seconds: None,
             token_parameter: None,
             prompt_cache_key: None,
+            prices: None,
         }
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Roles {
     pub moderator: RoleSettings,
     pub debater: RoleSettings,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RoleSettings {
     pub provider: Option<String>,
@@ -216,6 +235,8 @@ pub struct Loaded {
     pub settings: Settings,
     pub overlays: Vec<CatalogOverlay>,
     pub files: Vec<PathBuf>,
+    /// Where each key that is not a default was set: a file, a variable or a flag.
+    pub origins: BTreeMap<String, String>,
     /// Which record settings a file or variable set, so the repository's own
     /// convention fills in only the rest.
     pub chosen: Chosen,
@@ -272,9 +293,11 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
     let mut merged = Value::Object(Map::new());
     let mut overlays = Vec::new();
     let mut files = Vec::new();
+    let mut origins = BTreeMap::new();
 
     if let Some(path) = user_settings_path().filter(|p| p.is_file()) {
         let (_, layer) = read_layer(&path, &mut overlays)?;
+        note_origin(&mut origins, &layer, &path.display().to_string());
         merge(&mut merged, layer);
         files.push(path);
     }
@@ -282,6 +305,7 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
     if repository_file.is_file() {
         let (text, layer) = read_layer(&repository_file, &mut overlays)?;
         check_trust(&repository_file, &text, &layer, &merged)?;
+        note_origin(&mut origins, &layer, &repository_file.display().to_string());
         merge(&mut merged, layer);
         files.push(repository_file);
     }
@@ -295,17 +319,23 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
                 .with_hint("pass an existing YAML file to --config, e.g. a copy of settings.example.yaml"));
         }
         let (_, layer) = read_layer(path, &mut overlays)?;
+        note_origin(&mut origins, &layer, &path.display().to_string());
         merge(&mut merged, layer);
         files.push(path.to_path_buf());
     }
-    merge(&mut merged, environment_layer()?);
-    merge(&mut merged, flags_layer(flags));
+    for (name, patch) in environment_layers()? {
+        note_origin(&mut origins, &patch, name);
+        merge(&mut merged, patch);
+    }
+    let flags = flags_layer(flags);
+    note_origin(&mut origins, &flags, "the command line");
+    merge(&mut merged, flags);
 
     let set = |key: &str| merged.get("record").and_then(|record| record.get(key)).is_some_and(|v| !v.is_null());
     let chosen = Chosen { record_directory: set("directory"), record_filename: set("filename") };
     let settings: Settings =
         serde_json::from_value(merged).map_err(|err| SettingsError::new(format!("settings: {err}")))?;
-    Ok(Loaded { settings, overlays, files, chosen })
+    Ok(Loaded { settings, overlays, files, origins, chosen })
 }
 
 fn read_text(path: &Path) -> Result<String> {
@@ -401,8 +431,9 @@ fn read_catalog_file(path: &Path) -> Result<CatalogOverlay> {
     Ok(CatalogOverlay { origin, entries: file.perspectives })
 }
 
-fn environment_layer() -> Result<Value> {
-    let mut layer = Value::Object(Map::new());
+/// Each `DEBATE_*` variable that is set, and what it sets.
+fn environment_layers() -> Result<Vec<(&'static str, Value)>> {
+    let mut layers = Vec::new();
     for (name, key) in ENVIRONMENT {
         let Ok(raw) = std::env::var(name) else { continue };
         let value: Value = yaml::parse::<Value>(&raw, name).unwrap_or(Value::String(raw.clone()));
@@ -412,9 +443,43 @@ fn environment_layer() -> Result<Value> {
             SettingsError::new(format!("environment variable {name}={raw:?}: {err}"))
                 .with_hint(format!("fix or unset {name}"))
         })?;
-        merge(&mut layer, patch);
+        layers.push((*name, patch));
     }
-    Ok(layer)
+    Ok(layers)
+}
+
+/// Every key `layer` sets came from `origin`, unless a later layer sets it again.
+fn note_origin(origins: &mut BTreeMap<String, String>, layer: &Value, origin: &str) {
+    for (key, _) in leaves(layer) {
+        origins.insert(key, origin.to_string());
+    }
+}
+
+/// Each value in `value` that is not a mapping, by its dotted path (nulls left out).
+pub fn leaves(value: &Value) -> Vec<(String, &Value)> {
+    fn walk<'v>(value: &'v Value, prefix: &str, out: &mut Vec<(String, &'v Value)>) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                    walk(inner, &path, out);
+                }
+            }
+            Value::Null => {}
+            _ => out.push((prefix.to_string(), value)),
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, "", &mut out);
+    out
+}
+
+/// A key written in a settings file is shown as set, never as it is.
+fn hidden<S: Serializer>(key: &Option<String>, serializer: S) -> Result<S::Ok, S::Error> {
+    match key {
+        Some(_) => serializer.serialize_str("(set; hidden)"),
+        None => serializer.serialize_none(),
+    }
 }
 
 fn flags_layer(flags: &FlagOverrides) -> Value {

@@ -117,6 +117,22 @@ impl Store {
                 })
             },
         )?;
+        let usage_by_model = self
+            .conn
+            .prepare(
+                "SELECT model, SUM(prompt_tokens), SUM(cached_tokens), SUM(completion_tokens), SUM(latency_ms)
+                 FROM calls WHERE debate_id = ?1 GROUP BY model ORDER BY model",
+            )?
+            .query_map([id], |row| {
+                let usage = Usage {
+                    prompt_tokens: row.get(1)?,
+                    cached_tokens: row.get(2)?,
+                    completion_tokens: row.get(3)?,
+                    latency_ms: row.get(4)?,
+                };
+                Ok((row.get::<_, String>(0)?, usage))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
         let clarification = self
             .conn
             .query_row("SELECT question, answer FROM clarifications WHERE debate_id = ?1 LIMIT 1", [id], |row| {
@@ -140,6 +156,7 @@ impl Store {
             |row| row.get(0),
         )?;
         let mut state = DebateState {
+            usage_by_model,
             id: head.id,
             question: head.question,
             title: head.title,

@@ -370,8 +370,12 @@ impl Events for Terminal {
             self.say(&format!("Issue draft written to {path} (not committed). File it with:\n  {}", draft.command));
         }
         let tokens = state.totals.prompt_tokens + state.totals.completion_tokens;
+        let cost = match crate::model::Cost::of(state).known() {
+            Some(usd) if usd > 0.0 => format!(" · ≈ {}", crate::model::dollars(usd)),
+            _ => String::new(),
+        };
         self.say(&format!(
-            "Debate {} is complete: {} round{} · ended by {} · confidence {} · {tokens} tokens · {} · {shown}",
+            "Debate {} is complete: {} round{} · ended by {} · confidence {} · {tokens} tokens{cost} · {} · {shown}",
             state.id,
             state.rounds.len(),
             if state.rounds.len() == 1 { "" } else { "s" },

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::model::{DebateState, ProjectContext, tokens};
+use crate::model::{Cost, DebateState, PriceList, ProjectContext, dollars, tokens};
 use crate::text::untrusted::for_terminal;
 
 /// The whole debate as text, without escape sequences or controls from any of it.
@@ -39,6 +39,7 @@ fn unsanitised(state: &DebateState) -> String {
         "Tokens:     {} prompt ({} of them cached), {} completion",
         t.prompt_tokens, t.cached_tokens, t.completion_tokens
     );
+    let _ = writeln!(out, "Cost:       {}", Cost::of(state).describe());
     for d in state.discarded_by_round() {
         let _ = writeln!(
             out,
@@ -52,6 +53,7 @@ fn unsanitised(state: &DebateState) -> String {
     for seat in &state.panel {
         let _ = writeln!(out, "  • {} — {}", seat.name(), seat.reason);
     }
+    let prices = PriceList::of(&state.snapshot);
     for round in &state.rounds {
         let _ = writeln!(out, "\n═══ Round {} ═══", round.number);
         if let Some(g) = &round.guidance {
@@ -60,7 +62,11 @@ fn unsanitised(state: &DebateState) -> String {
         for c in round.contributions() {
             let cut = if c.truncated { " (cut off at the length limit)" } else { "" };
             let u = &c.usage;
-            let tokens = format!("{} prompt tokens, {} of them cached", u.prompt_tokens, u.cached_tokens);
+            let cost = match prices.price(&c.model) {
+                Some(price) => format!(", {}", dollars(price.of(u))),
+                None => String::new(),
+            };
+            let tokens = format!("{} prompt tokens, {} of them cached{cost}", u.prompt_tokens, u.cached_tokens);
             let _ = writeln!(out, "\n[{} — {}{cut}] {tokens}\n{}", state.name(c.seat), c.kind, c.text.trim());
         }
         if let Some(e) = &round.evaluation {

@@ -5,10 +5,7 @@ use predicates::prelude::*;
 
 fn offline(sandbox: &Sandbox, question: &str) -> String {
     sandbox.cmd().args(["--offline", "-q", question]).assert().success();
-    sandbox
-        .sqlite()
-        .query_row("SELECT id FROM debates ORDER BY created_at DESC, rowid DESC LIMIT 1", [], |r| r.get(0))
-        .unwrap()
+    sandbox.newest_id()
 }
 
 #[test]
@@ -127,8 +124,7 @@ fn a_provider_failure_pauses_and_resume_continues_without_repeating_calls() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     let id = sandbox.only_id();
     assert!(stderr.contains("overloaded") && stderr.contains(&format!("debate --resume {id}")), "{stderr}");
-    let status: String = sandbox.sqlite().query_row("SELECT status FROM debates", [], |r| r.get(0)).unwrap();
-    assert_eq!(status, "paused");
+    assert_eq!(sandbox.show(&id)["status"], "paused");
     assert!(sandbox.records().is_empty());
     let calls_before = sandbox.prompts().len();
 
@@ -221,9 +217,12 @@ fn resume_with_json_prints_one_json_document() {
 #[test]
 fn completions_are_printed_for_each_shell() {
     let sandbox = Sandbox::new();
-    for (shell, marker) in [("bash", "_debate()"), ("zsh", "#compdef debate"), ("fish", "complete -c debate")] {
+    // Each script asks `debate` itself for the candidates (command_shape.rs tests those).
+    for (shell, marker) in
+        [("bash", "complete -o nospace"), ("zsh", "#compdef debate"), ("fish", "complete --keep-order")]
+    {
         let out = sandbox.cmd().args(["completions", shell]).assert().success().get_output().stdout.clone();
         let script = String::from_utf8(out).unwrap();
-        assert!(script.contains(marker) && script.contains("resume"), "{shell}: {script}");
+        assert!(script.contains(marker) && script.contains("COMPLETE="), "{shell}: {script}");
     }
 }

@@ -12,7 +12,9 @@ mod architecture;
 
 mod bad_input;
 mod browser;
+mod command_shape;
 mod concurrency;
+mod cost;
 mod crash_resume;
 mod dashboard;
 mod debate_flow;

@@ -1,5 +1,6 @@
-//! The decision record as a reader and a parser see it (SPEC §7): sections, front
-//! matter, naming. Records come from real debates run through the binary.
+//! The decision record as a reader and a parser see it (README: "The decision record",
+//! "File names"): sections, front matter, naming. Records come from real debates run
+//! through the binary.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -7,8 +8,9 @@ use std::path::PathBuf;
 use crate::common::*;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
-/// Decision first, reasoning after, transcript last: every section of seed 003's
-/// synthesis document and of MADR 4, in the order a reviewer reads them.
+/// Decision first, reasoning after, transcript last: every section of debate's own
+/// synthesis document and of MADR 4, in the order a reviewer reads them (the README's
+/// "The decision record" lists them).
 const SECTIONS: [&str; 13] = [
     "Question",
     "Decision Outcome",
@@ -24,7 +26,7 @@ const SECTIONS: [&str; 13] = [
     "Provenance",
     "Transcript",
 ];
-const SEED_003: [&str; 6] =
+const SYNTHESIS_DOCUMENT: [&str; 6] =
     ["Question", "Perspectives Considered", "Points of Agreement", "Key Tensions", "Recommendation", "Dissenting View"];
 const MADR_4: [&str; 4] =
     ["Context and Problem Statement", "Considered Options", "Decision Outcome", "Pros and Cons of the Options"];
@@ -58,10 +60,10 @@ fn record_for(panel: &[&str], recommendation: &str, summary: &str) -> (String, S
     cmd.arg(QUESTION).assert().success();
     let records = sandbox.records();
     assert_eq!(records.len(), 1);
-    let (id, created): (String, String) =
-        sandbox.sqlite().query_row("SELECT id, created_at FROM debates", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let debate = sandbox.shown();
+    let (id, created) = (debate["id"].as_str().unwrap(), debate["created_at"].as_str().unwrap());
     let text =
-        std::fs::read_to_string(&records[0]).unwrap().replace(&id, "DEB-xxxxxx").replace(&created[..10], "YYYY-MM-DD");
+        std::fs::read_to_string(&records[0]).unwrap().replace(id, "DEB-xxxxxx").replace(&created[..10], "YYYY-MM-DD");
     (text, sandbox)
 }
 
@@ -122,7 +124,7 @@ fn assert_structure(markdown: &str, panel: &[&str], rounds: usize) {
     assert_eq!(s.h1.len(), 1, "{markdown}");
     assert!(s.h1[0].chars().count() <= 72, "{:?}", s.h1);
     assert_eq!(s.h2, SECTIONS, "{markdown}");
-    for section in SEED_003.iter().chain(&MADR_4) {
+    for section in SYNTHESIS_DOCUMENT.iter().chain(&MADR_4) {
         assert!(s.h2.iter().any(|h| h == section), "no {section}");
     }
     assert_eq!(s.h3["Decision Outcome"][..3], ["Consequences", "Confirmation", "Action Items"], "{markdown}");
@@ -207,7 +209,9 @@ fn empty_sections_are_stated_not_dropped() {
 }
 
 fn record_name(sandbox: &Sandbox, args: &[&str], question: &str) -> PathBuf {
-    let out = sandbox.cmd().args(["--offline", "-q", "--no-commit"]).args(args).arg(question).assert().success();
+    // After `--`, as a one-word question must be (`../../etc/passwd` is one word).
+    let out =
+        sandbox.cmd().args(["--offline", "-q", "--no-commit"]).args(args).arg("--").arg(question).assert().success();
     let path = PathBuf::from(String::from_utf8_lossy(&out.get_output().stdout).trim());
     assert_eq!(
         path.parent().unwrap().canonicalize().unwrap(),

@@ -1,0 +1,153 @@
+//! The command shape git and cargo users expect: subcommands with the flag forms kept as
+//! aliases, options anywhere on the line, and a mistyped command refused before anything
+//! is written or any model is called; `debate config` and `debate man`.
+
+use crate::common::*;
+use predicates::prelude::*;
+
+#[test]
+fn commands_are_subcommands_and_the_flags_stay_aliases() {
+    let sandbox = Sandbox::new();
+    sandbox.cmd().args(["--offline", "-q", QUESTION]).assert().success();
+    let id = sandbox.only_id();
+
+    sandbox.cmd().arg("list").assert().success().stdout(predicate::str::contains(&id));
+    sandbox.cmd().arg("--list").assert().success().stdout(predicate::str::contains(&id));
+    let db = sandbox.db();
+    let db = db.to_str().unwrap();
+    // Options before the command, as git and cargo take them.
+    sandbox.cmd().args(["--db", db, "list", "--all"]).assert().success().stdout(predicate::str::contains(&id));
+    sandbox.cmd().args(["list", "--db", db, "--json"]).assert().success().stdout(predicate::str::starts_with("["));
+
+    let shown = sandbox.cmd().args(["show", &id, "--json"]).assert().success().get_output().stdout.clone();
+    let shown: serde_json::Value = serde_json::from_slice(&shown).unwrap();
+    assert_eq!(shown, sandbox.show(&id), "`show ID` prints what `--show ID` prints");
+
+    sandbox.cmd().args(["resume", &id]).assert().success().stderr(predicate::str::contains("already complete"));
+    sandbox.cmd().args(["--all"]).assert().code(2).stderr(predicate::str::contains("debate list --all"));
+}
+
+#[test]
+fn a_mistyped_command_is_refused_before_anything_is_written() {
+    let sandbox = Sandbox::new();
+    let before = sandbox.files();
+    for (args, said) in [
+        (&["--offline", "acept"][..], "did you mean `debate accept`?"),
+        (&["list-all"], "did you mean `debate list`?"),
+        (&["--offline", "shw"], "did you mean `debate show`?"),
+        (&["--offline", "Kafka"], "one word"),
+    ] {
+        sandbox
+            .cmd()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(said).and(predicate::str::contains("debate new")));
+    }
+    assert_eq!(sandbox.files(), before, "nothing written in the repository or the home");
+    assert!(!sandbox.db().exists(), "no state database");
+    assert!(git(&sandbox.repo, &["log", "--oneline", "--all"]).is_empty(), "no commit");
+}
+
+#[test]
+fn a_one_word_question_runs_after_new_or_a_separator() {
+    let sandbox = Sandbox::new();
+    sandbox.cmd().args(["new", "--offline", "-q", "--no-checkpoints", "Kafka"]).assert().success();
+    sandbox.cmd().args(["--offline", "-q", "--", "Pulsar"]).assert().success();
+    let titles: Vec<String> = sandbox.listed().iter().map(|d| d["title"].as_str().unwrap().to_string()).collect();
+    assert_eq!(titles, ["Pulsar", "Kafka"]);
+    assert_eq!(sandbox.records().len(), 2);
+}
+
+#[test]
+fn config_says_where_each_setting_came_from() {
+    let sandbox = Sandbox::new();
+    write(&sandbox.repo, "team.yaml", "debate:\n  min_rounds: 3\nrecord:\n  directory: docs/adr\n");
+    let out = sandbox
+        .cmd()
+        .args(["config", "--json"])
+        .env("DEBATE_CONFIG", "team.yaml")
+        .env("DEBATE_MAX_ROUNDS", "4")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let setting = |key: &str| {
+        let found = report["settings"].as_array().unwrap().iter().find(|s| s["key"] == key);
+        found.unwrap_or_else(|| panic!("{key} in {report}")).clone()
+    };
+    assert_eq!(
+        (setting("debate.max_rounds")["value"].clone(), setting("debate.max_rounds")["from"].clone()),
+        (4.into(), "DEBATE_MAX_ROUNDS".into())
+    );
+    assert_eq!(setting("debate.min_rounds")["from"], "team.yaml", "DEBATE_CONFIG names the settings file");
+    assert_eq!(setting("record.directory")["value"], "docs/adr");
+    assert_eq!(setting("record.commit")["from"], "default");
+    let paths = report["paths"].as_array().unwrap();
+    let file = paths.iter().find(|p| p["what"] == "settings file").expect("the settings file");
+    assert_eq!(file["from"], "DEBATE_CONFIG");
+    let db = paths.iter().find(|p| p["what"] == "state database").unwrap();
+    assert_eq!(
+        (db["path"].as_str().unwrap(), db["from"].as_str().unwrap()),
+        (sandbox.db().to_str().unwrap(), "DEBATE_HOME")
+    );
+
+    sandbox
+        .cmd()
+        .args(["config"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("record.directory").and(predicate::str::contains("default")));
+}
+
+#[test]
+fn man_prints_the_manual_page() {
+    let sandbox = Sandbox::new();
+    sandbox
+        .cmd()
+        .arg("man")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(".TH debate 1").and(predicate::str::contains("resume")));
+}
+
+/// What `debate` answers when the script `debate completions bash` installs asks it to
+/// complete `words` at `index`.
+fn completions(sandbox: &Sandbox, index: usize, words: &[&str]) -> Vec<String> {
+    let out = sandbox
+        .cmd()
+        .env("COMPLETE", "bash")
+        .env("_CLAP_IFS", "\n")
+        .env("_CLAP_COMPLETE_INDEX", index.to_string())
+        .env("_CLAP_COMPLETE_COMP_TYPE", "9")
+        .env("_CLAP_COMPLETE_SPACE", "true")
+        .arg("--")
+        .args(words)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    text(&out).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn completions_offer_what_debate_knows_here() {
+    let sandbox = Sandbox::new();
+    sandbox.cmd().args(["--offline", "-q", QUESTION]).assert().success();
+    let id = sandbox.only_id();
+    let record = sandbox.records()[0].strip_prefix(&sandbox.repo).unwrap().display().to_string();
+
+    assert!(completions(&sandbox, 2, &["debate", "show", "DEB"]).contains(&id), "debate ids");
+    assert!(completions(&sandbox, 2, &["debate", "--resume", ""]).contains(&id));
+    assert!(completions(&sandbox, 2, &["debate", "accept", ""]).contains(&record), "record paths");
+    assert_eq!(completions(&sandbox, 2, &["debate", "--with", "perf"]), ["Performance Advocate"]);
+    let providers = completions(&sandbox, 2, &["debate", "--provider", ""]);
+    assert!(providers.contains(&"offline".to_string()) && providers.contains(&"openai".to_string()), "{providers:?}");
+    assert_eq!(completions(&sandbox, 1, &["debate", "li"]), ["list"]);
+
+    let script = sandbox.cmd().args(["completions", "bash"]).assert().success().get_output().stdout.clone();
+    assert!(text(&script).contains("COMPLETE=\"bash\""), "the script asks debate itself");
+}
