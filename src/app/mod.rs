@@ -43,15 +43,14 @@ pub async fn run(cli: Cli) -> Result<()> {
 async fn command(invocation: Invocation) -> Result<()> {
     let Invocation { mode, db, json, verbosity } = invocation;
     let mut terminal = Terminal::new(verbosity);
-    let db_flag = db.clone();
-    let db = || -> Result<std::path::PathBuf> {
+    let db_path = || -> Result<std::path::PathBuf> {
         Ok(match &db {
             Some(path) => path.clone(),
             None => crate::store::default_path()?,
         })
     };
     match mode {
-        Mode::Config { config } => config::run(config.as_deref(), db_flag.as_deref(), json),
+        Mode::Config { config } => config::run(config.as_deref(), db.as_deref(), json),
         Mode::Man => {
             let mut page = Vec::new();
             clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
@@ -61,19 +60,19 @@ async fn command(invocation: Invocation) -> Result<()> {
         }
         Mode::Completions(shell) => completion::script(shell),
         Mode::Trust { path, revoke } => trust::run(path.as_deref(), revoke, &terminal),
-        Mode::Lifecycle(request) => lifecycle::run(&request, &db()?, json, &terminal),
-        Mode::Serve(request) => dashboard::serve(request, db()?).await,
-        Mode::List { all, limit } => list::list(&db()?, all, limit, json),
-        Mode::Show { id } => list::show(&db()?, &id, json),
-        Mode::GiveUp { id, delete } => give_up::run(&db()?, &id, delete, &terminal),
+        Mode::Lifecycle(request) => lifecycle::run(&request, &db_path()?, json, &terminal),
+        Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
+        Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
+        Mode::Show { id } => list::show(&db_path()?, &id, json),
+        Mode::GiveUp { id, delete } => give_up::run(&db_path()?, &id, delete, &terminal),
         Mode::Preview(request) => start::preview(&request, json, &terminal),
         Mode::Resume(request) => {
-            let state = resume::run(&request, &db()?, &mut terminal, None).await?;
+            let state = resume::run(&request, &db_path()?, &mut terminal, None).await?;
             report::outcome(&state, json)
         }
         Mode::Start(request) => {
             let root = crate::repo::around_working_directory()?;
-            let state = start::run(&request, &db()?, &root, &mut terminal, None).await?;
+            let state = start::run(&request, &db_path()?, &root, &mut terminal, None).await?;
             report::outcome(&state, json)
         }
     }
