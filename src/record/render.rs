@@ -696,7 +696,11 @@ fn yaml_flow(value: &Value) -> String {
     }
     let mut json = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
     one_line_strings(&mut json);
-    json.to_string()
+    // A renderer without front matter shows it as text, and one that passes HTML through
+    // would take a question's `</details>` as markup: `<`, `>` and `&` (which JSON text
+    // holds only inside strings) are written as `\u` escapes, which YAML reads back the
+    // same.
+    json.to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
 }
 
 fn environment() -> Environment<'static> {
@@ -727,4 +731,20 @@ fn environment() -> Environment<'static> {
     // A template prints escaped values only.
     env.remove_filter("safe");
     env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_values_hold_no_html_and_read_back_the_same() {
+        let question = "Redis </details><script>alert(1)</script> & \"Postgres\": which?";
+        let written = yaml_flow(&Value::from(question));
+        assert!(!written.contains(['<', '>', '&']), "{written}");
+        let read: String = crate::text::yaml::parse(&format!("question: {written}\n"), "front matter")
+            .map(|front: std::collections::BTreeMap<String, String>| front["question"].clone())
+            .unwrap();
+        assert_eq!(read, question);
+    }
 }

@@ -212,3 +212,22 @@ fn a_repository_template_printing_values_bare_cannot_be_broken_either() {
     );
     assert!(shape.html.is_empty() && shape.code_blocks.is_empty(), "{shape:?}\n{record}");
 }
+
+/// A renderer that knows no front matter shows it as text, and one that passes HTML
+/// through would take markup in it as markup: the front matter holds none, and every
+/// value reads back as it was asked.
+#[test]
+fn the_front_matter_holds_no_html_a_renderer_could_run() {
+    let sandbox = Sandbox::new();
+    let question = "Redis </details><img src=x onerror=alert(1)> & Postgres: which for caching?";
+    sandbox.cmd().args(["--offline", "-q", question]).assert().success();
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    let front = record.strip_prefix("---\n").and_then(|rest| rest.split_once("\n---\n")).unwrap().0;
+    assert!(!front.contains(['<', '>', '&']), "{front}");
+    assert_eq!(sandbox.shown()["question"], question, "the debate keeps the question as it was asked");
+    let index = std::fs::read_to_string(sandbox.repo.join("docs/decisions/README.md")).unwrap();
+    assert!(
+        index.contains(r"[Redis \</details>\<img src=x"),
+        "the index reads the title back, escaped as markdown: {index}"
+    );
+}
