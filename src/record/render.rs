@@ -216,7 +216,6 @@ struct Context<'a> {
     models: BTreeSet<&'a str>,
     decision_makers: &'a [String],
     /// The perspectives, then every model that took part.
-    consulted: Vec<String>,
     tool: String,
     moderator: RoleEntry<'a>,
     debaters: Vec<RoleEntry<'a>>,
@@ -383,12 +382,6 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
     let same_as_debaters =
         moderator_role.provider == debater_role.provider && moderator_role.model == debater_role.model;
     let moderator = RoleEntry::of(state, moderator_role, debater_models.first().copied().filter(|_| same_as_debaters));
-    let mut consulted = state.panel_names();
-    for model in debater_models.iter().copied().chain([moderator.model]) {
-        if !consulted.iter().any(|c| c == model) {
-            consulted.push(model.to_string());
-        }
-    }
     Ok(Context {
         id: &state.id,
         title: state.decision_title(),
@@ -398,9 +391,9 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
         ended_by: state.end_reason.map_or("unknown", |r| r.as_str()),
         confidence: outcome.confidence.as_str(),
         lowered: &outcome.lowered,
-        models: debater_models.iter().copied().collect(),
+        // Every model that answered, the moderator's too; MADR's `consulted` is for people.
+        models: debater_models.iter().copied().chain([moderator.model]).collect(),
         decision_makers: &state.snapshot.decision_makers,
-        consulted,
         tool: format!("debate {}", env!("CARGO_PKG_VERSION")),
         moderator,
         debaters,

@@ -479,8 +479,8 @@ async fn moderator_models_are_refused_before_any_call() {
     assert!(mock.requests().is_empty());
 }
 
-/// The record says who was consulted: the perspectives, the debaters' model and the
-/// moderator's own when it differs, with each role's provider kind and temperature.
+/// The record names every model that answered, the moderator's own when it differs,
+/// with each role's provider kind and temperature; `consulted` is left for people.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_record_names_the_moderators_model_when_it_differs() {
     let mock = naming_its_model().await;
@@ -496,8 +496,9 @@ async fn the_record_names_the_moderators_model_when_it_differs() {
     let record = std::fs::read_to_string(result["record_path"].as_str().unwrap()).unwrap();
     let front = record.split("---\n").nth(1).unwrap();
     let front: Value = serde_saphyr::from_str(front).unwrap();
-    let consulted: Vec<&str> = front["consulted"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-    assert_eq!(consulted, [PANEL[0], PANEL[1], "mock-model", "judge-model"], "{record}");
+    assert_eq!(front["consulted"], json!([]), "MADR's consulted means people: {record}");
+    assert_eq!(front["models"], json!(["judge-model", "mock-model"]), "{record}");
+    assert_eq!(front["perspectives"], json!([PANEL[0], PANEL[1]]));
     assert_eq!(front["decision-makers"], json!(["Test"]));
     assert_eq!(front["moderator"]["model"], "judge-model");
     assert_eq!(front["moderator"]["kind"], "openai");
