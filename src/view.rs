@@ -385,12 +385,13 @@ impl From<&Outcome> for OutcomeView {
 
 impl Detail {
     pub fn of(state: &DebateState) -> Detail {
+        let prices = PriceList::of(&state.snapshot);
         let round = |r: &Round| RoundView {
             number: r.number,
             framing: r.framing.clone(),
             guidance: r.guidance.clone(),
-            arguments: r.arguments.iter().map(|c| contribution(state, c)).collect(),
-            rebuttals: r.rebuttals.iter().map(|c| contribution(state, c)).collect(),
+            arguments: r.arguments.iter().map(|c| contribution(state, &prices, c)).collect(),
+            rebuttals: r.rebuttals.iter().map(|c| contribution(state, &prices, c)).collect(),
             measures: r.measures.as_ref().map(|m| Measures {
                 novelty: m.novelty,
                 repetition: m
@@ -440,14 +441,14 @@ impl Detail {
     }
 }
 
-fn contribution(state: &DebateState, c: &crate::model::Contribution) -> ContributionView {
+fn contribution(state: &DebateState, prices: &PriceList, c: &crate::model::Contribution) -> ContributionView {
     ContributionView {
         perspective: state.name(c.seat).to_string(),
         kind: c.kind,
         text: c.text.clone(),
         model: c.model.clone(),
         tokens: c.usage.into(),
-        cost_usd: PriceList::of(&state.snapshot).price(&c.model).map(|price| price.of(&c.usage)),
+        cost_usd: prices.price(&c.model).map(|price| price.of(&c.usage)),
         latency_ms: c.usage.latency_ms,
         truncated: c.truncated,
         stance: c.stance.clone(),

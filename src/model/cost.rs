@@ -48,11 +48,13 @@ pub fn dollars(usd: f64) -> String {
     }
 }
 
-/// The prices a debate knows: each provider's, and the models that cost nothing.
+/// The model the offline provider reports: it costs nothing.
+const OFFLINE_MODEL: &str = "offline";
+
+/// The prices a debate knows: each provider's, and whether every call is free.
 #[derive(Debug, Clone, Default)]
 pub struct PriceList {
     priced: Vec<(String, Price)>,
-    free: Vec<String>,
     /// No role calls a model over the network: every call is free.
     all_free: bool,
 }
@@ -63,13 +65,13 @@ impl PriceList {
         let mut roles = std::iter::once(&snapshot.moderator).chain(&snapshot.seat_models).chain([&snapshot.debater]);
         // The scripted provider reports whatever model its script names.
         let all_free = roles.all(|role| matches!(role.kind, ProviderKind::Offline | ProviderKind::Scripted));
-        PriceList { priced, free: vec!["offline".into()], all_free }
+        PriceList { priced, all_free }
     }
 
     /// A model's price: its own, else that of the longest priced name it starts with
     /// (a server reports `gpt-4o-mini-2024-07-18` for `gpt-4o-mini`).
     pub fn price(&self, model: &str) -> Option<Price> {
-        if self.all_free || self.free.iter().any(|free| free == model) {
+        if self.all_free || model == OFFLINE_MODEL {
             return Some(Price { input: 0.0, output: 0.0, cached_input: None });
         }
         self.priced
@@ -114,7 +116,6 @@ mod tests {
     fn a_model_without_a_price_is_unknown_never_guessed() {
         let list = PriceList {
             priced: vec![("gpt-4o".into(), Price { input: 2.5, output: 10.0, cached_input: None })],
-            free: vec!["offline".into()],
             all_free: false,
         };
         let (used, other) = (usage(1_000, 0, 1_000), usage(5_000, 0, 0));
@@ -138,7 +139,6 @@ mod tests {
                 ("gpt-4o".into(), Price { input: 2.5, output: 10.0, cached_input: None }),
                 ("gpt-4o-mini".into(), Price { input: 0.15, output: 0.6, cached_input: None }),
             ],
-            free: Vec::new(),
             all_free: false,
         };
         assert_eq!(list.price("gpt-4o-mini-2024-07-18").unwrap().input, 0.15);

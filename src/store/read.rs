@@ -103,20 +103,6 @@ impl Store {
             )
             .optional()?
             .ok_or_else(|| StoreError::UnknownId(id.to_string()))?;
-        let totals = self.conn.query_row(
-            "SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(cached_tokens), 0), COALESCE(SUM(completion_tokens), 0),
-                    COALESCE(SUM(latency_ms), 0)
-             FROM calls WHERE debate_id = ?1",
-            [id],
-            |row| {
-                Ok(Usage {
-                    prompt_tokens: row.get(0)?,
-                    cached_tokens: row.get(1)?,
-                    completion_tokens: row.get(2)?,
-                    latency_ms: row.get(3)?,
-                })
-            },
-        )?;
         let usage_by_model = self
             .conn
             .prepare(
@@ -133,6 +119,7 @@ impl Store {
                 Ok((row.get::<_, String>(0)?, usage))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
+        let totals = usage_by_model.iter().fold(Usage::default(), |sum, (_, usage)| sum + *usage);
         let clarification = self
             .conn
             .query_row("SELECT question, answer FROM clarifications WHERE debate_id = ?1 LIMIT 1", [id], |row| {
