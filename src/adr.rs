@@ -312,6 +312,15 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_front_matter_debate_writes_today_blank_line_and_all() {
+        let text = "---\nid: DEB-abc123\nstatus: \"superseded by [0003-x](0003-x.md)\"\nstatus-history: [superseded 2026-02-01]\ndate: 2026-01-05\n\n---\n# Redis or Postgres\n\n- Status: superseded by [0003-x](0003-x.md)\n- Date: 2026-01-05\n\n## Question\n\nWhich?\n";
+        let d = read("docs/decisions/0002-redis-or-postgres.md", text).unwrap();
+        assert_eq!(d.id.as_deref(), Some("DEB-abc123"));
+        assert_eq!((d.status.as_str(), d.date.as_deref()), ("superseded by [0003-x](0003-x.md)", Some("2026-01-05")));
+        assert_eq!(d.superseded_by.as_deref(), Some("docs/decisions/0003-x.md"));
+    }
+
+    #[test]
     fn reads_madr_4_and_madr_2() {
         let madr4 = "---\nstatus: accepted\ndate: 2025-03-01\ndecision-makers: [a]\n---\n# Use Postgres as the only datastore\n\n## Context and Problem Statement\n\nWe need one store.\n\n## Decision Outcome\n\nChosen option: \"Postgres\", because it is the one we run. It is also cheap.\n";
         let d = read("docs/adr/0002-use-postgres.md", madr4).unwrap();

@@ -4,6 +4,7 @@
 mod commit;
 mod error;
 mod failpoint;
+mod front_matter;
 pub mod git;
 pub mod index;
 pub mod issue;

@@ -7,13 +7,13 @@ use std::path::Path;
 
 use minijinja::{AutoEscape, Environment, Value};
 use serde::Serialize;
+use serde_json::json;
 
-use super::{RecordError, Result, date_of, links, markdown};
+use super::{RecordError, Result, date_of, front_matter, links, markdown};
 use crate::model::{
     Consequences, Cost, DebateState, Discarded, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind,
     Revision, RoleChoice, Round, Stance, TranscriptPlacement, tokens,
 };
-use crate::text::untrusted::one_line;
 
 /// A template the repository may override in `.debate/templates/<name>`.
 struct Template {
@@ -70,10 +70,15 @@ impl Templates {
         context.transcript = inline.map(Value::from_safe_string);
         context.transcript_file =
             sidecar.as_ref().map(|(name, _)| SidecarLink { link: links::relative("", name), name: name.clone() });
-        let body = render(&self.decision, DECISION.name, &context)?;
+        let rendered = render(&self.decision, DECISION.name, &context)?;
+        let (extra, body) = front_matter::split(&rendered).map_err(|why| RecordError::Render {
+            name: DECISION.name,
+            source: minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, why),
+        })?;
+        let front = front_matter::write(&front_matter_fields(&context), &extra);
         let notes = render(HONESTY, "honesty.md", &context)?;
         let provenance = render(PROVENANCE, "provenance.md", &context)?;
-        let decision = compose(&body, &notes, &provenance);
+        let decision = compose(&front, body, &notes, &provenance);
         if !shows_plainly(&decision, !notes.trim().is_empty()) {
             return Err(RecordError::Hides);
         }
@@ -121,16 +126,12 @@ static INCLUDES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(||
 static UNESCAPED: std::sync::LazyLock<regex::Regex> =
     std::sync::LazyLock::new(|| regex::Regex::new(r"\|\s*safe\b").expect("a valid pattern"));
 
-/// The record: the template's front matter, the notices, the template's body, then
-/// the provenance before the transcript (or at the end).
-fn compose(body: &str, notes: &str, provenance: &str) -> String {
+/// The record: the front matter, the template's title and header list, the notices, the
+/// rest of the template's body, then the provenance before the transcript (or at the end).
+fn compose(front: &str, body: &str, notes: &str, provenance: &str) -> String {
     let lines: Vec<&str> = body.split_inclusive('\n').collect();
-    let front_end = match lines.first().map(|l| l.trim_end()) {
-        Some("---") => lines.iter().skip(1).position(|l| l.trim_end() == "---").map_or(0, |i| i + 2),
-        _ => 0,
-    };
     // After the title and the list under it, when the body opens with them.
-    let mut at = front_end;
+    let mut at = 0;
     if lines.get(at).is_some_and(|l| l.starts_with("# ")) {
         at += 1;
         while lines.get(at).is_some_and(|l| l.trim().is_empty() || l.starts_with("- ")) {
@@ -138,7 +139,7 @@ fn compose(body: &str, notes: &str, provenance: &str) -> String {
         }
     }
     let transcript = lines.iter().position(|l| l.trim_end() == "## Transcript").unwrap_or(lines.len()).max(at);
-    let mut record = lines[..at].concat();
+    let mut record = format!("{front}{}", lines[..at].concat());
     // Each part a block of its own, one blank line between.
     let mut push = |part: &str| {
         let part = part.trim_matches('\n');
@@ -240,6 +241,8 @@ struct Context<'a> {
     context: Vec<String>,
     /// The earlier decisions the debaters read, and those this record supersedes.
     related: Vec<Related<'a>>,
+    /// The records this one supersedes, as the header's links to them.
+    supersedes: Vec<RecordLink>,
     /// The earlier decisions the recommendation goes against.
     contradicts: Vec<Related<'a>>,
     panel: Vec<PanelEntry<'a>>,
@@ -321,6 +324,14 @@ struct Tokens {
     completion: u64,
 }
 
+/// A link to another record whose text is its file name without `.md`: log4brains takes
+/// that text as the record's slug, adr-tools the link's leading number as its own.
+#[derive(Serialize)]
+struct RecordLink {
+    slug: String,
+    link: String,
+}
+
 #[derive(Serialize)]
 struct Related<'a> {
     path: &'a str,
@@ -356,6 +367,35 @@ struct LogRow {
     stances: String,
     repetition: String,
     verdict: String,
+}
+
+/// The front matter: MADR's keys (`consulted` left for the people the team asks), then
+/// debate's own. Every record starts `proposed`; the lifecycle changes it.
+fn front_matter_fields(c: &Context) -> Vec<(&'static str, serde_json::Value)> {
+    vec![
+        ("id", json!(c.id)),
+        ("title", json!(c.title)),
+        ("status", json!("proposed")),
+        ("date", json!(c.date)),
+        ("decision-makers", json!(c.decision_makers)),
+        ("consulted", json!([])),
+        ("question", json!(c.question)),
+        ("perspectives", json!(c.names)),
+        ("chosen-option", json!(c.chosen_option)),
+        ("confidence", json!(c.confidence)),
+        ("confidence-lowered", json!(c.lowered)),
+        ("rounds", json!(c.rounds)),
+        ("ended_by", json!(c.ended_by)),
+        ("winner", json!(c.winner)),
+        ("muted", json!(c.muted)),
+        ("dropped", json!(c.dropped)),
+        ("moderator", json!(c.moderator)),
+        ("debaters", json!(c.debaters)),
+        ("models", json!(c.models)),
+        ("tokens", json!(c.tokens)),
+        ("context", json!(c.sources)),
+        ("tool", json!(c.tool)),
+    ]
 }
 
 fn context(state: &DebateState) -> Result<Context<'_>> {
@@ -430,6 +470,15 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
         names: state.panel_names(),
         context: context_lines(state),
         related: related_decisions(state).map(|d| related(state, d)).collect(),
+        supersedes: state
+            .snapshot
+            .supersedes
+            .iter()
+            .map(|d| RecordLink {
+                slug: d.path.rsplit('/').next().unwrap_or(&d.path).trim_end_matches(".md").to_string(),
+                link: links::relative(&state.snapshot.record.directory.0, &d.path),
+            })
+            .collect(),
         contradicts: state
             .snapshot
             .project
@@ -677,25 +726,6 @@ fn repetition_cell(state: &DebateState, round: &Round) -> String {
     if figures.is_empty() { "—".into() } else { figures.join(", ") }
 }
 
-/// Any value as one line of YAML (JSON flow style), each string made one line.
-fn yaml_flow(value: &Value) -> String {
-    fn one_line_strings(value: &mut serde_json::Value) {
-        match value {
-            serde_json::Value::String(text) => *text = one_line(text),
-            serde_json::Value::Array(items) => items.iter_mut().for_each(one_line_strings),
-            serde_json::Value::Object(map) => map.values_mut().for_each(one_line_strings),
-            _ => {}
-        }
-    }
-    let mut json = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
-    one_line_strings(&mut json);
-    // A renderer without front matter shows it as text, and one that passes HTML through
-    // would take a question's `</details>` as markup: `<`, `>` and `&` (which JSON text
-    // holds only inside strings) are written as `\u` escapes, which YAML reads back the
-    // same.
-    json.to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
-}
-
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_trim_blocks(true);
@@ -714,9 +744,12 @@ fn environment() -> Environment<'static> {
         Ok(())
     });
     let safe = |f: fn(&str) -> String| move |value: String| Value::from_safe_string(f(&value));
-    // JSON is valid YAML in flow style, whatever quotes or colons a value holds; every
-    // string in it is one line.
-    env.add_filter("yaml", |value: Value| Value::from_safe_string(yaml_flow(&value)));
+    // For a repository template's own front matter keys: one line of YAML, read back as
+    // the value whatever quotes or colons it holds.
+    env.add_filter("yaml", |value: Value| {
+        let json = serde_json::to_value(&value).unwrap_or(serde_json::Value::Null);
+        Value::from_safe_string(front_matter::flow(&json))
+    });
     env.add_filter("line", safe(markdown::line));
     env.add_filter("link_text", safe(markdown::link_text));
     env.add_filter("cell", safe(markdown::cell));
@@ -724,20 +757,4 @@ fn environment() -> Environment<'static> {
     // A template prints escaped values only.
     env.remove_filter("safe");
     env
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn front_matter_values_hold_no_html_and_read_back_the_same() {
-        let question = "Redis </details><script>alert(1)</script> & \"Postgres\": which?";
-        let written = yaml_flow(&Value::from(question));
-        assert!(!written.contains(['<', '>', '&']), "{written}");
-        let read: String = crate::text::yaml::parse(&format!("question: {written}\n"), "front matter")
-            .map(|front: std::collections::BTreeMap<String, String>| front["question"].clone())
-            .unwrap();
-        assert_eq!(read, question);
-    }
 }

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+use super::front_matter::{flow, scalar};
 use super::markdown;
 use crate::text::untrusted::one_line;
 use crate::text::yaml;
@@ -42,24 +43,45 @@ struct Found {
     place: Place,
 }
 
-/// The text with its status set to `status`; `None` when the record states its status
-/// in none of those places. Setting the same status again changes nothing.
+/// The text with its status set to `status` in every place it states it; `None` when
+/// it states it in none of those places. Setting the same status again changes nothing.
 pub fn set(text: &str, status: &str) -> Option<String> {
     let status = one_line(status);
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let found = locate(&lines)?;
-    let line = match &found.place {
-        Place::FrontMatter { key } => format!("{key}: {}{}", yaml_scalar(&status), ending(lines[found.at])),
-        Place::Labelled { label, .. } => format!("{label} {status}{}", ending(lines[found.at])),
-        Place::Section => format!("{status}{}", ending(lines[found.end - 1])),
-    };
-    Some(replace(&lines, found.at..found.end, &[line]))
+    rewrite(text, |_| status.clone())
 }
 
-/// The status as the record states it, on one line; `None` when it states none.
+/// The text with the status of each place that states one replaced by `status_for` the
+/// status that place holds now: the last place first, so the earlier ones stay where
+/// they were found.
+fn rewrite(text: &str, status_for: impl Fn(&str) -> String) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut places = locate_all(&lines);
+    if places.is_empty() {
+        return None;
+    }
+    places.sort_by_key(|found| std::cmp::Reverse(found.at));
+    let mut out: Vec<String> = lines.iter().map(|line| line.to_string()).collect();
+    for found in places {
+        let status = status_for(&status_at(&lines, &found).unwrap_or_default());
+        let line = match &found.place {
+            Place::FrontMatter { key } => format!("{key}: {}{}", scalar(&status), ending(lines[found.at])),
+            Place::Labelled { label, .. } => format!("{label} {status}{}", ending(lines[found.at])),
+            Place::Section => format!("{status}{}", ending(lines[found.end - 1])),
+        };
+        out.splice(found.at..found.end, [line]);
+    }
+    Some(out.concat())
+}
+
+/// The status as the record states it, on one line, where it is read first (its front
+/// matter, a labelled line, a section); `None` when it states none.
 pub fn current(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let found = locate(&lines)?;
+    status_at(&lines, &locate(&lines)?)
+}
+
+/// The status `found` holds, on one line; `None` when it is empty.
+fn status_at(lines: &[&str], found: &Found) -> Option<String> {
     let status = match &found.place {
         Place::FrontMatter { .. } => match first_value(&lines[found.at..found.end].concat())? {
             Value::String(text) => text,
@@ -89,11 +111,12 @@ pub fn transition(text: &str, status: &str, entry: Entry) -> Option<String> {
         return None;
     }
     let previous = current(text)?;
-    let status = styled(&one_line(status), &previous);
+    let status = one_line(status);
     if previous.eq_ignore_ascii_case(&status) {
         return Some(text.to_string());
     }
-    let changed = set(text, &status)?;
+    // Each place in the case it writes its status: `Accepted` where it had `Proposed`.
+    let changed = rewrite(text, |before| styled(&status, before))?;
     let lines: Vec<&str> = changed.split_inclusive('\n').collect();
     let found = locate(&lines)?;
     let nl = match ending(lines[found.at]) {
@@ -155,37 +178,30 @@ fn history_after(lines: &[&str], from: usize, belongs: impl Fn(&str) -> bool) ->
     (from..lines.len()).find(|&i| !(HISTORY.is_match(lines[i]) && belongs(lines[i]))).unwrap_or(lines.len())
 }
 
-/// The lines that give the front matter's `status-history:` list `entry` at its end,
-/// and the lines they replace: none when the list is written one item a line (or there
-/// is none yet), the key's own lines when it holds its list inline.
+/// The line that gives the front matter's `status-history:` list `entry` at its end,
+/// and the lines it replaces (the key's own, or none when there is no list yet). The
+/// list is written on one line: a front matter item on a line of its own would be the
+/// first list of the record to a renderer that knows no front matter, where log4brains
+/// looks for the header.
 fn front_matter_history(lines: &[&str], status: &Found, entry: &str) -> (Range<usize>, Vec<String>) {
-    let item = |indent: &str, text: &str| format!("{indent}- {}", serde_json::to_string(text).unwrap_or_default());
     let close = front_matter_end(lines).unwrap_or(status.end);
     let key = (1..close).find(|&i| key_of(lines[i]).is_some_and(|k| k.eq_ignore_ascii_case("status-history")));
-    let Some(key) = key else {
-        return (status.end..status.end, vec!["status-history:".into(), item("  ", entry)]);
-    };
-    let end = (key + 1..close).find(|&i| !lines[i].starts_with([' ', '\t', '-'])).unwrap_or(close);
-    let value = lines[key].split_once(':').map_or("", |(_, v)| v).trim();
-    if value.is_empty() || value.starts_with('#') {
-        let indent: String = match end > key + 1 {
-            true => lines[key + 1].chars().take_while(|c| matches!(c, ' ' | '\t')).collect(),
-            false => "  ".into(),
-        };
-        return (end..end, vec![item(&indent, entry)]);
-    }
-    let earlier: Vec<String> = match first_value(&lines[key..end].concat()) {
-        Some(Value::Array(items)) => {
-            items.iter().map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string)).collect()
+    let (range, name, earlier) = match key {
+        None => (status.end..status.end, "status-history", Vec::new()),
+        Some(key) => {
+            let end = (key + 1..close).find(|&i| !lines[i].starts_with([' ', '\t', '-'])).unwrap_or(close);
+            let value = lines[key].split_once(':').map_or("", |(_, v)| v).trim();
+            let earlier = match first_value(&lines[key..end].concat()) {
+                Some(Value::Array(items)) => items,
+                Some(Value::Null) => Vec::new(),
+                Some(other) => vec![other],
+                None => vec![Value::from(value)],
+            };
+            (key..end, key_of(lines[key]).unwrap_or("status-history"), earlier)
         }
-        Some(Value::Null) => Vec::new(),
-        Some(Value::String(one)) => vec![one],
-        Some(other) => vec![other.to_string()],
-        None => vec![value.to_string()],
     };
-    let mut list = vec![format!("{}:", key_of(lines[key]).unwrap_or("status-history"))];
-    list.extend(earlier.iter().map(String::as_str).chain([entry]).map(|e| item("  ", e)));
-    (key..end, list)
+    let list = Value::Array(earlier.into_iter().chain([Value::from(entry)]).collect());
+    (range, vec![format!("{name}: {}", flow(&list))])
 }
 
 /// The value of the one-key YAML mapping `text`.
@@ -207,21 +223,6 @@ fn styled(status: &str, previous: &str) -> String {
     match (capital, chars.next()) {
         (true, Some(first)) => first.to_uppercase().chain(chars).collect(),
         _ => status.to_string(),
-    }
-}
-
-/// A status as a YAML value: plain when it is a few words YAML reads as a string
-/// (`accepted`), else a JSON string, which YAML reads whatever the status holds.
-fn yaml_scalar(status: &str) -> String {
-    let words = status.chars().all(|c| c.is_ascii_alphabetic() || c == ' ' || c == '-')
-        && status.starts_with(|c: char| c.is_ascii_alphabetic())
-        && status.ends_with(|c: char| c.is_ascii_alphabetic());
-    let special = ["yes", "no", "true", "false", "on", "off", "null", "y", "n"]
-        .iter()
-        .any(|word| status.eq_ignore_ascii_case(word));
-    match words && !special {
-        true => status.to_string(),
-        false => serde_json::to_string(status).unwrap_or_default(),
     }
 }
 
@@ -259,10 +260,21 @@ fn ending(line: &str) -> &'static str {
     }
 }
 
-/// The status as the record keeps it: in the front matter, on a labelled line, or in
-/// a section, looked for in that order.
+/// Where the record's status is read: the first of the places that state one.
 fn locate(lines: &[&str]) -> Option<Found> {
-    front_matter(lines).or_else(|| labelled(lines)).or_else(|| section(lines))
+    locate_all(lines).into_iter().next()
+}
+
+/// Every place the record states its status, in the order they are read: its front
+/// matter (debate's records, MADR 3 and 4), a labelled line before the first section
+/// (MADR 2, log4brains, and debate's header), a `## Status` section (Nygard, adr-tools).
+fn locate_all(lines: &[&str]) -> Vec<Found> {
+    let front = front_matter(lines);
+    // Beside a front matter status, only a list item is another place of it: a sentence
+    // that starts `Status:` is prose.
+    let listed = |found: &Found| matches!(&found.place, Place::Labelled { indent, .. } if !indent.is_empty());
+    let labelled = labelled(lines).filter(|found| front.is_none() || listed(found));
+    [front, labelled, section(lines)].into_iter().flatten().collect()
 }
 
 /// `status: …` in front matter, with any indented continuation lines of its value.
@@ -307,11 +319,32 @@ fn labelled(lines: &[&str]) -> Option<Found> {
     })
 }
 
-/// The paragraph under a `## Status` heading.
+/// The paragraph under a `## Status` heading, never a line of a fenced code block.
 fn section(lines: &[&str]) -> Option<Found> {
-    let heading = lines.iter().position(|l| {
-        let l = l.trim();
-        l.starts_with('#') && l.trim_start_matches('#').trim().eq_ignore_ascii_case("status")
+    let mut fence: Option<String> = None;
+    let heading = lines.iter().position(|line| {
+        let text = line.trim_end();
+        let unindented = text.trim_start();
+        if text.len() - unindented.len() > 3 {
+            return false;
+        }
+        let marker: String = unindented.chars().take_while(|c| matches!(c, '`' | '~')).collect();
+        let one_kind = marker.len() >= 3 && marker.chars().all(|c| marker.starts_with(c));
+        match &fence {
+            Some(open) => {
+                if one_kind && marker.starts_with(open.as_str()) && unindented == marker {
+                    fence = None;
+                }
+                false
+            }
+            None if one_kind => {
+                fence = Some(marker);
+                false
+            }
+            None => {
+                unindented.starts_with('#') && unindented.trim_start_matches('#').trim().eq_ignore_ascii_case("status")
+            }
+        }
     })?;
     let at = (heading + 1..lines.len()).find(|&i| !lines[i].trim().is_empty())?;
     if lines[at].trim_start().starts_with('#') {
@@ -425,12 +458,17 @@ mod tests {
         let accepted = transition(ours, "accepted", ON).unwrap();
         assert_eq!(
             accepted,
-            "---\nid: DEB-abc123\nstatus: accepted\nstatus-history:\n  - \"accepted 2026-11-22 by Jane Doe\"\ndate: 2026-11-20\n---\n# Decision: X\n"
+            "---\nid: DEB-abc123\nstatus: accepted\nstatus-history: [accepted 2026-11-22 by Jane Doe]\ndate: 2026-11-20\n---\n# Decision: X\n"
         );
         assert_eq!(transition(&accepted, "Accepted", ON).unwrap(), accepted, "the same status again changes nothing");
         let later = Entry { date: "2026-12-01", by: None };
         let deprecated = transition(&accepted, "deprecated", later).unwrap();
-        assert!(deprecated.contains("status: deprecated\nstatus-history:\n  - \"accepted 2026-11-22 by Jane Doe\"\n  - \"deprecated 2026-12-01\"\ndate:"), "{deprecated}");
+        assert!(
+            deprecated.contains(
+                "status: deprecated\nstatus-history: [accepted 2026-11-22 by Jane Doe, deprecated 2026-12-01]\ndate:"
+            ),
+            "{deprecated}"
+        );
         let front: serde_json::Value = yaml::parse(deprecated.split("---").nth(1).unwrap(), "t").unwrap();
         assert_eq!(
             front["status-history"],
@@ -452,7 +490,7 @@ mod tests {
         );
         assert_eq!(out.matches("---").count(), 3, "{out}");
         let empty = transition("---\nstatus: proposed\nstatus-history: []\n---\n", "accepted", ON).unwrap();
-        assert_eq!(empty, "---\nstatus: accepted\nstatus-history:\n  - \"accepted 2026-11-22 by Jane Doe\"\n---\n");
+        assert_eq!(empty, "---\nstatus: accepted\nstatus-history: [accepted 2026-11-22 by Jane Doe]\n---\n");
     }
 
     #[test]
@@ -502,5 +540,21 @@ mod tests {
         let out = transition("# X\n\n## Status\n\nProposed\n", "accepted", hostile).unwrap();
         assert!(!out.contains("<script>") && !out.contains("\n# Owned"), "{out}");
         assert_eq!(out.lines().count(), 7, "{out}");
+    }
+
+    #[test]
+    fn every_place_of_debates_record_changes_together_and_history_is_kept_once() {
+        let ours = "---\nid: DEB-abc123\nstatus: proposed\n\n---\n# Use Postgres\n\n- Status: proposed\n- Date: 2026-11-20\n\n## Status\n\nProposed\n\nSupersedes [0001-x](0001-x.md)\n\n## Question\n\n```text\n## Status\n\nnot this\n```\n";
+        let accepted = transition(ours, "accepted", ON).unwrap();
+        assert_eq!(
+            accepted,
+            "---\nid: DEB-abc123\nstatus: accepted\nstatus-history: [accepted 2026-11-22 by Jane Doe]\n\n---\n# Use Postgres\n\n- Status: accepted\n- Date: 2026-11-20\n\n## Status\n\nAccepted\n\nSupersedes [0001-x](0001-x.md)\n\n## Question\n\n```text\n## Status\n\nnot this\n```\n"
+        );
+        let superseded = set(&accepted, "superseded by [0003-y](0003-y.md)").unwrap();
+        assert!(superseded.contains("\nstatus: \"superseded by [0003-y](0003-y.md)\"\n"), "{superseded}");
+        assert!(superseded.contains("\n- Status: superseded by [0003-y](0003-y.md)\n"), "{superseded}");
+        assert!(superseded.contains("\n## Status\n\nsuperseded by [0003-y](0003-y.md)\n\nSupersedes"), "{superseded}");
+        assert!(superseded.ends_with("## Status\n\nnot this\n```\n"), "a code block is no section: {superseded}");
+        assert_eq!(keep(&superseded, ours).lines().filter(|l| l.contains("superseded by")).count(), 3);
     }
 }

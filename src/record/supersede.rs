@@ -1,7 +1,7 @@
-//! Earlier records this debate's record supersedes (`--supersedes`): each one's status
-//! becomes "superseded by" a link to the new record, with a line of status history, in
-//! the same commit as the new record. A record with uncommitted changes is refused
-//! rather than committed along.
+//! Earlier records this debate's record supersedes (`--supersedes`): each one's status,
+//! in every place it states it, becomes "superseded by" a link to the new record, with
+//! a line of status history, in the same commit as the new record. A record with
+//! uncommitted changes is refused rather than committed along.
 
 use std::path::{Path, PathBuf};
 
@@ -37,7 +37,9 @@ pub fn changes(
     committed_to: Option<&git::Target>,
 ) -> Result<Vec<Superseded>> {
     let root = Path::new(&state.repo_root);
-    let new_title = markdown::link_text(&state.title);
+    // The link's text is the new record's file name without `.md`: log4brains reads a
+    // record's `superseded by` as that slug.
+    let slug = record.file_stem().map(|stem| markdown::link_text(&stem.to_string_lossy())).unwrap_or_default();
     let (date, by) = (super::date_of(state), crate::repo::user_name(repo));
     let entry = status::Entry { date: &date, by: by.as_deref() };
     state
@@ -48,7 +50,7 @@ pub fn changes(
             let relative = PathBuf::from(&earlier.path);
             let directory = earlier.path.rsplit_once('/').map_or("", |(directory, _)| directory);
             let link = links::relative(directory, &record.to_string_lossy());
-            let status = format!("superseded by [{new_title}]({link})");
+            let status = format!("superseded by [{slug}]({link})");
             let content = marked(root, &relative, repo, committed_to, &status, Some(entry))?;
             Ok(Superseded { relative, content })
         })

@@ -97,10 +97,8 @@ fn accept_on_a_teammates_record_commits_only_that_file_and_the_index() {
     let message = git(repo, &["log", "-1", "--format=%B"]);
     assert!(message.contains("Status: accepted (was proposed)") && !message.contains("Debate-Id"), "{message}");
 
-    let expected = MADR.replace(
-        "status: proposed\n",
-        &format!("status: accepted\nstatus-history:\n  - \"accepted {TODAY} by Jane Doe\"\n"),
-    );
+    let expected = MADR
+        .replace("status: proposed\n", &format!("status: accepted\nstatus-history: [accepted {TODAY} by Jane Doe]\n"));
     assert_eq!(git(repo, &["show", &format!("HEAD:{MADR_PATH}")]), expected, "the status and its history, no more");
     assert_eq!(std::fs::read_to_string(repo.join(MADR_PATH)).unwrap(), expected);
     let index = git(repo, &["show", "HEAD:docs/decisions/README.md"]);
@@ -129,7 +127,7 @@ fn a_debates_record_is_found_by_its_id_in_the_database_and_by_a_scan() {
     let (stdout, _) = debate(&sandbox, &["reject", &id.to_lowercase(), "-q"]);
     assert_eq!(Path::new(stdout.trim()), record);
     let content = std::fs::read_to_string(&record).unwrap();
-    assert!(content.contains(&format!("status: rejected\nstatus-history:\n  - \"rejected {TODAY} by Jane Doe\"\n")));
+    assert!(content.contains(&format!("status: rejected\nstatus-history: [rejected {TODAY} by Jane Doe]\n")));
     let trailer = git(&sandbox.repo, &["log", "-1", "--format=%(trailers:key=Debate-Id,valueonly)"]);
     assert_eq!(trailer.trim(), id, "the Debate-Id trailer");
     assert!(git(&sandbox.repo, &["log", "-1", "--format=%s"]).starts_with("docs(decisions): reject Should we use"));
@@ -141,10 +139,11 @@ fn a_debates_record_is_found_by_its_id_in_the_database_and_by_a_scan() {
     let content = std::fs::read_to_string(&record).unwrap();
     assert!(
         content.contains(&format!(
-            "status: accepted\nstatus-history:\n  - \"rejected {TODAY} by Jane Doe\"\n  - \"accepted {TODAY} by Jane Doe\"\n"
+            "status: accepted\nstatus-history: [rejected {TODAY} by Jane Doe, accepted {TODAY} by Jane Doe]\n"
         )),
         "{content}"
     );
+    assert!(content.contains("\n- Status: accepted\n"), "the header list follows the front matter: {content}");
     assert_eq!(status(&sandbox.repo), "");
 
     // An id nobody carries, and one the database knows only by its start.

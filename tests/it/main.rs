@@ -24,6 +24,7 @@ mod hostile_text;
 mod interactive;
 mod lifecycle;
 mod list_show_resume;
+mod other_adr_tools;
 mod providers_e2e;
 mod providers_wire;
 mod real_model;

@@ -58,7 +58,7 @@ async fn a_three_perspective_debate_completes_records_tokens_and_commits() {
         String::from_utf8(sandbox.cmd().args(["--show", result["id"].as_str().unwrap()]).output().unwrap().stdout)
             .unwrap();
     assert!(shown.contains(&format!("{} prompt ({} of them cached)", n * 100, n * 64)), "{shown}");
-    assert!(record.contains("models: [\"mock-model\"]"), "{record}");
+    assert!(record.contains("models: [mock-model]"), "{record}");
     let log = git(&sandbox.repo, &["log", "--format=%B", "-1"]);
     assert!(log.contains(&format!("Debate-Id: {}", result["id"].as_str().unwrap())), "{log}");
     // Debater calls carry the token budget; moderator calls ask for structured output.

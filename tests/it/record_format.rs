@@ -326,7 +326,7 @@ fn a_muted_debater_is_visible_in_the_record() {
     }
     cmd.arg(QUESTION).assert().success();
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
-    assert!(record.contains("muted: [\"Cost Control\"]\n"), "{record}");
+    assert!(record.contains("muted: [Cost Control]\n"), "{record}");
     assert!(record.contains("off the question: Cost Control |"), "{record}");
     assert!(
         record.contains("- Cost Control: scripted-test (scripted, scripted, temperature 0.8) · muted as off-topic"),

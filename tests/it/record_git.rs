@@ -145,7 +145,7 @@ fn assert_record_commit(dir: &Path, rev: &str, relative: &str, id: &str) -> Stri
         .to_string();
     let perspectives = content
         .lines()
-        .find_map(|l| l.strip_prefix("- **Perspectives:** "))
+        .find_map(|l| l.strip_prefix("- Perspectives: "))
         .unwrap_or_else(|| panic!("record lists perspectives: {content}"))
         .to_string();
 
