@@ -65,9 +65,15 @@ fn said(changed: &Changed, relative: &str) -> String {
 /// matter of the records in the decision directories here; anything else is a path.
 fn locate(args: &LifecycleRequest, here: &Path, db_path: &Path, what: &str) -> Result<(PathBuf, String)> {
     let mut target = args.target.trim().to_string();
-    let looks_like_id = target.to_ascii_lowercase().starts_with("deb-") && !Path::new(&target).exists();
+    // Every form `show` takes: `DEB-0ym064`, `deb-0ym064`, `0ym064`, a unique prefix.
+    let looks_like_id = !target.contains(['/', '.'])
+        && target.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && !here.join(&target).exists();
     let mut elsewhere = None;
     if looks_like_id {
+        if !target.to_ascii_lowercase().starts_with("deb-") {
+            target = format!("DEB-{target}");
+        }
         match from_database(&target, db_path, what)? {
             Lookup::Here(root, relative) => {
                 // The stored path gets the checks a path on the command line gets: a

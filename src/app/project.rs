@@ -134,12 +134,16 @@ fn superseded(
 /// lead to a markdown file inside the repository, not through a link.
 pub fn locate(root: &Path, target: &str, record: &RecordSettings, what: &str) -> Result<String> {
     let unknown = |why: String| Error::input(format!("{what} {target}: {why}"));
-    let looks_like_id = target.len() == 10 && target.to_ascii_lowercase().starts_with("deb-");
+    // A whole id, with or without its `DEB-`.
+    let bare = target.get(target.len().saturating_sub(6)..).unwrap_or_default();
+    let whole_id = bare.len() == 6
+        && bare.chars().all(|c| c.is_ascii_alphanumeric())
+        && (target.len() == 6 || target.len() == 10 && target.to_ascii_lowercase().starts_with("deb-"));
     // A record found by its id gets the checks a path on the command line gets.
-    let given = match looks_like_id && !Path::new(target).exists() {
+    let given = match whole_id && !Path::new(target).exists() {
         true => {
             let hint = "give the record's path instead (e.g. docs/decisions/0001-use-postgres.md)";
-            match context::records_with_id(root, target, &record.directory.0).as_slice() {
+            match context::records_with_id(root, &format!("DEB-{bare}"), &record.directory.0).as_slice() {
                 [one] => root.join(one),
                 [] => return Err(unknown("no decision record here carries that id".into()).with_hint(hint)),
                 many => {

@@ -131,6 +131,12 @@ fn a_debates_record_is_found_by_its_id_in_the_database_and_by_a_scan() {
     let trailer = git(&sandbox.repo, &["log", "-1", "--format=%(trailers:key=Debate-Id,valueonly)"]);
     assert_eq!(trailer.trim(), id, "the Debate-Id trailer");
     assert!(git(&sandbox.repo, &["log", "-1", "--format=%s"]).starts_with("docs(decisions): reject Should we use"));
+    // In every form `show` takes: without `DEB-`, and a unique prefix of it.
+    let bare = &id["DEB-".len()..];
+    let (_, stderr) = debate(&sandbox, &["deprecate", bare]);
+    assert!(stderr.contains("is now deprecated (was rejected)"), "{stderr}");
+    let (_, stderr) = debate(&sandbox, &["reject", &bare[..3]]);
+    assert!(stderr.contains("is now rejected (was deprecated)"), "{stderr}");
 
     // Without the database (a teammate's clone): the record whose front matter has the id.
     std::fs::remove_file(sandbox.db()).unwrap();
@@ -139,7 +145,7 @@ fn a_debates_record_is_found_by_its_id_in_the_database_and_by_a_scan() {
     let content = std::fs::read_to_string(&record).unwrap();
     assert!(
         content.contains(&format!(
-            "status: accepted\nstatus-history: [rejected {TODAY} by Jane Doe, accepted {TODAY} by Jane Doe]\n"
+            "status: accepted\nstatus-history: [rejected {TODAY} by Jane Doe, deprecated {TODAY} by Jane Doe, rejected {TODAY} by Jane Doe, accepted {TODAY} by Jane Doe]\n"
         )),
         "{content}"
     );
@@ -151,6 +157,9 @@ fn a_debates_record_is_found_by_its_id_in_the_database_and_by_a_scan() {
     assert!(stderr.contains("accept DEB-zzzzzz: no decision record here carries that id"), "{stderr}");
     let stderr = refused(&sandbox, &["accept", "deb-zz"], 2);
     assert!(stderr.contains("no debate in the state database has that id"), "{stderr}");
+    // A teammate's clone knows the id without `DEB-` too.
+    let (_, stderr) = debate(&sandbox, &["reject", &bare.to_uppercase()]);
+    assert!(stderr.contains("is now rejected (was accepted)"), "{stderr}");
 }
 
 #[test]

@@ -148,7 +148,8 @@ fn supersedes_takes_the_debate_id_a_record_carries() {
     shop(&sandbox);
     sandbox.cmd().args(["--offline", "Monolith or microservices for billing?"]).assert().success();
     let first = sandbox.only_id();
-    let out = sandbox.cmd().args(["--offline", "--supersedes", &first, QUESTION]).output().unwrap();
+    // The id as `show` takes it too: without its `DEB-`.
+    let out = sandbox.cmd().args(["--offline", "--supersedes", &first["DEB-".len()..], QUESTION]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let earlier = record_text(&sandbox, "0002-monolith-or-microservices-for-billing.md");
     assert!(
