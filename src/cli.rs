@@ -265,14 +265,19 @@ pub struct ResumeArgs {
 
 /// `debate review`.
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("objection").required(true))]
 pub struct ReviewArgs {
-    /// The completed debate
-    #[arg(value_name = "ID")]
-    pub id: String,
+    /// The completed debate: its id, or its record's path
+    #[arg(value_name = "ID|PATH")]
+    pub target: String,
 
     /// The reviewer's objection: the next round's guidance
-    #[arg(long, value_name = "TEXT", required = true)]
-    pub guide: String,
+    #[arg(long, value_name = "TEXT", group = "objection")]
+    pub guide: Option<String>,
+
+    /// The reviewer's objection, read from a file (`-` for standard input)
+    #[arg(long, value_name = "PATH", group = "objection")]
+    pub guide_file: Option<PathBuf>,
 
     /// Rewrite the record from the debate even where edits committed since the debate
     /// wrote it differ (they stay in git history)

@@ -54,9 +54,10 @@ pub fn command() -> Command {
         .mut_arg("with", |a| a.add(ArgValueCompleter::new(perspectives)))
         .mut_arg("provider", |a| a.add(ArgValueCompleter::new(provider_names)))
         .mut_arg("supersedes", |a| a.add(records()));
-    for name in ["show", "resume", "review", "abandon", "delete"] {
+    for name in ["show", "resume", "abandon", "delete"] {
         command = command.mut_subcommand(name, |sub| sub.mut_arg("id", |a| a.add(ids())));
     }
+    command = command.mut_subcommand("review", |sub| sub.mut_arg("target", |a| a.add(ids())));
     for name in ["accept", "reject", "deprecate"] {
         command = command.mut_subcommand(name, |sub| sub.mut_arg("target", |a| a.add(records())));
     }

@@ -16,22 +16,32 @@ pub const MAX_CONTEXT_BYTES: usize = 256 * 1024;
 
 /// The question: UTF-8 text, not empty, not binary, not huge.
 pub fn read_question(source: &QuestionSource) -> Result<String> {
+    read_given(source, "question", "ask a question with a decision in it, e.g. \"Redis or Postgres for caching?\"")
+}
+
+/// A reviewer's objection (`--guide`, `--guide-file`), checked as a question is.
+pub fn read_objection(source: &QuestionSource) -> Result<String> {
+    read_given(source, "objection", "--guide \"Reviewer: what about operating cost?\"")
+}
+
+/// Text the user gives as an argument, a file or stdin: UTF-8, not empty, not binary,
+/// not huge; `noun` names it in errors, `example` is the hint when it is empty.
+fn read_given(source: &QuestionSource, noun: &str, example: &str) -> Result<String> {
     let (bytes, origin) = match source {
-        QuestionSource::Text(q) => (q.clone().into_bytes(), "the question".to_string()),
-        QuestionSource::Stdin => (read_limited(std::io::stdin().lock(), "stdin")?, "the question on stdin".into()),
+        QuestionSource::Text(q) => (q.clone().into_bytes(), format!("the {noun}")),
+        QuestionSource::Stdin => (read_limited(std::io::stdin().lock(), "stdin")?, format!("the {noun} on stdin")),
         QuestionSource::File(path) => {
             let file = std::fs::File::open(path)
-                .map_err(|err| Error::input(format!("cannot read the question file {}: {err}", path.display())))?;
-            (read_limited(file, &path.display().to_string())?, format!("the question file {}", path.display()))
+                .map_err(|err| Error::input(format!("cannot read the {noun} file {}: {err}", path.display())))?;
+            (read_limited(file, &path.display().to_string())?, format!("the {noun} file {}", path.display()))
         }
     };
     let text = checked_text(bytes, &origin, MAX_QUESTION_BYTES)?;
-    let question = text.trim().to_string();
-    if question.is_empty() {
-        return Err(Error::input(format!("{origin} is empty"))
-            .with_hint("ask a question with a decision in it, e.g. \"Redis or Postgres for caching?\""));
+    let given = text.trim().to_string();
+    if given.is_empty() {
+        return Err(Error::input(format!("{origin} is empty")).with_hint(example));
     }
-    Ok(question)
+    Ok(given)
 }
 
 /// A file the debaters may read, whole (the budget cuts it later).

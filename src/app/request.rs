@@ -3,7 +3,7 @@
 //! debates, take these requests, never the clap structs.
 
 use std::net::IpAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::cli::{Cli, Command, Lifecycle, RunArgs, StartArgs};
 use crate::error::{Error, Result};
@@ -56,7 +56,7 @@ pub enum Mode {
     Man,
 }
 
-/// Where a new debate's question comes from.
+/// Where text the user gives comes from: a new debate's question, a reviewer's objection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum QuestionSource {
     Text(String),
@@ -106,7 +106,8 @@ pub struct ResumeRequest {
 /// A reviewer's objection to a complete debate.
 #[derive(Debug, Clone)]
 pub struct Review {
-    pub objection: String,
+    /// `--guide TEXT` or `--guide-file PATH` (`-`: stdin).
+    pub objection: QuestionSource,
     /// `--discard-edits`: rewrite the record even where it was edited since.
     pub discard_edits: bool,
 }
@@ -166,13 +167,23 @@ impl Invocation {
                 review,
             })
         };
-        let review = |guide: Option<String>, discard_edits| guide.map(|objection| Review { objection, discard_edits });
+        let review = |objection: Option<QuestionSource>, discard_edits| {
+            objection.map(|objection| Review { objection, discard_edits })
+        };
         let mode = match cli.command {
             Some(Command::New(start)) => start_mode(start, config.clone(), true)?,
             Some(Command::List(args)) => Mode::List { all: args.all, limit: args.limit.unwrap_or(DEFAULT_LIMIT) },
             Some(Command::Show { id }) => Mode::Show { id },
-            Some(Command::Resume(args)) => resume(args.id, args.run, review(args.guide, args.discard_edits)),
-            Some(Command::Review(args)) => resume(args.id, args.run, review(Some(args.guide), args.discard_edits)),
+            Some(Command::Resume(args)) => {
+                resume(args.id, args.run, review(args.guide.map(QuestionSource::Text), args.discard_edits))
+            }
+            Some(Command::Review(args)) => {
+                let file = |path: PathBuf| {
+                    if path == Path::new("-") { QuestionSource::Stdin } else { QuestionSource::File(path) }
+                };
+                let objection = args.guide.map(QuestionSource::Text).or(args.guide_file.map(file));
+                resume(args.target, args.run, review(objection, args.discard_edits))
+            }
             Some(Command::Abandon { id }) => Mode::GiveUp { id, delete: false },
             Some(Command::Delete { id }) => Mode::GiveUp { id, delete: true },
             Some(Command::Accept(args)) => lifecycle(args, Verdict::Accepted),
@@ -199,7 +210,9 @@ impl Invocation {
                         Mode::List { all: cli.listing.all, limit: cli.listing.limit.unwrap_or(DEFAULT_LIMIT) }
                     }
                     (_, Some(id), ..) => Mode::Show { id },
-                    (_, _, Some(id), ..) => resume(id, cli.start.run, review(cli.guide, cli.discard_edits)),
+                    (_, _, Some(id), ..) => {
+                        resume(id, cli.start.run, review(cli.guide.map(QuestionSource::Text), cli.discard_edits))
+                    }
                     (.., Some(id), _) => Mode::GiveUp { id, delete: false },
                     (.., Some(id)) => Mode::GiveUp { id, delete: true },
                     (false, None, None, None, None) => start_mode(cli.start, config.clone(), cli.separated)?,
@@ -338,7 +351,8 @@ mod tests {
             panic!()
         };
         let review = resume.review.unwrap();
-        assert_eq!((resume.id.as_str(), review.objection.as_str(), review.discard_edits), ("deb-k3", "cost?", true));
+        assert_eq!((resume.id.as_str(), review.discard_edits), ("deb-k3", true));
+        assert_eq!(review.objection, QuestionSource::Text("cost?".into()));
         let Mode::Resume(plain) = invocation(&["--resume", "deb-k3"]).mode else { panic!() };
         assert!(plain.review.is_none());
     }
@@ -372,7 +386,12 @@ mod tests {
         assert!(matches!(invocation(&["abandon", "0y"]).mode, Mode::GiveUp { delete: false, .. }));
         assert!(matches!(invocation(&["delete", "DEB-0ym064"]).mode, Mode::GiveUp { delete: true, .. }));
         let Mode::Resume(review) = invocation(&["review", "0y", "--guide", "cost?", "-r", "4"]).mode else { panic!() };
-        assert_eq!((review.review.unwrap().objection.as_str(), review.max_rounds), ("cost?", Some(4)));
+        assert_eq!(
+            (review.review.unwrap().objection, review.max_rounds),
+            (QuestionSource::Text("cost?".into()), Some(4))
+        );
+        let Mode::Resume(from_file) = invocation(&["review", "docs/a.md", "--guide-file", "-"]).mode else { panic!() };
+        assert_eq!((from_file.id.as_str(), from_file.review.unwrap().objection), ("docs/a.md", QuestionSource::Stdin));
         let Mode::Resume(resume) = invocation(&["resume", "0y", "--no-checkpoints"]).mode else { panic!() };
         assert!(resume.no_checkpoints && resume.review.is_none());
     }

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::drive::{self, Run};
-use super::input::without_secrets;
-use super::request::{ResumeRequest, Review};
+use super::input::{read_objection, without_secrets};
+use super::request::ResumeRequest;
 use super::{existing, project, report, start};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
@@ -23,8 +23,8 @@ pub async fn run(
     terminal: &mut Terminal,
     events: Option<&mut dyn Events>,
 ) -> Result<DebateState> {
-    let id = request.id.as_str();
-    let (store, state) = match existing::load(db_path, id) {
+    let id = debate_id(&request.id, request.config.as_deref())?;
+    let (store, state) = match existing::load(db_path, &id) {
         Err(unknown) if request.review.is_some() => return Err(review_elsewhere(request).unwrap_or(unknown)),
         loaded => loaded?,
     };
@@ -68,9 +68,9 @@ pub async fn run(
     let templates = Templates::load(&root)?;
     record::preflight(&root, &snapshot.record, snapshot.branch.is_some())?;
     if let Some(review) = &request.review {
-        let objection = without_secrets(&review.objection, "your guidance", &providers.secrets, terminal);
-        let review = Review { objection: objection.trim().to_string(), ..review.clone() };
-        reopen(&review, request.max_rounds, &store, &state, &mut snapshot, &templates, terminal)?;
+        let objection =
+            without_secrets(&read_objection(&review.objection)?, "your guidance", &providers.secrets, terminal);
+        reopen(objection.trim(), request, &store, &state, &mut snapshot, &templates, terminal)?;
     }
     if snapshot != state.snapshot {
         store.save_snapshot(&state.id, &snapshot)?;
@@ -140,6 +140,23 @@ fn apply_resume_flags(
     Ok(())
 }
 
+/// The debate a resume or review names: its id as given, or the id in the front matter
+/// of the record at that path (`debate review docs/decisions/….md`).
+fn debate_id(target: &str, config: Option<&Path>) -> Result<String> {
+    if !target.contains('/') && !target.ends_with(".md") {
+        return Ok(target.to_string());
+    }
+    let root = crate::repo::around_working_directory()?;
+    let record = settings::load(&root, config, &FlagOverrides::default())?.settings.record;
+    let relative = project::locate(&root, target, &record, "review")?;
+    let bytes = record::WorkTree::open(&root)?.read_existing(Path::new(&relative))?;
+    let text = String::from_utf8_lossy(&bytes);
+    crate::adr::read(&relative, &text).and_then(|fields| fields.id).ok_or_else(|| {
+        Error::input(format!("review {target}: no debate wrote it (its front matter has no `id: DEB-…`)"))
+            .with_hint("review a record debate wrote, or debate the question anew with --supersedes")
+    })
+}
+
 /// Why a review cannot run here on a debate this machine never ran, when its record is
 /// in this repository (a teammate's, or a fresh clone's): the record carries the
 /// transcript for people, not the state the engine goes on from.
@@ -162,22 +179,18 @@ fn review_elsewhere(request: &ResumeRequest) -> Option<Error> {
 /// A review's objection reopens a completed debate: its conclusion becomes a revision,
 /// and it runs one more round (or up to `--max-rounds`) with the objection as guidance.
 fn reopen(
-    review: &Review,
-    max_rounds: Option<u8>,
+    objection: &str,
+    request: &ResumeRequest,
     store: &Store,
     state: &DebateState,
     snapshot: &mut Snapshot,
     templates: &Templates,
     terminal: &Terminal,
 ) -> Result<()> {
-    let objection = review.objection.as_str();
-    if objection.is_empty() {
-        return Err(Error::input("--guide needs the reviewer's objection")
-            .with_hint("--guide \"Reviewer: what about operating cost?\""));
-    }
-    record::check_revisable(state, templates, review.discard_edits)?;
+    let discard_edits = request.review.as_ref().is_some_and(|review| review.discard_edits);
+    record::check_revisable(state, templates, discard_edits)?;
     let done = state.rounds.len() as u32;
-    let rounds = review_rounds(&state.id, state.record_path.as_deref(), done, max_rounds)?;
+    let rounds = review_rounds(&state.id, state.record_path.as_deref(), done, request.max_rounds)?;
     snapshot.debate.max_rounds = Rounds(rounds);
     let outcome =
         state.outcome.as_ref().ok_or_else(|| Error::input(format!("{} has no conclusion to review", state.id)))?;

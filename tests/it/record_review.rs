@@ -178,7 +178,7 @@ fn guide_is_for_completed_debates_and_needs_an_objection() {
     let id = sandbox.only_id();
     let out = run(&sandbox, &config, &["--resume", &id, "--guide", "  "]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("--guide needs the reviewer's objection"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("the objection is empty"), "{}", text(&out.stderr));
     let out = run(&sandbox, &config, &["--resume", &id, "--guide", "why?", "-r", "1"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let out = run(&sandbox, &config, &["--guide", "why?", QUESTION]);
@@ -301,4 +301,48 @@ fn a_review_of_an_uncommitted_record_keeps_hand_edits() {
     let out = run(&sandbox, &config, &["--resume", &id, "--guide", "Reviewer: cost?"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(std::fs::read_to_string(&record).unwrap().contains("Reopened by: Reviewer: cost?"));
+}
+
+/// `debate review` takes the record's path as well as the id, and the objection from a
+/// file or standard input; it needs exactly one objection.
+#[test]
+fn review_takes_a_record_path_and_an_objection_from_a_file_or_stdin() {
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.scripted(&varied_answers(&PANEL, 3, CONTINUE));
+    let out = run(&sandbox, &config, &["-r", "1", QUESTION]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id = sandbox.only_id();
+    let relative = sandbox.records()[0].strip_prefix(&sandbox.repo).unwrap().to_string_lossy().into_owned();
+
+    let refused = |args: &[&str], why: &str| {
+        let out = run(&sandbox, &config, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(why), "{args:?}: {}", text(&out.stderr));
+    };
+    refused(&["review", &relative], "--guide");
+    refused(&["review", &relative, "--guide", "a", "--guide-file", "b.txt"], "cannot be used with");
+    refused(&["review", "README.md", "--guide", "why?"], "no debate wrote it");
+    refused(&["review", &relative, "--guide-file", "missing.txt"], "cannot read the objection file missing.txt");
+
+    std::fs::write(sandbox.home.join("objection.txt"), "Reviewer: what about operating cost?\n").unwrap();
+    let file = sandbox.home.join("objection.txt");
+    let out = run(&sandbox, &config, &["review", &relative, "--guide-file", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(sandbox.show(&id)["rounds"], 2);
+    let record = std::fs::read_to_string(sandbox.repo.join(&relative)).unwrap();
+    assert!(record.contains("Reopened by: Reviewer: what about operating cost?"), "{record}");
+
+    let out = sandbox
+        .cmd()
+        .arg("--config")
+        .arg(&config)
+        .args(["review", &format!("./{relative}"), "--guide-file", "-"])
+        .write_stdin("Reviewer: and the migration?")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(sandbox.show(&id)["rounds"], 3);
+    let record = std::fs::read_to_string(sandbox.repo.join(&relative)).unwrap();
+    assert!(record.contains("Reopened by: Reviewer: and the migration?"), "{record}");
 }
