@@ -72,17 +72,29 @@ fn usage_error(err: &clap::Error) -> ExitCode {
     {
         message = format!("{message} {}", missing.join(", "));
     }
-    let hint = match (
+    let suggestion = match (
         err.get(ContextKind::SuggestedSubcommand),
         err.get(ContextKind::SuggestedArg),
         err.get(ContextKind::SuggestedValue),
         err.get(ContextKind::Suggested),
     ) {
-        (Some(ContextValue::Strings(names)), ..) if !names.is_empty() => format!("did you mean '{}'?", names[0]),
-        (_, Some(ContextValue::String(arg)), ..) => format!("did you mean '{arg}'?"),
-        (_, _, Some(ContextValue::String(value)), _) => format!("did you mean '{value}'?"),
-        (.., Some(ContextValue::StyledStrs(tips))) if !tips.is_empty() => tips[0].to_string(),
-        _ => "see debate --help".to_string(),
+        (Some(ContextValue::Strings(names)), ..) if !names.is_empty() => Some(format!("did you mean '{}'?", names[0])),
+        (_, Some(ContextValue::String(arg)), ..) => Some(format!("did you mean '{arg}'?")),
+        (_, _, Some(ContextValue::String(value)), _) => Some(format!("did you mean '{value}'?")),
+        (.., Some(ContextValue::StyledStrs(tips))) if !tips.is_empty() => Some(tips[0].to_string()),
+        _ => None,
+    };
+    // A value outside a fixed set (`completions nushell`): the set, whether or not one is close.
+    let valid = match err.get(ContextKind::ValidValue) {
+        Some(ContextValue::Strings(values)) if !values.is_empty() => {
+            Some(format!("the valid values: {}", values.join(", ")))
+        }
+        _ => None,
+    };
+    let hint = match (suggestion, valid) {
+        (Some(suggestion), Some(valid)) => format!("{suggestion} ({valid})"),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => "see debate --help".to_string(),
     };
     let _ = writeln!(std::io::stderr(), "{message}\nhint: {hint}");
     ExitCode::from(2)

@@ -27,7 +27,7 @@ pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
             .collect();
         terminal::print_json(&summaries)?;
     } else {
-        terminal::list::print(&rows, &scope)?;
+        terminal::list::print(&rows, &scope, all)?;
     }
     Ok(())
 }

@@ -71,6 +71,7 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
             let brief = Brief::Synthesis {
                 panel: state.panel.iter().map(|s| s.perspective.clone()).collect(),
                 options: state.analysis.options.clone(),
+                stances: final_stances(state),
             };
             let prompt = prompts::synthesis(state, size);
             moderator::<SynthesisAnswer>(state, Purpose::Synthesis, 0, prompt, SYNTHESIS_TOKENS, brief)
@@ -117,8 +118,17 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
                 .filter(|(i, _)| *i != seat)
                 .map(|(_, s)| s.perspective.clone())
                 .collect(),
+            guidance: state.rounds.iter().filter(|r| r.number <= round).rev().find_map(|r| r.guidance.clone()),
         },
     }
+}
+
+/// The option each seat's latest stance named, in panel order.
+fn final_stances(state: &DebateState) -> Vec<Option<String>> {
+    let latest = state.latest_stances();
+    (0..state.panel.len())
+        .map(|seat| latest.iter().find(|(s, _)| *s == seat).and_then(|(_, stance)| (*stance)?.option.clone()))
+        .collect()
 }
 
 fn moderator<T: Answer>(

@@ -12,7 +12,7 @@ use super::{
     ProviderDef, RecordSettings, RoleChoice, RoundMeasures, Stance, Usage,
 };
 
-/// Where a debate stands (README, "State, interruptions, resume").
+/// Where a debate stands (docs/guide.md, "State, interruptions, resume").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Display, IntoStaticStr, EnumString)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -33,7 +33,7 @@ impl Status {
     }
 }
 
-/// Why a debate ended (README, "What a debate does").
+/// Why a debate ended (docs/guide.md, "What a debate does").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Display, IntoStaticStr, EnumString)]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -190,6 +190,12 @@ impl Round {
     /// Arguments, then rebuttals, each in seat order.
     pub fn contributions(&self) -> impl Iterator<Item = &Contribution> {
         self.arguments.iter().chain(&self.rebuttals)
+    }
+
+    /// Where the debater at `seat` stood at the end of this round: its rebuttal's stance,
+    /// else its argument's.
+    pub fn stance(&self, seat: usize) -> Option<&Stance> {
+        [self.rebuttal(seat), self.argument(seat)].into_iter().flatten().find_map(|c| c.stance.as_ref())
     }
 }
 
@@ -375,16 +381,7 @@ impl DebateState {
     pub fn latest_stances(&self) -> Vec<(usize, Option<&Stance>)> {
         self.active_seats()
             .into_iter()
-            .map(|seat| {
-                let latest = self
-                    .rounds
-                    .iter()
-                    .rev()
-                    .flat_map(|r| [r.rebuttal(seat), r.argument(seat)])
-                    .flatten()
-                    .find_map(|c| c.stance.as_ref());
-                (seat, latest)
-            })
+            .map(|seat| (seat, self.rounds.iter().rev().find_map(|r| r.stance(seat))))
             .collect()
     }
 

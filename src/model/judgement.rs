@@ -44,6 +44,15 @@ impl Stance {
     pub fn unknown() -> Stance {
         Stance { option: None, confidence: None, would_change_if: String::new(), concedes: String::new() }
     }
+
+    /// "Redis (low)", or "unknown (low)" when the option could not be read.
+    pub fn brief(&self) -> String {
+        let option = self.option.as_deref().unwrap_or("unknown");
+        match self.confidence {
+            Some(confidence) => format!("{option} ({})", confidence.as_str().to_lowercase()),
+            None => option.to_string(),
+        }
+    }
 }
 
 /// A constraint implied by the wording, and the perspectives it gives weight to.
@@ -54,7 +63,7 @@ pub struct Constraint {
     pub favours: Vec<String>,
 }
 
-/// The local measures of one round (README, "What a debate does").
+/// The local measures of one round (docs/guide.md, "What a debate does").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundMeasures {
     /// Per seat: containment of its argument in its own previous-round argument
@@ -194,7 +203,7 @@ pub struct Consequences {
 /// A decision title's length at most: what fits a commit subject and an issue title.
 pub const TITLE_LIMIT: usize = 72;
 
-/// The synthesis (README, "What a debate does"): what each perspective argued, the options weighed, the
+/// The synthesis (docs/guide.md, "What a debate does"): what each perspective argued, the options weighed, the
 /// option chosen and why, and what follows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Synthesis {

@@ -139,12 +139,13 @@ pub fn shared(state: &DebateState) -> String {
     text
 }
 
-/// How the moderator opens a round: which round of how many and its phase; in round
+/// How the moderator opens a round: which round, the limit, and its phase; in round
 /// 1 the question, later an agenda from the previous round's open tensions and new
 /// points, the summary, and who drifted off the question.
 pub fn framing(state: &DebateState, round: u32) -> String {
     let of = state.snapshot.debate.max_rounds.0;
-    let mut text = format!("Round {round} of {of} ({}).", state.phase(round));
+    // The limit named as a limit: a record quotes this after the debate ended earlier.
+    let mut text = format!("Round {round} of at most {of} ({}).", state.phase(round));
     let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)) else {
         let _ = write!(
             text,
@@ -214,7 +215,7 @@ fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
     let others: Vec<&str> = state.panel.iter().enumerate().filter(|(i, _)| *i != seat).map(|(_, s)| s.name()).collect();
     let mut text = format!(
         "## Your part\n\nYou are the debater for the perspective \"{}\" (its priorities and the trade-offs it accepts \
-         are in the panel above): a viewpoint, not a persona. The other debaters: {}. Round {round} of {}.",
+         are in the panel above): a viewpoint, not a persona. The other debaters: {}. Round {round} of at most {}.",
         state.panel[seat].name(),
         others.join(", "),
         state.snapshot.debate.max_rounds.0

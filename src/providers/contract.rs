@@ -120,6 +120,8 @@ pub enum Brief {
         question: String,
         options: Vec<String>,
         others: Vec<PerspectiveDef>,
+        /// The latest guidance the humans gave, still in force in this round.
+        guidance: Option<String>,
     },
     /// The evaluation the engine derives locally from the round's measures.
     Evaluation {
@@ -128,6 +130,9 @@ pub enum Brief {
     Synthesis {
         panel: Vec<PerspectiveDef>,
         options: Vec<String>,
+        /// Per panel seat, the option its latest stance named (`None`: none read, or the
+        /// seat no longer speaks).
+        stances: Vec<Option<String>>,
     },
 }
 

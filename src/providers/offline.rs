@@ -22,8 +22,14 @@ impl Provider for Offline {
 
     async fn complete(&self, request: &Request) -> Result<Completion> {
         let text = match (&request.purpose, &request.brief) {
-            (Purpose::Argument, Brief::Debater { perspective, seat, question, options, others }) => {
+            (Purpose::Argument, Brief::Debater { perspective, seat, question, options, others, guidance }) => {
                 let text = argument(perspective, *seat, question, options, others, request.round);
+                let text = match guidance {
+                    Some(guidance) => {
+                        format!("{text}\n\n{}", heeding(guidance, perspective, *seat, options, request.round))
+                    }
+                    None => text,
+                };
                 with_stance(text, perspective, *seat, options)
             }
             (Purpose::Rebuttal, Brief::Debater { perspective, seat, options, others, .. }) => {
@@ -32,7 +38,9 @@ impl Provider for Offline {
             }
             // The moderator's own local reading of the round, as a model would write it.
             (Purpose::Evaluation, Brief::Evaluation { local }) => json(local),
-            (Purpose::Synthesis, Brief::Synthesis { panel, options }) => json(&synthesis(panel, options)),
+            (Purpose::Synthesis, Brief::Synthesis { panel, options, stances }) => {
+                json(&synthesis(panel, options, stances))
+            }
             // Analysis: keep the keyword panel as it is.
             _ => "{}".to_string(),
         };
@@ -87,6 +95,32 @@ fn argument(
     )
 }
 
+/// The guidance in force, taken up after the argument's position: quoted, read through
+/// the round's priority, and set against the seat's option when it names an option.
+fn heeding(guidance: &str, p: &PerspectiveDef, seat: usize, options: &[String], round: u32) -> String {
+    let focus = priority(p, round);
+    let lowered = guidance.to_lowercase();
+    let named: Vec<&String> = options.iter().filter(|o| lowered.contains(&o.to_lowercase())).collect();
+    let bearing = match (favoured(options, seat), named.as_slice()) {
+        (_, []) | (None, _) => String::new(),
+        (Some(mine), named) if named.contains(&mine) => {
+            format!(" It names {mine}, the option this perspective favours: it counts for {mine} on {focus}.")
+        }
+        (Some(mine), named) => {
+            let names: Vec<&str> = named.iter().map(|o| o.as_str()).collect();
+            format!(
+                " It names {}, not {mine}: this perspective answers it with what that costs on {focus}.",
+                names.join(" and ")
+            )
+        }
+    };
+    format!(
+        "Taking the guidance into account (\u{201c}{}\u{201d}): {} weighs it against {focus}.{bearing}",
+        guidance.trim(),
+        p.name
+    )
+}
+
 fn rebuttal(p: &PerspectiveDef, seat: usize, options: &[String], others: &[PerspectiveDef], round: u32) -> String {
     let focus = priority(p, round);
     let mine = favoured(options, seat).map_or("this perspective's position".to_string(), |o| o.clone());
@@ -107,12 +141,16 @@ fn json<T: serde::Serialize>(answer: &T) -> String {
     serde_json::to_string(answer).expect("answers serialise")
 }
 
-fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> Synthesis {
+/// The moderator's synthesis, composed: each perspective's priorities and where its
+/// latest stance ended (`stances`, per seat), agreement only when every stance names the
+/// same option, and no chosen option or reasoning that no model did.
+fn synthesis(panel: &[PerspectiveDef], options: &[String], stances: &[Option<String>]) -> Synthesis {
+    let ended = |seat: usize| stances.get(seat).and_then(Option::as_ref);
     let perspectives = panel
         .iter()
         .enumerate()
         .map(|(seat, p)| {
-            let lean = favoured(options, seat).map_or(String::new(), |o| format!("favours {o}; "));
+            let lean = ended(seat).map_or(String::new(), |o| format!("ended on {o}; "));
             PerspectiveSummary {
                 name: p.name.clone(),
                 key_arguments: vec![format!("{lean}optimises for {}", p.priorities.join(", "))],
@@ -120,7 +158,7 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> Synthesis {
             }
         })
         .collect();
-    let tensions = panel
+    let tensions: Vec<String> = panel
         .iter()
         .enumerate()
         .flat_map(|(i, a)| {
@@ -132,6 +170,7 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> Synthesis {
         .map(|(a, b)| format!("{} ({}) against {} ({})", a.name, a.priorities[0], b.name, b.priorities[0]))
         .collect();
     let subject = if options.is_empty() { "the options".to_string() } else { options.join(" or ") };
+    let start = if tensions.is_empty() { "" } else { ", starting with the key tensions" };
     Synthesis {
         // No model names the decision: the question's own title stands.
         title: String::new(),
@@ -139,34 +178,125 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String]) -> Synthesis {
         options: options
             .iter()
             .map(|option| {
-                let favoured_by: Vec<&str> = panel
-                    .iter()
-                    .enumerate()
-                    .filter(|(seat, _)| favoured(options, *seat) == Some(option))
-                    .map(|(_, p)| p.name.as_str())
+                let pros = (0..panel.len())
+                    .filter(|seat| ended(*seat) == Some(option))
+                    .map(|seat| format!("favoured by {} at the end (catalog priorities)", panel[seat].name))
                     .collect();
-                let pros = favoured_by.iter().map(|name| format!("favoured by {name} (catalog priorities)")).collect();
                 OptionAssessment { option: option.clone(), pros, cons: Vec::new() }
             })
             .collect(),
         chosen_option: None,
         rationale: String::new(),
-        agreement: vec![format!(
-            "Every perspective wants {subject} judged against explicit criteria rather than habit."
-        )],
+        agreement: agreed(stances).map(|o| format!("Every perspective ended on {o}.")).into_iter().collect(),
         tensions,
         recommendation: format!(
-            "No model reasoned about this question. Weigh {subject} against the criteria above, starting with the tensions listed; \
+            "No model reasoned about this question: its arguments were composed from the perspective catalog. \
+             Weigh {subject} against this project's own criteria{start}; \
              run the debate again with a configured provider for a reasoned recommendation."
         ),
         confidence: Confidence::Low,
-        caveats: vec![
-            "These arguments were composed from the perspective catalog, not from knowledge of this project.".into(),
-        ],
+        // What the record's notice already says is no caveat of the decision.
+        caveats: Vec::new(),
         consequences: Consequences::default(),
         confirmation: String::new(),
         action_items: Vec::new(),
         dissents: Vec::new(),
         contradicts: Vec::new(),
+    }
+}
+
+/// The option every seat's stance names, if there are stances and all name the same.
+fn agreed(stances: &[Option<String>]) -> Option<&String> {
+    let first = stances.first()?.as_ref()?;
+    stances.iter().all(|s| s.as_ref() == Some(first)).then_some(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fixture;
+
+    fn panel() -> Vec<PerspectiveDef> {
+        fixture::state().panel.into_iter().map(|s| s.perspective).collect()
+    }
+
+    fn options() -> Vec<String> {
+        vec!["Redis".into(), "Postgres".into()]
+    }
+
+    /// What the offline provider argues at seat 0 in round 2, with this guidance in force.
+    async fn argued(guidance: Option<&str>) -> String {
+        let panel = panel();
+        let request = Request {
+            purpose: Purpose::Argument,
+            round: 2,
+            perspective: Some(panel[0].name.clone()),
+            system: String::new(),
+            context: String::new(),
+            prompt: String::new(),
+            shared: 0,
+            cache_key: None,
+            max_tokens: None,
+            temperature: 0.8,
+            schema: None,
+            on_text: None,
+            brief: Brief::Debater {
+                perspective: panel[0].clone(),
+                seat: 0,
+                question: fixture::QUESTION.into(),
+                options: options(),
+                others: panel[1..].to_vec(),
+                guidance: guidance.map(str::to_string),
+            },
+        };
+        Offline.complete(&request).await.unwrap().text
+    }
+
+    #[tokio::test]
+    async fn an_argument_takes_up_the_guidance_in_force() {
+        let plain = argued(None).await;
+        assert!(!plain.contains("guidance"), "{plain}");
+        let guided = argued(Some("Weigh our team's PostgreSQL experience")).await;
+        let (position, rest) = plain.split_once(". ").unwrap();
+        assert!(guided.starts_with(position), "the position still opens the argument: {guided}");
+        let heeded = "\n\nTaking the guidance into account (\u{201c}Weigh our team's PostgreSQL experience\u{201d})";
+        assert!(guided.contains(heeded), "{guided}");
+        assert!(guided.contains(rest.lines().next().unwrap()), "{guided}");
+        assert!(
+            guided.contains("It names Postgres, not Redis"),
+            "the guidance names the other seat's option: {guided}"
+        );
+        assert!(guided.ends_with(plain.lines().last().unwrap()), "the same stance: {guided}");
+        assert_eq!(guided, argued(Some("Weigh our team's PostgreSQL experience")).await, "deterministic");
+        let own = argued(Some("Redis is already in our stack")).await;
+        assert!(own.contains("It names Redis, the option this perspective favours"), "{own}");
+    }
+
+    #[test]
+    fn agreement_is_stated_only_when_every_stance_names_the_same_option() {
+        let apart = synthesis(&panel(), &options(), &[Some("Redis".into()), Some("Postgres".into())]);
+        assert!(apart.agreement.is_empty(), "{:?}", apart.agreement);
+        let unread = synthesis(&panel(), &options(), &[Some("Postgres".into()), None]);
+        assert!(unread.agreement.is_empty(), "a stance not read shows no agreement: {:?}", unread.agreement);
+        let together = synthesis(&panel(), &options(), &[Some("Postgres".into()), Some("Postgres".into())]);
+        assert_eq!(together.agreement, ["Every perspective ended on Postgres."]);
+        assert_eq!(together.options[1].pros.len(), 2, "both favour Postgres: {:?}", together.options);
+        assert!(together.options[0].pros.is_empty(), "nobody ended on Redis: {:?}", together.options);
+    }
+
+    #[test]
+    fn the_recommendation_says_no_model_reasoned_and_points_nowhere_in_the_record() {
+        let s = synthesis(&panel(), &options(), &[Some("Redis".into()), Some("Postgres".into())]);
+        assert!(s.recommendation.starts_with("No model reasoned about this question"), "{}", s.recommendation);
+        for placed in ["above", "below"] {
+            assert!(!s.recommendation.contains(placed), "claims an order of sections: {}", s.recommendation);
+        }
+        assert!(s.recommendation.contains("starting with the key tensions"), "{}", s.recommendation);
+        assert!(s.caveats.is_empty() && s.chosen_option.is_none() && s.dissents.is_empty());
+        // Perspectives the catalog does not oppose have no tensions to start with.
+        let mut unopposed = panel();
+        unopposed.iter_mut().for_each(|p| p.opposes.clear());
+        let s = synthesis(&unopposed, &options(), &[None, None]);
+        assert!(s.tensions.is_empty() && !s.recommendation.contains("tensions"), "{}", s.recommendation);
     }
 }

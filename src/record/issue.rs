@@ -1,8 +1,8 @@
 //! The issue draft (`--issue`): `templates/issue.md` rendered to
 //! `.debate/issues/<ID>.md` in the repository (kept out of git by `.git/info/exclude`),
 //! a work item titled by the decision, linking its record, with the action items and the
-//! confirmation check as tasks, and a `gh issue create` line that works from anywhere in
-//! the repository.
+//! confirmation check as tasks (tasks only: the recommendation and the caveats are not),
+//! and a `gh issue create` line that works from anywhere in the repository.
 
 use std::path::{Path, PathBuf};
 
@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::{RecordError, Result, Templates, WorkTree, git, links};
 use crate::model::{DebateState, Draft, Published, TITLE_LIMIT};
+use crate::text::shorten;
 use crate::text::untrusted::one_line;
-use crate::text::{first_sentence, shorten};
 
 #[derive(Serialize)]
 struct Context<'a> {
@@ -19,6 +19,8 @@ struct Context<'a> {
     title: &'a str,
     question: &'a str,
     chosen_option: Option<&'a str>,
+    /// The considered options, for the decision still to make when none was chosen.
+    options: &'a [String],
     recommendation: &'a str,
     confidence: &'a str,
     /// The record's path in the repository, and the link to it from the draft.
@@ -31,7 +33,7 @@ struct Context<'a> {
     names: Vec<String>,
     tensions: &'a [String],
     caveats: &'a [String],
-    actions: Vec<String>,
+    actions: &'a [String],
     confirmation: &'a str,
 }
 
@@ -45,6 +47,7 @@ pub fn write(state: &DebateState, templates: &Templates, published: &Published) 
         title: state.decision_title(),
         question: &state.question,
         chosen_option: outcome.synthesis.chosen_option.as_deref(),
+        options: &state.analysis.options,
         recommendation: &outcome.synthesis.recommendation,
         confidence: outcome.confidence.as_str(),
         record_link: links::relative(DRAFTS, &record),
@@ -55,10 +58,7 @@ pub fn write(state: &DebateState, templates: &Templates, published: &Published) 
         names: state.panel_names(),
         tensions: &outcome.synthesis.tensions,
         caveats: &outcome.synthesis.caveats,
-        actions: match outcome.synthesis.action_items.is_empty() {
-            true => action_items(&outcome.synthesis.recommendation),
-            false => outcome.synthesis.action_items.clone(),
-        },
+        actions: &outcome.synthesis.action_items,
         confirmation: &outcome.synthesis.confirmation,
     };
     let body = templates.issue(&context)?;
@@ -95,21 +95,6 @@ pub fn draft_path(repo_root: &Path, id: &str) -> PathBuf {
     repo_root.join(DRAFTS).join(format!("{id}.md"))
 }
 
-/// One action item per sentence of the recommendation (at most six).
-fn action_items(recommendation: &str) -> Vec<String> {
-    let mut items = Vec::new();
-    let mut rest = recommendation.trim();
-    while !rest.is_empty() && items.len() < 6 {
-        let sentence = first_sentence(rest);
-        if sentence.is_empty() {
-            break;
-        }
-        rest = rest[rest.find(&sentence).map_or(rest.len(), |i| i + sentence.len())..].trim_start();
-        items.push(sentence);
-    }
-    items
-}
-
 /// Single-quoted for a POSIX shell.
 fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
@@ -119,13 +104,72 @@ fn shell_quote(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The draft of the fixture's debate, with its synthesis changed by `change`.
+    fn draft(change: impl FnOnce(&mut crate::model::Synthesis)) -> String {
+        let mut state = crate::model::fixture::complete(1);
+        change(&mut state.outcome.as_mut().unwrap().synthesis);
+        let outcome = state.outcome.as_ref().unwrap();
+        let s = &outcome.synthesis;
+        let context = Context {
+            id: &state.id,
+            title: state.decision_title(),
+            question: &state.question,
+            chosen_option: s.chosen_option.as_deref(),
+            options: &state.analysis.options,
+            recommendation: &s.recommendation,
+            confidence: outcome.confidence.as_str(),
+            record: "docs/decisions/redis.md".into(),
+            record_link: "../../docs/decisions/redis.md".into(),
+            web_url: None,
+            web_branch: None,
+            branch: None,
+            names: state.panel_names(),
+            tensions: &s.tensions,
+            caveats: &s.caveats,
+            actions: &s.action_items,
+            confirmation: &s.confirmation,
+        };
+        Templates::built_in().issue(&context).unwrap()
+    }
+
+    /// The checkbox lines of a draft.
+    fn tasks(draft: &str) -> Vec<&str> {
+        draft.lines().filter(|l| l.starts_with("- [ ] ")).collect()
+    }
+
     #[test]
-    fn one_action_per_sentence() {
+    fn the_moderators_action_items_and_the_confirmation_are_the_tasks() {
+        let draft = draft(|_| {});
         assert_eq!(
-            action_items("Use Postgres now. Add Redis later! Measure p99?"),
-            ["Use Postgres now.", "Add Redis later!", "Measure p99?"]
+            tasks(&draft),
+            [
+                "- [ ] add an UNLOGGED cache table",
+                "- [ ] alert on p99 over 50 ms",
+                "- [ ] Confirm the decision: p99 of the product page stays under 50 ms for 30 days"
+            ]
         );
-        assert!(action_items("").is_empty());
+        let caveats = "## Caveats\n\nRevisit the decision if one of these comes to pass:\n- traffic grows tenfold";
+        assert!(draft.contains(caveats), "{draft}");
+    }
+
+    #[test]
+    fn the_recommendation_and_the_caveats_never_become_tasks() {
+        let offline = draft(|s| {
+            s.action_items.clear();
+            s.confirmation.clear();
+            s.chosen_option = None;
+            s.recommendation = "No model reasoned about this question. Weigh Redis or Postgres yourself.".into();
+            s.caveats = vec!["These arguments were composed from the perspective catalog.".into()];
+        });
+        assert_eq!(
+            tasks(&offline),
+            ["- [ ] Choose one of the options (Redis, Postgres): the debate chose no single option"]
+        );
+        let chosen = draft(|s| {
+            s.action_items.clear();
+            s.confirmation.clear();
+        });
+        assert_eq!(tasks(&chosen), ["- [ ] Carry out the chosen option: Postgres"], "{chosen}");
     }
 
     #[test]

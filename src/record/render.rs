@@ -76,6 +76,7 @@ impl Templates {
             source: minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, why),
         })?;
         let front = front_matter::write(&front_matter_fields(&context), &extra);
+        context.log_above = log_before_transcript(body);
         let notes = render(HONESTY, "honesty.md", &context)?;
         let provenance = render(PROVENANCE, "provenance.md", &context)?;
         let decision = compose(&front, body, &notes, &provenance);
@@ -87,6 +88,16 @@ impl Templates {
 
     pub fn issue<S: Serialize>(&self, context: &S) -> Result<String> {
         render(&self.issue, ISSUE.name, context)
+    }
+
+    /// debate's own templates, as in a repository that overrides none.
+    #[cfg(test)]
+    pub fn built_in() -> Templates {
+        Templates {
+            decision: DECISION.built_in.into(),
+            issue: ISSUE.built_in.into(),
+            transcript: TRANSCRIPT.built_in.into(),
+        }
     }
 }
 
@@ -158,6 +169,12 @@ fn compose(front: &str, body: &str, notes: &str, provenance: &str) -> String {
     push(provenance);
     push(&lines[transcript..].concat());
     record
+}
+
+/// Whether the template's body has a Debate Log ahead of its transcript: the provenance,
+/// placed between them, may then point up to it.
+fn log_before_transcript(body: &str) -> bool {
+    body.lines().take_while(|l| l.trim_end() != "## Transcript").any(|l| l.trim_end() == "## Debate Log")
 }
 
 /// Whether the notices (when there are any) and the provenance show as they should on
@@ -259,12 +276,51 @@ struct Context<'a> {
     confirmation: &'a str,
     action_items: &'a [String],
     dissents: &'a [Dissent],
+    /// Where the perspectives ended, for a Dissenting View the moderator left empty.
+    ended: Ended<'a>,
     /// The perspective the others conceded to, when the debate ended that way.
     winner: Option<&'a str>,
     degradations: &'a [String],
     log: Vec<LogRow>,
+    /// The template's body has its Debate Log above the provenance.
+    log_above: bool,
     /// How the moderator's server took structured answers, where it had a choice.
     structured_output: Option<&'a str>,
+}
+
+/// Where the perspectives still speaking ended: what their last stances show about
+/// dissent, for a Dissenting View the moderator left empty.
+#[derive(Serialize)]
+struct Ended<'a> {
+    /// The option every one of them ended on, if they all named the same.
+    together: Option<&'a str>,
+    /// Each last stance that named an option other than the chosen one; with no option
+    /// chosen, every last stance that named one.
+    apart: Vec<EndedOn<'a>>,
+}
+
+#[derive(Serialize)]
+struct EndedOn<'a> {
+    perspective: &'a str,
+    option: &'a str,
+}
+
+impl<'a> Ended<'a> {
+    fn of(state: &'a DebateState, chosen: Option<&str>) -> Ended<'a> {
+        let stances: Vec<(&str, Option<&str>)> = state
+            .latest_stances()
+            .into_iter()
+            .map(|(seat, stance)| (state.name(seat), stance.and_then(|s| s.option.as_deref())))
+            .collect();
+        let first = stances.first().and_then(|(_, option)| *option);
+        let together = first.filter(|option| stances.iter().all(|(_, o)| *o == Some(*option)));
+        let apart = stances
+            .into_iter()
+            .filter_map(|(perspective, option)| Some(EndedOn { perspective, option: option? }))
+            .filter(|e| chosen != Some(e.option))
+            .collect();
+        Ended { together, apart }
+    }
 }
 
 /// Who played a role: its provider, kind, model and temperature (the perspective for a
@@ -517,11 +573,13 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
         confirmation: &synthesis.confirmation,
         action_items: &synthesis.action_items,
         dissents: &synthesis.dissents,
+        ended: Ended::of(state, synthesis.chosen_option.as_deref()),
         winner: state
             .end_reason
             .filter(|r| *r == EndReason::ClearWinner)
             .and_then(|_| state.rounds.last()?.evaluation.as_ref()?.clear_winner.as_deref()),
         degradations: &outcome.degradations,
+        log_above: false,
         structured_output: state.structured_format.as_deref(),
         log: state
             .rounds
@@ -551,7 +609,8 @@ struct TranscriptContext<'a> {
 #[derive(Serialize)]
 struct TranscriptRound<'a> {
     number: u32,
-    of: u8,
+    /// The rounds argued, not the limit: "Round 2 of 2" in a debate that ended there.
+    of: usize,
     phase: &'static str,
     framing: &'a str,
     guidance: Option<&'a str>,
@@ -575,7 +634,7 @@ fn transcript(state: &DebateState) -> TranscriptContext<'_> {
         .iter()
         .map(|r| TranscriptRound {
             number: r.number,
-            of: state.snapshot.debate.max_rounds.0,
+            of: state.rounds.len(),
             phase: state.phase(r.number),
             framing: &r.framing,
             guidance: r.guidance.as_deref(),
@@ -595,13 +654,10 @@ fn transcript(state: &DebateState) -> TranscriptContext<'_> {
     TranscriptContext { rounds }
 }
 
-/// "Postgres (medium); would change if …; concedes …", or "unknown".
+/// "Postgres (medium); would change if …; concedes …", or "not read".
 fn stance_text(stance: Option<&Stance>) -> String {
     let Some(stance) = stance else { return "not read".into() };
-    let mut text = stance.option.clone().unwrap_or_else(|| "unknown".into());
-    if let Some(confidence) = stance.confidence {
-        text.push_str(&format!(" ({})", confidence.as_str().to_lowercase()));
-    }
+    let mut text = stance.brief();
     if !stance.would_change_if.is_empty() {
         text.push_str(&format!("; would change if {}", stance.would_change_if));
     }
@@ -710,13 +766,7 @@ fn context_lines(state: &DebateState) -> Vec<String> {
 /// "Performance Advocate: Redis (high); Operational Simplicity: unknown".
 fn stances_cell(state: &DebateState, round: &Round) -> String {
     let stances: Vec<String> = (0..state.panel.len())
-        .filter_map(|seat| {
-            let stance =
-                [round.rebuttal(seat), round.argument(seat)].into_iter().flatten().find_map(|c| c.stance.as_ref())?;
-            let option = stance.option.as_deref().unwrap_or("unknown");
-            let confidence = stance.confidence.map(|c| format!(" ({})", c.as_str().to_lowercase())).unwrap_or_default();
-            Some(format!("{}: {option}{confidence}", state.name(seat)))
-        })
+        .filter_map(|seat| Some(format!("{}: {}", state.name(seat), round.stance(seat)?.brief())))
         .collect();
     if stances.is_empty() { "—".into() } else { stances.join("; ") }
 }
@@ -757,4 +807,143 @@ fn environment() -> Environment<'static> {
     // A template prints escaped values only.
     env.remove_filter("safe");
     env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fixture;
+
+    fn record(state: &DebateState) -> String {
+        Templates::built_in().decision(state, Path::new("docs/decisions/redis.md")).unwrap().decision
+    }
+
+    /// The lines of `record` from `heading` up to the next `## ` heading.
+    fn section(record: &str, heading: &str) -> String {
+        let lines = record.lines().skip_while(|l| *l != heading).skip(1);
+        lines.take_while(|l| !l.starts_with("## ")).collect::<Vec<_>>().join("\n").trim().to_string()
+    }
+
+    /// Every contribution of the last round ends on `option` (seat by seat).
+    fn ended_on(state: &mut DebateState, options: [&str; 2]) {
+        let last = state.rounds.last_mut().unwrap();
+        for c in last.arguments.iter_mut().chain(&mut last.rebuttals) {
+            c.stance.as_mut().unwrap().option = Some(options[c.seat].into());
+        }
+    }
+
+    /// A complete debate whose moderator recorded no dissent.
+    fn without_dissents(chosen: Option<&str>) -> DebateState {
+        let mut state = fixture::complete(2);
+        let synthesis = &mut state.outcome.as_mut().unwrap().synthesis;
+        synthesis.dissents.clear();
+        synthesis.chosen_option = chosen.map(str::to_string);
+        state
+    }
+
+    const NO_DISSENT: &str = "No perspective dissented";
+
+    #[test]
+    fn no_dissent_is_claimed_while_the_stances_differ() {
+        let view = section(&record(&without_dissents(Some("Postgres"))), "## Dissenting View");
+        assert!(!view.contains(NO_DISSENT), "{view}");
+        assert_eq!(
+            view,
+            "The moderator recorded no dissenting view, but these perspectives ended on an option other than the chosen one:\n\n- **Performance Advocate**: Redis"
+        );
+        let view = section(&record(&without_dissents(None)), "## Dissenting View");
+        assert!(!view.contains(NO_DISSENT), "{view}");
+        assert!(view.starts_with("The moderator recorded no dissenting view and chose no single option."), "{view}");
+        assert!(view.contains("- **Performance Advocate**: Redis\n- **Operational Simplicity**: Postgres"), "{view}");
+    }
+
+    #[test]
+    fn no_dissent_is_claimed_when_every_stance_names_the_chosen_option() {
+        let mut state = without_dissents(Some("Postgres"));
+        ended_on(&mut state, ["Postgres", "Postgres"]);
+        let view = section(&record(&state), "## Dissenting View");
+        assert_eq!(view, "No perspective dissented: every perspective ended on the chosen option, Postgres.");
+        // All on one option the moderator did not choose: each of them is apart from it.
+        ended_on(&mut state, ["Redis", "Redis"]);
+        let view = section(&record(&state), "## Dissenting View");
+        assert!(!view.contains(NO_DISSENT) && view.contains("- **Operational Simplicity**: Redis"), "{view}");
+    }
+
+    #[test]
+    fn without_stances_only_the_moderators_silence_is_reported() {
+        let mut state = without_dissents(None);
+        for c in state.rounds.iter_mut().flat_map(|r| r.arguments.iter_mut().chain(&mut r.rebuttals)) {
+            c.stance = None;
+        }
+        assert_eq!(section(&record(&state), "## Dissenting View"), "The moderator recorded no dissenting view.");
+    }
+
+    #[test]
+    fn the_moderators_dissents_are_listed_as_recorded() {
+        let view = section(&record(&fixture::complete(2)), "## Dissenting View");
+        assert_eq!(view, "- **Performance Advocate** (prefers Redis): latency will need Redis within a year");
+    }
+
+    #[test]
+    fn the_transcript_counts_the_rounds_argued_not_the_limit() {
+        // The fixture allows three rounds.
+        let two = record(&fixture::complete(2));
+        assert!(two.contains("<summary>Round 2 of 2 (rebuttal)</summary>"), "{two}");
+        assert!(!two.contains(" of 3 ("), "a third round was never argued:\n{two}");
+        let three = record(&fixture::complete(3));
+        assert!(three.contains("<summary>Round 3 of 3 (closing)</summary>"), "{three}");
+    }
+
+    fn role(provider: &str, kind: ProviderKind, model: &str) -> RoleChoice {
+        RoleChoice { provider: provider.into(), kind, model: Some(model.into()), temperature: 0.2 }
+    }
+
+    /// The record's provenance with the moderator and every debater played by `role`.
+    fn provenance(role: RoleChoice) -> String {
+        let mut state = fixture::complete(1);
+        state.snapshot.moderator = role.clone();
+        state.snapshot.debater = role;
+        section(&record(&state), "## Provenance")
+    }
+
+    #[test]
+    fn the_provenance_names_a_provider_once() {
+        let offline = provenance(role("offline", ProviderKind::Offline, "offline"));
+        assert!(offline.contains("- Moderator: offline (temperature 0.2).\n"), "{offline}");
+        assert!(offline.contains("- Performance Advocate: offline (temperature 0.2)\n"), "{offline}");
+        assert!(!offline.contains("offline, offline"), "{offline}");
+        let hosted = provenance(role("openai", ProviderKind::Openai, "gpt-4o"));
+        assert!(hosted.contains("- Moderator: gpt-4o (openai, temperature 0.2).\n"), "{hosted}");
+        let local = provenance(role("local", ProviderKind::Openai, "qwen3"));
+        assert!(local.contains("- Moderator: qwen3 (local, openai, temperature 0.2).\n"), "{local}");
+    }
+
+    #[test]
+    fn the_provenance_points_to_the_debate_log_only_when_it_is_above() {
+        const POINTER: &str = "the stances per round are in the Debate Log above";
+        let state = fixture::complete(1);
+        assert!(record(&state).contains(POINTER));
+        let without_log = Templates {
+            decision: "# {{ title | line }}\n\n## Decision\n\n{{ recommendation | block }}\n".into(),
+            ..Templates::built_in()
+        };
+        let rendered = without_log.decision(&state, Path::new("docs/decisions/redis.md")).unwrap().decision;
+        assert!(rendered.contains("## Provenance") && !rendered.contains(POINTER), "{rendered}");
+    }
+
+    #[test]
+    fn only_a_provider_that_does_not_reason_is_said_not_to() {
+        let mut state = fixture::complete(1);
+        state.snapshot.moderator = role("openai", ProviderKind::Openai, "gpt-4o");
+        state.snapshot.debater = state.snapshot.moderator.clone();
+        let reasoned = record(&state);
+        assert!(!reasoned.contains("no model reasoned"), "{reasoned}");
+        state.snapshot.moderator = role("offline", ProviderKind::Offline, "offline");
+        state.snapshot.debater = state.snapshot.moderator.clone();
+        let offline = record(&state);
+        assert!(
+            offline.contains("> **Offline debate.**") && offline.contains("no model reasoned about them"),
+            "{offline}"
+        );
+    }
 }

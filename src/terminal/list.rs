@@ -24,14 +24,21 @@ fn shorten(text: &str, width: usize) -> String {
     }
 }
 
-pub fn table(rows: &[Listing]) -> String {
+/// The table; with `every_repository` (`--all`), a column for each debate's repository.
+pub fn table(rows: &[Listing], every_repository: bool) -> String {
     let now = chrono::Utc::now();
-    let line = |cells: [&str; 7]| {
-        let [id, status, rounds, age, question, commit, record] = cells;
-        format!("{id:<10}  {status:<12}  {rounds:>6}  {age:>4}  {question:<50}  {commit:<7}  {record}\n")
+    let repositories: Vec<String> = rows.iter().map(|row| one_line(&row.repository)).collect();
+    let wide = repositories.iter().map(|r| r.chars().count()).max().unwrap_or(0).max("REPOSITORY".len());
+    let line = |cells: [&str; 8]| {
+        let [id, status, rounds, age, question, commit, repository, record] = cells;
+        let repository = match every_repository {
+            true => format!("{repository:<wide$}  "),
+            false => String::new(),
+        };
+        format!("{id:<10}  {status:<12}  {rounds:>6}  {age:>4}  {question:<50}  {commit:<7}  {repository}{record}\n")
     };
-    let mut out = line(["ID", "STATUS", "ROUNDS", "AGE", "QUESTION", "COMMIT", "RECORD"]);
-    for row in rows {
+    let mut out = line(["ID", "STATUS", "ROUNDS", "AGE", "QUESTION", "COMMIT", "REPOSITORY", "RECORD"]);
+    for (row, repository) in rows.iter().zip(&repositories) {
         let record = row.record_path.as_deref().map_or("-".into(), |p| relative(p, &row.repository));
         out.push_str(&line([
             &row.id,
@@ -40,6 +47,7 @@ pub fn table(rows: &[Listing]) -> String {
             &age(&row.created_at, now),
             &shorten(&row.question, 48),
             row.commit_id.as_deref().map_or("-", |c| c.get(..7).unwrap_or(c)),
+            repository,
             &record,
         ]));
     }
@@ -53,10 +61,52 @@ fn relative(path: &str, root: &str) -> String {
 }
 
 /// The table on stdout; no debates is said on stderr.
-pub fn print(rows: &[Listing], scope: &str) -> Result<(), OutputError> {
+pub fn print(rows: &[Listing], scope: &str, every_repository: bool) -> Result<(), OutputError> {
     if rows.is_empty() {
         let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("No debates yet {scope}.\n").as_bytes());
         return Ok(());
     }
-    print_out(&table(rows))
+    print_out(&table(rows, every_repository))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Status, Usage};
+
+    fn row(id: &str, repository: &str) -> Listing {
+        Listing {
+            id: id.into(),
+            status: Status::Complete,
+            rounds: 2,
+            created_at: "2026-11-22T10:00:00.000Z".into(),
+            question: "Should we use Redis or Postgres for caching?".into(),
+            title: "Should we use Redis or Postgres for caching".into(),
+            repository: repository.into(),
+            record_path: Some(format!("{repository}/docs/decisions/redis.md")),
+            branch: None,
+            end_reason: None,
+            confidence: None,
+            commit_id: None,
+            totals: Usage::default(),
+        }
+    }
+
+    #[test]
+    fn every_repository_gets_a_column_one_repository_does_not() {
+        let rows = [row("DEB-aaaaaa", "/work/shop"), row("DEB-bbbbbb", "/work/a-longer-name/billing")];
+        let all = table(&rows, true);
+        let lines: Vec<&str> = all.lines().collect();
+        let column = lines[0].find("REPOSITORY").expect("a REPOSITORY column");
+        assert_eq!(lines[1].find("/work/shop"), Some(column), "{all}");
+        assert_eq!(lines[2].find("/work/a-longer-name/billing"), Some(column), "{all}");
+        assert_eq!(
+            lines[1].find("docs/decisions/redis.md"),
+            lines[2].find("docs/decisions/redis.md"),
+            "aligned: {all}"
+        );
+        let here = table(&rows[..1], false);
+        assert!(!here.contains("REPOSITORY") && !here.contains("/work/shop"), "{here}");
+        assert!(here.contains("docs/decisions/redis.md"), "{here}");
+    }
 }

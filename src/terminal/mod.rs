@@ -18,6 +18,7 @@ pub mod list;
 pub mod progress;
 pub mod prompt;
 pub mod show;
+mod wrap;
 
 use progress::Progress;
 
@@ -63,9 +64,13 @@ impl Terminal {
     }
 
     fn line(&self, text: &str) {
+        self.print(text, Layout::Prose);
+    }
+
+    fn print(&self, text: &str, layout: Layout) {
         match &self.progress {
-            Some(progress) => progress.suspend(|| eprint_line(text)),
-            None => eprint_line(text),
+            Some(progress) => progress.suspend(|| eprint_line(text, layout)),
+            None => eprint_line(text, layout),
         }
     }
 
@@ -74,6 +79,13 @@ impl Terminal {
     pub fn say(&self, text: &str) {
         if self.verbosity >= Verbosity::Normal {
             self.line(&for_terminal(text));
+        }
+    }
+
+    /// A command to copy, at normal verbosity: never broken across lines.
+    pub fn command(&self, text: &str) {
+        if self.verbosity >= Verbosity::Normal {
+            self.print(&for_terminal(text), Layout::Verbatim);
         }
     }
 
@@ -152,10 +164,25 @@ fn paint(style: Style, text: &str) -> String {
     format!("{style}{text}{style:#}")
 }
 
-/// A line on stderr, coloured only where colour is wanted. A closed stderr is not
-/// worth a panic.
-fn eprint_line(text: &str) {
-    let _ = writeln!(anstream::stderr(), "{}", secrets::gate(text));
+/// How a line is laid out on a terminal.
+#[derive(Debug, Clone, Copy)]
+enum Layout {
+    /// Broken between words at the terminal's width.
+    Prose,
+    /// As it is: a command, which a line break would cut in two when copied.
+    Verbatim,
+}
+
+/// A line on stderr, coloured only where colour is wanted; prose is broken between words
+/// on a terminal, after the secret gate has seen it whole. A closed stderr is not worth
+/// a panic.
+fn eprint_line(text: &str, layout: Layout) {
+    let text = secrets::gate(text);
+    let text = match layout {
+        Layout::Prose => wrap::fit(&text, wrap::width(&std::io::stderr())),
+        Layout::Verbatim => text,
+    };
+    let _ = writeln!(anstream::stderr(), "{text}");
 }
 
 /// Print a result on stdout. A reader that went away (`debate --list | head -1`) is
@@ -338,7 +365,8 @@ impl Events for Terminal {
 
     fn paused(&mut self, id: &str, why: &str) {
         self.clear_progress();
-        self.say(&format!("\nPaused ({why}); every finished step is saved. Continue with: debate --resume {id}"));
+        self.say(&format!("\nPaused ({why}); every finished step is saved."));
+        self.command(&format!("Continue with: debate --resume {id}"));
     }
 
     fn recorded(&mut self, state: &DebateState, record: &Published, draft: Option<&Draft>) {
@@ -355,7 +383,7 @@ impl Events for Terminal {
                     short(commit)
                 ));
                 self.say("your checked-out branch, index and working tree are unchanged. Open a pull request with:");
-                self.say(&format!("  git push -u origin {branch}\n  gh pr create --head {branch} --fill"));
+                self.command(&format!("  git push -u origin {branch}\n  gh pr create --head {branch} --fill"));
             }
             (Some(commit), None, _) => {
                 self.say(&format!("\nDecision record written to {shown} and committed as {}.", short(commit)));
@@ -367,7 +395,8 @@ impl Events for Terminal {
         }
         if let Some(draft) = draft {
             let path = draft.path.strip_prefix(&state.repo_root).unwrap_or(&draft.path).display().to_string();
-            self.say(&format!("Issue draft written to {path} (not committed). File it with:\n  {}", draft.command));
+            self.say(&format!("Issue draft written to {path} (not committed). File it with:"));
+            self.command(&format!("  {}", draft.command));
         }
         let tokens = state.totals.prompt_tokens + state.totals.completion_tokens;
         let cost = match crate::model::Cost::of(state).known() {

@@ -1,14 +1,17 @@
-//! `debate --show <ID>`: a debate in full: panel, rounds, decision. And
-//! `--context-preview`: what the debaters read about the project.
+//! `debate --show <ID>`: a debate in full: panel, rounds with each perspective's stance,
+//! decision. And `--context-preview`: what the debaters read about the project.
 
 use std::fmt::Write;
 
-use crate::model::{Cost, DebateState, PriceList, ProjectContext, dollars, tokens};
+use crate::model::{Cost, DebateState, PriceList, ProjectContext, Round, dollars, tokens};
+use crate::text::secrets;
 use crate::text::untrusted::for_terminal;
 
-/// The whole debate as text, without escape sequences or controls from any of it.
+/// The whole debate as text, without escape sequences or controls from any of it, its
+/// lines broken between words on a terminal once the secret gate has seen them whole.
 pub fn text(state: &DebateState) -> String {
-    for_terminal(&unsanitised(state))
+    let text = secrets::gate(&for_terminal(&unsanitised(state)));
+    super::wrap::fit(&text, super::wrap::width(&std::io::stdout()))
 }
 
 fn unsanitised(state: &DebateState) -> String {
@@ -72,10 +75,12 @@ fn unsanitised(state: &DebateState) -> String {
         if let Some(e) = &round.evaluation {
             let _ = writeln!(out, "\nModerator ({}): {}", e.assessment.describe(), e.summary);
         }
+        out.push_str(&stances(state, round));
     }
     if let Some(outcome) = &state.outcome {
         let s = &outcome.synthesis;
-        let _ = writeln!(out, "\n═══ Decision ═══\n{}", s.recommendation);
+        let chosen = s.chosen_option.as_deref().unwrap_or("none (no single option was chosen)");
+        let _ = writeln!(out, "\n═══ Decision ═══\nChosen option: {chosen}\n{}", s.recommendation);
         for c in &s.caveats {
             let _ = writeln!(out, "  caveat: {c}");
         }
@@ -84,6 +89,21 @@ fn unsanitised(state: &DebateState) -> String {
         }
     }
     out
+}
+
+/// Where each perspective stood at the end of `round`, as the record's Debate Log has it;
+/// nothing when no stance was stated (the question named no options).
+fn stances(state: &DebateState, round: &Round) -> String {
+    let mut out = String::new();
+    for seat in 0..state.panel.len() {
+        if let Some(stance) = round.stance(seat) {
+            let _ = writeln!(out, "  {}: {}", state.name(seat), stance.brief());
+        }
+    }
+    match out.is_empty() {
+        true => out,
+        false => format!("\nStances after round {}:\n{out}", round.number),
+    }
 }
 
 /// What the debaters read about the project: each part with its tokens, then the text
@@ -114,4 +134,35 @@ fn sources(project: &ProjectContext) -> String {
         let _ = writeln!(out, "Not read: {note}");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fixture;
+
+    #[test]
+    fn show_gives_each_rounds_stances_and_the_chosen_option() {
+        let shown = unsanitised(&fixture::complete(2));
+        for round in [1, 2] {
+            let stances = format!(
+                "Stances after round {round}:\n  Performance Advocate: Redis (medium)\n  Operational Simplicity: Postgres (medium)\n"
+            );
+            assert!(shown.contains(&stances), "round {round}'s stances:\n{shown}");
+        }
+        assert!(shown.contains("═══ Decision ═══\nChosen option: Postgres\n"), "{shown}");
+    }
+
+    #[test]
+    fn show_says_when_no_option_was_chosen_and_lists_no_stances_it_does_not_have() {
+        let mut state = fixture::complete(1);
+        state.outcome.as_mut().unwrap().synthesis.chosen_option = None;
+        let round = &mut state.rounds[0];
+        for c in round.arguments.iter_mut().chain(&mut round.rebuttals) {
+            c.stance = None;
+        }
+        let shown = unsanitised(&state);
+        assert!(shown.contains("Chosen option: none (no single option was chosen)"), "{shown}");
+        assert!(!shown.contains("Stances after"), "{shown}");
+    }
 }

@@ -20,6 +20,7 @@ mod dashboard;
 mod debate_flow;
 mod decisions_index;
 mod git_edges;
+mod honest_records;
 mod hostile_text;
 mod interactive;
 mod lifecycle;

@@ -329,7 +329,7 @@ fn a_muted_debater_is_visible_in_the_record() {
     assert!(record.contains("muted: [Cost Control]\n"), "{record}");
     assert!(record.contains("off the question: Cost Control |"), "{record}");
     assert!(
-        record.contains("- Cost Control: scripted-test (scripted, scripted, temperature 0.8) · muted as off-topic"),
+        record.contains("- Cost Control: scripted-test (scripted, temperature 0.8) · muted as off-topic"),
         "{record}"
     );
 }
