@@ -36,6 +36,8 @@ pub struct Live {
     pub actions: Vec<&'static str>,
     /// The rounds argued so far: the checkpoint the buttons answer is the one after it.
     pub round: usize,
+    /// What the bar over the buttons says; empty without buttons.
+    pub ask: String,
     /// Who drives it, in words.
     pub driver: String,
     pub html: String,
@@ -63,6 +65,7 @@ impl Pages {
         env.add_filter("markdown", |text: &str| Value::from_safe_string(markdown::to_html(text)));
         env.add_filter("percent", |share: f64| format!("{:.0}%", share * 100.0));
         env.add_filter("short", |commit: &str| commit.chars().take(10).collect::<String>());
+        env.add_filter("code", code_spans);
         Pages { env }
     }
 
@@ -95,7 +98,8 @@ impl Pages {
                 live => state.status != Status::Complete,
             },
         )?;
-        Ok(Live { status: state.status, actions, round: state.rounds.len(), driver: said, html })
+        let round = state.rounds.len();
+        Ok(Live { status: state.status, ask: ask(&actions, round), actions, round, driver: said, html })
     }
 }
 
@@ -112,6 +116,16 @@ fn actions(state: &DebateState, driver: &Driver, situation: Situation) -> Vec<&'
     }
 }
 
+/// The bar's words for the buttons that apply: a checkpoint waits for an answer; a
+/// debate that only continues stopped elsewhere.
+fn ask(actions: &[&str], round: usize) -> String {
+    match actions {
+        [] => String::new(),
+        ["continue"] => "This debate stopped before it was done: continue it from here.".into(),
+        _ => format!("Round {round} is done: the debate waits for your answer."),
+    }
+}
+
 fn describe(driver: &Driver, state: &DebateState, actionable: bool) -> String {
     match driver {
         Driver::Here => "Driven by this dashboard.".into(),
@@ -122,6 +136,25 @@ fn describe(driver: &Driver, state: &DebateState, actionable: bool) -> String {
         Driver::Nobody if actionable => "Nobody drives it now: continue it here, or `debate --resume` it.".into(),
         Driver::Nobody => "Nobody drives it now.".into(),
     }
+}
+
+/// Text whose `…` spans are code, as hints write commands; the rest escaped as any
+/// value is. An unpaired backtick stays as it is.
+fn code_spans(text: &str) -> Value {
+    let parts: Vec<&str> = text.split('`').collect();
+    let html: String = parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let part = minijinja::HtmlEscape(part);
+            match (i % 2 == 1, i + 1 < parts.len()) {
+                (true, true) => format!("<code>{part}</code>"),
+                (true, false) => format!("`{part}"),
+                (false, _) => part.to_string(),
+            }
+        })
+        .collect();
+    Value::from_safe_string(html)
 }
 
 fn record(state: &DebateState) -> Option<Record> {
@@ -155,4 +188,17 @@ pub fn record_text(state: &DebateState) -> Option<String> {
         }
     }
     Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backticked_spans_are_code_and_everything_else_is_text() {
+        let html = |text: &str| code_spans(text).to_string();
+        assert_eq!(html("`debate --list` shows <them>"), "<code>debate --list</code> shows &lt;them&gt;");
+        assert_eq!(html("run `a<b>` then `"), "run <code>a&lt;b&gt;</code> then `");
+        assert_eq!(html("no code"), "no code");
+    }
 }

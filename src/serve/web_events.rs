@@ -47,8 +47,12 @@ impl WebEvents {
         let answer = match result {
             Ok(state) => Ok(state.id),
             Err(err) => {
-                let shown = format!("{}: {err}", self.id.as_deref().unwrap_or(&self.label));
-                Terminal::new(Verbosity::Normal).warn(&shown);
+                // A request still waiting gets the error as its answer; a failure after the
+                // page was answered is told to the server's log as well as the live page.
+                if self.reply.is_none() {
+                    let shown = format!("{}: {err}", self.id.as_deref().unwrap_or(&self.label));
+                    Terminal::new(Verbosity::Normal).warn(&shown);
+                }
                 self.send(Message::new("notice", &Notice { text: &err.to_string() }));
                 Err(ApiError::from(err))
             }

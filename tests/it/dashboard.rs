@@ -172,6 +172,12 @@ async fn the_list_and_the_documents_are_the_cli_s() {
         let (_, _, page) = d.get(&format!("/debates/{id}")).await;
         assert!(page.contains("id=\"synthesis\"") && page.contains("The decision record"), "{page}");
         assert!(page.contains("Cache in Postgres now"), "the recommendation");
+        let at = |text: &str| page.find(text).unwrap_or_else(|| panic!("{text} in {page}"));
+        assert!(
+            at("class=\"chosen\">Postgres") < at("id=\"round-1\""),
+            "the decision opens the page, the rounds follow"
+        );
+        assert!(at("one database to run") < at("id=\"round-1\""), "and its consequences");
         assert!(page.contains("<details><summary>Full argument</summary>"), "collapsible full arguments");
         let (status, _, record) = d.get(&format!("/debates/{id}/record")).await;
         assert_eq!(status, StatusCode::OK);
@@ -220,6 +226,8 @@ async fn the_checkpoint_is_answered_here_with_guidance_then_an_end() {
         let id = d.start(QUESTION, json!({"max_rounds": 3})).await;
         let page = d.page_until(&id, "the first checkpoint", |p| actions(p) == "continue guide end pause").await;
         assert!(page.contains("Driven by this dashboard"), "{page}");
+        let at = |text: &str| page.find(text).unwrap_or_else(|| panic!("{text} in {page}"));
+        assert!(at("Round 1 is done: the debate waits for your answer.") < at("id=\"live\""), "the checkpoint leads");
         let (status, error) = d.post(&format!("/api/debates/{id}/checkpoint"), json!({"action": "guide"})).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "guidance may not be empty: {error}");
         let guidance = "Weigh our team's <em>PostgreSQL</em> experience";
@@ -261,7 +269,7 @@ async fn a_debate_moves_between_the_terminal_and_the_dashboard() {
         terminal.exp_eof().unwrap();
 
         let page = d.page_until(&id, "the paused debate", |p| actions(p) == "continue guide end").await;
-        assert!(page.contains("Nobody drives it now"), "{page}");
+        assert!(page.contains("continue it here, or <code>debate --resume</code> it"), "a command as code: {page}");
         // Two tabs answer the same checkpoint at once: one takes the debate up, the
         // other is told it is taken; only the first answer is heard.
         let uri = format!("/api/debates/{id}/checkpoint");
@@ -438,6 +446,7 @@ async fn pages_fail_as_pages_and_a_branch_record_is_shown_from_its_commit() {
         assert_eq!(status, StatusCode::NOT_FOUND);
         assert!(headers["content-type"].to_str().unwrap().starts_with("text/html"), "{headers:?}");
         assert!(page.contains("DEB-zzzzzz") && page.contains("href=\"/\""), "{page}");
+        assert!(page.contains("<code>debate ") && !page.contains('`'), "the hint's command as code: {page}");
 
         let (_, _, page) = d.get(&format!("/debates/{id}")).await;
         assert!(page.contains("Cache in Postgres now"), "the record, from its commit: {page}");

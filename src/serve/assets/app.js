@@ -24,8 +24,20 @@
     });
   }
 
+  // Text, its `…` spans shown as code (hints name commands so); never markup. An
+  // unpaired backtick stays as it is.
   function say(element, text) {
-    element.textContent = text || "";
+    var parts = (text || "").split("`");
+    element.replaceChildren();
+    parts.forEach(function (part, i) {
+      if (i % 2 === 1 && i < parts.length - 1) {
+        var code = document.createElement("code");
+        code.textContent = part;
+        element.appendChild(code);
+      } else {
+        element.appendChild(document.createTextNode(i % 2 === 1 ? "`" + part : part));
+      }
+    });
     element.hidden = !text;
   }
 
@@ -63,6 +75,7 @@
   var activity = document.getElementById("activity");
   var notice = document.getElementById("notice");
   var checkpointError = document.getElementById("checkpoint-error");
+  var ask = document.getElementById("checkpoint-ask");
 
   function offer(actions) {
     checkpoint.hidden = actions.length === 0;
@@ -121,7 +134,7 @@
     }
     event.target.disabled = true;
     post("/api/debates/" + encodeURIComponent(id) + "/issue").then(function (draft) {
-      say(notice, "Issue draft written to " + draft.path + "; file it with: " + draft.command);
+      say(notice, "Issue draft written to `" + draft.path + "`; file it with `" + draft.command + "`");
     }, function (error) {
       say(notice, error.message);
       event.target.disabled = false;
@@ -152,6 +165,7 @@
     var state = JSON.parse(event.data);
     live.innerHTML = state.html;
     checkpoint.dataset.round = state.round;
+    ask.textContent = state.ask;
     offer(state.actions);
     say(activity, "");
     // A complete debate changes no more: nothing left to watch.
