@@ -1,4 +1,4 @@
-//! The perspective catalog (README, "Perspective catalog"): built-in entries, overlays from settings and the
+//! The perspective catalog (docs/guide.md, "Perspective catalog"): built-in entries, overlays from settings and the
 //! repository, and validation. Pure: the caller reads the files.
 
 use crate::model::{CatalogFile, CatalogOverlay, PerspectiveDef};

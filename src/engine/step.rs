@@ -138,7 +138,7 @@ pub fn resumed_status(state: &DebateState) -> Status {
     }
 }
 
-/// Whether the evaluated latest round ends the debate, and why (README, "What a debate does").
+/// Whether the evaluated latest round ends the debate, and why (docs/guide.md, "What a debate does").
 ///
 /// Agreement needs the moderator's word *and* every active debater's latest stance on
 /// the same option (when there are options), and a clear winner is taken only from
@@ -257,7 +257,7 @@ pub fn measure(state: &DebateState, round: u32) -> RoundMeasures {
 }
 
 /// The synthesis with its final confidence: Low after max rounds without convergence,
-/// and one step lower for any degradation, each of which is named (README, "The decision record").
+/// and one step lower for any degradation, each of which is named (docs/guide.md, "The decision record").
 /// `unreasoned` says which roles no model stood behind, one sentence each.
 pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreasoned: &[String]) -> Outcome {
     let mut degradations = unreasoned.to_vec();

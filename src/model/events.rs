@@ -14,7 +14,7 @@ use super::{Contribution, ContributionKind, DebateState, EndReason, Outcome, Rou
 /// dropping it abandons the question cleanly.
 pub type Pending<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// The human's answer at a checkpoint (README, "At the terminal").
+/// The human's answer at a checkpoint (docs/guide.md, "At the terminal").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     Continue,

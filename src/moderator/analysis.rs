@@ -1,5 +1,5 @@
 //! Question → decision domains, the options named, implicit constraints, vagueness and
-//! panel size (README, "What a debate does"). A keyword heuristic: deterministic, no model needed.
+//! panel size (docs/guide.md, "What a debate does"). A keyword heuristic: deterministic, no model needed.
 
 // The word tables read better packed than one word a line.
 #[rustfmt::skip]

@@ -1,4 +1,4 @@
-//! Repetition, novelty and stagnation (README, "What a debate does"): pure functions over text.
+//! Repetition, novelty and stagnation (docs/guide.md, "What a debate does"): pure functions over text.
 //!
 //! Texts are compared as sets of normalised word 3-shingles, so case, punctuation and
 //! whitespace never matter.

@@ -1,5 +1,5 @@
 //! Catalog + analysis → a panel of 2–4 perspectives with a reason for each pick
-//! (README, "What a debate does"). At least one pair on the panel always opposes.
+//! (docs/guide.md, "What a debate does"). At least one pair on the panel always opposes.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,4 +1,4 @@
-//! The synthesis (README, "What a debate does") as structured data, read tolerantly from a model's answer:
+//! The synthesis (docs/guide.md, "What a debate does") as structured data, read tolerantly from a model's answer:
 //! JSON first, then the sections of a markdown answer (pulldown-cmark). Whatever the
 //! model writes, every name in the result is a panel perspective and every option one
 //! of the considered options.

@@ -1,4 +1,4 @@
-//! Committing exactly the record with libgit2 (README, "Git").
+//! Committing exactly the record with libgit2 (docs/guide.md, "Git").
 //!
 //! The commit's tree is the branch tip's tree plus the record, built in an in-memory
 //! index, so whatever else the user has staged or modified stays out of the commit and

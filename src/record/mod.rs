@@ -1,5 +1,5 @@
 //! The decision record: where it goes, writing it without ever overwriting, and
-//! committing it (README, "The decision record").
+//! committing it (docs/guide.md, "The decision record").
 
 mod commit;
 mod error;

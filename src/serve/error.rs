@@ -58,7 +58,7 @@ impl IntoResponse for ApiError {
 }
 
 impl From<Error> for ApiError {
-    /// The command's own message and hint; the status from its exit code (README, "Exit codes").
+    /// The command's own message and hint; the status from its exit code (docs/reference.md, "Exit codes").
     fn from(err: Error) -> ApiError {
         let status = match (&err, err.exit_code()) {
             (Error::Store(StoreError::UnknownId(_)), _) => StatusCode::NOT_FOUND,

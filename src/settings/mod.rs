@@ -1,5 +1,5 @@
 //! Settings: built-in defaults < user file < repository file < `--config` file <
-//! environment (`DEBATE_*`) < flags (README, "Settings").
+//! environment (`DEBATE_*`) < flags (docs/reference.md, "Settings").
 //!
 //! Each file is parsed into the typed [`Settings`] first, so an unknown key or a wrong
 //! type is reported with the file, line and key. The layers are then merged as plain

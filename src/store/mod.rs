@@ -1,4 +1,4 @@
-//! SQLite state (README, "State, interruptions, resume"). The engine talks to the
+//! SQLite state (docs/guide.md, "State, interruptions, resume"). The engine talks to the
 //! store through named operations; each one is a single transaction, so a debate
 //! killed at any instant leaves either the whole result of a step or none of it.
 

@@ -28,6 +28,7 @@ mod list_show_resume;
 mod other_adr_tools;
 mod providers_e2e;
 mod providers_wire;
+mod readme;
 mod real_model;
 mod record_format;
 mod record_git;
