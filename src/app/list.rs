@@ -7,7 +7,7 @@ use super::{existing, report};
 use crate::error::Result;
 use crate::model::Listing;
 use crate::store::Store;
-use crate::terminal;
+use crate::terminal::{self, Terminal};
 use crate::view::{Detail, Summary};
 
 pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
@@ -32,8 +32,11 @@ pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
     Ok(())
 }
 
-pub fn show(db_path: &Path, id: &str, json: bool) -> Result<()> {
-    let state = existing::load(db_path, id)?.1;
+pub fn show(db_path: &Path, id: &str, json: bool, terminal: &Terminal) -> Result<()> {
+    let (_, state, imported) = existing::find(db_path, id, None)?;
+    if let Some(imported) = imported {
+        terminal.say(&imported.said(&state.id));
+    }
     if json {
         let mut detail = Detail::of(&state);
         detail.summary.issue_draft = report::issue_draft(&state.repo_root, &state.id, state.decision_title());

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::drive::{self, Run};
 use super::input::{read_objection, without_secrets};
 use super::request::ResumeRequest;
-use super::{existing, project, report, start};
+use super::{existing, report, start};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, Published, Revision, RoleChoice, Rounds, Snapshot, Status};
@@ -23,11 +23,10 @@ pub async fn run(
     terminal: &mut Terminal,
     events: Option<&mut dyn Events>,
 ) -> Result<DebateState> {
-    let id = debate_id(&request.id, request.config.as_deref())?;
-    let (store, state) = match existing::load(db_path, &id) {
-        Err(unknown) if request.review.is_some() => return Err(review_elsewhere(request).unwrap_or(unknown)),
-        loaded => loaded?,
-    };
+    let (store, state, imported) = existing::find(db_path, &request.id, request.config.as_deref())?;
+    if let Some(imported) = imported {
+        terminal.say(&imported.said(&state.id));
+    }
     // Nothing of the debate changes while another process drives it.
     let lease = store.acquire(&state.id)?;
     let state = store.load(&state.id)?;
@@ -138,42 +137,6 @@ fn apply_resume_flags(
         }
     }
     Ok(())
-}
-
-/// The debate a resume or review names: its id as given, or the id in the front matter
-/// of the record at that path (`debate review docs/decisions/….md`).
-fn debate_id(target: &str, config: Option<&Path>) -> Result<String> {
-    if !target.contains('/') && !target.ends_with(".md") {
-        return Ok(target.to_string());
-    }
-    let root = crate::repo::around_working_directory()?;
-    let record = settings::load(&root, config, &FlagOverrides::default())?.settings.record;
-    let relative = project::locate(&root, target, &record, "review")?;
-    let bytes = record::WorkTree::open(&root)?.read_existing(Path::new(&relative))?;
-    let text = String::from_utf8_lossy(&bytes);
-    crate::adr::read(&relative, &text).and_then(|fields| fields.id).ok_or_else(|| {
-        Error::input(format!("review {target}: no debate wrote it (its front matter has no `id: DEB-…`)"))
-            .with_hint("review a record debate wrote, or debate the question anew with --supersedes")
-    })
-}
-
-/// Why a review cannot run here on a debate this machine never ran, when its record is
-/// in this repository (a teammate's, or a fresh clone's): the record carries the
-/// transcript for people, not the state the engine goes on from.
-fn review_elsewhere(request: &ResumeRequest) -> Option<Error> {
-    let id = &request.id;
-    let root = crate::repo::around_working_directory().ok()?;
-    let record = settings::load(&root, request.config.as_deref(), &FlagOverrides::default()).ok()?.settings.record;
-    let path = project::locate(&root, id, &record, "--resume").ok()?;
-    Some(
-        Error::input(format!(
-            "{id} is not in this machine's state database, so its review cannot run here; its record is {path}, \
-             which keeps the transcript for reviewers but not the state a debate goes on from"
-        ))
-        .with_hint(format!(
-            "run the review where the debate ran, or debate the objection anew: debate --supersedes {path} \"…\""
-        )),
-    )
 }
 
 /// A review's objection reopens a completed debate: its conclusion becomes a revision,

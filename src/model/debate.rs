@@ -146,7 +146,7 @@ impl Seat {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Contribution {
     pub seat: usize,
     pub kind: ContributionKind,
@@ -163,7 +163,7 @@ pub struct Contribution {
     pub stance: Option<Stance>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Round {
     pub number: u32,
     pub framing: String,
@@ -208,13 +208,13 @@ pub struct Discarded {
 }
 
 /// The moderator's clarifying question for a vague question, and the answer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Clarification {
     pub question: String,
     pub answer: String,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DebateState {
     pub id: String,
     pub question: String,

@@ -16,7 +16,7 @@ pub fn perspective(name: &str, priorities: &[&str], opposes: &str) -> Perspectiv
     }
 }
 
-fn seat(def: PerspectiveDef) -> Seat {
+pub fn seat(def: PerspectiveDef) -> Seat {
     Seat { reason: format!("{} speaks to the data domain", def.name), perspective: def, dropped: None }
 }
 

@@ -86,6 +86,10 @@ pub enum RecordError {
     EditedSinceCommit { path: PathBuf, commit: String, sections: Vec<String> },
     #[error("the checked-out branch does not hold {} as commit {commit} recorded it{}", path.display(), if branch.is_empty() { String::new() } else { format!(" (on {branch})") })]
     NotOnBranch { path: PathBuf, branch: String, commit: String },
+    #[error("{} cannot be read back as its debate: {why}", path.display())]
+    NotCarried { path: PathBuf, why: super::carried::CarryError },
+    #[error("{} was edited by hand since debate wrote it{}, so it is no longer the debate it carries", path.display(), if sections.is_empty() { String::new() } else { format!(" (in {})", sections.join(", ")) })]
+    EditedByHand { path: PathBuf, sections: Vec<String> },
     #[error("cannot read {}: {source}", path.display())]
     Read {
         path: PathBuf,
@@ -97,7 +101,11 @@ pub enum RecordError {
 impl RecordError {
     pub fn exit_code(&self) -> u8 {
         match self {
-            RecordError::InvalidBranchName(_) | RecordError::BranchExists(_) | RecordError::Superseded { .. } => 2,
+            RecordError::InvalidBranchName(_)
+            | RecordError::BranchExists(_)
+            | RecordError::Superseded { .. }
+            | RecordError::NotCarried { .. }
+            | RecordError::EditedByHand { .. } => 2,
             RecordError::ReadTemplate { .. } | RecordError::Template { .. } => 4,
             RecordError::Repository(err) => err.exit_code(),
             _ => 5,
@@ -151,6 +159,13 @@ impl RecordError {
                 "give the record that superseded it its status instead (its link is in the status)".into()
             }
             RecordError::Read { .. } => "check the path and that the file is readable".into(),
+            RecordError::NotCarried { .. } => {
+                "show, review or answer it where the debate ran, or debate it anew with --supersedes".into()
+            }
+            RecordError::EditedByHand { path, .. } => format!(
+                "see the edits with `git log -p -- {}`; debate it anew with --supersedes, or run the command where the debate ran",
+                path.display()
+            ),
             RecordError::EditedSinceCommit { path, commit, .. } => format!(
                 "see them with `git diff {commit} -- {}`; give what they say as the review's --guide, then run it again with --discard-edits to rewrite the record from the debate",
                 path.display()

@@ -1,6 +1,7 @@
 //! The decision record: where it goes, writing it without ever overwriting, and
 //! committing it (docs/guide.md, "The decision record").
 
+pub mod carried;
 mod commit;
 mod error;
 mod failpoint;
@@ -13,6 +14,7 @@ mod links;
 mod markdown;
 mod path;
 mod publish;
+mod read_back;
 pub mod render;
 pub mod sign;
 pub mod slug;
@@ -28,6 +30,7 @@ pub use error::{RecordError, Result};
 pub use failpoint::failpoint;
 pub use path::{date_of, default_branch, title_of};
 pub use publish::{check_revisable, commit_message, committed, path_for, publish, write};
+pub use read_back::read_back;
 pub use render::{Rendered, Templates, sidecar_path};
 pub use worktree::WorkTree;
 

@@ -9,7 +9,7 @@ use minijinja::{AutoEscape, Environment, Value};
 use serde::Serialize;
 use serde_json::json;
 
-use super::{RecordError, Result, date_of, front_matter, links, markdown};
+use super::{RecordError, Result, carried, date_of, front_matter, links, markdown};
 use crate::model::{
     Consequences, Cost, DebateState, Discarded, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind,
     Revision, RoleChoice, Round, Stance, TranscriptPlacement, tokens,
@@ -57,7 +57,8 @@ impl Templates {
 
     /// The decision record of a debate that has its outcome, and its transcript.
     pub fn decision(&self, state: &DebateState, path: &Path) -> Result<Rendered> {
-        let transcript = render(&self.transcript, TRANSCRIPT.name, &transcript(state))?;
+        // The debate itself travels at the transcript's end, for a clone that never ran it.
+        let transcript = render(&self.transcript, TRANSCRIPT.name, &transcript(state))? + &carried::block(state) + "\n";
         let sidecar_name = sidecar_path(path).and_then(|p| Some(p.file_name()?.to_string_lossy().into_owned()));
         let (inline, sidecar) = match (state.snapshot.record.transcript, sidecar_name) {
             (TranscriptPlacement::Sidecar, Some(name)) => {
@@ -622,7 +623,8 @@ struct TranscriptEntry<'a> {
     perspective: &'a str,
     kind: &'static str,
     model: &'a str,
-    text: &'a str,
+    /// Rendered as Markdown between the marks that let the record be read back.
+    text: Value,
     truncated: bool,
     stance: String,
 }
@@ -644,7 +646,7 @@ fn transcript(state: &DebateState) -> TranscriptContext<'_> {
                     perspective: state.name(c.seat),
                     kind: c.kind.as_str(),
                     model: &c.model,
-                    text: &c.text,
+                    text: Value::from_safe_string(carried::marked(&c.text)),
                     truncated: c.truncated,
                     stance: stance_text(c.stance.as_ref()),
                 })

@@ -3,6 +3,7 @@
 //! killed at any instant leaves either the whole result of a step or none of it.
 
 mod columns;
+mod import;
 mod lease;
 mod read;
 mod write;
@@ -30,6 +31,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0011_structured_formats.sql"),
     include_str!("migrations/0012_rosters_and_discards.sql"),
     include_str!("migrations/0013_calls_by_model.sql"),
+    include_str!("migrations/0014_imported_debates.sql"),
 ];
 
 /// Why the state database could not do what was asked.

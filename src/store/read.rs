@@ -34,7 +34,8 @@ impl Store {
             format!(
                 "(SELECT COALESCE(SUM({column}), 0) FROM contributions c WHERE c.debate_id = d.id)
                  + (SELECT COALESCE(SUM({column}), 0) FROM moderator_calls m WHERE m.debate_id = d.id)
-                 + (SELECT COALESCE(SUM({column}), 0) FROM discarded x WHERE x.debate_id = d.id)"
+                 + (SELECT COALESCE(SUM({column}), 0) FROM discarded x WHERE x.debate_id = d.id)
+                 + (SELECT COALESCE(SUM({column}), 0) FROM carried_usage u WHERE u.debate_id = d.id)"
             )
         };
         let sql = format!(
@@ -138,7 +139,9 @@ impl Store {
             )
             .optional()?;
         let analyzed = self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM moderator_calls WHERE debate_id = ?1 AND purpose = 'analysis')",
+            // A debate read back from its record was analysed where it ran.
+            "SELECT EXISTS (SELECT 1 FROM moderator_calls WHERE debate_id = ?1 AND purpose = 'analysis')
+                 OR EXISTS (SELECT 1 FROM debates WHERE id = ?1 AND imported_from IS NOT NULL)",
             [id],
             |row| row.get(0),
         )?;

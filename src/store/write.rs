@@ -114,19 +114,7 @@ impl Store {
     }
 
     pub fn save_contribution(&self, id: &str, round: u32, perspective: &str, c: &Contribution) -> Result<()> {
-        let u = &c.usage;
-        let inserted = self.conn.execute(
-            "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
-                                        completion_tokens, latency_ms, truncated, stance, created_at, failed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            params![
-                id, round, c.seat, c.kind, gate(perspective), gate(&c.text), gate(&c.model),
-                u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, c.truncated,
-                c.stance.as_ref().map(to_json), now(), c.failed
-            ],
-        );
-        once(id, inserted)?;
-        Ok(())
+        write_contribution(&self.conn, id, round, perspective, c)
     }
 
     /// The stance of a contribution that did not state one, read with one more call
@@ -301,7 +289,29 @@ impl Store {
     }
 }
 
-fn write_panel(conn: &Connection, id: &str, panel: &[Seat]) -> Result<()> {
+pub(super) fn write_contribution(
+    conn: &Connection,
+    id: &str,
+    round: u32,
+    perspective: &str,
+    c: &Contribution,
+) -> Result<()> {
+    let u = &c.usage;
+    let inserted = conn.execute(
+        "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
+                                    completion_tokens, latency_ms, truncated, stance, created_at, failed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        params![
+            id, round, c.seat, c.kind, gate(perspective), gate(&c.text), gate(&c.model),
+            u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, c.truncated,
+            c.stance.as_ref().map(to_json), now(), c.failed
+        ],
+    );
+    once(id, inserted)?;
+    Ok(())
+}
+
+pub(super) fn write_panel(conn: &Connection, id: &str, panel: &[Seat]) -> Result<()> {
     for (seat, s) in panel.iter().enumerate() {
         conn.execute(
             "INSERT INTO panel (debate_id, seat, name, perspective, reason) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -328,7 +338,7 @@ fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: 
 
 /// A step's row that is already there was saved by another process driving the same
 /// debate (each step is saved once).
-fn once(id: &str, result: rusqlite::Result<usize>) -> Result<usize> {
+pub(super) fn once(id: &str, result: rusqlite::Result<usize>) -> Result<usize> {
     match result {
         Err(rusqlite::Error::SqliteFailure(failure, _)) if failure.code == rusqlite::ErrorCode::ConstraintViolation => {
             Err(StoreError::SavedElsewhere(id.to_string()))

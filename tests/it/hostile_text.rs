@@ -51,12 +51,18 @@ const SECTIONS: [&str; 13] = [
     "Transcript",
 ];
 
-/// The only HTML a record holds: the transcript's collapsed round, opened and closed.
+/// The only HTML a record holds: the transcript's collapsed round, opened and closed,
+/// the marks around each carried text, and the one line that carries the debate (in
+/// which nothing can end the comment or open markup).
 fn transcript_html(html: &str) -> bool {
+    let carried = html.strip_prefix("<!-- debate:state {").and_then(|rest| rest.strip_suffix("} -->\n"));
     html == "<html block>"
         || html == "<details>\n"
         || html == "</details>\n"
+        || html == "<!-- debate:text -->\n"
+        || html == "<!-- /debate:text -->\n"
         || html.starts_with("<summary>Round 1 of 1 (") && html.ends_with(")</summary>\n")
+        || carried.is_some_and(|json| !json.contains(['<', '>', '&', '\n']))
 }
 
 /// Every model-written field holds `hostile`; the recommendation holds `CODE` first.

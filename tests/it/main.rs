@@ -33,6 +33,7 @@ mod real_model;
 mod record_format;
 mod record_git;
 mod record_review;
+mod record_travels;
 mod repository_context;
 mod resume;
 mod secret_gate;

@@ -186,36 +186,6 @@ fn guide_is_for_completed_debates_and_needs_an_objection() {
     assert_eq!(sandbox.show(&id)["rounds"], 1, "nothing was reopened");
 }
 
-/// A teammate's clone has the record but not the debate: the review says why it cannot
-/// run there and what to do instead, and changes nothing.
-#[test]
-fn a_review_in_a_fresh_clone_says_why_it_cannot_run_there() {
-    let sandbox = Sandbox::new();
-    identity(&sandbox);
-    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
-    let out = run(&sandbox, &config, &[QUESTION]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let id = sandbox.only_id();
-    let relative = sandbox.records()[0].strip_prefix(&sandbox.repo).unwrap().to_string_lossy().into_owned();
-
-    let clone = sandbox.home.join("clone");
-    git(&sandbox.home, &["clone", "-q", sandbox.repo.to_str().unwrap(), clone.to_str().unwrap()]);
-    let head = git(&clone, &["rev-parse", "HEAD"]);
-    let out = sandbox
-        .cmd()
-        .current_dir(&clone)
-        .env("DEBATE_HOME", sandbox.home.join("teammate"))
-        .args(["--resume", &id, "--guide", "Reviewer: what about cost?"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    let stderr = text(&out.stderr);
-    assert!(stderr.contains("not in this machine's state database") && stderr.contains(&relative), "{stderr}");
-    assert!(stderr.contains(&format!("--supersedes {relative}")), "{stderr}");
-    assert_eq!(git(&clone, &["rev-parse", "HEAD"]), head);
-    assert_eq!(git(&clone, &["status", "--porcelain"]), "");
-}
-
 /// A debate that ended early (agreement) still argues the review's round: the ending the
 /// review answered does not end it again.
 #[test]
@@ -322,7 +292,7 @@ fn review_takes_a_record_path_and_an_objection_from_a_file_or_stdin() {
     };
     refused(&["review", &relative], "--guide");
     refused(&["review", &relative, "--guide", "a", "--guide-file", "b.txt"], "cannot be used with");
-    refused(&["review", "README.md", "--guide", "why?"], "no debate wrote it");
+    refused(&["review", "README.md", "--guide", "why?"], "carries no debate");
     refused(&["review", &relative, "--guide-file", "missing.txt"], "cannot read the objection file missing.txt");
 
     std::fs::write(sandbox.home.join("objection.txt"), "Reviewer: what about operating cost?\n").unwrap();

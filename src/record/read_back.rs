@@ -1,0 +1,164 @@
+//! A committed record read back as the debate it carries (`carried`), for a clone that
+//! never ran it. The record is trusted only as debate wrote it: rendering the debate read
+//! back must give the file as it is (its status and status history aside, which the
+//! lifecycle changes), else it was edited by hand and is refused, naming the sections.
+
+use std::path::Path;
+
+use super::{RecordError, Result, Templates, WorkTree, carried, git, sidecar_path, status};
+use crate::model::DebateState;
+
+/// The debate in the record at `relative` under `root`, placed in this work tree, and the
+/// commit that holds the record as it is (none when the file differs from HEAD's).
+pub fn read_back(root: &Path, relative: &Path, templates: &Templates) -> Result<(DebateState, Option<String>)> {
+    let tree = WorkTree::open(root)?;
+    let path = root.join(relative);
+    let bytes = tree.read_existing(relative)?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let sidecar_relative = sidecar_path(relative);
+    let sidecar = match &sidecar_relative {
+        Some(side) => tree.read(side)?.map(|b| String::from_utf8_lossy(&b).into_owned()),
+        None => None,
+    };
+    // Errors name the record as the repository does, which `git log -p --` takes.
+    let not_carried = |why| RecordError::NotCarried { path: relative.to_path_buf(), why };
+    let mut state = match carried::read(&text) {
+        Err(carried::CarryError::Missing) if sidecar.is_some() => carried::read(sidecar.as_deref().unwrap_or_default()),
+        read => read,
+    }
+    .map_err(|why| match why {
+        carried::CarryError::TextsEdited => {
+            RecordError::EditedByHand { path: relative.to_path_buf(), sections: vec!["Transcript".into()] }
+        }
+        why => not_carried(why),
+    })?;
+    let id = crate::adr::read(&relative.to_string_lossy(), &text).and_then(|fields| fields.id);
+    if id.as_deref() != Some(state.id.as_str()) {
+        return Err(not_carried(carried::CarryError::Unreadable(format!(
+            "it carries {} but its front matter says {}",
+            state.id,
+            id.as_deref().unwrap_or("no id")
+        ))));
+    }
+    state.repo_root = root.display().to_string();
+    state.record_path = Some(path.display().to_string());
+    // A review commits its revision on the branch checked out here (the pull request's).
+    state.snapshot.branch = None;
+    let rendered = templates.decision(&state, &path)?;
+    let sidecar_differs = rendered.sidecar.is_some() && rendered.sidecar != sidecar;
+    if status::keep(&text, &rendered.decision) != text || sidecar_differs {
+        let sections = crate::adr::sections_that_differ(&rendered.decision, &text);
+        return Err(RecordError::EditedByHand { path: relative.to_path_buf(), sections });
+    }
+    let commit = crate::repo::open(root)?.and_then(|repo| {
+        let unchanged = git::read_at_head(&repo, relative).is_some_and(|committed| committed == bytes);
+        unchanged.then(|| repo.head().ok()?.peel_to_commit().ok().map(|c| c.id().to_string())).flatten()
+    });
+    Ok((state, commit))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::model::{ContributionKind, Revision, fixture};
+
+    const WORDS: &[&str] = &["cache", "latency", "Postgres", "Redis", "cost", "p99", "team", "runs", "one", "more"];
+
+    /// A completed debate of `seats` perspectives and `rounds` rounds whose texts come
+    /// from `seed`, with truncated and failed contributions and, if `reviewed`, a revision.
+    fn debate(seats: usize, rounds: u32, seed: u64, reviewed: bool) -> DebateState {
+        let mut state = fixture::complete(rounds);
+        let names = ["Performance Advocate", "Operational Simplicity", "Cost Control", "Security Engineer"];
+        state.panel =
+            (0..seats).map(|i| fixture::seat(fixture::perspective(names[i], &["a", "b"], names[0]))).collect();
+        let mut n = seed;
+        let mut word = || {
+            n = n.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            WORDS[(n >> 33) as usize % WORDS.len()]
+        };
+        for round in &mut state.rounds {
+            round.seats = (0..seats).collect();
+            let text = |word: &mut dyn FnMut() -> &'static str| {
+                let words: Vec<&str> = (0..12).map(|_| word()).collect();
+                format!("{}.", words.join(" "))
+            };
+            round.arguments =
+                (0..seats).map(|s| fixture::contribution(s, ContributionKind::Argument, &text(&mut word))).collect();
+            round.rebuttals =
+                (0..seats).map(|s| fixture::contribution(s, ContributionKind::Rebuttal, &text(&mut word))).collect();
+            round.arguments[0].truncated = seed.is_multiple_of(2);
+            round.rebuttals[seats - 1].failed = seed.is_multiple_of(3);
+            if let Some(measures) = &mut round.measures {
+                measures.repetition = vec![None; seats];
+            }
+        }
+        if reviewed {
+            state.revisions.push(Revision {
+                date: "2026-11-23".into(),
+                rounds: 1,
+                chosen_option: Some("Redis".into()),
+                confidence: crate::model::Confidence::Medium,
+                recommendation: "Use Redis.".into(),
+                commit: Some("0123456789abcdef0123456789abcdef01234567".into()),
+                reopened_by: "Reviewer: what about cost?".into(),
+            });
+            state.rounds.last_mut().unwrap().guidance = Some("Reviewer: what about cost?".into());
+        }
+        state.usage_by_model = vec![("m".into(), state.totals)];
+        state
+    }
+
+    /// What travels in the record: the state without what `carried::block` leaves out.
+    fn travelling(state: &DebateState) -> serde_json::Value {
+        let mut state = state.clone();
+        state.snapshot.providers.clear();
+        state.snapshot.project.text.clear();
+        state.snapshot.branch = None;
+        state.discarded.iter_mut().for_each(|(_, c)| c.text.clear());
+        (state.repo_root, state.record_path, state.commit_id) = (String::new(), None, None);
+        serde_json::to_value(state).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn a_record_reads_back_as_its_debate_and_renders_to_the_same_bytes(
+            seats in 2usize..=4, rounds in 1u32..=3, seed in any::<u64>(), reviewed in any::<bool>(), sidecar in any::<bool>()
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let templates = Templates::load(dir.path()).unwrap();
+            let mut state = debate(seats, rounds, seed, reviewed);
+            if sidecar {
+                state.snapshot.record.transcript = crate::model::TranscriptPlacement::Sidecar;
+            }
+            let path = Path::new(&state.repo_root).join("docs/decisions/2026-11-22-cache.md");
+            let written = templates.decision(&state, &path).unwrap();
+            let carrier = written.sidecar.as_deref().unwrap_or(&written.decision);
+            let mut read = carried::read(carrier).unwrap();
+            prop_assert_eq!(travelling(&read), travelling(&state), "the debate comes back whole");
+            (read.repo_root, read.record_path, read.commit_id) =
+                (state.repo_root.clone(), state.record_path.clone(), state.commit_id.clone());
+            let again = templates.decision(&read, &path).unwrap();
+            prop_assert_eq!(&again.decision, &written.decision);
+            prop_assert_eq!(&again.sidecar, &written.sidecar);
+        }
+    }
+
+    #[test]
+    fn text_with_markup_reads_back_as_rendered_and_renders_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let templates = Templates::load(dir.path()).unwrap();
+        let mut state = debate(2, 1, 7, false);
+        state.rounds[0].arguments[0].text =
+            "# Heading\n\n<script>x</script> and `<b>`\n\n```rust\nlet a = \"<!-- /debate:text -->\";\n```\n---\nend"
+                .into();
+        let path = Path::new("/repo/docs/decisions/x.md");
+        let written = templates.decision(&state, path).unwrap().decision;
+        let mut read = carried::read(&written).unwrap();
+        (read.repo_root, read.record_path, read.commit_id) =
+            (state.repo_root.clone(), state.record_path.clone(), state.commit_id.clone());
+        assert_eq!(templates.decision(&read, path).unwrap().decision, written);
+    }
+}
