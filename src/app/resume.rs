@@ -231,6 +231,7 @@ fn resume_complete(
             branch: state.snapshot.branch.clone(),
             not_committed: None,
             warnings: Vec::new(),
+            pull_request: Vec::new(),
         };
         let draft = record::issue::write(state, &templates, &published)?;
         terminal.say(&format!("Issue draft written to {}. File it with:\n  {}", draft.path.display(), draft.command));

@@ -51,6 +51,9 @@ pub struct Published {
     /// Why the record was not committed, when it was not.
     pub not_committed: Option<String>,
     pub warnings: Vec<String>,
+    /// On a branch of its own: the commands that push it and open (or update) its pull
+    /// request.
+    pub pull_request: Vec<String>,
 }
 
 /// A written issue draft and the command that files it.

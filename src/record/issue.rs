@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::{RecordError, Result, Templates, WorkTree, git, links};
 use crate::model::{DebateState, Draft, Published, TITLE_LIMIT};
-use crate::text::shorten;
 use crate::text::untrusted::one_line;
+use crate::text::{shell_quote, shorten};
 
 #[derive(Serialize)]
 struct Context<'a> {
@@ -95,11 +95,6 @@ pub fn draft_path(repo_root: &Path, id: &str) -> PathBuf {
     repo_root.join(DRAFTS).join(format!("{id}.md"))
 }
 
-/// Single-quoted for a POSIX shell.
-fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,10 +165,5 @@ mod tests {
             s.confirmation.clear();
         });
         assert_eq!(tasks(&chosen), ["- [ ] Carry out the chosen option: Postgres"], "{chosen}");
-    }
-
-    #[test]
-    fn quotes_survive_the_shell() {
-        assert_eq!(shell_quote("it's"), "'it'\\''s'");
     }
 }

@@ -14,6 +14,7 @@ mod links;
 mod markdown;
 mod path;
 mod publish;
+mod pull_request;
 mod read_back;
 pub mod render;
 pub mod sign;

@@ -8,6 +8,7 @@ use super::error::{RecordError, Result};
 use super::failpoint::failpoint;
 use super::git;
 use super::path::plan_path;
+use super::pull_request;
 use super::render::{Rendered, Templates, sidecar_path};
 use super::worktree::WorkTree;
 use super::{status, supersede};
@@ -53,8 +54,14 @@ fn taken_by_another(state: &DebateState, templates: &Templates, path: &Path) -> 
 pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Result<Published> {
     let root = Path::new(&state.repo_root);
     let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
-    let mut published =
-        Published { path: path.to_path_buf(), commit: None, branch: None, not_committed: None, warnings: Vec::new() };
+    let mut published = Published {
+        path: path.to_path_buf(),
+        commit: None,
+        branch: None,
+        not_committed: None,
+        warnings: Vec::new(),
+        pull_request: Vec::new(),
+    };
     let repo = crate::repo::open(root)?;
     let branch = state.snapshot.branch.clone();
     // A record's branch that is checked out now (a review, say) is the checkout's: the
@@ -125,6 +132,13 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         }
     };
     published.commit = Some(commit.to_string());
+    if let git::Target::Branch(name) = &target {
+        published.pull_request = match state.revisions.is_empty() {
+            true => pull_request::commands(state, name, relative),
+            // A revision: pushing the branch updates the pull request it already has.
+            false => vec![format!("git push origin {}", crate::text::shell_quote(name))],
+        };
+    }
     published.branch = branch;
     Ok(published)
 }

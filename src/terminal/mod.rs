@@ -379,11 +379,20 @@ impl Events for Terminal {
         match (&record.commit, &record.branch, &record.not_committed) {
             (Some(commit), Some(branch), _) => {
                 self.say(&format!(
-                    "\nDecision record committed as {} on the new branch {branch} ({shown});",
-                    short(commit)
+                    "\nDecision record committed as {} on the {}branch {branch} ({shown});",
+                    short(commit),
+                    if state.revisions.is_empty() { "new " } else { "" }
                 ));
-                self.say("your checked-out branch, index and working tree are unchanged. Open a pull request with:");
-                self.command(&format!("  git push -u origin {branch}\n  gh pr create --head {branch} --fill"));
+                self.say("your checked-out branch, index and working tree are unchanged.");
+                if !record.pull_request.is_empty() {
+                    self.say(match state.revisions.is_empty() {
+                        true => "Open its pull request with:",
+                        false => "Update its pull request with:",
+                    });
+                    for command in &record.pull_request {
+                        self.command(&format!("  {command}"));
+                    }
+                }
             }
             (Some(commit), None, _) => {
                 self.say(&format!("\nDecision record written to {shown} and committed as {}.", short(commit)));

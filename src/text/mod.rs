@@ -52,6 +52,11 @@ pub fn record_number(file_name: &str) -> Option<u32> {
     ((3..=5).contains(&digits) && separated && !dated).then(|| file_name[..digits].parse().ok()).flatten()
 }
 
+/// Single-quoted for a POSIX shell: any text, lines included, stays one word.
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
 /// A rough token count for text a provider did not count: four bytes a token.
 pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4)
@@ -60,6 +65,12 @@ pub fn estimate_tokens(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quotes_survive_the_shell() {
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote("two\nlines $HOME `x`"), "'two\nlines $HOME `x`'");
+    }
 
     #[test]
     fn shortening_never_cuts_a_word() {

@@ -176,3 +176,57 @@ fn a_record_that_carries_no_debate_says_so() {
     let out = in_clone(&sandbox, &clone, &home, &["show", &id]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+/// After `--branch`, the lines the terminal prints push the branch and open its pull
+/// request with the record's title and a body naming it, pasted as they are into a shell
+/// (a `gh` on PATH that keeps its arguments stands in for GitHub).
+#[test]
+fn the_printed_lines_push_the_branch_and_open_its_pull_request() {
+    let sandbox = Sandbox::new();
+    git(&sandbox.repo, &["config", "user.name", "Ada Author"]);
+    git(&sandbox.repo, &["config", "user.email", "ada@example.com"]);
+    git(&sandbox.repo, &["commit", "-q", "--allow-empty", "-m", "start"]);
+    let origin = sandbox.home.join("origin.git");
+    git(&sandbox.home, &["init", "-q", "--bare", origin.to_str().unwrap()]);
+    git(&sandbox.repo, &["remote", "add", "origin", origin.to_str().unwrap()]);
+    let out = sandbox
+        .cmd()
+        .args(["--offline", "--no-checkpoints", "-r", "2", &format!("--branch={BRANCH}"), QUESTION])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let (_, after) = stderr.split_once("Open its pull request with:\n").expect(&stderr);
+    let (lines, _) = after.split_once("\nDebate DEB-").expect(&stderr);
+    assert!(
+        lines.starts_with(&format!("  git push -u origin '{BRANCH}'\n  gh pr create --head '{BRANCH}'")),
+        "{lines}"
+    );
+
+    let bin = sandbox.home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let kept = sandbox.home.join("gh-args");
+    let gh = format!("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > '{}'\n", kept.display());
+    std::fs::write(bin.join("gh"), gh).unwrap();
+    std::fs::set_permissions(bin.join("gh"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let run = std::process::Command::new("sh")
+        .args(["-e", "-c", lines])
+        .current_dir(&sandbox.repo)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}{}", text(&run.stdout), text(&run.stderr));
+
+    assert_eq!(tip(&origin, BRANCH), tip(&sandbox.repo, BRANCH), "the branch was pushed");
+    let args = std::fs::read_to_string(&kept).unwrap();
+    let args: Vec<&str> = args.split_terminator('\0').collect();
+    assert_eq!(args[..4], ["pr", "create", "--head", BRANCH], "{args:?}");
+    assert_eq!(args[4], "--title");
+    assert_eq!(args[5], "Should we use Redis or Postgres for caching", "the record's title");
+    assert_eq!(args[6], "--body");
+    let files = git(&sandbox.repo, &["ls-tree", "-r", "--name-only", BRANCH, "docs/decisions"]);
+    let record = files.lines().find(|f| !f.ends_with("README.md")).expect("the record on its branch");
+    assert!(args[7].contains(&format!("`{record}`")), "the body names the record: {}", args[7]);
+    assert!(args[7].contains("debate review DEB-"), "{}", args[7]);
+}
