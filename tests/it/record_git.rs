@@ -451,7 +451,7 @@ fn branch_commits_to_a_new_branch_without_touching_the_checkout() {
     assert_eq!(run.commit(), Some(tip.clone()));
     assert_eq!(parents(repo, &tip), before[1], "the branch starts at the old HEAD");
     assert_record_commit(repo, &tip, &record_name(""), &run.id);
-    assert!(run.stderr.contains(&format!("git push -u origin {branch}")), "how to push: {}", run.stderr);
+    assert!(run.stderr.contains(&format!("git push -u origin '{branch}'")), "how to push: {}", run.stderr);
     // stdout names the record as git does, on the branch; `git show` reads it.
     let shown = format!("{branch}:{}", record_name(""));
     assert!(run.stderr.lines().any(|l| l == shown), "stdout names {shown}: {}", run.stderr);
