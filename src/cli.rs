@@ -145,6 +145,31 @@ pub enum Command {
     },
     /// Print the manual page (roff), e.g. `debate man | man -l -`
     Man,
+    /// Write the CI workflow for the review loop in pull requests: a `/debate <objection>`
+    /// comment by a collaborator runs a review round and commits it to the pull request
+    Ci(CiArgs),
+}
+
+/// `debate ci`.
+#[derive(Debug, Args)]
+pub struct CiArgs {
+    /// The CI system to write the workflow for
+    #[arg(value_enum)]
+    pub platform: CiPlatform,
+
+    /// The workflow's command that installs debate [default: cargo install --locked debate]
+    #[arg(long, value_name = "COMMAND")]
+    pub install: Option<String>,
+
+    /// Replace a workflow file that is already there
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CiPlatform {
+    /// GitHub Actions: .github/workflows/debate-review.yml
+    Github,
 }
 
 /// What a new debate takes.
@@ -268,8 +293,8 @@ pub struct ResumeArgs {
 #[command(group = clap::ArgGroup::new("objection").required(true))]
 pub struct ReviewArgs {
     /// The completed debate: its id, or its record's path
-    #[arg(value_name = "ID|PATH")]
-    pub target: String,
+    #[arg(value_name = "ID|PATH", required_unless_present = "github_event", conflicts_with = "github_event")]
+    pub target: Option<String>,
 
     /// The reviewer's objection: the next round's guidance
     #[arg(long, value_name = "TEXT", group = "objection")]
@@ -278,6 +303,12 @@ pub struct ReviewArgs {
     /// The reviewer's objection, read from a file (`-` for standard input)
     #[arg(long, value_name = "PATH", group = "objection")]
     pub guide_file: Option<PathBuf>,
+
+    /// In a GitHub Actions job: the pull request comment's event (`$GITHUB_EVENT_PATH`);
+    /// a collaborator's `/debate <objection>` reviews the records the pull request
+    /// changes, pushes the revision and answers in the thread
+    #[arg(long, value_name = "PATH", group = "objection")]
+    pub github_event: Option<PathBuf>,
 
     /// Rewrite the record from the debate even where edits committed since the debate
     /// wrote it differ (they stay in git history)

@@ -4,6 +4,7 @@
 //! or two lines (`-v`: with its causes).
 
 use crate::catalog::CatalogError;
+use crate::github::GithubError;
 use crate::moderator::selection::SelectionError;
 use crate::providers::ProviderError;
 use crate::record::RecordError;
@@ -42,6 +43,8 @@ pub enum Error {
     Record(#[from] RecordError),
     #[error(transparent)]
     Output(#[from] OutputError),
+    #[error(transparent)]
+    Github(#[from] GithubError),
     /// A failure that left the debate paused: exit code and message of the failure,
     /// and the way to resume.
     #[error("{source}")]
@@ -127,6 +130,7 @@ impl Error {
             Error::Store(err) => err.exit_code(),
             Error::Record(err) => err.exit_code(),
             Error::Output(err) => err.exit_code(),
+            Error::Github(err) => err.exit_code(),
             Error::Paused { source, .. } => source.exit_code(),
         }
     }
@@ -144,6 +148,7 @@ impl Error {
             Error::Store(err) => err.hint(),
             Error::Record(err) => err.hint(),
             Error::Output(err) => err.hint(),
+            Error::Github(err) => err.hint(),
             Error::Paused { id, source } => Some(match source.hint() {
                 Some(hint) => format!("{hint}; the debate is paused: debate --resume {id}"),
                 None => format!("the debate is paused; continue it with: debate --resume {id}"),

@@ -1,11 +1,13 @@
 //! The commands, one file each, over typed requests (`request`) resolved once from the
 //! command line. Each checks every input before it writes anything.
 
+mod ci;
 pub mod completion;
 mod config;
 pub mod dashboard;
 mod drive;
 mod existing;
+mod github_review;
 mod give_up;
 mod input;
 mod lifecycle;
@@ -59,6 +61,8 @@ async fn command(invocation: Invocation) -> Result<()> {
             Ok(terminal::print_out(&String::from_utf8_lossy(&page))?)
         }
         Mode::Completions(shell) => completion::script(shell),
+        Mode::Ci { install, force } => ci::write(install.as_deref(), force, &terminal),
+        Mode::GithubReview(request) => github_review::run(&request, &db_path()?, &mut terminal).await,
         Mode::Trust { path, revoke } => trust::run(path.as_deref(), revoke, &terminal),
         Mode::Lifecycle(request) => lifecycle::run(&request, &db_path()?, json, &terminal),
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,

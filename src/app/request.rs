@@ -54,6 +54,22 @@ pub enum Mode {
     Completions(clap_complete::Shell),
     /// `debate man`: the manual page.
     Man,
+    /// `debate review --github-event PATH`: the review loop in a pull request.
+    GithubReview(GithubReviewRequest),
+    /// `debate ci github`: write the workflow that runs it.
+    Ci {
+        install: Option<String>,
+        force: bool,
+    },
+}
+
+/// A pull request comment's review, as a GitHub Actions job runs it.
+#[derive(Debug, Clone)]
+pub struct GithubReviewRequest {
+    /// The event file (`$GITHUB_EVENT_PATH`).
+    pub event: PathBuf,
+    pub config: Option<PathBuf>,
+    pub max_rounds: Option<u8>,
 }
 
 /// Where text the user gives comes from: a new debate's question, a reviewer's objection.
@@ -177,13 +193,23 @@ impl Invocation {
             Some(Command::Resume(args)) => {
                 resume(args.id, args.run, review(args.guide.map(QuestionSource::Text), args.discard_edits))
             }
-            Some(Command::Review(args)) => {
-                let file = |path: PathBuf| {
-                    if path == Path::new("-") { QuestionSource::Stdin } else { QuestionSource::File(path) }
-                };
-                let objection = args.guide.map(QuestionSource::Text).or(args.guide_file.map(file));
-                resume(args.target, args.run, review(objection, args.discard_edits))
-            }
+            Some(Command::Review(args)) => match (args.github_event, args.target) {
+                (Some(event), _) => Mode::GithubReview(GithubReviewRequest {
+                    event,
+                    config: config.clone(),
+                    max_rounds: args.run.max_rounds,
+                }),
+                (None, target) => {
+                    let file = |path: PathBuf| {
+                        if path == Path::new("-") { QuestionSource::Stdin } else { QuestionSource::File(path) }
+                    };
+                    let objection = args.guide.map(QuestionSource::Text).or(args.guide_file.map(file));
+                    resume(target.unwrap_or_default(), args.run, review(objection, args.discard_edits))
+                }
+            },
+            Some(Command::Ci(args)) => match args.platform {
+                crate::cli::CiPlatform::Github => Mode::Ci { install: args.install, force: args.force },
+            },
             Some(Command::Abandon { id }) => Mode::GiveUp { id, delete: false },
             Some(Command::Delete { id }) => Mode::GiveUp { id, delete: true },
             Some(Command::Accept(args)) => lifecycle(args, Verdict::Accepted),

@@ -22,8 +22,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The git edge: where the repository is and who the user is in it.
     ("repo", &["text"]),
     ("record", &["model", "settings", "text", "adr", "repo"]),
+    // The GitHub edge: a pull request comment's event, its REST calls, git fetch and push.
+    ("github", &["text"]),
     ("terminal", &["model", "settings", "text", "view"]),
-    ("error", &["catalog", "moderator", "providers", "record", "repo", "settings", "store", "terminal"]),
+    ("error", &["catalog", "github", "moderator", "providers", "record", "repo", "settings", "store", "terminal"]),
     ("engine", &["model", "catalog", "settings", "text", "moderator", "providers", "store", "record", "error"]),
     // The dashboard: a front end over the engine's state and the stored debates; the
     // commands that run debates are handed to it by `app`.
@@ -48,6 +50,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "error",
             "engine",
             "serve",
+            "github",
         ],
     ),
 ];

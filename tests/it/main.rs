@@ -20,6 +20,7 @@ mod dashboard;
 mod debate_flow;
 mod decisions_index;
 mod git_edges;
+mod github_review;
 mod honest_records;
 mod hostile_text;
 mod interactive;

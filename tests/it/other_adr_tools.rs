@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{Sandbox, git, text};
+use crate::common::{Sandbox, git, npm_package, text};
 
 const FIRST: &str = "Should we use MySQL or Postgres for orders?";
 const SECOND: &str = "Should we use Postgres or SQLite for orders?";
@@ -51,28 +51,7 @@ fn stem(path: &str) -> String {
 
 /// log4brains 1.1.0, installed once into a cache outside the repository.
 fn log4brains() -> PathBuf {
-    assert!(runs("npm", "--version"), "npm does not run: .ci/run installs Debian's `npm`");
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .expect("a cache directory")
-        .join("debate-tests/log4brains-1.1.0");
-    let bin = cache.join("node_modules/.bin/log4brains");
-    if !bin.exists() {
-        // Installed beside and renamed into place, so an interrupted install is never used.
-        let partial = cache.with_extension(format!("partial-{}", std::process::id()));
-        std::fs::create_dir_all(&partial).unwrap();
-        let out = Command::new("npm")
-            .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
-            .arg(&partial)
-            .arg("log4brains@1.1.0")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "npm install log4brains: {}", text(&out.stderr));
-        let _ = std::fs::rename(&partial, &cache);
-        let _ = std::fs::remove_dir_all(&partial);
-    }
-    bin
+    npm_package("log4brains", "1.1.0").join("node_modules/.bin/log4brains")
 }
 
 #[test]

@@ -472,3 +472,30 @@ pub const STANCE: &str = r#"STANCE: {\"option\": \"Postgres\", \"confidence\": \
 /// The binary question this harness's scripts are written for, and its panel.
 pub const QUESTION: &str = "Should we use Redis or Postgres for caching?";
 pub const PANEL: [&str; 2] = ["Performance Advocate", "Operational Simplicity"];
+
+/// The npm package `name@version`, installed once into a cache outside the repository
+/// (`~/.cache/debate-tests/<name>-<version>`); the directory it is installed in.
+pub fn npm_package(name: &str, version: &str) -> PathBuf {
+    let npm = StdCommand::new("npm").arg("--version").output();
+    assert!(npm.is_ok_and(|out| out.status.success()), "npm does not run: .ci/run installs Debian's `npm`");
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .expect("a cache directory")
+        .join(format!("debate-tests/{name}-{version}"));
+    if !cache.join("node_modules").join(name).exists() {
+        // Installed beside and renamed into place, so an interrupted install is never used.
+        let partial = cache.with_extension(format!("partial-{}", std::process::id()));
+        std::fs::create_dir_all(&partial).unwrap();
+        let out = StdCommand::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+            .arg(&partial)
+            .arg(format!("{name}@{version}"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "npm install {name}: {}", text(&out.stderr));
+        let _ = std::fs::rename(&partial, &cache);
+        let _ = std::fs::remove_dir_all(&partial);
+    }
+    cache
+}

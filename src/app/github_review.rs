@@ -1,0 +1,227 @@
+//! `debate review --github-event PATH`: the review loop in a pull request, as the
+//! workflow `debate ci github` writes runs it. A collaborator's `/debate <objection>`
+//! reviews each decision record the pull request changes, on its branch, pushes the
+//! revisions and answers in the thread; anyone else, a fork's pull request, a comment
+//! without an objection and a pull request without a record are answered with why not.
+
+use std::path::Path;
+
+use super::request::{GithubReviewRequest, QuestionSource, ResumeRequest, Review};
+use super::resume;
+use crate::error::{Error, Result};
+use crate::github::api::{Client, Pull};
+use crate::github::event::{self, Comment};
+use crate::github::{self, GithubError};
+use crate::model::DebateState;
+use crate::record::WorkTree;
+use crate::terminal::Terminal;
+use crate::text::shorten;
+use crate::text::untrusted::one_line;
+
+pub async fn run(request: &GithubReviewRequest, db_path: &Path, terminal: &mut Terminal) -> Result<()> {
+    let shown = request.event.display().to_string();
+    let text = std::fs::read_to_string(&request.event)
+        .map_err(|err| GithubError::Event { path: shown.clone(), why: err.to_string() })?;
+    let comment = event::parse(&shown, &text)?;
+    let Some(objection) = comment.objection().filter(|_| comment.on_pull_request) else {
+        terminal.say("The event is no `/debate` comment on a pull request: nothing to review.");
+        return Ok(());
+    };
+    let client = Client::from_env()?;
+    let refuse = async |why: String| -> Result<()> {
+        client.reply(&comment.repository, comment.number, &why).await?;
+        terminal.say(&format!("Not reviewed: {}", one_line(&why)));
+        Ok(())
+    };
+    if !comment.by_collaborator() {
+        return refuse(not_a_collaborator(&comment)).await;
+    }
+    if objection.is_empty() {
+        return refuse(NO_OBJECTION.to_string()).await;
+    }
+    let pull = client.pull(&comment.repository, comment.number).await?;
+    if pull.head_repository.as_deref() != Some(comment.repository.as_str()) {
+        return refuse(from_a_fork(&pull)).await;
+    }
+    let root = crate::repo::around_working_directory()?;
+    github::git::check_out(&root, &pull.head_ref, &pull.base_ref)?;
+    let records = changed_records(&root, &pull.base_ref)?;
+    if records.is_empty() {
+        return refuse(NO_RECORD.to_string()).await;
+    }
+    let mut reviewed = Vec::new();
+    for record in &records {
+        let review = ResumeRequest {
+            id: record.clone(),
+            config: request.config.clone(),
+            max_rounds: request.max_rounds,
+            no_checkpoints: true,
+            review: Some(Review { objection: QuestionSource::Text(objection.clone()), discard_edits: false }),
+            ..ResumeRequest::default()
+        };
+        match resume::run(&review, db_path, terminal, None).await {
+            Ok(state) => reviewed.push((record.clone(), state)),
+            Err(err) => {
+                // What was reviewed before it is kept: pushed, and said.
+                if !reviewed.is_empty() {
+                    github::git::push(&root, &pull.head_ref)?;
+                }
+                let said = stopped(record, &err, &reviewed, &comment, &pull, &root);
+                client.reply(&comment.repository, comment.number, &said).await?;
+                return Err(err);
+            }
+        }
+    }
+    github::git::push(&root, &pull.head_ref)?;
+    let commit = github::git::head(&root)?;
+    let links = Links { server: github::api::server_url(), repository: &comment.repository, commit: &commit };
+    client.reply(&comment.repository, comment.number, &concluded(&objection, &reviewed, &links, &pull)).await?;
+    terminal.say(&format!("Pushed the revision to {} and answered in #{}.", pull.head_ref, comment.number));
+    Ok(())
+}
+
+/// The decision records debate wrote that the pull request adds or changes: Markdown
+/// files still in its tree whose front matter names a debate.
+fn changed_records(root: &Path, base: &str) -> Result<Vec<String>> {
+    let tree = WorkTree::open(root)?;
+    let mut records = Vec::new();
+    for path in github::git::changed(root, base)? {
+        if !path.ends_with(".md") {
+            continue;
+        }
+        let Ok(Some(bytes)) = tree.read(Path::new(&path)) else { continue };
+        if crate::adr::read(&path, &String::from_utf8_lossy(&bytes)).and_then(|f| f.id).is_some() {
+            records.push(path);
+        }
+    }
+    Ok(records)
+}
+
+const NO_OBJECTION: &str = "Give the objection after the command, for example `/debate what about operating cost?`: \
+     it becomes the guidance of one more round, and the record is revised on this branch.";
+
+const NO_RECORD: &str = "This pull request changes no decision record, so there is nothing to review: \
+     `/debate` answers an objection to a record that debate wrote.";
+
+fn not_a_collaborator(comment: &Comment) -> String {
+    format!(
+        "@{}: only this repository's owners, members and collaborators can run `/debate`, \
+         because a review spends the repository's model keys.",
+        comment.author
+    )
+}
+
+fn from_a_fork(pull: &Pull) -> String {
+    let fork = pull.head_repository.as_deref().unwrap_or("a deleted fork");
+    format!(
+        "This pull request comes from a fork ({}), so `/debate` does not run on it: no key runs on a fork's branch. \
+         Run `debate review <record> --guide \"…\"` in a clone and push the revision to the fork, \
+         or open the pull request from a branch of this repository.",
+        quoted(fork, 100)
+    )
+}
+
+/// Text from elsewhere (a model, a comment) as one line of a reply: shortened, with no
+/// mention that would notify anyone.
+fn quoted(text: &str, limit: usize) -> String {
+    shorten(&one_line(text), limit).replace('@', "&#64;")
+}
+
+struct Links<'a> {
+    server: String,
+    repository: &'a str,
+    commit: &'a str,
+}
+
+impl Links<'_> {
+    fn record(&self, path: &str) -> String {
+        format!("{}/{}/blob/{}/{path}", self.server, self.repository, self.commit)
+    }
+}
+
+/// What each record concludes now, linked at the pushed commit.
+fn concluded(objection: &str, reviewed: &[(String, DebateState)], links: &Links, pull: &Pull) -> String {
+    let mut reply = format!("Reviewed with the objection \u{201c}{}\u{201d}:\n\n", quoted(objection, 300));
+    for (path, state) in reviewed {
+        reply.push_str(&format!("- [`{path}`]({}): {}\n", links.record(path), conclusion(state)));
+    }
+    reply.push_str(&format!(
+        "\nThe revision is committed on `{}` as {}.",
+        pull.head_ref,
+        links.commit.chars().take(10).collect::<String>()
+    ));
+    reply
+}
+
+/// "now **Postgres** (confidence medium): Cache in Postgres now; …" after its round.
+fn conclusion(state: &DebateState) -> String {
+    let Some(outcome) = &state.outcome else { return "no conclusion".into() };
+    let chosen = outcome.synthesis.chosen_option.as_deref().map_or("no single option".into(), |o| quoted(o, 80));
+    let before = state.revisions.last().and_then(|r| r.chosen_option.as_deref());
+    let changed = match before {
+        Some(before) if Some(before) != outcome.synthesis.chosen_option.as_deref() => {
+            format!(" (was {})", quoted(before, 80))
+        }
+        _ => String::new(),
+    };
+    format!(
+        "now **{chosen}**{changed}, confidence {}: {}",
+        outcome.confidence.as_str(),
+        quoted(&outcome.synthesis.recommendation, 300)
+    )
+}
+
+/// A review that stopped: which record, why, and what was reviewed before it.
+fn stopped(
+    record: &str,
+    err: &Error,
+    reviewed: &[(String, DebateState)],
+    comment: &Comment,
+    pull: &Pull,
+    root: &Path,
+) -> String {
+    let mut reply = format!("The review of `{record}` stopped: {}", quoted(&err.to_string(), 500));
+    if let Some(hint) = err.hint() {
+        reply.push_str(&format!(" ({})", quoted(&hint, 300)));
+    }
+    if !reviewed.is_empty() {
+        let commit = github::git::head(root).unwrap_or_default();
+        let links = Links { server: github::api::server_url(), repository: &comment.repository, commit: &commit };
+        let done: Vec<String> =
+            reviewed.iter().map(|(path, _)| format!("[`{path}`]({})", links.record(path))).collect();
+        reply.push_str(&format!("\n\nReviewed and pushed to `{}` before it: {}.", pull.head_ref, done.join(", ")));
+    }
+    reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::fixture;
+
+    #[test]
+    fn text_from_elsewhere_notifies_nobody_and_stays_on_one_line() {
+        assert_eq!(quoted("ask @alice\nnow", 100), "ask &#64;alice now");
+    }
+
+    #[test]
+    fn the_answer_gives_each_records_conclusion_and_link() {
+        let state = fixture::complete(1);
+        let pull = Pull {
+            head_ref: "decisions/cache".into(),
+            head_repository: Some("acme/shop".into()),
+            base_ref: "main".into(),
+        };
+        let links = Links { server: "https://github.com".into(), repository: "acme/shop", commit: "0123456789abcdef" };
+        let reply = concluded("what about @bob's cost?", &[("docs/decisions/cache.md".into(), state)], &links, &pull);
+        assert!(
+            reply.starts_with("Reviewed with the objection \u{201c}what about &#64;bob's cost?\u{201d}:\n\n"),
+            "{reply}"
+        );
+        assert!(
+            reply.contains("- [`docs/decisions/cache.md`](https://github.com/acme/shop/blob/0123456789abcdef/docs/decisions/cache.md): now **Postgres**"),
+            "{reply}"
+        );
+        assert!(reply.ends_with("committed on `decisions/cache` as 0123456789."), "{reply}");
+    }
+}

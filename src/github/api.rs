@@ -1,0 +1,114 @@
+//! The two REST calls a review in a pull request makes: read the pull request (its
+//! branch, and whether it comes from a fork) and answer in its thread. The address is
+//! `GITHUB_API_URL` (Actions sets it; a test points it at a local server), the token
+//! `GITHUB_TOKEN`, which joins the secret gate before anything is sent.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{GithubError, Result};
+use crate::text::secrets;
+
+/// Where the repository's pages are (`GITHUB_SERVER_URL`), for links in a reply.
+pub fn server_url() -> String {
+    std::env::var("GITHUB_SERVER_URL")
+        .map_or_else(|_| "https://github.com".into(), |url| url.trim_end_matches('/').into())
+}
+
+pub struct Client {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+}
+
+/// What the review needs of a pull request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pull {
+    /// The branch its commits are on, in `head_repository`.
+    pub head_ref: String,
+    /// `owner/name` of the repository the branch is in: another one for a fork (`None`
+    /// when that fork was deleted).
+    pub head_repository: Option<String>,
+    /// The branch it would merge into.
+    pub base_ref: String,
+}
+
+#[derive(Deserialize)]
+struct PullJson {
+    head: Side,
+    base: Side,
+}
+
+#[derive(Deserialize)]
+struct Side {
+    #[serde(rename = "ref")]
+    branch: String,
+    repo: Option<RepoJson>,
+}
+
+#[derive(Deserialize)]
+struct RepoJson {
+    full_name: String,
+}
+
+impl Client {
+    /// The client the workflow's environment describes.
+    pub fn from_env() -> Result<Client> {
+        let token =
+            std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty()).ok_or(GithubError::Missing("GITHUB_TOKEN"))?;
+        secrets::guard([token.clone()]);
+        let base = std::env::var("GITHUB_API_URL").unwrap_or_else(|_| "https://api.github.com".into());
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(60))
+            .user_agent(concat!("debate/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|source| GithubError::Http { what: "a client".into(), source })?;
+        Ok(Client { http, base: base.trim_end_matches('/').to_string(), token })
+    }
+
+    pub async fn pull(&self, repository: &str, number: u64) -> Result<Pull> {
+        let what = format!("pull request #{number}");
+        let request = self.http.get(format!("{}/repos/{repository}/pulls/{number}", self.base));
+        let pull: PullJson =
+            self.send(request, &what).await?.json().await.map_err(|source| GithubError::Http { what, source })?;
+        Ok(Pull {
+            head_ref: pull.head.branch,
+            head_repository: pull.head.repo.map(|r| r.full_name),
+            base_ref: pull.base.branch,
+        })
+    }
+
+    /// Answer in the pull request's thread; the body passes the secret gate first.
+    pub async fn reply(&self, repository: &str, number: u64, body: &str) -> Result<()> {
+        let request = self
+            .http
+            .post(format!("{}/repos/{repository}/issues/{number}/comments", self.base))
+            .json(&json!({ "body": secrets::gate(body) }));
+        self.send(request, &format!("a reply on #{number}")).await?;
+        Ok(())
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder, what: &str) -> Result<reqwest::Response> {
+        let response = request
+            .bearer_auth(&self.token)
+            .header("Accept", "application/vnd.github+json")
+            .header("X-GitHub-Api-Version", "2022-11-28")
+            .send()
+            .await
+            .map_err(|source| GithubError::Http { what: what.to_string(), source })?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let body = response.text().await.unwrap_or_default();
+        let message = serde_json::from_str::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|v| v["message"].as_str().map(str::to_string))
+            .unwrap_or(body);
+        let message = secrets::gate(&crate::text::shorten(&crate::text::untrusted::one_line(&message), 300));
+        Err(GithubError::Api { what: what.to_string(), status: status.as_u16(), message })
+    }
+}
