@@ -30,9 +30,25 @@ fn transcript_structure(raw: &str) -> bool {
     })
 }
 
+/// The comment lines a record carries its debate in (`record::carried`); a model's text
+/// reaches the record as Markdown that holds no HTML, so these are debate's own.
+fn carried(raw: &str) -> bool {
+    raw.lines().all(|line| {
+        let line = line.trim();
+        line == "<!-- debate:text -->"
+            || line == "<!-- /debate:text -->"
+            || line
+                .strip_prefix("<!-- debate:state {")
+                .and_then(|l| l.strip_suffix("} -->"))
+                .is_some_and(|json| !json.contains(['<', '>']))
+    })
+}
+
 fn render(text: &str, record: bool) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let events = Parser::new_ext(text, options).map(|event| match event {
+        // What the record carries for debate itself is a comment GitHub does not show.
+        Event::Html(raw) if record && carried(&raw) => Event::Text(CowStr::Borrowed("")),
         Event::Html(raw) if record && transcript_structure(&raw) => Event::Html(raw),
         Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
         Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
@@ -79,6 +95,16 @@ pub fn without_front_matter(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_records_carried_debate_is_not_shown() {
+        let record = "**Performance Advocate, argument**\n\n<!-- debate:text -->\nRedis is faster.\n<!-- /debate:text -->\n\n<!-- debate:state {\"texts\":\"ab\"} -->\n";
+        let html = record_to_html(record);
+        assert!(!html.contains("debate:text") && !html.contains("debate:state"), "{html}");
+        assert!(html.contains("<p>Redis is faster.</p>"), "{html}");
+        // Elsewhere (a model's answer) the same text is shown as the text it is.
+        assert!(to_html(record).contains("&lt;!-- debate:text --&gt;"));
+    }
 
     #[test]
     fn html_in_model_text_is_shown_as_text() {
