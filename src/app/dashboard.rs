@@ -2,7 +2,7 @@
 //! a debate started or continued in the browser is checked and run exactly as one in
 //! the terminal.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
@@ -73,6 +73,12 @@ impl Launch for Launcher {
 
     fn issue_draft(&self, repo_root: &str, id: &str, title: &str) -> Option<IssueDraft> {
         report::issue_draft(repo_root, id, title)
+    }
+
+    fn record_directory(&self, repo_root: &str) -> String {
+        let settings = crate::settings::load(Path::new(repo_root), self.config.as_deref(), &FlagOverrides::default());
+        let record = settings.map(|loaded| loaded.settings.record).unwrap_or_default();
+        record.directory.0
     }
 }
 

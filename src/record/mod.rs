@@ -11,6 +11,7 @@ pub mod index;
 pub mod issue;
 pub mod lifecycle;
 mod links;
+pub mod listing;
 mod markdown;
 mod path;
 mod publish;

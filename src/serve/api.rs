@@ -10,7 +10,7 @@ use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use super::error::ApiError;
@@ -22,6 +22,7 @@ use super::state::App;
 use super::stored::{existing, with_store};
 use super::web_events::Reply;
 use crate::model::{Decision, Status};
+use crate::record::listing::{self, RepositoryRecord};
 use crate::view::{Detail, IssueDraft, Summary};
 
 /// Most debates a list shows.
@@ -87,6 +88,34 @@ pub async fn repositories(app: &Arc<App>) -> Result<Vec<String>, ApiError> {
             known.insert(0, here);
         }
         Ok(known)
+    })
+    .await
+}
+
+/// A record of the repository `debate serve` runs in, and whether this database has
+/// its debate.
+#[derive(Serialize)]
+pub struct RepositoryDecision {
+    #[serde(flatten)]
+    pub record: RepositoryRecord,
+    pub in_database: bool,
+}
+
+/// The decisions in the repository the dashboard runs in: on the checked-out branch and
+/// the `decisions/*` branches, whether or not this database ran them.
+pub async fn decisions(app: &Arc<App>) -> Result<Vec<RepositoryDecision>, ApiError> {
+    let Some(here) = app.here.clone() else { return Ok(Vec::new()) };
+    let launch = app.launch.clone();
+    with_store(&app.db, move |store| {
+        let records = listing::in_repository(std::path::Path::new(&here), &launch.record_directory(&here));
+        Ok(records
+            .into_iter()
+            .map(|record| {
+                let known =
+                    |id: &String| store.as_ref().is_some_and(|s| s.resolve_id(id).is_ok_and(|found| found == *id));
+                RepositoryDecision { in_database: record.id.as_ref().is_some_and(known), record }
+            })
+            .collect())
     })
     .await
 }

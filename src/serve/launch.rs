@@ -23,6 +23,8 @@ pub trait Launch: Send + Sync {
     ) -> LocalBoxFuture<'a, Result<DebateState>>;
     /// The debate's issue draft, if one was written.
     fn issue_draft(&self, repo_root: &str, id: &str, title: &str) -> Option<IssueDraft>;
+    /// Where the repository at `repo_root` keeps its records, as its settings say.
+    fn record_directory(&self, repo_root: &str) -> String;
 }
 
 /// A debate to start: the form's fields, or `POST /api/debates`'s body.

@@ -79,6 +79,7 @@ pub fn build(options: &Options, launch: Arc<dyn Launch>, stopping: watch::Receiv
         .route("/", get(pages::index))
         .route("/debates/{id}", get(pages::debate))
         .route("/debates/{id}/record", get(pages::record_file))
+        .route("/records", get(pages::repository_record))
         .route("/assets/{name}", get(pages::asset))
         .route("/api/debates", get(api::list).post(api::start))
         .route("/api/debates/{id}", get(api::show))

@@ -8,13 +8,16 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
+use serde::Deserialize;
 
 use super::api::{self, Filter};
 use super::error::ApiError;
+use super::markdown;
 use super::render::record_text;
 use super::state::App;
 use super::stored::{existing, with_store};
 use crate::model::Status;
+use crate::record::listing;
 use crate::view::Detail;
 
 const SCRIPT: &str = include_str!("assets/app.js");
@@ -40,6 +43,7 @@ pub async fn index(State(app): State<Arc<App>>, query: Result<Query<Filter>, Que
         let chosen = (filter.status.clone().unwrap_or_default(), filter.repository.clone().unwrap_or_default());
         let debates = api::listing(&app, filter).await?;
         let repositories = api::repositories(&app).await?;
+        let decisions = api::decisions(&app).await?;
         let statuses = [
             Status::Analyzing,
             Status::InRound,
@@ -53,7 +57,8 @@ pub async fn index(State(app): State<Arc<App>>, query: Result<Query<Filter>, Que
         app.pages.render(
             "list.html",
             minijinja::context! {
-                debates, repositories, statuses,
+                debates, repositories, statuses, decisions,
+                here => app.here,
                 status => chosen.0,
                 repository => chosen.1,
                 csrf => app.guard.csrf(),
@@ -96,6 +101,54 @@ pub async fn record_file(State(app): State<Arc<App>>, Path(id): Path<String>) ->
     })
     .await?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
+/// Which record `GET /records` shows.
+#[derive(Deserialize)]
+pub struct RecordOnBranch {
+    branch: String,
+    path: String,
+}
+
+/// `GET /records?branch=…&path=…`: a decision record of this repository as its branch
+/// holds it, for one this database never ran; only a record the list shows.
+pub async fn repository_record(
+    State(app): State<Arc<App>>,
+    query: Result<Query<RecordOnBranch>, QueryRejection>,
+) -> Response {
+    let page = async {
+        let Query(wanted) = query.map_err(|err| ApiError::new(StatusCode::BAD_REQUEST, err.to_string()))?;
+        let not_found = || {
+            ApiError::new(StatusCode::NOT_FOUND, format!("no decision record {} on {}", wanted.path, wanted.branch))
+                .hint("open one the list of this repository's decisions shows")
+        };
+        let here = app.here.clone().ok_or_else(not_found)?;
+        let directory = app.launch.clone().record_directory(&here);
+        let (branch, path) = (wanted.branch.clone(), wanted.path.clone());
+        let (record, text) = tokio::task::spawn_blocking(move || {
+            listing::text_on(std::path::Path::new(&here), &directory, &branch, &path)
+        })
+        .await
+        .ok()
+        .flatten()
+        .ok_or_else(not_found)?;
+        app.pages.render(
+            "record.html",
+            minijinja::context! {
+                title => record.title,
+                status => record.status,
+                id => record.id,
+                branch => record.branch,
+                path => record.path,
+                html => minijinja::Value::from_safe_string(markdown::record_to_html(markdown::without_front_matter(&text))),
+                csrf => app.guard.csrf(),
+            },
+        )
+    };
+    match page.await {
+        Ok(html) => Html(html).into_response(),
+        Err(err) => error_page(&app, err),
+    }
 }
 
 /// `GET /assets/{name}`: our script and style sheet, compiled in.

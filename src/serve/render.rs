@@ -20,6 +20,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("debate.html", include_str!("../../templates/serve/debate.html")),
     ("live.html", include_str!("../../templates/serve/live.html")),
     ("error.html", include_str!("../../templates/serve/error.html")),
+    ("record.html", include_str!("../../templates/serve/record.html")),
 ];
 /// The largest record file shown.
 const MAX_RECORD_BYTES: u64 = 1024 * 1024;

@@ -152,6 +152,8 @@ async fn the_list_and_the_documents_are_the_cli_s() {
         let repository = root(&sandbox).replace('/', "&#x2f;");
         assert!(page.contains(&id) && page.contains("status-complete") && page.contains(&repository), "{page}");
         let (_, _, filtered) = d.get("/?status=paused").await;
+        // The filter is the debates table's; the repository's decisions are listed below it.
+        let filtered = filtered.split("Decisions in this repository").next().unwrap();
         assert!(!filtered.contains(&format!("/debates/{id}")), "{filtered}");
         let repository = format!("/api/debates?repository={}", root(&sandbox).replace('/', "%2F"));
         assert_eq!(d.json(&repository).await.as_array().unwrap().len(), 1);
@@ -475,6 +477,62 @@ async fn a_record_replaced_by_a_link_is_not_served() {
         assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
         let (_, _, page) = d.get(&format!("/debates/{id}")).await;
         assert!(!page.contains("sk-not-for-pages") && !body.contains("sk-not-for-pages"));
+    })
+    .await;
+}
+
+/// The list shows the repository's decisions — the checked-out branch's and a
+/// `decisions/*` branch's — beside the database's debates, and opens a record this
+/// database never ran from its branch.
+#[tokio::test]
+async fn the_repositorys_decisions_are_listed_and_open_whoever_ran_them() {
+    let sandbox = Sandbox::new();
+    git(&sandbox.repo, &["config", "user.name", "Ada Author"]);
+    git(&sandbox.repo, &["config", "user.email", "ada@example.com"]);
+    let ours = sandbox.cmd().args(["--offline", "--no-checkpoints", "-q", "-r", "1", QUESTION]).output().unwrap();
+    assert!(ours.status.success(), "{}", text(&ours.stderr));
+    let our_id = sandbox.newest_id();
+    // A teammate's debate, on its own branch, from another database.
+    let teammate = sandbox.home.join("teammate");
+    let question = "Should we queue emails in Postgres or RabbitMQ?";
+    let theirs = sandbox
+        .cmd()
+        .env("DEBATE_HOME", &teammate)
+        .args(["--offline", "--no-checkpoints", "-q", "-r", "1", "--branch=decisions/queue", question])
+        .output()
+        .unwrap();
+    assert!(theirs.status.success(), "{}", text(&theirs.stderr));
+    let their_record = text(&theirs.stdout).trim().split_once(':').unwrap().1.to_string();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
+
+    with_dashboard(&sandbox, &config, "127.0.0.1", async |d| {
+        let (status, _, page) = d.get("/").await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        let section = &page[page.find("Decisions in this repository").expect("the section")..];
+        assert!(
+            section.contains(&format!("<a href=\"/debates/{our_id}\">Should we use Redis or Postgres for caching</a>")),
+            "{section}"
+        );
+        // As the page's HTML escapes the link; a browser reads `&#x2f;` as `/`.
+        let url = format!("/records?branch=decisions/queue&path={their_record}");
+        let opens = url.replace('&', "&amp;").replace('/', "&#x2f;").replacen("&#x2f;records", "/records", 1);
+        assert!(section.contains(&format!("<a href=\"{opens}\">")), "{section}");
+        assert!(section.contains("(not in this database)"), "{section}");
+
+        let (status, _, record) = d.get(&url).await;
+        assert_eq!(status, StatusCode::OK, "{record}");
+        assert!(record.contains("<h1>Should we queue emails in Postgres or RabbitMQ</h1>"), "{record}");
+        assert!(record.contains(&format!("debate show {}", their_record.replace('/', "&#x2f;"))), "{record}");
+        assert!(!record.contains("debate:state") && !record.contains("debate:text"), "carried lines are not shown");
+
+        for wanted in [
+            "/records?branch=main&path=..%2F..%2Fetc%2Fpasswd",
+            "/records?branch=nowhere&path=docs%2Fdecisions%2Fx.md",
+            &format!("/records?branch=main&path={}", their_record.replace('/', "%2F")),
+        ] {
+            let (status, _, _) = d.get(wanted).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{wanted}");
+        }
     })
     .await;
 }

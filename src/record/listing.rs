@@ -1,0 +1,94 @@
+//! The decision records a repository holds, wherever a team keeps them before they
+//! merge: on the checked-out branch and on every `decisions/*` branch (a clone's
+//! `origin/decisions/*` too), read from git rather than the work tree, each with what
+//! its text states. The dashboard lists them beside the database's debates.
+
+use std::path::Path;
+
+use git2::{BranchType, Repository, Tree};
+use serde::Serialize;
+
+/// One record file on one branch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RepositoryRecord {
+    /// The branch it was read on (`origin/decisions/…` for one only the remote has).
+    pub branch: String,
+    /// Its path in the repository.
+    pub path: String,
+    /// The debate that wrote it, when one did.
+    pub id: Option<String>,
+    pub title: String,
+    pub status: String,
+    pub date: Option<String>,
+}
+
+/// Branches whose records are listed besides the checked-out one.
+const PREFIX: &str = "decisions/";
+
+/// Every record under `directory` on the checked-out branch and the `decisions/*`
+/// branches; a record on several branches is listed once per branch that differs.
+pub fn in_repository(root: &Path, directory: &str) -> Vec<RepositoryRecord> {
+    let Ok(Some(repo)) = crate::repo::open(root) else { return Vec::new() };
+    let mut records: Vec<RepositoryRecord> = Vec::new();
+    let mut seen: Vec<git2::Oid> = Vec::new();
+    for (branch, tree) in branches(&repo) {
+        let Ok(entry) = tree.get_path(Path::new(directory)) else { continue };
+        let Ok(folder) = entry.to_object(&repo).and_then(|o| o.peel_to_tree()) else { continue };
+        for file in folder.iter() {
+            let Some(name) = file.name().ok().filter(|n| n.ends_with(".md") && !n.eq_ignore_ascii_case("README.md"))
+            else {
+                continue;
+            };
+            // The same content on another branch (a record not yet changed there).
+            if seen.contains(&file.id()) {
+                continue;
+            }
+            let Ok(blob) = file.to_object(&repo).and_then(|o| o.peel_to_blob()) else { continue };
+            let path = format!("{}/{name}", directory.trim_end_matches('/'));
+            let Some(fields) = crate::adr::read(&path, &String::from_utf8_lossy(blob.content())) else { continue };
+            seen.push(file.id());
+            records.push(RepositoryRecord {
+                branch: branch.clone(),
+                path,
+                id: fields.id,
+                title: fields.title,
+                status: fields.status,
+                date: fields.date,
+            });
+        }
+    }
+    records
+}
+
+/// The checked-out branch first, then the local and the remote `decisions/*` branches.
+fn branches(repo: &Repository) -> Vec<(String, Tree<'_>)> {
+    let mut found = Vec::new();
+    if let Ok(head) = repo.head()
+        && let Ok(tree) = head.peel_to_tree()
+    {
+        found.push((head.shorthand().unwrap_or("HEAD").to_string(), tree));
+    }
+    for kind in [BranchType::Local, BranchType::Remote] {
+        let Ok(list) = repo.branches(Some(kind)) else { continue };
+        for (branch, _) in list.flatten() {
+            let Ok(Some(name)) = branch.name().map(|n| n.map(str::to_string)) else { continue };
+            let short = name.strip_prefix("origin/").unwrap_or(&name);
+            if !short.starts_with(PREFIX) || found.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            if let Ok(tree) = branch.get().peel_to_tree() {
+                found.push((name, tree));
+            }
+        }
+    }
+    found
+}
+
+/// The record at `path` on `branch` and its text, if it is one `in_repository` lists.
+pub fn text_on(root: &Path, directory: &str, branch: &str, path: &str) -> Option<(RepositoryRecord, String)> {
+    let record = in_repository(root, directory).into_iter().find(|r| r.branch == branch && r.path == path)?;
+    let repo = crate::repo::open(root).ok()??;
+    let tree = branches(&repo).into_iter().find(|(name, _)| name == branch)?.1;
+    let blob = tree.get_path(Path::new(path)).ok()?.to_object(&repo).ok()?.peel_to_blob().ok()?;
+    Some((record, String::from_utf8_lossy(blob.content()).into_owned()))
+}
