@@ -28,56 +28,77 @@ pub async fn run(request: &GithubReviewRequest, db_path: &Path, terminal: &mut T
         return Ok(());
     };
     let client = Client::from_env()?;
-    let refuse = async |why: String| -> Result<()> {
-        client.reply(&comment.repository, comment.number, &why).await?;
-        terminal.say(&format!("Not reviewed: {}", one_line(&why)));
-        Ok(())
-    };
     if !comment.by_collaborator() {
-        return refuse(not_a_collaborator(&comment)).await;
+        return refuse(&client, &comment, terminal, &not_a_collaborator(&comment)).await;
     }
     if objection.is_empty() {
-        return refuse(NO_OBJECTION.to_string()).await;
+        return refuse(&client, &comment, terminal, NO_OBJECTION).await;
     }
     let pull = client.pull(&comment.repository, comment.number).await?;
     if pull.head_repository.as_deref() != Some(comment.repository.as_str()) {
-        return refuse(from_a_fork(&pull)).await;
+        return refuse(&client, &comment, terminal, &from_a_fork(&pull)).await;
     }
     let root = crate::repo::around_working_directory()?;
-    github::git::check_out(&root, &pull.head_ref, &pull.base_ref)?;
-    let records = changed_records(&root, &pull.base_ref)?;
-    if records.is_empty() {
-        return refuse(NO_RECORD.to_string()).await;
-    }
     let mut reviewed = Vec::new();
-    for record in &records {
+    match review_each(request, db_path, terminal, &root, &pull, &objection, &mut reviewed).await {
+        Ok(None) => refuse(&client, &comment, terminal, NO_RECORD).await,
+        Ok(Some(commit)) => {
+            let links = Links { server: github::api::server_url(), repository: &comment.repository, commit: &commit };
+            client.reply(&comment.repository, comment.number, &concluded(&objection, &reviewed, &links, &pull)).await?;
+            terminal.say(&format!("Pushed the revision to {} and answered in #{}.", pull.head_ref, comment.number));
+            Ok(())
+        }
+        Err((record, err)) => {
+            // What was reviewed before it is kept: pushed, and said.
+            let pushed = !reviewed.is_empty() && github::git::push(&root, &pull.head_ref).is_ok();
+            let said = stopped(record.as_deref(), &err, pushed.then_some(&reviewed[..]), &comment, &pull, &root);
+            client.reply(&comment.repository, comment.number, &said).await?;
+            Err(err)
+        }
+    }
+}
+
+/// Answer why the comment is not acted on.
+async fn refuse(client: &Client, comment: &Comment, terminal: &Terminal, why: &str) -> Result<()> {
+    client.reply(&comment.repository, comment.number, why).await?;
+    terminal.say(&format!("Not reviewed: {}", one_line(why)));
+    Ok(())
+}
+
+/// Check out the pull request's branch, review each record it changes, and push: the
+/// commit pushed, or `None` when it changes no record; on failure, the record under
+/// review (if any) and why.
+async fn review_each(
+    request: &GithubReviewRequest,
+    db_path: &Path,
+    terminal: &mut Terminal,
+    root: &Path,
+    pull: &Pull,
+    objection: &str,
+    reviewed: &mut Vec<(String, DebateState)>,
+) -> Result<Option<String>, (Option<String>, Error)> {
+    let branch = |err: Error| (None, err);
+    github::git::check_out(root, &pull.head_ref, &pull.base_ref).map_err(|err| branch(err.into()))?;
+    let records = changed_records(root, &pull.base_ref).map_err(branch)?;
+    if records.is_empty() {
+        return Ok(None);
+    }
+    for record in records {
         let review = ResumeRequest {
             id: record.clone(),
             config: request.config.clone(),
             max_rounds: request.max_rounds,
             no_checkpoints: true,
-            review: Some(Review { objection: QuestionSource::Text(objection.clone()), discard_edits: false }),
+            review: Some(Review { objection: QuestionSource::Text(objection.to_string()), discard_edits: false }),
             ..ResumeRequest::default()
         };
         match resume::run(&review, db_path, terminal, None).await {
-            Ok(state) => reviewed.push((record.clone(), state)),
-            Err(err) => {
-                // What was reviewed before it is kept: pushed, and said.
-                if !reviewed.is_empty() {
-                    github::git::push(&root, &pull.head_ref)?;
-                }
-                let said = stopped(record, &err, &reviewed, &comment, &pull, &root);
-                client.reply(&comment.repository, comment.number, &said).await?;
-                return Err(err);
-            }
+            Ok(state) => reviewed.push((record, state)),
+            Err(err) => return Err((Some(record), err)),
         }
     }
-    github::git::push(&root, &pull.head_ref)?;
-    let commit = github::git::head(&root)?;
-    let links = Links { server: github::api::server_url(), repository: &comment.repository, commit: &commit };
-    client.reply(&comment.repository, comment.number, &concluded(&objection, &reviewed, &links, &pull)).await?;
-    terminal.say(&format!("Pushed the revision to {} and answered in #{}.", pull.head_ref, comment.number));
-    Ok(())
+    github::git::push(root, &pull.head_ref).map_err(|err| branch(err.into()))?;
+    Ok(Some(github::git::head(root).map_err(|err| branch(err.into()))?))
 }
 
 /// The decision records debate wrote that the pull request adds or changes: Markdown
@@ -171,24 +192,25 @@ fn conclusion(state: &DebateState) -> String {
     )
 }
 
-/// A review that stopped: which record, why, and what was reviewed before it.
+/// A review that stopped: which record (none: the branch itself), why, and what was
+/// reviewed and pushed before it.
 fn stopped(
-    record: &str,
+    record: Option<&str>,
     err: &Error,
-    reviewed: &[(String, DebateState)],
+    pushed: Option<&[(String, DebateState)]>,
     comment: &Comment,
     pull: &Pull,
     root: &Path,
 ) -> String {
-    let mut reply = format!("The review of `{record}` stopped: {}", quoted(&err.to_string(), 500));
+    let what = record.map_or(format!("the branch `{}`", pull.head_ref), |r| format!("`{r}`"));
+    let mut reply = format!("The review of {what} stopped: {}", quoted(&err.to_string(), 500));
     if let Some(hint) = err.hint() {
         reply.push_str(&format!(" ({})", quoted(&hint, 300)));
     }
-    if !reviewed.is_empty() {
+    if let Some(done) = pushed {
         let commit = github::git::head(root).unwrap_or_default();
         let links = Links { server: github::api::server_url(), repository: &comment.repository, commit: &commit };
-        let done: Vec<String> =
-            reviewed.iter().map(|(path, _)| format!("[`{path}`]({})", links.record(path))).collect();
+        let done: Vec<String> = done.iter().map(|(path, _)| format!("[`{path}`]({})", links.record(path))).collect();
         reply.push_str(&format!("\n\nReviewed and pushed to `{}` before it: {}.", pull.head_ref, done.join(", ")));
     }
     reply

@@ -336,3 +336,26 @@ async fn settings_a_pull_request_brings_are_never_trusted() {
     assert!(replies[0].starts_with("The review of `docs/decisions/"), "{}", replies[0]);
     assert!(replies[0].contains("is not trusted"), "{}", replies[0]);
 }
+
+/// A push the remote refuses (a protected branch, say) is answered in the thread with
+/// git's reason, and the job fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_push_is_answered_with_the_reason() {
+    let pr = pull_request(1);
+    let hook = pr.origin.join("hooks/pre-receive");
+    std::fs::write(&hook, "#!/bin/sh\necho 'decisions/cache is protected' >&2\nexit 1\n").unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let server = github("acme/shop").await;
+    let before = tip_of(&pr);
+    let out = review(&pr, &server, &event(&pr, &format!("/debate {OBJECTION}"), "MEMBER"));
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert_eq!(tip_of(&pr), before);
+    let replies = replies(&server).await;
+    assert_eq!(replies.len(), 1);
+    assert!(
+        replies[0].starts_with(&format!("The review of the branch `{BRANCH}` stopped: git push")),
+        "{}",
+        replies[0]
+    );
+    assert!(replies[0].contains("decisions/cache is protected"), "{}", replies[0]);
+}
