@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::project;
 use crate::error::{Error, Result};
-use crate::model::DebateState;
+use crate::model::{DebateState, is_debate_id};
 use crate::record::{self, Templates};
 use crate::settings::{self, FlagOverrides};
 use crate::store::Store;
@@ -103,7 +103,9 @@ impl RecordHere {
     /// The debate id its front matter names.
     fn id(&self) -> Result<Option<String>> {
         let text = record::WorkTree::open(&self.root)?.read_existing(Path::new(&self.relative))?;
-        Ok(crate::adr::read(&self.relative, &String::from_utf8_lossy(&text)).and_then(|fields| fields.id))
+        let id = crate::adr::read(&self.relative, &String::from_utf8_lossy(&text)).and_then(|fields| fields.id);
+        // Only an id in debate's own form names a debate (never a prefix of another's).
+        Ok(id.filter(|id| is_debate_id(id)))
     }
 
     fn read_back(&self) -> Result<(DebateState, Option<String>)> {

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::github::api::{Client, Pull};
 use crate::github::event::{self, Comment};
 use crate::github::{self, GithubError};
-use crate::model::DebateState;
+use crate::model::{DebateState, is_debate_id};
 use crate::record::WorkTree;
 use crate::terminal::Terminal;
 use crate::text::shorten;
@@ -102,7 +102,8 @@ async fn review_each(
 }
 
 /// The decision records debate wrote that the pull request adds or changes: Markdown
-/// files still in its tree whose front matter names a debate.
+/// files still in its tree whose front matter names a debate by an id of debate's form
+/// (another site generator's `id: intro` is no record).
 fn changed_records(root: &Path, base: &str) -> Result<Vec<String>> {
     let tree = WorkTree::open(root)?;
     let mut records = Vec::new();
@@ -111,7 +112,10 @@ fn changed_records(root: &Path, base: &str) -> Result<Vec<String>> {
             continue;
         }
         let Ok(Some(bytes)) = tree.read(Path::new(&path)) else { continue };
-        if crate::adr::read(&path, &String::from_utf8_lossy(&bytes)).and_then(|f| f.id).is_some() {
+        if crate::adr::read(&path, &String::from_utf8_lossy(&bytes))
+            .and_then(|f| f.id)
+            .is_some_and(|id| is_debate_id(&id))
+        {
             records.push(path);
         }
     }

@@ -395,6 +395,12 @@ impl DebateState {
     }
 }
 
+/// Whether `id` has the form debate gives ids: `DEB-` and six lowercase letters or digits.
+pub fn is_debate_id(id: &str) -> bool {
+    id.strip_prefix("DEB-")
+        .is_some_and(|rest| rest.len() == 6 && rest.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()))
+}
+
 /// A debate as `--list` shows it, read without loading the whole debate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Listing {

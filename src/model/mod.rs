@@ -18,7 +18,7 @@ pub use call::{Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, 
 pub use cost::{Cost, PriceList, dollars};
 pub use debate::{
     Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, EndReason, Listing, Revision,
-    Round, Seat, Snapshot, Status,
+    Round, Seat, Snapshot, Status, is_debate_id,
 };
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
 pub use judgement::{

@@ -9,15 +9,12 @@
 //! when rendering it again gives the file as it is (`read_back`), and its texts only
 //! when they are the ones the line's digest was taken of. Pure.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use super::markdown;
-use crate::model::{DebateState, Status};
+use crate::model::{DebateState, Status, is_debate_id};
 
 const STATE: &str = "<!-- debate:state ";
 const END: &str = " -->";
@@ -44,6 +41,8 @@ pub enum CarryError {
 #[derive(Serialize, Deserialize)]
 struct Carried {
     texts: String,
+    /// Each text's lines, so a text that quotes the marks (in a code block) is read whole.
+    lines: Vec<usize>,
     debate: DebateState,
 }
 
@@ -59,7 +58,8 @@ pub fn block(state: &DebateState) -> String {
     for (_, contribution) in &mut debate.discarded {
         contribution.text.clear();
     }
-    let json = serde_json::to_string(&Carried { texts: digest(&rendered), debate }).unwrap_or_default();
+    let lines = rendered.iter().map(|text| text.split('\n').count()).collect();
+    let json = serde_json::to_string(&Carried { texts: digest(&rendered), lines, debate }).unwrap_or_default();
     format!("{STATE}{}{END}", ascii(&json))
 }
 
@@ -122,21 +122,27 @@ pub fn marked(text: &str) -> String {
 /// The debate `transcript` (the record, or its sidecar transcript) carries, with each
 /// contribution's text as the transcript renders it.
 pub fn read(transcript: &str) -> Result<DebateState, CarryError> {
-    let mut lines = transcript.lines().filter_map(|line| line.strip_prefix(STATE)?.strip_suffix(END));
-    let json = lines.next().ok_or(CarryError::Missing)?;
-    if lines.next().is_some() {
-        return Err(CarryError::Twice);
-    }
+    // A clone that checks files out with CRLF (Git for Windows) reads what was written.
+    let transcript = transcript.replace("\r\n", "\n");
+    let lines: Vec<&str> = transcript.lines().collect();
+    let state_line = |line: &str| line.strip_prefix(STATE).and_then(|l| l.strip_suffix(END)).is_some();
+    // The line is written last: one a text quotes comes before it.
+    let at = lines.iter().rposition(|line| state_line(line)).ok_or(CarryError::Missing)?;
+    let json = &lines[at][STATE.len()..lines[at].len() - END.len()];
     let carried: Carried = serde_json::from_str(json).map_err(|err| CarryError::Unreadable(err.to_string()))?;
     let mut state = without_what_stays_home(carried.debate);
-    let texts = texts(transcript);
+    whole(&state).map_err(CarryError::Unreadable)?;
+    let (texts, outside) = texts(&lines[..at], &carried.lines);
+    if outside.iter().any(|line| state_line(line)) {
+        return Err(CarryError::Twice);
+    }
     let slots: Vec<&mut String> = state
         .rounds
         .iter_mut()
         .flat_map(|r| r.arguments.iter_mut().chain(r.rebuttals.iter_mut()))
         .map(|c| &mut c.text)
         .collect();
-    if slots.len() != texts.len() {
+    if slots.len() != texts.len() || carried.lines.len() != texts.len() {
         return Err(CarryError::Texts { found: texts.len(), expected: slots.len() });
     }
     if digest(&texts) != carried.texts {
@@ -148,13 +154,49 @@ pub fn read(transcript: &str) -> Result<DebateState, CarryError> {
     Ok(state)
 }
 
-/// Every marked text, in order.
-fn texts(transcript: &str) -> Vec<String> {
-    static MARKED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(&format!(r"(?ms)^{}\n(.*?)\n{}$", regex::escape(TEXT), regex::escape(TEXT_END)))
-            .expect("a valid pattern")
-    });
-    MARKED.captures_iter(transcript).map(|c| c[1].to_string()).collect()
+/// A debate the engine can go on from: its id in debate's form, a panel of two to four,
+/// rounds numbered from 1, and every seat a round, a contribution or a discarded
+/// argument names on that panel. A line edited by hand is read by nothing else first.
+fn whole(state: &DebateState) -> Result<(), String> {
+    if !is_debate_id(&state.id) {
+        return Err(format!("{:?} is no debate id", state.id));
+    }
+    let seats = state.panel.len();
+    if !(2..=4).contains(&seats) {
+        return Err(format!("a panel of {seats}"));
+    }
+    for (at, round) in state.rounds.iter().enumerate() {
+        if round.number as usize != at + 1 {
+            return Err(format!("round {} where round {} belongs", round.number, at + 1));
+        }
+        if round.seats.iter().chain(round.contributions().map(|c| &c.seat)).any(|seat| *seat >= seats) {
+            return Err(format!("round {} names a seat the panel of {seats} does not have", round.number));
+        }
+    }
+    if state.discarded.iter().any(|(round, c)| c.seat >= seats || *round == 0) {
+        return Err("a discarded argument names a seat or round the debate does not have".into());
+    }
+    Ok(())
+}
+
+/// Every marked text, in order, each as long as `lengths` says (a text that quotes a
+/// mark is read whole), and the lines outside them. A text whose closing mark is not
+/// where its length ends is not read, which leaves the count short.
+fn texts<'a>(lines: &[&'a str], lengths: &[usize]) -> (Vec<String>, Vec<&'a str>) {
+    let (mut texts, mut outside) = (Vec::new(), Vec::new());
+    let mut at = 0;
+    while at < lines.len() {
+        let length = lengths.get(texts.len()).copied().unwrap_or(0);
+        let end = at + 1 + length;
+        if lines[at] == TEXT && lines.get(end) == Some(&TEXT_END) {
+            texts.push(lines[at + 1..end].join("\n"));
+            at = end + 1;
+        } else {
+            outside.push(lines[at]);
+            at += 1;
+        }
+    }
+    (texts, outside)
 }
 
 #[cfg(test)]
@@ -234,5 +276,49 @@ mod tests {
         let first = &state.rounds[0].arguments[0].text;
         let edited = transcript.replacen(first.as_str(), "Redis, because I say so.", 1);
         assert!(matches!(read(&edited), Err(CarryError::TextsEdited)));
+    }
+
+    #[test]
+    fn a_state_that_names_a_seat_the_panel_lacks_is_unreadable_not_a_crash() {
+        let state = fixture::complete(1);
+        let texts: String =
+            state.rounds.iter().flat_map(|r| r.contributions()).map(|c| marked(&c.text) + "\n").collect();
+        let hostile = |change: &dyn Fn(&mut DebateState)| {
+            let mut changed = state.clone();
+            change(&mut changed);
+            read(&format!("{texts}{}\n", block(&changed)))
+        };
+        assert!(hostile(&|_| {}).is_ok());
+        for (what, change) in [
+            ("seat", &(|s: &mut DebateState| s.rounds[0].seats.push(7)) as &dyn Fn(&mut DebateState)),
+            ("contribution", &|s: &mut DebateState| s.rounds[0].arguments[0].seat = 9),
+            ("round number", &|s: &mut DebateState| s.rounds[0].number = 4),
+            ("panel", &|s: &mut DebateState| s.panel.truncate(1)),
+            ("id", &|s: &mut DebateState| s.id = "DEB-ab".into()),
+        ] {
+            assert!(matches!(hostile(change), Err(CarryError::Unreadable(_))), "{what}");
+        }
+    }
+
+    #[test]
+    fn a_record_checked_out_with_crlf_reads_as_written() {
+        let state = fixture::complete(1);
+        let texts: String =
+            state.rounds.iter().flat_map(|r| r.contributions()).map(|c| marked(&c.text) + "\n").collect();
+        let written = format!("{texts}{}\n", block(&state));
+        assert!(read(&written.replace('\n', "\r\n")).is_ok());
+    }
+
+    #[test]
+    fn a_text_that_quotes_the_marks_in_a_code_block_reads_back_whole() {
+        let mut state = fixture::complete(1);
+        let quoting =
+            format!("The record marks its texts:\n\n```\n{TEXT_END}\n{TEXT}\n{STATE}{{}}{END}\n```\n\nAnd so on.");
+        state.rounds[0].arguments[0].text = quoting;
+        let texts: String =
+            state.rounds.iter().flat_map(|r| r.contributions()).map(|c| marked(&c.text) + "\n").collect();
+        let read = read(&format!("{texts}{}\n", block(&state))).unwrap();
+        assert_eq!(read.rounds[0].arguments[0].text, rendered(&state.rounds[0].arguments[0].text));
+        assert_eq!(read.rounds[0].rebuttals, state.rounds[0].rebuttals);
     }
 }

@@ -46,15 +46,33 @@ pub fn read_back(root: &Path, relative: &Path, templates: &Templates) -> Result<
     state.snapshot.branch = None;
     let rendered = templates.decision(&state, &path)?;
     let sidecar_differs = rendered.sidecar.is_some() && rendered.sidecar != sidecar;
+    let text = as_this_version_writes(&text);
     if status::keep(&text, &rendered.decision) != text || sidecar_differs {
         let sections = crate::adr::sections_that_differ(&rendered.decision, &text);
         return Err(RecordError::EditedByHand { path: relative.to_path_buf(), sections });
     }
+    // Reviewed here, the revision is committed here, whatever the author's settings were.
+    state.snapshot.record.commit = true;
+    state.snapshot.record.issue_draft = false;
     let commit = crate::repo::open(root)?.and_then(|repo| {
         let unchanged = git::read_at_head(&repo, relative).is_some_and(|committed| committed == bytes);
         unchanged.then(|| repo.head().ok()?.peel_to_commit().ok().map(|c| c.id().to_string())).flatten()
     });
     Ok((state, commit))
+}
+
+/// `text` as this version of debate would name itself in it: a record another version
+/// wrote says so in its front matter's `tool` and its provenance, and is the same debate.
+fn as_this_version_writes(text: &str) -> String {
+    const THIS: &str = concat!("debate ", env!("CARGO_PKG_VERSION"));
+    let front = text.lines().skip(1).take_while(|line| *line != "---");
+    let tool = front.filter_map(|line| line.strip_prefix("tool: ")).next().map(|v| v.trim().trim_matches('"'));
+    match tool {
+        Some(other) if other != THIS && other.starts_with("debate ") && !other.contains(['\n', '"']) => text
+            .replace(&format!("tool: \"{other}\""), &format!("tool: \"{THIS}\""))
+            .replace(&format!(", recorded by {other}."), &format!(", recorded by {THIS}.")),
+        _ => text.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -90,8 +108,12 @@ mod tests {
                 (0..seats).map(|s| fixture::contribution(s, ContributionKind::Rebuttal, &text(&mut word))).collect();
             round.arguments[0].truncated = seed.is_multiple_of(2);
             round.rebuttals[seats - 1].failed = seed.is_multiple_of(3);
+            // Computed fractions, whose every digit must come back (JSON floats read exactly).
             if let Some(measures) = &mut round.measures {
-                measures.repetition = vec![None; seats];
+                let fraction = |n: u64| (n % 1_000_003) as f64 / 7_919.0 / 13.0;
+                measures.repetition =
+                    (0..seats).map(|s| (s > 0).then(|| fraction(seed.rotate_left(s as u32)))).collect();
+                measures.novelty = fraction(seed) / 10.0;
             }
         }
         if reviewed {
@@ -160,5 +182,17 @@ mod tests {
         (read.repo_root, read.record_path, read.commit_id) =
             (state.repo_root.clone(), state.record_path.clone(), state.commit_id.clone());
         assert_eq!(templates.decision(&read, path).unwrap().decision, written);
+    }
+
+    #[test]
+    fn a_record_another_version_wrote_is_the_same_debate() {
+        let this = concat!("debate ", env!("CARGO_PKG_VERSION"));
+        let record =
+            format!("---\nid: DEB-abc123\ntool: \"{this}\"\n---\n\n- Debate DEB-abc123, recorded by {this}.\n");
+        let older = record.replace(this, "debate 0.0.9");
+        assert_eq!(as_this_version_writes(&older), record);
+        assert_eq!(as_this_version_writes(&record), record);
+        let other_tool = record.replace(this, "adr-tools 3.0");
+        assert_eq!(as_this_version_writes(&other_tool), other_tool, "only debate's own name is read as a version");
     }
 }

@@ -45,8 +45,11 @@ fn pull_request(records: usize) -> PullRequest {
         assert!(out.status.success(), "{}", text(&out.stderr));
     }
     if records == 0 {
+        // Markdown with front matter of its own (a site generator's page) is no record.
         write(repo, "README.md", "# shop\n\nNow with a cache.\n");
-        git(repo, &["commit", "-q", "-am", "Describe the cache"]);
+        write(repo, "docs/intro.md", "---\nid: intro\ntitle: Introduction\n---\n\n# Introduction\n");
+        git(repo, &["add", "README.md", "docs/intro.md"]);
+        git(repo, &["commit", "-q", "-m", "Describe the cache"]);
     }
     git(repo, &["push", "-q", "origin", BRANCH]);
     let runner = sandbox.home.join("runner");
@@ -290,21 +293,19 @@ fn the_workflow_is_written_once_and_passes_actionlint() {
     let file = sandbox.repo.join(".github/workflows/debate-review.yml");
     let workflow = std::fs::read_to_string(&file).unwrap();
     assert!(workflow.contains("debate review --github-event \"$GITHUB_EVENT_PATH\""), "{workflow}");
-    assert!(workflow.contains("run: cargo install --locked debate\n"), "{workflow}");
+    assert!(workflow.contains("run: |\n          cargo install --locked debate\n"), "{workflow}");
     let status = git(&sandbox.repo, &["status", "--porcelain", "--untracked-files=all"]);
     assert_eq!(status.trim(), "?? .github/workflows/debate-review.yml", "written, not committed");
 
     let again = sandbox.cmd().args(["ci", "github"]).output().unwrap();
     assert_eq!(again.status.code(), Some(2), "{}", text(&again.stderr));
     assert!(text(&again.stderr).contains("--force"), "{}", text(&again.stderr));
-    let out = sandbox
-        .cmd()
-        .args(["ci", "github", "--force", "--install", "cargo install --locked --git https://example.org/debate"])
-        .output()
-        .unwrap();
+    // A command with what YAML would read otherwise (`: `, ` #`) stays the command.
+    let install = "cargo install --locked --git https://example.org/debate # pinned: 0.1";
+    let out = sandbox.cmd().args(["ci", "github", "--force", "--install", install]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let workflow = std::fs::read_to_string(&file).unwrap();
-    assert!(workflow.contains("run: cargo install --locked --git https://example.org/debate\n"), "{workflow}");
+    assert!(workflow.contains(&format!("run: |\n          {install}\n")), "{workflow}");
 
     assert_eq!(actionlint(&workflow), Vec::<Value>::new(), "{workflow}");
     // The linter does find what is wrong in a workflow.

@@ -120,7 +120,19 @@ fn a_debate_can_be_abandoned_and_deleted() {
     // a debate that is gone).
     let left: i64 = sandbox.sqlite().query_row("SELECT (SELECT COUNT(*) FROM debates) + (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM rounds)", [], |r| r.get(0)).unwrap();
     assert_eq!(left, 0, "nothing of it is left in the database");
-    assert_eq!(sandbox.cmd().args(["--show", &id]).output().unwrap().status.code(), Some(2));
+    // The record it left is still the debate: show reads it back from there.
+    let shown = sandbox.cmd().args(["--show", &id]).output().unwrap();
+    assert!(shown.status.success(), "{}", text(&shown.stderr));
+    assert!(text(&shown.stderr).contains("back from its record"), "{}", text(&shown.stderr));
+    std::fs::remove_file(&record).unwrap();
+    let left: i64 = sandbox.sqlite().query_row("SELECT COUNT(*) FROM debates", [], |r| r.get(0)).unwrap();
+    assert_eq!(left, 1, "imported again");
+    sandbox.cmd().args(["--delete", &id]).assert().success();
+    assert_eq!(
+        sandbox.cmd().args(["--show", &id]).output().unwrap().status.code(),
+        Some(2),
+        "neither here nor recorded"
+    );
 }
 
 #[test]
