@@ -107,11 +107,13 @@ pub fn shared(state: &DebateState) -> String {
         text.push_str(&as_data(project));
     } else {
         // A debate stored before the project context: its `--context` files as they were
-        // read then (8,000 characters at most).
+        // read then (8,000 characters at most). One read back from its record has their
+        // names without their text, which stayed where it ran.
         let files: Vec<String> = state
             .snapshot
             .context
             .iter()
+            .filter(|file| !file.text.is_empty())
             .map(|file| format!("## Project context from {}\n\n{}", file.path, cap(&file.text, 8_000)))
             .collect();
         if !files.is_empty() {
@@ -552,6 +554,16 @@ half as many words.";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn context_files_without_their_text_add_no_empty_section() {
+        let mut state = crate::model::fixture::state();
+        state.snapshot.project.text.clear();
+        state.snapshot.context = vec![crate::model::ContextFile { path: "docs/load.md".into(), text: String::new() }];
+        assert!(!shared(&state).contains("Project context from"), "{}", shared(&state));
+        state.snapshot.context[0].text = "p99 is 40 ms".into();
+        assert!(shared(&state).contains("## Project context from docs/load.md"));
+    }
     use crate::model::EndReason;
     use crate::model::fixture::{self, with_rounds};
 
