@@ -28,8 +28,18 @@ const PREFIX: &str = "decisions/";
 /// Every record under `directory` on the checked-out branch and the `decisions/*`
 /// branches; a record on several branches is listed once per branch that differs.
 pub fn in_repository(root: &Path, directory: &str) -> Vec<RepositoryRecord> {
+    with_texts(root, directory).into_iter().map(|(record, _)| record).collect()
+}
+
+/// The record at `path` on `branch` and its text, if it is one `in_repository` lists.
+pub fn text_on(root: &Path, directory: &str, branch: &str, path: &str) -> Option<(RepositoryRecord, String)> {
+    with_texts(root, directory).into_iter().find(|(r, _)| r.branch == branch && r.path == path)
+}
+
+/// Each record `in_repository` lists, with its text.
+fn with_texts(root: &Path, directory: &str) -> Vec<(RepositoryRecord, String)> {
     let Ok(Some(repo)) = crate::repo::open(root) else { return Vec::new() };
-    let mut records: Vec<RepositoryRecord> = Vec::new();
+    let mut records = Vec::new();
     let mut seen: Vec<git2::Oid> = Vec::new();
     for (branch, tree) in branches(&repo) {
         let Ok(entry) = tree.get_path(Path::new(directory)) else { continue };
@@ -45,16 +55,18 @@ pub fn in_repository(root: &Path, directory: &str) -> Vec<RepositoryRecord> {
             }
             let Ok(blob) = file.to_object(&repo).and_then(|o| o.peel_to_blob()) else { continue };
             let path = format!("{}/{name}", directory.trim_end_matches('/'));
-            let Some(fields) = crate::adr::read(&path, &String::from_utf8_lossy(blob.content())) else { continue };
+            let text = String::from_utf8_lossy(blob.content()).into_owned();
+            let Some(fields) = crate::adr::read(&path, &text) else { continue };
             seen.push(file.id());
-            records.push(RepositoryRecord {
+            let record = RepositoryRecord {
                 branch: branch.clone(),
                 path,
                 id: fields.id,
                 title: fields.title,
                 status: fields.status,
                 date: fields.date,
-            });
+            };
+            records.push((record, text));
         }
     }
     records
@@ -82,13 +94,4 @@ fn branches(repo: &Repository) -> Vec<(String, Tree<'_>)> {
         }
     }
     found
-}
-
-/// The record at `path` on `branch` and its text, if it is one `in_repository` lists.
-pub fn text_on(root: &Path, directory: &str, branch: &str, path: &str) -> Option<(RepositoryRecord, String)> {
-    let record = in_repository(root, directory).into_iter().find(|r| r.branch == branch && r.path == path)?;
-    let repo = crate::repo::open(root).ok()??;
-    let tree = branches(&repo).into_iter().find(|(name, _)| name == branch)?.1;
-    let blob = tree.get_path(Path::new(path)).ok()?.to_object(&repo).ok()?.peel_to_blob().ok()?;
-    Some((record, String::from_utf8_lossy(blob.content()).into_owned()))
 }

@@ -123,10 +123,10 @@ pub async fn repository_record(
                 .hint("open one the list of this repository's decisions shows")
         };
         let here = app.here.clone().ok_or_else(not_found)?;
-        let directory = app.launch.clone().record_directory(&here);
-        let (branch, path) = (wanted.branch.clone(), wanted.path.clone());
+        let (launch, branch, path) = (app.launch.clone(), wanted.branch.clone(), wanted.path.clone());
+        // Settings and git are read off the runtime's thread, as the database is.
         let (record, text) = tokio::task::spawn_blocking(move || {
-            listing::text_on(std::path::Path::new(&here), &directory, &branch, &path)
+            listing::text_on(std::path::Path::new(&here), &launch.record_directory(&here), &branch, &path)
         })
         .await
         .ok()
