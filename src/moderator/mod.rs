@@ -5,6 +5,8 @@ pub mod answers;
 pub mod briefing;
 pub mod detection;
 pub mod evaluation;
+#[cfg(test)]
+mod hostile;
 pub mod naming;
 pub mod prompts;
 pub mod selection;

@@ -76,8 +76,9 @@ fn marker_at(text: &str) -> Option<usize> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let bare = line.trim_start().trim_start_matches(['*', '_', '`', '#', ' ']);
-        if bare.len() >= MARKER.len() - 1 && bare[..MARKER.len() - 1].eq_ignore_ascii_case(&MARKER[..MARKER.len() - 1])
-        {
+        // `get`, not an index: a model's line may have a multi-byte character there.
+        let word = &MARKER[..MARKER.len() - 1];
+        if bare.get(..word.len()).is_some_and(|start| start.eq_ignore_ascii_case(word)) {
             found = Some(offset);
         }
         offset += line.len();
@@ -139,6 +140,14 @@ mod tests {
         }
         let (_, none) = split("Argument.\nSTANCE: {\"option\": \"Redis\"}", &[]);
         assert_eq!(none, Some(Stance::unknown()), "no options: unknown, not to be asked again");
+    }
+
+    #[test]
+    fn a_line_with_a_multibyte_character_where_the_marker_would_end_is_prose() {
+        for text in ["Yes – Redis wins.", "Cost — it is cheaper.", "Stanc€ is not it", "ab🚀"] {
+            let (rest, stance) = split(&format!("{text}\nMore."), &options());
+            assert_eq!((rest.as_str(), stance), (format!("{text}\nMore.").as_str(), None), "{text}");
+        }
     }
 
     #[test]
