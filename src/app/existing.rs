@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use super::project;
 use crate::error::{Error, Result};
-use crate::model::{DebateState, is_debate_id};
+use crate::model::{DebateState, Status, is_debate_id};
 use crate::record::{self, Templates};
 use crate::settings::{self, FlagOverrides};
-use crate::store::Store;
+use crate::store::{Store, StoreError};
+use crate::text::shell_quote;
 
 pub fn load(db_path: &Path, id: &str) -> Result<(Store, DebateState)> {
     let store = Store::open_existing(db_path)?.ok_or_else(|| {
@@ -20,12 +21,15 @@ pub fn load(db_path: &Path, id: &str) -> Result<(Store, DebateState)> {
     Ok((store, state))
 }
 
-/// How a debate came from its record into this database.
+/// How a debate came from its record into this database, or was read from it.
 pub enum Imported {
     /// This machine had never run it.
     First(String),
     /// A review elsewhere revised it since this machine ran it.
     Revised(String),
+    /// A record here carries a debate of the id this database ran in another repository:
+    /// it was read from the record and left out of the database.
+    Apart { record: String, repository: String },
 }
 
 impl Imported {
@@ -40,14 +44,70 @@ impl Imported {
                     "Read {id}'s revision from its record {record}: it was reviewed elsewhere since this machine ran it."
                 )
             }
+            Imported::Apart { record, repository } => {
+                format!("Read {id} from its record {record}; this database's {id} is the one debated in {repository}.")
+            }
         }
     }
 }
 
 /// A debate named by its id or its record's path, as this database has it or, when the
 /// committed record carries more (a clone that never ran it, a teammate's review), as the
-/// record has it, imported.
+/// record has it, imported. A record here that names a debate this database ran in
+/// another repository is refused, with both places: a debate is its repository's.
 pub fn find(db_path: &Path, target: &str, config: Option<&Path>) -> Result<(Store, DebateState, Option<Imported>)> {
+    match locate(db_path, target, config)? {
+        Located::Stored { store, state, record } => up_to_date(store, state, record),
+        Located::Record(record) => import(db_path, record),
+        Located::Apart { state, record } => Err(apart(&state, &record)),
+    }
+}
+
+/// As `find`, to read only: a record here whose id this database ran in another
+/// repository is read from the record itself, and nothing is stored.
+pub fn read(db_path: &Path, target: &str, config: Option<&Path>) -> Result<(DebateState, Option<Imported>)> {
+    match locate(db_path, target, config)? {
+        Located::Stored { store, state, record } => up_to_date(store, state, record).map(|(_, s, i)| (s, i)),
+        Located::Record(record) => import(db_path, record).map(|(_, s, i)| (s, i)),
+        Located::Apart { state, record } => {
+            let (read, _) = record.read_back()?;
+            let repository = state.repo_root;
+            Ok((read, Some(Imported::Apart { record: record.relative, repository })))
+        }
+    }
+}
+
+/// Refuse a review of a completed debate from outside the repository it was debated in:
+/// its revision would be committed there, not here.
+pub fn here(state: &DebateState) -> Result<()> {
+    let here = crate::repo::around_working_directory()?;
+    match same_repository(state, &here) {
+        true => Ok(()),
+        false => Err(Error::input(format!(
+            "{} was debated in {}, not in this repository ({})",
+            state.id,
+            state.repo_root,
+            here.display()
+        ))
+        .with_hint(format!(
+            "run it there: cd {} && debate review {} …",
+            shell_quote(&state.repo_root),
+            state.id
+        ))),
+    }
+}
+
+/// Where a debate named on the command line is.
+enum Located {
+    /// This database's debate, with its record in its repository when one is found there.
+    Stored { store: Store, state: DebateState, record: Option<RecordHere> },
+    /// A record here whose debate this database does not have.
+    Record(RecordHere),
+    /// A record here that names a debate this database ran in another repository.
+    Apart { state: DebateState, record: RecordHere },
+}
+
+fn locate(db_path: &Path, target: &str, config: Option<&Path>) -> Result<Located> {
     let named = match target.contains('/') || target.ends_with(".md") {
         true => Some(record_here(target, config)?),
         false => None,
@@ -56,37 +116,157 @@ pub fn find(db_path: &Path, target: &str, config: Option<&Path>) -> Result<(Stor
         Some(record) => record.id()?,
         None => Some(target.to_string()),
     };
-    match id.map(|id| load(db_path, &id)) {
-        Some(Ok((store, state))) => {
-            let record = named.or_else(|| record_here(&state.id, config).ok());
-            match record.and_then(|record| revised(&state, record)) {
-                Some((read, commit, record)) => {
-                    store.import(&read, read.record_path.as_deref().unwrap_or_default(), commit.as_deref(), true)?;
-                    let state = store.load(&read.id)?;
-                    Ok((store, state, Some(Imported::Revised(record.relative))))
-                }
-                None => Ok((store, state, None)),
+    match (named, id.map(|id| load(db_path, &id))) {
+        (Some(record), Some(Ok((store, state)))) => match same_repository(&state, &record.root) {
+            true => {
+                let state = moved(&store, state, &record)?;
+                Ok(Located::Stored { store, state, record: Some(record) })
             }
-        }
-        not_here => {
-            // A teammate's debate whose record, carrying its id, is in this clone.
-            let record = match (named, not_here) {
-                (Some(record), _) => record,
-                (None, Some(Err(unknown))) => record_here(target, config).map_err(|_| unknown)?,
-                (None, _) => record_here(target, config)?,
+            false => Ok(Located::Apart { state, record }),
+        },
+        (None, Some(Ok((store, state)))) => {
+            let record = its_record(&state, config)?;
+            let state = match &record {
+                Some(record) => moved(&store, state, record)?,
+                None => state,
             };
-            let (read, commit) = record.read_back()?;
-            let store = Store::open(db_path)?;
-            store.import(&read, read.record_path.as_deref().unwrap_or_default(), commit.as_deref(), false)?;
-            let state = store.load(&read.id)?;
-            Ok((store, state, Some(Imported::First(record.relative))))
+            Ok(Located::Stored { store, state, record })
+        }
+        (Some(record), _) => Ok(Located::Record(record)),
+        (None, unknown) => {
+            // A teammate's debate whose record, carrying its id, is in this clone.
+            let root = crate::repo::around_working_directory()?;
+            match (record_with_id(&root, target, config)?, unknown) {
+                (Some(record), _) => Ok(Located::Record(record)),
+                (None, Some(Err(unknown))) => Err(unknown),
+                (None, _) => Err(Error::input(format!("no debate with id {target:?}"))),
+            }
         }
     }
 }
 
+/// The debate as stored, or as its record carries it when a review elsewhere revised it
+/// since (a teammate's review pulled here).
+fn up_to_date(
+    store: Store,
+    state: DebateState,
+    record: Option<RecordHere>,
+) -> Result<(Store, DebateState, Option<Imported>)> {
+    match record.and_then(|record| revised(&state, record)) {
+        Some((read, commit, record)) => {
+            store.import(&read, read.record_path.as_deref().unwrap_or_default(), commit.as_deref(), true)?;
+            let state = store.load(&read.id)?;
+            Ok((store, state, Some(Imported::Revised(record.relative))))
+        }
+        None => Ok((store, state, None)),
+    }
+}
+
+/// The debate `record` carries, stored in this database for the first time.
+fn import(db_path: &Path, record: RecordHere) -> Result<(Store, DebateState, Option<Imported>)> {
+    let (read, commit) = record.read_back()?;
+    let store = Store::open(db_path)?;
+    match store.import(&read, read.record_path.as_deref().unwrap_or_default(), commit.as_deref(), false) {
+        // Another process read the same record back at the same moment.
+        Err(StoreError::SavedElsewhere(_)) => {}
+        other => other?,
+    }
+    let state = store.load(&read.id)?;
+    Ok((store, state, Some(Imported::First(record.relative))))
+}
+
+/// Whether the debate was debated in the repository at `root` (or in the repository
+/// that moved there: its old place is gone and `root` holds the commit it started on).
+fn same_repository(state: &DebateState, root: &Path) -> bool {
+    let stored = Path::new(&state.repo_root);
+    if crate::repo::canonical(stored) == crate::repo::canonical(root) {
+        return true;
+    }
+    !stored.exists()
+        && state.snapshot.started_on.as_deref().is_some_and(|commit| crate::repo::holds_commit(root, commit))
+}
+
+/// A record here that names a debate this database ran elsewhere.
+fn apart(state: &DebateState, record: &RecordHere) -> Error {
+    let recorded = state.record_path.as_deref().map(|path| format!(" (its record: {path})")).unwrap_or_default();
+    Error::input(format!(
+        "{} carries {}, but this database's {} was debated in {}{recorded}; a debate belongs to the repository it was debated in",
+        record.relative, state.id, state.id, state.repo_root
+    ))
+    .with_hint(format!(
+        "work on it in {}; for this repository's copy, use a state database of its own (--db PATH)",
+        state.repo_root
+    ))
+}
+
+/// The debate with its record's path as the record is found now: a record moved in its
+/// repository (`git mv`) is found by its id, and the stored path follows it. Two records
+/// that both carry the id are refused, naming them.
+fn moved(store: &Store, state: DebateState, record: &RecordHere) -> Result<DebateState> {
+    let stored = state.record_path.as_deref().and_then(|path| relative_to(&record.root, path));
+    if state.status != Status::Complete || stored.as_deref() == Some(record.relative.as_str()) {
+        return Ok(state);
+    }
+    if let Some(stored) = stored.filter(|stored| holds(&record.root, stored, &state.id)) {
+        return Err(Error::input(format!("several records carry {}: {stored}, {}", state.id, record.relative))
+            .with_hint("keep one record per debate: remove or rename the copy, then run it again"));
+    }
+    store.save_record_path(&state.id, &record.root.join(&record.relative).display().to_string())?;
+    Ok(store.load(&state.id)?)
+}
+
+/// The record of a completed debate in its own repository: where it was written, or,
+/// moved since, the one record in its records directory that carries its id.
+fn its_record(state: &DebateState, config: Option<&Path>) -> Result<Option<RecordHere>> {
+    let root = PathBuf::from(&state.repo_root);
+    if state.status != Status::Complete || !root.is_dir() {
+        return Ok(None);
+    }
+    let root = crate::repo::canonical(&root);
+    let stored = state.record_path.as_deref().and_then(|path| relative_to(&root, path));
+    if let Some(relative) = stored.filter(|relative| holds(&root, relative, &state.id)) {
+        return Ok(Some(RecordHere { root, relative }));
+    }
+    // Two records carrying it leave it unfound here; the commands that write say why.
+    record_with_id(&root, &state.id, config).or(Ok(None))
+}
+
+/// The one record in `root`'s records directory whose front matter carries `id` (a
+/// whole id), checked as a path on the command line is; none when no record does.
+fn record_with_id(root: &Path, id: &str, config: Option<&Path>) -> Result<Option<RecordHere>> {
+    let bare = id.trim().to_ascii_lowercase();
+    let whole = format!("DEB-{}", bare.strip_prefix("deb-").unwrap_or(&bare));
+    if !is_debate_id(&whole) {
+        return Ok(None);
+    }
+    let settings = settings::load(root, config, &FlagOverrides::default())?.settings;
+    if crate::context::records_with_id(root, &whole, &settings.record.directory.0).is_empty() {
+        return Ok(None);
+    }
+    let relative = project::locate(root, &whole, &settings.record, "the record")?;
+    Ok(Some(RecordHere { root: root.to_path_buf(), relative }))
+}
+
+/// `path` (absolute, as stored) relative to `root`.
+fn relative_to(root: &Path, path: &str) -> Option<String> {
+    let path = Path::new(path);
+    let inside = path.strip_prefix(root).ok().map(Path::to_path_buf).or_else(|| {
+        let parent = crate::repo::canonical(path.parent()?);
+        Some(parent.strip_prefix(root).ok()?.join(path.file_name()?))
+    })?;
+    Some(inside.to_string_lossy().replace('\\', "/"))
+}
+
+/// Whether the file at `relative` under `root` names `id` in its front matter.
+fn holds(root: &Path, relative: &str, id: &str) -> bool {
+    RecordHere { root: root.to_path_buf(), relative: relative.to_string() }
+        .id()
+        .is_ok_and(|found| found.is_some_and(|found| found.eq_ignore_ascii_case(id)))
+}
+
 /// The debate `record` carries when a review elsewhere revised it after `state`.
 fn revised(state: &DebateState, record: RecordHere) -> Option<(DebateState, Option<String>, RecordHere)> {
-    if state.status != crate::model::Status::Complete {
+    if state.status != Status::Complete {
         return None;
     }
     let (read, commit) = record.read_back().ok()?;

@@ -20,7 +20,10 @@ use crate::text::untrusted::one_line;
 
 pub async fn run(request: &GithubReviewRequest, db_path: &Path, terminal: &mut Terminal) -> Result<()> {
     let shown = request.event.display().to_string();
-    let text = std::fs::read_to_string(&request.event)
+    // GitHub's webhook payloads are at most 25 MB.
+    let read = std::fs::File::open(&request.event).and_then(|file| crate::text::read_bounded(file, 25 << 20));
+    let text = read
+        .and_then(|bytes| String::from_utf8(bytes).map_err(|_| std::io::Error::other("it is not UTF-8")))
         .map_err(|err| GithubError::Event { path: shown.clone(), why: err.to_string() })?;
     let comment = event::parse(&shown, &text)?;
     let Some(objection) = comment.objection().filter(|_| comment.on_pull_request) else {
@@ -31,7 +34,7 @@ pub async fn run(request: &GithubReviewRequest, db_path: &Path, terminal: &mut T
     if !comment.by_collaborator() {
         return refuse(&client, &comment, terminal, &not_a_collaborator(&comment)).await;
     }
-    if objection.is_empty() {
+    if !crate::text::untrusted::shows_anything(&objection) {
         return refuse(&client, &comment, terminal, NO_OBJECTION).await;
     }
     let pull = client.pull(&comment.repository, comment.number).await?;

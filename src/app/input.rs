@@ -38,7 +38,8 @@ fn read_given(source: &QuestionSource, noun: &str, example: &str) -> Result<Stri
     };
     let text = checked_text(bytes, &origin, MAX_QUESTION_BYTES)?;
     let given = text.trim().to_string();
-    if given.is_empty() {
+    // Zero-width spaces, controls and bidi marks alone are no question either.
+    if !crate::text::untrusted::shows_anything(&given) {
         return Err(Error::input(format!("{origin} is empty")).with_hint(example));
     }
     Ok(given)
@@ -96,6 +97,9 @@ mod tests {
         let read = |q: &str| read_question(&QuestionSource::Text(q.into()));
         assert_eq!(read("  Redis or Postgres?\n").unwrap(), "Redis or Postgres?");
         assert_eq!(read(" \n ").unwrap_err().to_string(), "the question is empty");
+        let invisible = read("\u{200b}\u{202e}\u{feff}\u{7}").unwrap_err();
+        assert_eq!((invisible.to_string().as_str(), invisible.exit_code()), ("the question is empty", 2));
+        assert!(read_objection(&QuestionSource::Text("\u{200b}\u{200c}".into())).is_err());
         assert!(read(&"x".repeat(MAX_QUESTION_BYTES + 1)).unwrap_err().to_string().contains("larger than 16 KiB"));
     }
 

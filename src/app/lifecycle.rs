@@ -74,7 +74,7 @@ fn locate(args: &LifecycleRequest, here: &Path, db_path: &Path, what: &str) -> R
         if !target.to_ascii_lowercase().starts_with("deb-") {
             target = format!("DEB-{target}");
         }
-        match from_database(&target, db_path, what)? {
+        match from_database(&target, db_path, here, what)? {
             Lookup::Here(root, relative) => {
                 // The stored path gets the checks a path on the command line gets: a
                 // link, `.git` or a nested repository is no record to rewrite.
@@ -111,7 +111,7 @@ enum Lookup {
     Unknown,
 }
 
-fn from_database(id: &str, db_path: &Path, what: &str) -> Result<Lookup> {
+fn from_database(id: &str, db_path: &Path, here: &Path, what: &str) -> Result<Lookup> {
     let Some(store) = Store::open_existing(db_path)? else { return Ok(Lookup::Unknown) };
     let id = match store.resolve_id(id) {
         Ok(id) => id,
@@ -127,6 +127,14 @@ fn from_database(id: &str, db_path: &Path, what: &str) -> Result<Lookup> {
         .with_hint(format!("finish it with `debate --resume {id}` first")));
     }
     let root = crate::repo::canonical(Path::new(&state.repo_root));
+    // A debate of another repository: only a record here that carries its id is this
+    // command's to change.
+    if root != here {
+        return Ok(Lookup::Elsewhere {
+            id,
+            why: format!("it was debated in {}, and no record here carries it", root.display()),
+        });
+    }
     let recorded = state.record_path.as_deref().map(Path::new).filter(|p| p.is_file()).map(crate::repo::canonical);
     if let Some(relative) = recorded.as_deref().and_then(|path| path.strip_prefix(&root).ok()) {
         return Ok(Lookup::Here(root.clone(), relative.to_string_lossy().replace('\\', "/")));

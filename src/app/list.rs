@@ -33,7 +33,7 @@ pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
 }
 
 pub fn show(db_path: &Path, id: &str, json: bool, terminal: &Terminal) -> Result<()> {
-    let (_, state, imported) = existing::find(db_path, id, None)?;
+    let (state, imported) = existing::read(db_path, id, None)?;
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
     }

@@ -27,6 +27,9 @@ pub async fn run(
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
     }
+    if request.review.is_some() {
+        existing::here(&state)?;
+    }
     // Nothing of the debate changes while another process drives it.
     let lease = store.acquire(&state.id)?;
     let state = store.load(&state.id)?;
@@ -114,19 +117,23 @@ fn apply_resume_flags(
             seat.model = Some(model.clone());
         }
     }
-    // Once the record is being written, what it says and where it goes are fixed.
+    // Once the record is being written, what it says and where it goes are fixed; a
+    // review rewrites the record where it is, with whichever provider it is given.
+    let reviewing = request.review.is_some() && state.status == Status::Complete;
     let fixed = [
         (request.no_commit, "--no-commit"),
         (request.branch.is_some(), "--branch"),
-        (request.offline, "--offline"),
-        (request.provider.is_some(), "--provider"),
+        (request.offline && !reviewing, "--offline"),
+        (request.provider.is_some() && !reviewing, "--provider"),
     ];
     if let (Some(path), Some((_, flag))) = (&state.record_path, fixed.iter().find(|(given, _)| *given)) {
-        return Err(Error::input(format!(
-            "{}'s record is already being written to {path}, so {flag} cannot change it",
-            state.id
-        ))
-        .with_hint(format!("resume without {flag}")));
+        let why = match reviewing {
+            true => {
+                format!("{}'s review rewrites its record {path} where it is, so {flag} cannot change that", state.id)
+            }
+            false => format!("{}'s record is already being written to {path}, so {flag} cannot change it", state.id),
+        };
+        return Err(Error::input(why).with_hint(format!("run it without {flag}")));
     }
     if request.no_commit || request.branch.is_some() {
         snapshot.record.commit &= !request.no_commit;

@@ -13,6 +13,7 @@ pub mod manifests;
 mod readme;
 mod walk;
 
+use std::io::Read;
 use std::path::Path;
 
 use crate::model::{Convention, EarlierDecision, ProjectFacts};
@@ -89,7 +90,11 @@ pub fn records_with_id(root: &Path, id: &str, also: &str) -> Vec<String> {
     walk::listed_records(root, also)
         .into_iter()
         .filter(|relative| {
-            let text = std::fs::read_to_string(root.join(relative)).unwrap_or_default();
+            // The front matter is at the top: its first 64 KiB, whatever its encoding.
+            let mut head = Vec::new();
+            let read =
+                std::fs::File::open(root.join(relative)).and_then(|file| file.take(64 << 10).read_to_end(&mut head));
+            let text = String::from_utf8_lossy(if read.is_ok() { &head } else { &[] });
             text.lines().take(30).any(|line| line.trim().to_lowercase() == wanted)
         })
         .collect()

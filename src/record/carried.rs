@@ -176,7 +176,33 @@ fn whole(state: &DebateState) -> Result<(), String> {
     if state.discarded.iter().any(|(round, c)| c.seat >= seats || *round == 0) {
         return Err("a discarded argument names a seat or round the debate does not have".into());
     }
+    for earlier in &state.snapshot.supersedes {
+        if !a_record_path(&earlier.path, &state.snapshot.record.directory.0) {
+            return Err(format!(
+                "it names {:?} as a record it supersedes, which is no decision record's path",
+                earlier.path
+            ));
+        }
+    }
     Ok(())
+}
+
+/// A path a record may carry for another record: relative, of plain names, none of them
+/// a git directory, a markdown record in its directory or a directory records are kept in.
+fn a_record_path(path: &str, directory: &str) -> bool {
+    use std::path::{Component, Path};
+    let path = Path::new(path);
+    let plain = path.components().all(|c| match c {
+        Component::Normal(name) => name.to_str().is_some_and(|name| !name.eq_ignore_ascii_case(".git")),
+        _ => false,
+    });
+    let parent = path.parent().and_then(Path::to_str).unwrap_or_default();
+    let in_records = std::iter::once(directory).chain(crate::adr::DECISION_DIRECTORIES.iter().copied()).any(|d| {
+        let d = d.trim_end_matches('/');
+        parent == d || parent.strip_prefix(d).is_some_and(|rest| rest.starts_with('/'))
+    });
+    let named = path.file_name().and_then(|n| n.to_str()).is_some_and(crate::adr::is_record_name);
+    plain && in_records && named
 }
 
 /// Every marked text, in order, each as long as `lengths` says (a text that quotes a
@@ -187,8 +213,9 @@ fn texts<'a>(lines: &[&'a str], lengths: &[usize]) -> (Vec<String>, Vec<&'a str>
     let mut at = 0;
     while at < lines.len() {
         let length = lengths.get(texts.len()).copied().unwrap_or(0);
-        let end = at + 1 + length;
-        if lines[at] == TEXT && lines.get(end) == Some(&TEXT_END) {
+        // A length the line claims is checked, never trusted: one past the end is no text.
+        let end = (at + 1).checked_add(length).filter(|end| *end < lines.len());
+        if let Some(end) = end.filter(|end| lines[at] == TEXT && lines[*end] == TEXT_END) {
             texts.push(lines[at + 1..end].join("\n"));
             at = end + 1;
         } else {
@@ -295,9 +322,41 @@ mod tests {
             ("round number", &|s: &mut DebateState| s.rounds[0].number = 4),
             ("panel", &|s: &mut DebateState| s.panel.truncate(1)),
             ("id", &|s: &mut DebateState| s.id = "DEB-ab".into()),
+            ("supersedes in .git", &|s: &mut DebateState| s.snapshot.supersedes = vec![earlier(".git/x.md")]),
+            ("supersedes outside", &|s: &mut DebateState| {
+                s.snapshot.supersedes = vec![earlier("../x/docs/decisions/a.md")]
+            }),
+            ("supersedes a source file", &|s: &mut DebateState| s.snapshot.supersedes = vec![earlier("src/main.rs")]),
+            ("supersedes off the records", &|s: &mut DebateState| {
+                s.snapshot.supersedes = vec![earlier("notes/0001-keep.md")]
+            }),
         ] {
             assert!(matches!(hostile(change), Err(CarryError::Unreadable(_))), "{what}");
         }
+    }
+
+    fn earlier(path: &str) -> crate::model::EarlierDecision {
+        crate::model::EarlierDecision {
+            path: path.into(),
+            title: "Keep".into(),
+            status: "accepted".into(),
+            date: None,
+            decision: String::new(),
+            superseded_by: None,
+        }
+    }
+
+    #[test]
+    fn a_record_it_supersedes_is_a_record_in_a_decisions_directory() {
+        for path in ["docs/decisions/0001-keep.md", "docs/decisions/old/0001-keep.md", "doc/adr/0002-x.md"] {
+            assert!(a_record_path(path, "docs/decisions"), "{path}");
+        }
+        for path in
+            ["docs/decisions/.git/x.md", "docs/decisions/README.md", "docs/decisionsx/a.md", "/docs/decisions/a.md"]
+        {
+            assert!(!a_record_path(path, "docs/decisions"), "{path}");
+        }
+        assert!(a_record_path("records/a.md", "records"));
     }
 
     #[test]

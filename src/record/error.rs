@@ -20,6 +20,8 @@ pub enum RecordError {
     Taken(PathBuf),
     #[error("the record path {} is outside the repository", .0.display())]
     Outside(PathBuf),
+    #[error("{} is inside .git, where debate never reads or writes a record", .0.display())]
+    InsideGit(PathBuf),
     #[error("cannot create branch {name}: {}", source.message())]
     Branch {
         name: String,
@@ -180,7 +182,9 @@ impl RecordError {
             RecordError::Modified(path) => {
                 format!("commit or stash the changes to {} first, then run `debate --resume`", path.display())
             }
-            RecordError::Outside(_) | RecordError::NoOutcome | RecordError::Detached => return None,
+            RecordError::Outside(_) | RecordError::InsideGit(_) | RecordError::NoOutcome | RecordError::Detached => {
+                return None;
+            }
         })
     }
 }

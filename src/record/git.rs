@@ -425,6 +425,21 @@ pub fn read_at(repo: &Repository, commit: &str, relative: &Path) -> Option<Vec<u
     read_in(repo, Some(&commit.tree().ok()?), relative)
 }
 
+/// Whether the work tree's bytes are the committed ones, as git compares them: a clone
+/// with `core.autocrlf` checks text out with CRLF and commits it back with LF.
+pub fn same_content(on_disk: &[u8], committed: &[u8]) -> bool {
+    if on_disk == committed {
+        return true;
+    }
+    let lf: Vec<u8> = on_disk
+        .iter()
+        .enumerate()
+        .filter(|(at, b)| !(**b == b'\r' && on_disk.get(at + 1) == Some(&b'\n')))
+        .map(|(_, b)| *b)
+        .collect();
+    lf.len() != on_disk.len() && lf == committed
+}
+
 /// The content of the file at `relative` in `tree`.
 pub fn read_in(repo: &Repository, tree: Option<&Tree>, relative: &Path) -> Option<Vec<u8>> {
     let blob = tree?.get_path(relative).ok()?.to_object(repo).ok()?.peel_to_blob().ok()?;

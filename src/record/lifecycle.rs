@@ -122,11 +122,12 @@ pub fn change(request: &Request) -> Result<Changed> {
     let ours = [Some(git::blob_id(&base)?), Some(git::blob_id(content.as_bytes())?)];
     let staged = git::staged_id(&repo, relative);
     let staged_ours = staged.is_none() && committed.is_none() || ours.contains(&staged);
-    if !(on_disk == base || on_disk == content.as_bytes()) || !staged_ours {
+    let unchanged = git::same_content(&on_disk, &base) || git::same_content(&on_disk, content.as_bytes());
+    if !unchanged || !staged_ours {
         return Err(RecordError::Changed(path));
     }
     commit::check_signing(&repo)?;
-    if on_disk != content.as_bytes() {
+    if !git::same_content(&on_disk, content.as_bytes()) {
         WorkTree::open(root)?.replace(relative, content.as_bytes())?;
     }
     let message = message(request.verdict, &text, relative, &previous);

@@ -75,8 +75,13 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         commit::held_back(root, repo.as_ref(), state.snapshot.record.commit, &target, relative, Written::Record);
     let committed_to = not_committed.is_none().then_some(&target);
     // Every earlier record is marked before anything is written, so one that cannot be
-    // stops the recording with nothing changed.
-    let superseded = supersede::changes(state, relative, repo.as_ref(), committed_to)?;
+    // stops the recording with nothing changed. Only a debate's first record marks them:
+    // a review never applies its supersedes again (the team may have given those records
+    // another status since, by command).
+    let superseded = match state.revisions.is_empty() {
+        true => supersede::changes(state, relative, repo.as_ref(), committed_to)?,
+        false => Vec::new(),
+    };
     let (Some(repo), None) = (repo, not_committed.as_ref()) else {
         write(state, templates, path)?;
         supersede::write(root, &superseded)?;
@@ -163,7 +168,7 @@ pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits
     let tree = WorkTree::open(root)?;
     let (Some(repo), Some(commit)) = (crate::repo::open(root)?, state.commit_id.as_deref()) else {
         // Never committed: the file must still be what the debate wrote.
-        let written = tree.read(relative)?.map(|b| String::from_utf8_lossy(&b).into_owned());
+        let written = tree.read(relative)?.map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n"));
         let rendered = templates.decision(state, &path)?.decision;
         return match written {
             Some(written) if status::keep(&written, &rendered) != written => Err(RecordError::Edited(path)),
@@ -185,7 +190,7 @@ pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits
             }
             let on_disk = tree.read_existing(relative)?;
             match git::read_at_head(&repo, relative) {
-                Some(committed) if committed == on_disk => committed,
+                Some(committed) if git::same_content(&on_disk, &committed) => committed,
                 _ => return Err(RecordError::Edited(path)),
             }
         }
@@ -224,7 +229,8 @@ pub fn commit_message(state: &DebateState) -> String {
     let confidence = state.outcome.as_ref().map_or("unknown", |o| o.confidence.as_str());
     let ended = state.end_reason.map_or("unknown", |r| r.as_str());
     let superseded: Vec<&str> = state.snapshot.supersedes.iter().map(|d| d.path.as_str()).collect();
-    let supersedes = match superseded.is_empty() {
+    // A revision's commit marks nothing superseded, so it names nothing.
+    let supersedes = match superseded.is_empty() || !state.revisions.is_empty() {
         true => String::new(),
         false => format!("Supersedes: {}\n", one_line(&superseded.join(", "))),
     };

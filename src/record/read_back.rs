@@ -14,10 +14,16 @@ pub fn read_back(root: &Path, relative: &Path, templates: &Templates) -> Result<
     let tree = WorkTree::open(root)?;
     let path = root.join(relative);
     let bytes = tree.read_existing(relative)?;
-    let text = String::from_utf8_lossy(&bytes).into_owned();
+    // A clone with `core.autocrlf` checks the record out with CRLF: the same record.
+    let text = String::from_utf8(bytes.clone())
+        .map_err(|_| RecordError::NotCarried {
+            path: relative.to_path_buf(),
+            why: carried::CarryError::Unreadable("it is not UTF-8 text".into()),
+        })?
+        .replace("\r\n", "\n");
     let sidecar_relative = sidecar_path(relative);
     let sidecar = match &sidecar_relative {
-        Some(side) => tree.read(side)?.map(|b| String::from_utf8_lossy(&b).into_owned()),
+        Some(side) => tree.read(side)?.map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n")),
         None => None,
     };
     // Errors name the record as the repository does, which `git log -p --` takes.
@@ -40,6 +46,12 @@ pub fn read_back(root: &Path, relative: &Path, templates: &Templates) -> Result<
             id.as_deref().unwrap_or("no id")
         ))));
     }
+    // The records it supersedes are only ever named, but never through a link either.
+    for earlier in &state.snapshot.supersedes {
+        if let Err(err) = tree.read(Path::new(&earlier.path)) {
+            return Err(not_carried(carried::CarryError::Unreadable(format!("the record it supersedes: {err}"))));
+        }
+    }
     state.repo_root = root.display().to_string();
     state.record_path = Some(path.display().to_string());
     // A review commits its revision on the branch checked out here (the pull request's).
@@ -55,7 +67,8 @@ pub fn read_back(root: &Path, relative: &Path, templates: &Templates) -> Result<
     state.snapshot.record.commit = true;
     state.snapshot.record.issue_draft = false;
     let commit = crate::repo::open(root)?.and_then(|repo| {
-        let unchanged = git::read_at_head(&repo, relative).is_some_and(|committed| committed == bytes);
+        let unchanged =
+            git::read_at_head(&repo, relative).is_some_and(|committed| git::same_content(&bytes, &committed));
         unchanged.then(|| repo.head().ok()?.peel_to_commit().ok().map(|c| c.id().to_string())).flatten()
     });
     Ok((state, commit))
@@ -165,6 +178,86 @@ mod tests {
             let again = templates.decision(&read, &path).unwrap();
             prop_assert_eq!(&again.decision, &written.decision);
             prop_assert_eq!(&again.sidecar, &written.sidecar);
+        }
+    }
+
+    /// How a valid record is damaged: its bytes, the numbers its carried line holds, or
+    /// the nesting of its values.
+    #[derive(Debug, Clone)]
+    enum Damage {
+        Byte { at: usize, to: u8 },
+        Cut { at: usize, len: usize },
+        Number { nth: usize, to: &'static str },
+        Nest { nth: usize, depth: usize },
+    }
+
+    fn damage() -> impl Strategy<Value = Damage> {
+        const NUMBERS: &[&str] = &[
+            "18446744073709551615",
+            "18446744073709551614",
+            "18446744073709551616",
+            "-1",
+            "1e308",
+            "0",
+            "4294967295",
+            "9007199254740993",
+        ];
+        prop_oneof![
+            (any::<usize>(), any::<u8>()).prop_map(|(at, to)| Damage::Byte { at, to }),
+            (any::<usize>(), 1usize..64).prop_map(|(at, len)| Damage::Cut { at, len }),
+            (any::<usize>(), prop::sample::select(NUMBERS)).prop_map(|(nth, to)| Damage::Number { nth, to }),
+            (any::<usize>(), 1usize..300).prop_map(|(nth, depth)| Damage::Nest { nth, depth }),
+        ]
+    }
+
+    /// `record` with `damage` done to it.
+    fn damaged(record: &str, damage: &Damage) -> Vec<u8> {
+        let mut bytes = record.as_bytes().to_vec();
+        let line = record.find("<!-- debate:state ").unwrap_or(0);
+        // The numbers of the JSON, not the digits inside its strings.
+        let numbers: Vec<(usize, usize)> = regex::Regex::new(r"[\[,:](-?\d+(\.\d+)?)")
+            .unwrap()
+            .captures_iter(&record[line..])
+            .filter_map(|c| c.get(1))
+            .map(|m| (line + m.start(), line + m.end()))
+            .collect();
+        match *damage {
+            Damage::Byte { at, to } => {
+                let at = at % bytes.len();
+                bytes[at] = to;
+            }
+            Damage::Cut { at, len } => {
+                let at = at % bytes.len();
+                bytes.drain(at..(at + len).min(bytes.len()));
+            }
+            Damage::Number { nth, to } => {
+                let (start, end) = numbers[nth % numbers.len()];
+                bytes.splice(start..end, to.bytes());
+            }
+            Damage::Nest { nth, depth } => {
+                let (start, end) = numbers[nth % numbers.len()];
+                let value = format!("{}{}{}", "[".repeat(depth), &record[start..end], "]".repeat(depth));
+                bytes.splice(start..end, value.into_bytes());
+            }
+        }
+        bytes
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn a_damaged_record_is_read_back_or_refused_never_a_panic(damage in damage(), seed in 0usize..4) {
+            static WRITTEN: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+            let relative = Path::new("docs/decisions/2026-11-22-cache.md");
+            let dir = tempfile::tempdir().unwrap();
+            let templates = Templates::load(dir.path()).unwrap();
+            let written = WRITTEN.get_or_init(|| {
+                let path = Path::new("/repo").join(relative);
+                (0..4u64).map(|seed| templates.decision(&debate(2, 2, seed, seed == 3), &path).unwrap().decision).collect()
+            });
+            std::fs::create_dir_all(dir.path().join("docs/decisions")).unwrap();
+            std::fs::write(dir.path().join(relative), damaged(&written[seed], &damage)).unwrap();
+            let _ = read_back(dir.path(), relative, &templates);
         }
     }
 

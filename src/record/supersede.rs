@@ -82,7 +82,7 @@ fn marked(
         marked.map(String::into_bytes).ok_or_else(|| RecordError::NoStatus(path.clone()))
     };
     let content = mark(base)?;
-    let unchanged = on_disk == *base || on_disk == content;
+    let unchanged = git::same_content(&on_disk, base) || git::same_content(&on_disk, &content);
     if committed_to == Some(&git::Target::Head) && !unchanged {
         return Err(RecordError::Modified(path));
     }

@@ -5,7 +5,7 @@
 //! replaced whole, new files take the user's umask, replaced ones keep their mode, and
 //! every byte written passes the secret gate first.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
@@ -31,6 +31,10 @@ struct Walked {
     whole: bool,
 }
 
+/// The largest file read whole: a record of a 20-round debate is well under it, and a
+/// hostile one costs no more.
+pub const MAX_FILE_BYTES: usize = 16 << 20;
+
 const DIRECTORY: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::NOFOLLOW).union(OFlags::CLOEXEC);
 
 impl WorkTree {
@@ -55,8 +59,8 @@ impl WorkTree {
                 Err(Errno::NOENT) => return Ok(None),
                 Err(errno) => return Err(self.refused(&dir, relative, errno)),
             };
-        let mut bytes = Vec::new();
-        std::fs::File::from(file).read_to_end(&mut bytes).map_err(|source| self.read_error(relative, source))?;
+        let bytes = crate::text::read_bounded(std::fs::File::from(file), MAX_FILE_BYTES)
+            .map_err(|source| self.read_error(relative, source))?;
         Ok(Some(bytes))
     }
 
@@ -148,11 +152,8 @@ impl WorkTree {
 
     /// The directory part and the file name of a relative path of plain names.
     fn split<'p>(&self, relative: &'p Path) -> Result<(&'p Path, &'p str)> {
-        let outside = || RecordError::Outside(self.root.join(relative));
-        let name = match relative.components().next_back() {
-            Some(Component::Normal(name)) => name.to_str().ok_or_else(outside)?,
-            _ => return Err(outside()),
-        };
+        let mut names = names(relative, &self.root)?;
+        let name = names.pop().ok_or_else(|| RecordError::Outside(self.root.join(relative)))?;
         Ok((relative.parent().unwrap_or(Path::new("")), name))
     }
 
@@ -219,12 +220,18 @@ fn write_error(path: &Path, errno: Errno) -> RecordError {
 }
 
 /// The names of a relative path, each a plain name (no `..`, root or prefix).
+/// The plain names of `relative`; one that is not a plain name, or is a git directory
+/// (this repository's or a nested one's), refuses the whole path.
 fn names<'p>(relative: &'p Path, root: &Path) -> Result<Vec<&'p str>> {
     relative
         .components()
         .filter(|c| *c != Component::CurDir)
         .map(|c| match c {
-            Component::Normal(name) => name.to_str().ok_or_else(|| RecordError::Outside(root.join(relative))),
+            Component::Normal(name) => match name.to_str() {
+                Some(name) if name.eq_ignore_ascii_case(".git") => Err(RecordError::InsideGit(root.join(relative))),
+                Some(name) => Ok(name),
+                None => Err(RecordError::Outside(root.join(relative))),
+            },
             _ => Err(RecordError::Outside(root.join(relative))),
         })
         .collect()
@@ -254,6 +261,20 @@ mod tests {
         assert_eq!(tree.read(Path::new("docs/decisions/a.md")).unwrap().unwrap(), b"second");
         let left: Vec<_> = std::fs::read_dir(root.path().join("docs/decisions")).unwrap().collect();
         assert_eq!(left.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn nothing_inside_a_git_directory_is_read_or_written() {
+        let (root, _outside, tree) = tree();
+        std::fs::create_dir_all(root.path().join(".git")).unwrap();
+        std::fs::write(root.path().join(".git/x.md"), "git's own").unwrap();
+        for relative in [".git/x.md", ".GIT/x.md", "vendor/lib/.git/config", "docs/.git"] {
+            let relative = Path::new(relative);
+            for result in [tree.create(relative, b"x"), tree.replace(relative, b"x"), tree.read(relative).map(drop)] {
+                assert!(matches!(result, Err(RecordError::InsideGit(_))), "{relative:?}: {result:?}");
+            }
+        }
+        assert_eq!(std::fs::read_to_string(root.path().join(".git/x.md")).unwrap(), "git's own");
     }
 
     #[test]

@@ -224,7 +224,9 @@ pub async fn checkpoint(
 ) -> Result<Response, ApiError> {
     let Json(answer) = body.map_err(ApiError::rejected)?;
     let decision = match (answer.action, answer.guidance.as_deref().map(str::trim)) {
-        (Action::Guide, Some(text)) if !text.is_empty() => Decision::Guide(text.to_string()),
+        (Action::Guide, Some(text)) if crate::text::untrusted::shows_anything(text) => {
+            Decision::Guide(text.to_string())
+        }
         (Action::Guide, _) => {
             return Err(ApiError::new(StatusCode::BAD_REQUEST, "guidance is empty").hint("write the guidance"));
         }

@@ -339,7 +339,9 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
 }
 
 fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|err| {
+    let read = std::fs::File::open(path).and_then(|file| crate::text::read_bounded(file, yaml::MAX_YAML_BYTES));
+    let text = read.and_then(|bytes| String::from_utf8(bytes).map_err(std::io::Error::other));
+    text.map_err(|err| {
         SettingsError::new(format!("cannot read {}: {err}", path.display()))
             .with_hint("settings and catalog files must be readable UTF-8 YAML")
     })
@@ -370,7 +372,8 @@ fn trusted_content(text: &str, layer: &Value) -> Vec<u8> {
     let providers = layer.get("providers").and_then(Value::as_object).into_iter().flatten();
     for script in providers.filter_map(|(_, p)| p.get("script")?.as_str()) {
         content.extend_from_slice(format!("\0{script}\0").as_bytes());
-        content.extend(std::fs::read(script).unwrap_or_default());
+        let read = std::fs::File::open(script).and_then(|file| crate::text::read_bounded(file, yaml::MAX_YAML_BYTES));
+        content.extend(read.unwrap_or_default());
     }
     content
 }

@@ -189,7 +189,8 @@ fn line(asking: &Asking, prompt: &str) -> Line {
             Key::Enter => {
                 say("\n");
                 let text = text.trim();
-                return if text.is_empty() { Line::Empty } else { Line::Text(text.to_string()) };
+                let shown = crate::text::untrusted::shows_anything(text);
+                return if shown { Line::Text(text.to_string()) } else { Line::Empty };
             }
             Key::Escape => {
                 say("\n");

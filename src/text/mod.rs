@@ -7,6 +7,22 @@ pub mod secrets;
 pub mod untrusted;
 pub mod yaml;
 
+/// All of `reader`, if it holds at most `limit` bytes: an input read whole is capped
+/// before it is parsed, so `/dev/zero` or a record of 50 MB costs no more than the cap.
+pub fn read_bounded(reader: impl std::io::Read, limit: usize) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    reader.take(limit as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > limit {
+        let size = match limit >= 1 << 20 {
+            true => format!("{} MiB", limit >> 20),
+            false => format!("{} KiB", limit >> 10),
+        };
+        return Err(std::io::Error::new(std::io::ErrorKind::FileTooLarge, format!("it is larger than {size}")));
+    }
+    Ok(bytes)
+}
+
 /// The first sentence of a text, at most 240 characters.
 pub fn first_sentence(text: &str) -> String {
     let text = text.trim();

@@ -28,6 +28,36 @@ pub fn one_line(text: &str) -> String {
     for_terminal(text).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether `text` would show anything: some character that is not whitespace, a
+/// control, a bidirectional mark or an invisible format character (zero-width spaces
+/// and joiners, the word joiner, the byte-order mark, soft hyphens, variation
+/// selectors, tags). Text that shows nothing is empty, however many bytes it has.
+pub fn shows_anything(text: &str) -> bool {
+    text.chars().any(|c| !(c.is_whitespace() || c.is_control() || is_bidi_control(c) || is_invisible(c)))
+}
+
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{34f}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{17b4}'
+            | '\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200d}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206a}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
+    )
+}
+
 /// Characters that reorder text on display: embeddings, overrides, isolates.
 pub fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
@@ -69,6 +99,23 @@ fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_of_invisible_characters_shows_nothing() {
+        for blank in [
+            "",
+            " \n\t",
+            "\u{200b}\u{200b}",
+            "\u{202e}\u{2066}\u{200f}",
+            "\u{feff}\u{ad}\u{2060}",
+            "\u{1b}\u{7}\u{e0041}",
+        ] {
+            assert!(!shows_anything(blank), "{blank:?}");
+        }
+        for shown in ["a", "\u{200b}?", "漢", "🚀", "\u{202e}x"] {
+            assert!(shows_anything(shown), "{shown:?}");
+        }
+    }
 
     #[test]
     fn escape_sequences_and_controls_are_removed() {

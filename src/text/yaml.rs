@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 
 /// Largest YAML file we read: settings, catalogs and scripts are small, and a budget
 /// keeps a hostile file from eating memory.
-const MAX_YAML_BYTES: usize = 1 << 20;
+pub const MAX_YAML_BYTES: usize = 1 << 20;
 
 /// Parse `text` (read from `origin`) into `T`. The error message starts with
 /// `origin:line:column` and names the key on that line when the parser did not.
