@@ -33,6 +33,7 @@ mod readme;
 mod real_model;
 mod record_format;
 mod record_git;
+mod record_integrity;
 mod record_review;
 mod record_travels;
 mod repository_context;
