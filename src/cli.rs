@@ -258,7 +258,7 @@ pub struct RunArgs {
 }
 
 /// `debate list`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Copy, Default, Args)]
 pub struct ListArgs {
     /// Debates of every repository
     #[arg(long)]

@@ -7,6 +7,7 @@ mod config;
 pub mod dashboard;
 mod drive;
 mod existing;
+mod flags;
 mod github_review;
 mod give_up;
 mod input;

@@ -5,7 +5,8 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, Command, Lifecycle, RunArgs, StartArgs};
+use super::flags;
+use crate::cli::{Cli, Command, Lifecycle, ListArgs, RunArgs, StartArgs};
 use crate::error::{Error, Result};
 use crate::record::lifecycle::Verdict;
 use crate::settings::FlagOverrides;
@@ -186,27 +187,43 @@ impl Invocation {
         let review = |objection: Option<QuestionSource>, discard_edits| {
             objection.map(|objection| Review { objection, discard_edits })
         };
+        // Flags before the subcommand are the subcommand's (`debate --offline new "Q"`).
+        let before = cli.start;
+        if let Some(command) = cli.command.as_ref().filter(|c| !runs_a_debate(c)) {
+            let listing = match command {
+                Command::List(_) => ListArgs::default(),
+                _ => cli.listing,
+            };
+            flags::none(&before, &listing, name(command))?;
+        }
         let mode = match cli.command {
-            Some(Command::New(start)) => start_mode(start, config.clone(), true)?,
-            Some(Command::List(args)) => Mode::List { all: args.all, limit: args.limit.unwrap_or(DEFAULT_LIMIT) },
-            Some(Command::Show { id }) => Mode::Show { id },
-            Some(Command::Resume(args)) => {
-                resume(args.id, args.run, review(args.guide.map(QuestionSource::Text), args.discard_edits))
+            Some(Command::New(start)) => start_mode(flags::start(before, start)?, config.clone(), true)?,
+            Some(Command::List(args)) => {
+                let args = flags::list(cli.listing, args)?;
+                Mode::List { all: args.all, limit: args.limit.unwrap_or(DEFAULT_LIMIT) }
             }
-            Some(Command::Review(args)) => match (args.github_event, args.target) {
-                (Some(event), _) => Mode::GithubReview(GithubReviewRequest {
-                    event,
-                    config: config.clone(),
-                    max_rounds: args.run.max_rounds,
-                }),
-                (None, target) => {
-                    let file = |path: PathBuf| {
-                        if path == Path::new("-") { QuestionSource::Stdin } else { QuestionSource::File(path) }
-                    };
-                    let objection = args.guide.map(QuestionSource::Text).or(args.guide_file.map(file));
-                    resume(target.unwrap_or_default(), args.run, review(objection, args.discard_edits))
+            Some(Command::Show { id }) => Mode::Show { id },
+            Some(Command::Resume(args)) => resume(
+                args.id,
+                flags::resume(before, args.run, "resume")?,
+                review(args.guide.map(QuestionSource::Text), args.discard_edits),
+            ),
+            Some(Command::Review(args)) => {
+                match (args.github_event, args.target, flags::resume(before, args.run, "review")?) {
+                    (Some(event), _, run) => Mode::GithubReview(GithubReviewRequest {
+                        event,
+                        config: config.clone(),
+                        max_rounds: run.max_rounds,
+                    }),
+                    (None, target, run) => {
+                        let file = |path: PathBuf| {
+                            if path == Path::new("-") { QuestionSource::Stdin } else { QuestionSource::File(path) }
+                        };
+                        let objection = args.guide.map(QuestionSource::Text).or(args.guide_file.map(file));
+                        resume(target.unwrap_or_default(), run, review(objection, args.discard_edits))
+                    }
                 }
-            },
+            }
             Some(Command::Ci(args)) => match args.platform {
                 crate::cli::CiPlatform::Github => Mode::Ci { install: args.install, force: args.force },
             },
@@ -237,15 +254,42 @@ impl Invocation {
                     }
                     (_, Some(id), ..) => Mode::Show { id },
                     (_, _, Some(id), ..) => {
-                        resume(id, cli.start.run, review(cli.guide.map(QuestionSource::Text), cli.discard_edits))
+                        resume(id, before.run, review(cli.guide.map(QuestionSource::Text), cli.discard_edits))
                     }
                     (.., Some(id), _) => Mode::GiveUp { id, delete: false },
                     (.., Some(id)) => Mode::GiveUp { id, delete: true },
-                    (false, None, None, None, None) => start_mode(cli.start, config.clone(), cli.separated)?,
+                    (false, None, None, None, None) => start_mode(before, config.clone(), cli.separated)?,
                 }
             }
         };
         Ok(Invocation { mode, db: shared.db, json: shared.json, verbosity })
+    }
+}
+
+/// Whether `command` takes a debate's flags (`--offline`, `-r`, …) itself.
+fn runs_a_debate(command: &Command) -> bool {
+    matches!(command, Command::New(_) | Command::Resume(_) | Command::Review(_))
+}
+
+/// The subcommand's name, as typed.
+fn name(command: &Command) -> &'static str {
+    match command {
+        Command::New(_) => "new",
+        Command::List(_) => "list",
+        Command::Show { .. } => "show",
+        Command::Resume(_) => "resume",
+        Command::Review(_) => "review",
+        Command::Abandon { .. } => "abandon",
+        Command::Delete { .. } => "delete",
+        Command::Accept(_) => "accept",
+        Command::Reject(_) => "reject",
+        Command::Deprecate(_) => "deprecate",
+        Command::Trust { .. } => "trust",
+        Command::Serve(_) => "serve",
+        Command::Config => "config",
+        Command::Completions { .. } => "completions",
+        Command::Man => "man",
+        Command::Ci(_) => "ci",
     }
 }
 
@@ -427,6 +471,77 @@ mod tests {
         let run = invocation(&["--db", "x.db", "-q", "list"]);
         assert_eq!(run.db.as_deref(), Some(std::path::Path::new("x.db")));
         assert!(matches!(run.mode, Mode::List { .. }));
+    }
+
+    /// Every flag a command takes, with a value where it needs one.
+    const FLAGS: &[&[&str]] = &[
+        &["--offline"],
+        &["--no-checkpoints"],
+        &["-r", "2"],
+        &["--max-rounds", "3"],
+        &["--issue"],
+        &["--no-commit"],
+        &["--branch=decide"],
+        &["--provider", "local"],
+        &["--model", "m"],
+        &["--config", "s.yaml"],
+        &["--db", "x.db"],
+        &["--json"],
+        &["-q"],
+        &["-v"],
+    ];
+
+    fn both_ways(command: &[&str], flag: &[&str], rest: &[&str]) -> (String, String) {
+        let before: Vec<&str> = flag.iter().chain(command).chain(rest).copied().collect();
+        let after: Vec<&str> = command.iter().chain(flag).chain(rest).copied().collect();
+        (format!("{:?}", invocation(&before)), format!("{:?}", invocation(&after)))
+    }
+
+    #[test]
+    fn every_flag_means_the_same_before_and_after_the_subcommand() {
+        let plain = format!("{:?}", invocation(&["new", "Redis or Postgres?"]));
+        for flag in FLAGS {
+            let (before, after) = both_ways(&["new"], flag, &["Redis or Postgres?"]);
+            assert_eq!(before, after, "{flag:?}");
+            assert_ne!(before, plain, "{flag:?} changes what runs");
+        }
+        for flag in FLAGS.iter().filter(|f| !f.contains(&"--no-commit") && !f.contains(&"--branch=decide")) {
+            let (before, after) = both_ways(&["review", "DEB-0ym064", "--guide", "cost?"], flag, &[]);
+            assert_eq!(before, after, "review {flag:?}");
+            let (before, after) = both_ways(&["resume", "DEB-0ym064"], flag, &[]);
+            assert_eq!(before, after, "resume {flag:?}");
+        }
+        for flag in
+            [&["--perspectives", "3"][..], &["--with", "Cost Control"], &["--context", "a.md"], &["--no-repo-context"]]
+        {
+            let (before, after) = both_ways(&["new"], flag, &["Redis or Postgres?"]);
+            assert_eq!(before, after, "{flag:?}");
+        }
+        let (before, after) = both_ways(&["list"], &["--all"], &[]);
+        assert_eq!(before, after);
+    }
+
+    #[test]
+    fn the_issue_34_line_runs_offline_with_one_round_and_no_checkpoints() {
+        let Mode::Start(start) = invocation(&["--offline", "--no-checkpoints", "-r", "1", "new", "Q?"]).mode else {
+            panic!()
+        };
+        assert!(start.offline && start.flags.no_checkpoints);
+        assert_eq!(start.flags.max_rounds, Some(1));
+    }
+
+    #[test]
+    fn a_flag_before_a_command_that_does_not_take_it_is_refused_not_dropped() {
+        let refused = |args: &[&str]| {
+            let cli = Cli::try_parse_from(std::iter::once("debate").chain(args.iter().copied())).unwrap();
+            Invocation::from_cli(cli).unwrap_err()
+        };
+        let err = refused(&["--offline", "show", "DEB-0ym064"]);
+        assert_eq!((err.to_string().as_str(), err.exit_code()), ("--offline does not go with `debate show`", 2));
+        assert!(refused(&["--with", "Cost Control", "review", "x", "--guide", "y"]).to_string().contains("--with"));
+        assert!(refused(&["-r", "2", "new", "-r", "3", "Q?"]).to_string().contains("given twice"));
+        assert!(refused(&["--offline", "new", "--provider", "p", "Q?"]).to_string().contains("--offline"));
+        assert!(refused(&["--all", "show", "x"]).to_string().contains("--all"));
     }
 
     #[test]

@@ -151,3 +151,29 @@ fn completions_offer_what_debate_knows_here() {
     let script = sandbox.cmd().args(["completions", "bash"]).assert().success().get_output().stdout.clone();
     assert!(text(&script).contains("COMPLETE=\"bash\""), "the script asks debate itself");
 }
+
+/// Flags before the subcommand are the subcommand's: a user who typed `--offline` is
+/// never sent to the configured provider, whichever side of `new` it stood on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flags_before_new_are_taken_and_offline_calls_no_provider() {
+    let mock = crate::common::llm::MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let config = config.to_str().unwrap().to_string();
+    let out = sandbox
+        .cmd()
+        .env("DEBATE_TEST_KEY", "sk-test")
+        .args(["--config", &config, "--offline", "--no-checkpoints", "-r", "1", "new", QUESTION, "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(mock.requests().len(), 0, "--offline before `new` sends nothing to the configured provider");
+    let shown = sandbox.shown();
+    assert_eq!(shown["rounds"], 1, "-r 1 before `new` is the debate's cap");
+    sandbox
+        .cmd()
+        .args(["--offline", "show", shown["id"].as_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--offline does not go with `debate show`"));
+}
