@@ -29,7 +29,11 @@ fn main() -> ExitCode {
         }
     };
     let verbose = cli.shared.verbose;
-    match runtime.block_on(debate::app::run(cli)) {
+    let result = runtime.block_on(debate::app::run(cli));
+    // A question's thread ends within a slice of its wait once nobody waits for it; the
+    // process never waits longer than that on one, whatever it is blocked on.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             report(&err, verbose);

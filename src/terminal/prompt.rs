@@ -6,13 +6,18 @@
 //! waiting: no thread is left behind reading stdin. The terminal's settings come back
 //! when the question ends, however it ends. A question is drawn only once raw mode is on,
 //! so a key pressed after the question appears is never lost or echoed twice.
+//!
+//! Keys are read from stdin here (`poll` and `read`), not by crossterm's event reader,
+//! which spins on a terminal that went away (a closed tab, a dropped SSH session): a
+//! hang-up, end of file or read error ends the question at once.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::io::Errno;
 
 use crate::model::{Clarified, Decision, Pending};
 
@@ -66,49 +71,120 @@ enum Key {
     Backspace,
     Escape,
     Interrupt,
+    /// Ctrl-D.
     EndOfInput,
+    /// The terminal went away: hung up, at its end, or failing.
+    Gone,
     /// The deadline passed, or nobody waits any more.
     TimedOut,
 }
 
 impl Asking {
-    fn key(&self) -> Key {
+    fn key(&self, keys: &mut Keys) -> Key {
         loop {
+            if let Some(key) = keys.next() {
+                return key;
+            }
             let left = self.deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || self.gone.load(Ordering::Relaxed) {
                 return Key::TimedOut;
             }
-            match event::poll(left.min(SLICE)) {
-                Ok(false) => continue,
-                Ok(true) => match event::read() {
-                    Ok(Event::Key(key)) if key.kind != KeyEventKind::Release => {
-                        if let Some(key) = translate(key) {
-                            return key;
-                        }
-                    }
-                    Ok(_) => continue,
-                    Err(_) => return Key::EndOfInput,
-                },
-                Err(_) => return Key::EndOfInput,
+            if !keys.fill(left.min(SLICE)) {
+                return Key::Gone;
             }
         }
     }
 }
 
-fn translate(key: KeyEvent) -> Option<Key> {
-    let control = key.modifiers.contains(KeyModifiers::CONTROL);
-    Some(match key.code {
-        KeyCode::Char('c') if control => Key::Interrupt,
-        KeyCode::Char('d') if control => Key::EndOfInput,
-        // A line feed (pasted text, or a terminal that sends it for Enter) reads as Ctrl-J.
-        KeyCode::Char('j') if control => Key::Enter,
-        KeyCode::Char(_) if control => return None,
-        KeyCode::Char(c) => Key::Char(c),
-        KeyCode::Enter => Key::Enter,
-        KeyCode::Backspace => Key::Backspace,
-        KeyCode::Esc => Key::Escape,
-        _ => return None,
-    })
+/// The bytes typed at stdin, read as they arrive and decoded into keys.
+#[derive(Default)]
+struct Keys {
+    pending: Vec<u8>,
+}
+
+impl Keys {
+    /// Wait up to `wait` for input and take what arrived; `false` when the terminal is gone.
+    fn fill(&mut self, wait: Duration) -> bool {
+        let stdin = std::io::stdin();
+        let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+        let timeout = Timespec { tv_sec: 0, tv_nsec: wait.as_nanos().min(999_999_999) as _ };
+        match rustix::event::poll(&mut fds, Some(&timeout)) {
+            Ok(0) | Err(Errno::INTR) => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+        let revents = fds[0].revents();
+        if !revents.contains(PollFlags::IN) {
+            // Hung up, an error, or no longer a descriptor.
+            return revents.is_empty();
+        }
+        let mut buffer = [0u8; 256];
+        match rustix::io::read(&stdin, &mut buffer) {
+            Ok(0) => false,
+            Ok(read) => {
+                self.pending.extend_from_slice(&buffer[..read]);
+                true
+            }
+            Err(Errno::INTR | Errno::AGAIN) => true,
+            Err(_) => false,
+        }
+    }
+
+    /// The next whole key in what was read, if any; escape sequences (arrows, function
+    /// keys) and other control characters are passed over.
+    fn next(&mut self) -> Option<Key> {
+        loop {
+            let (key, used) = decode(&self.pending)?;
+            self.pending.drain(..used);
+            if key.is_some() {
+                return key;
+            }
+        }
+    }
+}
+
+/// The first key in `bytes` and how many bytes it takes (`None` as the key: bytes passed
+/// over); nothing while they hold only part of one.
+fn decode(bytes: &[u8]) -> Option<(Option<Key>, usize)> {
+    let first = *bytes.first()?;
+    let key = match first {
+        0x03 => Key::Interrupt,
+        0x04 => Key::EndOfInput,
+        // A terminal sends CR for Enter in raw mode; pasted text brings LF.
+        b'\r' | b'\n' => Key::Enter,
+        0x7f | 0x08 => Key::Backspace,
+        0x1b => return Some(escape(bytes)),
+        0x00..=0x1f => return Some((None, 1)),
+        _ => {
+            let length = match first {
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf7 => 4,
+                0x80..=0xff => return Some((None, 1)),
+                _ => 1,
+            };
+            if bytes.len() < length {
+                return None;
+            }
+            return Some(match std::str::from_utf8(&bytes[..length]).ok().and_then(|c| c.chars().next()) {
+                Some(c) => (Some(Key::Char(c)), length),
+                None => (None, 1),
+            });
+        }
+    };
+    Some((Some(key), 1))
+}
+
+/// Escape alone, or a sequence a key sends (`ESC [ … final`, `ESC O x`), passed over.
+fn escape(bytes: &[u8]) -> (Option<Key>, usize) {
+    match bytes.get(1) {
+        Some(b'[') => match bytes[2..].iter().position(|b| (0x40..=0x7e).contains(b)) {
+            Some(end) => (None, end + 3),
+            None => (None, bytes.len()),
+        },
+        Some(b'O') => (None, bytes.len().min(3)),
+        _ => (Some(Key::Escape), 1),
+    }
 }
 
 /// Raw mode while it lives; the terminal's settings come back when it is dropped.
@@ -137,17 +213,18 @@ fn say(text: &str) {
 pub fn checkpoint(asking: &Asking) -> Decision {
     let Some(_raw) = RawMode::on() else { return Decision::EndOfInput };
     say(&format!("{MENU}\n"));
+    let keys = &mut Keys::default();
     loop {
-        match asking.key() {
+        match asking.key(keys) {
             Key::Enter | Key::Char('c' | 'C') => return Decision::Continue,
             Key::Char('e' | 'E') => return Decision::End,
             Key::Char('p' | 'P') => return Decision::Pause,
-            Key::Char('g' | 'G') => match line(asking, "Your guidance for the next round: ") {
+            Key::Char('g' | 'G') => match line(asking, keys, "Your guidance for the next round: ") {
                 Line::Text(text) => return Decision::Guide(text),
                 Line::Empty => say(&format!("{MENU}\n")),
                 Line::Stopped(key) => return stopped(key),
             },
-            stop @ (Key::Interrupt | Key::EndOfInput | Key::TimedOut) => return stopped(stop),
+            stop @ (Key::Interrupt | Key::EndOfInput | Key::Gone | Key::TimedOut) => return stopped(stop),
             _ => {}
         }
     }
@@ -172,11 +249,11 @@ enum Line {
 }
 
 /// Read a line with simple editing (typing, Backspace, Enter, Escape). Raw mode is on.
-fn line(asking: &Asking, prompt: &str) -> Line {
+fn line(asking: &Asking, keys: &mut Keys, prompt: &str) -> Line {
     say(prompt);
     let mut text = String::new();
     loop {
-        match asking.key() {
+        match asking.key(keys) {
             Key::Char(c) => {
                 text.push(c);
                 say(&c.to_string());
@@ -196,6 +273,8 @@ fn line(asking: &Asking, prompt: &str) -> Line {
                 say("\n");
                 return Line::Empty;
             }
+            // Ctrl-D on a line with text does nothing, as in a shell; a terminal that is
+            // gone ends the line whatever it holds.
             Key::EndOfInput if !text.is_empty() => {}
             stop => {
                 say("\n");
@@ -209,7 +288,7 @@ fn line(asking: &Asking, prompt: &str) -> Line {
 pub fn clarify(asking: &Asking) -> Clarified {
     let Some(_raw) = RawMode::on() else { return Clarified::Skipped };
     say(&format!("The question is vague. {CLARIFYING_QUESTION}\n"));
-    match line(asking, "Clarification: ") {
+    match line(asking, &mut Keys::default(), "Clarification: ") {
         Line::Text(text) => Clarified::Answer(text),
         Line::Stopped(Key::Interrupt) => Clarified::Interrupted,
         _ => Clarified::Skipped,
@@ -221,14 +300,42 @@ pub fn clarify(asking: &Asking) -> Clarified {
 pub fn confirm(asking: &Asking, question: &str) -> bool {
     let Some(_raw) = RawMode::on() else { return false };
     say(&format!("{question} [y/N] "));
+    let keys = &mut Keys::default();
     loop {
-        let answer = match asking.key() {
+        let answer = match asking.key(keys) {
             Key::Char('y' | 'Y') => true,
             Key::Char('n' | 'N') | Key::Enter | Key::Escape => false,
             Key::Char(_) | Key::Backspace => continue,
-            Key::Interrupt | Key::EndOfInput | Key::TimedOut => false,
+            Key::Interrupt | Key::EndOfInput | Key::Gone | Key::TimedOut => false,
         };
         say(if answer { "yes\n" } else { "no\n" });
         return answer;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(bytes: &[u8]) -> Vec<Key> {
+        let mut keys = Keys { pending: bytes.to_vec() };
+        std::iter::from_fn(|| keys.next()).collect()
+    }
+
+    #[test]
+    fn bytes_typed_in_raw_mode_read_as_keys() {
+        assert_eq!(keys(b"gA\r"), [Key::Char('g'), Key::Char('A'), Key::Enter]);
+        assert_eq!(keys("é🚀\x7f\n".as_bytes()), [Key::Char('é'), Key::Char('🚀'), Key::Backspace, Key::Enter]);
+        assert_eq!(keys(b"\x03\x04"), [Key::Interrupt, Key::EndOfInput]);
+        assert_eq!(keys(b"\x1b[A\x1b[1;5Cx\x1bOPy\x1b"), [Key::Char('x'), Key::Char('y'), Key::Escape]);
+        assert_eq!(keys(b"\x01\xffz"), [Key::Char('z')], "other controls and stray bytes pass");
+    }
+
+    #[test]
+    fn part_of_a_character_waits_for_the_rest() {
+        let mut keys = Keys { pending: "漢".as_bytes()[..2].to_vec() };
+        assert_eq!(keys.next(), None);
+        keys.pending.push("漢".as_bytes()[2]);
+        assert_eq!(keys.next(), Some(Key::Char('漢')));
     }
 }

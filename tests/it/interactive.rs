@@ -378,3 +378,60 @@ fn secrets_typed_into_answers_are_masked() {
         assert!(!history.contains(secret), "{history}");
     }
 }
+
+/// A terminal that goes away (a closed tab, a dropped SSH session) while a checkpoint
+/// waits: the debate is paused, every finished step kept, and the process ends by itself
+/// instead of spinning on the dead terminal. The pseudo-terminal is the debate's
+/// controlling terminal (`setsid --ctty`), so closing it also sends the hang-up signal.
+#[test]
+fn a_terminal_that_goes_away_pauses_the_debate_and_the_process_ends() {
+    use nix::fcntl::OFlag;
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let sandbox = Sandbox::new();
+    let config = scripted(&sandbox, &varied_answers(&PANEL, 3, CONTINUE));
+    // Opened close-on-exec: no process spawned meanwhile (by this test or another) may
+    // keep the terminal open after the test closes it.
+    let mut master = nix::pty::posix_openpt(OFlag::O_RDWR | OFlag::O_NOCTTY | OFlag::O_CLOEXEC).unwrap();
+    nix::pty::grantpt(&master).unwrap();
+    nix::pty::unlockpt(&master).unwrap();
+    let terminal = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(OFlag::O_NOCTTY.bits())
+        .open(nix::pty::ptsname_r(&master).unwrap())
+        .unwrap();
+    let slave = || std::process::Stdio::from(terminal.try_clone().unwrap());
+    let mut cmd = sandbox.std_cmd();
+    let program = cmd.get_program().to_owned();
+    let mut hung = std::process::Command::new("setsid");
+    hung.arg("--ctty").arg(program).args(cmd.get_args()).current_dir(&sandbox.repo);
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => hung.env(key, value),
+            None => hung.env_remove(key),
+        };
+    }
+    hung.arg("--config").arg(&config).args(["-r", "3", QUESTION]).env("TERM", "dumb").env("NO_COLOR", "1");
+    let mut child = hung.stdin(slave()).stdout(slave()).stderr(slave()).spawn().unwrap();
+    drop(terminal);
+    let mut seen = Vec::new();
+    let mut expect = |master: &mut nix::pty::PtyMaster, needle: &str| {
+        let mut buffer = [0u8; 4096];
+        while !String::from_utf8_lossy(&seen).contains(needle) {
+            let read = master.read(&mut buffer).unwrap_or_else(|err| panic!("waiting for {needle:?}: {err}"));
+            assert!(read > 0, "the terminal closed before {needle:?}: {}", String::from_utf8_lossy(&seen));
+            seen.extend_from_slice(&buffer[..read]);
+        }
+    };
+    // The checkpoint reads keys, and a line of guidance is half typed, when it goes away.
+    expect(&mut master, MENU);
+    std::io::Write::write_all(&mut master, b"g").unwrap();
+    expect(&mut master, "Your guidance for the next round: ");
+    std::io::Write::write_all(&mut master, b"half a line").unwrap();
+    expect(&mut master, "half a line");
+    drop(master);
+    let ended = wait_for("the process to end after its terminal went away", || child.try_wait().unwrap());
+    assert!(ended.code().is_some(), "it ended by itself, not by a signal's default action: {ended:?}");
+    assert_eq!((status(&sandbox).as_str(), rounds(&sandbox)), ("paused", 1), "paused with round 1 kept");
+}
