@@ -402,7 +402,7 @@ fn a_terminal_that_goes_away_pauses_the_debate_and_the_process_ends() {
         .open(nix::pty::ptsname_r(&master).unwrap())
         .unwrap();
     let slave = || std::process::Stdio::from(terminal.try_clone().unwrap());
-    let mut cmd = sandbox.std_cmd();
+    let cmd = sandbox.std_cmd();
     let program = cmd.get_program().to_owned();
     let mut hung = std::process::Command::new("setsid");
     hung.arg("--ctty").arg(program).args(cmd.get_args()).current_dir(&sandbox.repo);
