@@ -92,6 +92,8 @@ pub enum RecordError {
     NotCarried { path: PathBuf, why: super::carried::CarryError },
     #[error("{} was edited by hand since debate wrote it{}, so it is no longer the debate it carries", path.display(), if sections.is_empty() { String::new() } else { format!(" (in {})", sections.join(", ")) })]
     EditedByHand { path: PathBuf, sections: Vec<String> },
+    #[error("{} is larger than {} MiB, more than any record debate writes", path.display(), limit >> 20)]
+    TooLarge { path: PathBuf, limit: usize },
     #[error("cannot read {}: {source}", path.display())]
     Read {
         path: PathBuf,
@@ -107,6 +109,7 @@ impl RecordError {
             | RecordError::BranchExists(_)
             | RecordError::Superseded { .. }
             | RecordError::NotCarried { .. }
+            | RecordError::TooLarge { .. }
             | RecordError::EditedByHand { .. } => 2,
             RecordError::ReadTemplate { .. } | RecordError::Template { .. } => 4,
             RecordError::Repository(err) => err.exit_code(),
@@ -182,7 +185,11 @@ impl RecordError {
             RecordError::Modified(path) => {
                 format!("commit or stash the changes to {} first, then run `debate --resume`", path.display())
             }
-            RecordError::Outside(_) | RecordError::InsideGit(_) | RecordError::NoOutcome | RecordError::Detached => {
+            RecordError::Outside(_)
+            | RecordError::InsideGit(_)
+            | RecordError::TooLarge { .. }
+            | RecordError::NoOutcome
+            | RecordError::Detached => {
                 return None;
             }
         })

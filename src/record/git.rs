@@ -425,6 +425,21 @@ pub fn read_at(repo: &Repository, commit: &str, relative: &Path) -> Option<Vec<u
     read_in(repo, Some(&commit.tree().ok()?), relative)
 }
 
+/// The record carrying `id` among the files `commit` changed (a debate's record commit
+/// writes its record), as that commit holds it: found by its id wherever it moved since.
+pub fn record_written_in(repo: &Repository, commit: &str, id: &str) -> Option<Vec<u8>> {
+    let commit = repo.revparse_single(commit).ok()?.peel_to_commit().ok()?;
+    let tree = commit.tree().ok()?;
+    let parent = commit.parent(0).ok().and_then(|parent| parent.tree().ok());
+    let diff = repo.diff_tree_to_tree(parent.as_ref(), Some(&tree), None).ok()?;
+    let wanted = format!("id: {}", id.to_lowercase());
+    diff.deltas().filter_map(|delta| delta.new_file().path().map(Path::to_path_buf)).find_map(|path| {
+        let bytes = read_in(repo, Some(&tree), &path)?;
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(64 << 10)]).to_lowercase();
+        text.lines().take(30).any(|line| line.trim() == wanted).then_some(bytes)
+    })
+}
+
 /// Whether the work tree's bytes are the committed ones, as git compares them: a clone
 /// with `core.autocrlf` checks text out with CRLF and commits it back with LF.
 pub fn same_content(on_disk: &[u8], committed: &[u8]) -> bool {

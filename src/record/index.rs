@@ -99,8 +99,13 @@ impl<'a> Indexer<'a> {
         if *self.target != git::Target::Head {
             return Ok(None);
         }
+        // As git compares them: a CRLF checkout of the same text is the same file.
         let ours = |bytes: Option<&[u8]>| {
-            bytes == committed.as_deref() || bytes == Some(content) || self.written.iter().any(|w| bytes == Some(w))
+            let same = |ours: &[u8]| bytes.is_some_and(|bytes| git::same_content(bytes, ours));
+            (bytes.is_none() && committed.is_none())
+                || committed.as_deref().is_some_and(same)
+                || same(content)
+                || self.written.iter().any(|w| same(w))
         };
         let on_disk = match self.repo.workdir() {
             Some(root) => WorkTree::open(root)?.read(relative)?,

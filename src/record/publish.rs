@@ -198,7 +198,10 @@ pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits
     if discard_edits {
         return Ok(());
     }
-    let ours = git::read_at(&repo, commit, relative).unwrap_or_default();
+    // A record moved since (`git mv`) is found in the debate's commit by its id.
+    let ours = git::read_at(&repo, commit, relative)
+        .or_else(|| git::record_written_in(&repo, commit, &state.id))
+        .unwrap_or_default();
     let (now, ours) = (String::from_utf8_lossy(&now), String::from_utf8_lossy(&ours));
     if status::keep(&now, &ours) == now {
         return Ok(());

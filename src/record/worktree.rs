@@ -211,7 +211,12 @@ impl WorkTree {
     }
 
     fn read_error(&self, relative: &Path, source: std::io::Error) -> RecordError {
-        RecordError::Read { path: self.root.join(relative), source }
+        match source.kind() {
+            std::io::ErrorKind::FileTooLarge => {
+                RecordError::TooLarge { path: self.root.join(relative), limit: MAX_FILE_BYTES }
+            }
+            _ => RecordError::Read { path: self.root.join(relative), source },
+        }
     }
 }
 

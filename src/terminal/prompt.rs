@@ -1,15 +1,15 @@
 //! Questions for the human, on a terminal only: the checkpoint menu, the clarifying
 //! question, a line of guidance, yes/no.
 //!
-//! Each question runs on a blocking thread in raw mode (crossterm) and reads keys in
+//! Each question runs on a blocking thread in raw mode and reads keys in
 //! short slices, so it ends by itself at its deadline, or soon after whoever asked stops
 //! waiting: no thread is left behind reading stdin. The terminal's settings come back
 //! when the question ends, however it ends. A question is drawn only once raw mode is on,
 //! so a key pressed after the question appears is never lost or echoed twice.
 //!
-//! Keys are read from stdin here (`poll` and `read`), not by crossterm's event reader,
-//! which spins on a terminal that went away (a closed tab, a dropped SSH session): a
-//! hang-up, end of file or read error ends the question at once.
+//! Keys are read from stdin here (`poll` and `read`, through rustix), not by an event
+//! reader such as crossterm's, which spins on a terminal that went away (a closed tab,
+//! a dropped SSH session): a hang-up, end of file or read error ends the question at once.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
@@ -188,17 +188,22 @@ fn escape(bytes: &[u8]) -> (Option<Key>, usize) {
 }
 
 /// Raw mode while it lives; the terminal's settings come back when it is dropped.
-struct RawMode;
+struct RawMode(rustix::termios::Termios);
 
 impl RawMode {
     fn on() -> Option<RawMode> {
-        crossterm::terminal::enable_raw_mode().ok().map(|_| RawMode)
+        let stdin = std::io::stdin();
+        let before = rustix::termios::tcgetattr(&stdin).ok()?;
+        let mut raw = before.clone();
+        raw.make_raw();
+        rustix::termios::tcsetattr(&stdin, rustix::termios::OptionalActions::Now, &raw).ok()?;
+        Some(RawMode(before))
     }
 }
 
 impl Drop for RawMode {
     fn drop(&mut self) {
-        let _ = crossterm::terminal::disable_raw_mode();
+        let _ = rustix::termios::tcsetattr(std::io::stdin(), rustix::termios::OptionalActions::Now, &self.0);
     }
 }
 

@@ -2,10 +2,15 @@
 //! breaks a line wherever its last column falls, in the middle of a word.
 
 use std::io::IsTerminal;
+use std::os::fd::AsFd;
 
-/// The width of the terminal `stream` writes to, if it writes to one.
-pub fn width(stream: &impl IsTerminal) -> Option<usize> {
-    let (columns, _) = crossterm::terminal::size().ok().filter(|_| stream.is_terminal())?;
+/// The width of the terminal `stream` writes to, if it writes to one: asked of the
+/// terminal itself, so output without one costs nothing (no `tput` is ever run).
+pub fn width(stream: &(impl IsTerminal + AsFd)) -> Option<usize> {
+    if !stream.is_terminal() {
+        return None;
+    }
+    let columns = rustix::termios::tcgetwinsize(stream).ok()?.ws_col;
     (columns > 0).then_some(usize::from(columns))
 }
 

@@ -41,6 +41,7 @@ mod resume;
 mod secret_gate;
 mod secrets;
 mod selection;
+mod servers;
 mod settings_catalog;
 mod trust;
 mod untrusted_repo;
