@@ -24,6 +24,10 @@ pub enum Error {
     /// Interrupted before anything was saved: exit 130.
     #[error("{message}")]
     Interrupted { message: String, hint: Option<String> },
+    /// A bug, caught where it could still be answered (a panic in the pull-request
+    /// handler): exit 1.
+    #[error("internal error: {0}")]
+    Internal(String),
     /// Stopped by a signal, every finished step saved: exit 128 + the signal's number.
     #[error("stopped by {}; every finished step is saved", signal.name())]
     Stopped { signal: Signal },
@@ -121,6 +125,7 @@ impl Error {
             Error::Input { .. } => 2,
             Error::Config { .. } => 4,
             Error::Interrupted { .. } => 130,
+            Error::Internal(_) => 1,
             Error::Stopped { signal } => signal.exit_code(),
             Error::Repository(err) => err.exit_code(),
             Error::Settings(err) => err.exit_code(),
@@ -139,6 +144,7 @@ impl Error {
     pub fn hint(&self) -> Option<String> {
         match self {
             Error::Input { hint, .. } | Error::Config { hint, .. } | Error::Interrupted { hint, .. } => hint.clone(),
+            Error::Internal(_) => Some("please report this with the command you ran".into()),
             Error::Stopped { .. } => None,
             Error::Repository(err) => err.hint(),
             Error::Settings(err) => err.hint(),

@@ -4,7 +4,10 @@
 //! revisions and answers in the thread; anyone else, a fork's pull request, a comment
 //! without an objection and a pull request without a record are answered with why not.
 
+use std::panic::AssertUnwindSafe;
 use std::path::Path;
+
+use futures::FutureExt;
 
 use super::request::{GithubReviewRequest, QuestionSource, ResumeRequest, Review};
 use super::resume;
@@ -31,32 +34,84 @@ pub async fn run(request: &GithubReviewRequest, db_path: &Path, terminal: &mut T
         return Ok(());
     };
     let client = Client::from_env()?;
-    if !comment.by_collaborator() {
-        return refuse(&client, &comment, terminal, &not_a_collaborator(&comment)).await;
+    // Every failure from here on is answered in the thread, an internal one too.
+    let answered = AssertUnwindSafe(answer(&client, &comment, &objection, request, db_path, terminal)).catch_unwind();
+    let (err, said) = match answered.await {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(Failed { err, said })) => {
+            let said = said.unwrap_or_else(|| failed(&err));
+            (err, said)
+        }
+        Err(panic) => {
+            let what = panic.downcast_ref::<String>().map(String::as_str).or(panic.downcast_ref::<&str>().copied());
+            let err = Error::Internal(what.unwrap_or("a panic").to_string());
+            let said = failed(&err);
+            (err, said)
+        }
+    };
+    if let Err(unsent) = client.reply(&comment.repository, comment.number, &said).await {
+        terminal.warn(&format!("cannot answer in #{}: {unsent}", comment.number));
     }
-    if !crate::text::untrusted::shows_anything(&objection) {
-        return refuse(&client, &comment, terminal, NO_OBJECTION).await;
+    Err(err)
+}
+
+/// Why a comment's review failed, and the reply that says so when it is not the general one.
+struct Failed {
+    err: Error,
+    said: Option<String>,
+}
+
+impl<E: Into<Error>> From<E> for Failed {
+    fn from(err: E) -> Failed {
+        Failed { err: err.into(), said: None }
+    }
+}
+
+/// The reply to a failure nothing more particular answers.
+fn failed(err: &Error) -> String {
+    let mut reply = format!("debate could not review this: {}", quoted(&err.to_string(), 500));
+    if let Some(hint) = err.hint() {
+        reply.push_str(&format!(" ({})", quoted(&hint, 300)));
+    }
+    reply.push_str(" The job's log has the details.");
+    reply
+}
+
+/// Act on a collaborator's `/debate <objection>` and answer it in the thread.
+async fn answer(
+    client: &Client,
+    comment: &Comment,
+    objection: &str,
+    request: &GithubReviewRequest,
+    db_path: &Path,
+    terminal: &mut Terminal,
+) -> Result<(), Failed> {
+    if !comment.by_collaborator() {
+        return Ok(refuse(client, comment, terminal, &not_a_collaborator(comment)).await?);
+    }
+    if !crate::text::untrusted::shows_anything(objection) {
+        return Ok(refuse(client, comment, terminal, NO_OBJECTION).await?);
     }
     let pull = client.pull(&comment.repository, comment.number).await?;
     if pull.head_repository.as_deref() != Some(comment.repository.as_str()) {
-        return refuse(&client, &comment, terminal, &from_a_fork(&pull)).await;
+        return Ok(refuse(client, comment, terminal, &from_a_fork(&pull)).await?);
     }
     let root = crate::repo::around_working_directory()?;
+    crate::record::failpoint("github-review");
     let mut reviewed = Vec::new();
-    match review_each(request, db_path, terminal, &root, &pull, &objection, &mut reviewed).await {
-        Ok(None) => refuse(&client, &comment, terminal, NO_RECORD).await,
+    match review_each(request, db_path, terminal, &root, &pull, objection, &mut reviewed).await {
+        Ok(None) => Ok(refuse(client, comment, terminal, NO_RECORD).await?),
         Ok(Some(commit)) => {
             let links = Links { server: github::api::server_url(), repository: &comment.repository, commit: &commit };
-            client.reply(&comment.repository, comment.number, &concluded(&objection, &reviewed, &links, &pull)).await?;
+            client.reply(&comment.repository, comment.number, &concluded(objection, &reviewed, &links, &pull)).await?;
             terminal.say(&format!("Pushed the revision to {} and answered in #{}.", pull.head_ref, comment.number));
             Ok(())
         }
         Err((record, err)) => {
             // What was reviewed before it is kept: pushed, and said.
             let pushed = !reviewed.is_empty() && github::git::push(&root, &pull.head_ref).is_ok();
-            let said = stopped(record.as_deref(), &err, pushed.then_some(&reviewed[..]), &comment, &pull, &root);
-            client.reply(&comment.repository, comment.number, &said).await?;
-            Err(err)
+            let said = stopped(record.as_deref(), &err, pushed.then_some(&reviewed[..]), comment, &pull, &root);
+            Err(Failed { err, said: Some(said) })
         }
     }
 }

@@ -6,12 +6,14 @@
 /// `--resume` repairs every half-finished recording. `<name>:wait=<path>` holds it
 /// there instead: it creates `<path>.reached` and goes on once `<path>` exists (or
 /// aborts after a minute), so a test can make another process act in between.
+/// `<name>:panic` panics there, as a bug would.
 #[cfg(feature = "failpoints")]
 pub fn failpoint(name: &str) {
     let Ok(set) = std::env::var("DEBATE_FAILPOINT") else { return };
     match set.split_once(":wait=") {
         Some((at, gate)) if at == name => wait_at(std::path::Path::new(gate)),
         None if set == name => std::process::abort(),
+        None if set.strip_suffix(":panic") == Some(name) => panic!("the failpoint {name}"),
         _ => {}
     }
 }

@@ -1,43 +1,55 @@
-//! Connections that say nothing are closed: a client that opened one and went quiet (a
-//! half-open connection, a request never finished) holds no socket past `IDLE`. An
-//! event stream is never idle: its keep-alive comments go out more often than that.
+//! The dashboard's connections, served on hyper with limits a client cannot stretch: a
+//! connection that says nothing (a half-open one, a request never finished) holds no
+//! socket past its idle time, and a request's head must arrive whole within its own
+//! deadline, so one that drips a byte at a time is closed too. An event stream is never
+//! idle: its keep-alive comments go out more often than that.
 
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, Sleep};
 
-/// How long a connection may pass no byte either way.
-pub const IDLE: Duration = Duration::from_secs(30);
-
-/// The dashboard's listener: every connection it accepts closes after `idle` of silence.
-pub struct IdleListener {
-    inner: TcpListener,
-    idle: Duration,
+/// How long a connection may pass no byte either way, and how long a request's head
+/// may take to arrive.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub idle: Duration,
+    pub head: Duration,
 }
 
-impl IdleListener {
-    pub fn new(inner: TcpListener, idle: Duration) -> IdleListener {
-        IdleListener { inner, idle }
-    }
-}
+pub const LIMITS: Limits = Limits { idle: Duration::from_secs(30), head: Duration::from_secs(10) };
 
-impl axum::serve::Listener for IdleListener {
-    type Io = IdleStream;
-    type Addr = std::net::SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (stream, addr) = axum::serve::Listener::accept(&mut self.inner).await;
-        (IdleStream { stream, idle: self.idle, deadline: Box::pin(tokio::time::sleep(self.idle)) }, addr)
+/// Serve `router` on `listener` until `stop` resolves; then the connections in flight
+/// are closed as their requests end.
+pub async fn serve(listener: TcpListener, router: axum::Router, limits: Limits, stop: impl Future<Output = ()>) {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(limits.head);
+    let graceful = GracefulShutdown::new();
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of descriptors, a connection reset before it was accepted: go on.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        let io = TokioIo::new(IdleStream::new(stream, limits.idle));
+        let connection = http.serve_connection(io, TowerToHyperService::new(router.clone()));
+        tokio::spawn(graceful.watch(connection));
     }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.inner.local_addr()
-    }
+    graceful.shutdown().await;
 }
 
 /// A connection whose reads and writes fail with `TimedOut` once it has been silent for
@@ -49,6 +61,10 @@ pub struct IdleStream {
 }
 
 impl IdleStream {
+    fn new(stream: TcpStream, idle: Duration) -> IdleStream {
+        IdleStream { stream, idle, deadline: Box::pin(tokio::time::sleep(idle)) }
+    }
+
     fn active(&mut self) {
         self.deadline.as_mut().reset(Instant::now() + self.idle);
     }
@@ -99,15 +115,21 @@ mod tests {
 
     use super::*;
 
+    /// A server with these limits, on a port of its own.
+    async fn server(limits: Limits) -> std::net::SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let router = axum::Router::new().route("/", axum::routing::get(|| async { "ok" }));
+        tokio::spawn(serve(listener, router, limits, std::future::pending()));
+        address
+    }
+
     /// A request started and never finished, and a connection that never says a word,
     /// are both closed by the server; a finished request is answered.
     #[tokio::test]
     async fn silent_and_half_open_connections_are_closed() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        let router = axum::Router::new().route("/", axum::routing::get(|| async { "ok" }));
         let idle = Duration::from_millis(300);
-        tokio::spawn(async move { axum::serve(IdleListener::new(listener, idle), router).await });
+        let address = server(Limits { idle, head: Duration::from_secs(60) }).await;
 
         let mut answered = TcpStream::connect(address).await.unwrap();
         answered.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
@@ -123,5 +145,29 @@ mod tests {
             let read = tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut rest)).await;
             assert!(matches!(read, Ok(Ok(_)) | Ok(Err(_))), "{opening:?}: the connection stayed open");
         }
+    }
+
+    /// A request head that drips in a byte at a time, each byte well within the idle
+    /// time, is closed at the head's deadline.
+    #[tokio::test]
+    async fn a_request_head_that_drips_in_is_closed_at_its_deadline() {
+        let address = server(Limits { idle: Duration::from_secs(60), head: Duration::from_millis(400) }).await;
+        let mut client = TcpStream::connect(address).await.unwrap();
+        let dripping = async {
+            for byte in b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+                if client.write_all(&[*byte]).await.is_err() {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            false
+        };
+        // Written in under the idle time a byte, yet cut: the writes fail, or the read ends.
+        let cut = tokio::time::timeout(Duration::from_secs(20), dripping).await.unwrap_or(false);
+        let mut rest = Vec::new();
+        let ended = tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut rest)).await;
+        assert!(cut || matches!(ended, Ok(Ok(_)) | Ok(Err(_))), "the dripping connection stayed open");
+        let answer = String::from_utf8_lossy(&rest);
+        assert!(!answer.contains("200 OK"), "{answer}");
     }
 }

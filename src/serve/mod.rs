@@ -127,15 +127,14 @@ pub async fn run(
     local
         .run_until(async move {
             let driving = tokio::task::spawn_local(driver);
-            let listener = idle::IdleListener::new(listener, idle::IDLE);
-            let served = axum::serve(listener, router).with_graceful_shutdown(async move {
+            idle::serve(listener, router, idle::LIMITS, async move {
                 stop.await;
                 let _ = stopped.send(true);
-            });
-            let result = served.await.map_err(|err| Error::config(format!("the dashboard stopped: {err}")));
+            })
+            .await;
             // Every debate this server drove heard the signal too and is pausing.
             let _ = driving.await;
-            result
+            Ok(())
         })
         .await
 }

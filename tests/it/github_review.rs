@@ -93,10 +93,14 @@ fn event(pr: &PullRequest, body: &str, association: &str) -> PathBuf {
 
 /// The job's step, with the environment Actions gives it.
 fn review(pr: &PullRequest, server: &MockServer, event: &Path) -> std::process::Output {
+    review_command(pr, server, event).output().unwrap()
+}
+
+fn review_command(pr: &PullRequest, server: &MockServer, event: &Path) -> std::process::Command {
     let home = pr.sandbox.home.join("job");
     std::fs::create_dir_all(&home).unwrap();
-    pr.sandbox
-        .std_cmd()
+    let mut command = pr.sandbox.std_cmd();
+    command
         .current_dir(&pr.runner)
         .env("DEBATE_HOME", &home)
         .env("HOME", &home)
@@ -105,9 +109,8 @@ fn review(pr: &PullRequest, server: &MockServer, event: &Path) -> std::process::
         .env("GITHUB_API_URL", server.uri())
         .env("GITHUB_SERVER_URL", "https://github.example")
         .env("GITHUB_TOKEN", TOKEN)
-        .args(["review", "--github-event", event.to_str().unwrap()])
-        .output()
-        .unwrap()
+        .args(["review", "--github-event", event.to_str().unwrap()]);
+    command
 }
 
 /// The bodies of the replies posted, and that every request carried the token.
@@ -359,4 +362,38 @@ async fn a_refused_push_is_answered_with_the_reason() {
         replies[0]
     );
     assert!(replies[0].contains("decisions/cache is protected"), "{}", replies[0]);
+}
+
+/// Every failure after the comment is read is answered in the thread, an internal one
+/// too: the pull request cannot be read (GitHub answers 500), or the review panics.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_failure_is_answered_in_the_thread_an_internal_one_too() {
+    let pr = pull_request(1);
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/shop/pulls/7"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("GitHub is down"))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/repos/acme/shop/issues/7/comments"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 1})))
+        .mount(&server)
+        .await;
+    let out = review(&pr, &server, &event(&pr, &format!("/debate {OBJECTION}"), "MEMBER"));
+    assert!(!out.status.success());
+    let answered = replies(&server).await;
+    assert_eq!(answered.len(), 1, "{answered:?}");
+    assert!(answered[0].starts_with("debate could not review this: "), "{}", answered[0]);
+
+    let server = github("acme/shop").await;
+    let before = tip_of(&pr);
+    let mut job = review_command(&pr, &server, &event(&pr, "/debate cost?", "MEMBER"));
+    let out = job.env("DEBATE_FAILPOINT", "github-review:panic").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("internal error"), "{}", text(&out.stderr));
+    let answered = replies(&server).await;
+    assert_eq!(answered.len(), 1, "{answered:?}");
+    assert!(answered[0].contains("internal error: the failpoint github-review"), "{}", answered[0]);
+    assert_eq!(tip_of(&pr), before, "nothing pushed");
 }
