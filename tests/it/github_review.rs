@@ -73,12 +73,17 @@ async fn github(head_repository: &str) -> MockServer {
         .respond_with(ResponseTemplate::new(200).set_body_json(pull))
         .mount(&server)
         .await;
+    answers_comments(&server).await;
+    server
+}
+
+/// GitHub takes the replies to pull request #7.
+async fn answers_comments(server: &MockServer) {
     Mock::given(method("POST"))
         .and(path("/repos/acme/shop/issues/7/comments"))
         .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 1})))
-        .mount(&server)
+        .mount(server)
         .await;
-    server
 }
 
 /// The recorded payload with the comment's body and author association changed.
@@ -99,13 +104,8 @@ fn review(pr: &PullRequest, server: &MockServer, event: &Path) -> std::process::
 fn review_command(pr: &PullRequest, server: &MockServer, event: &Path) -> std::process::Command {
     let home = pr.sandbox.home.join("job");
     std::fs::create_dir_all(&home).unwrap();
-    let mut command = pr.sandbox.std_cmd();
+    let mut command = pr.sandbox.std_cmd_as(&pr.runner, &home);
     command
-        .current_dir(&pr.runner)
-        .env("DEBATE_HOME", &home)
-        .env("HOME", &home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
         .env("GITHUB_API_URL", server.uri())
         .env("GITHUB_SERVER_URL", "https://github.example")
         .env("GITHUB_TOKEN", TOKEN)
@@ -375,11 +375,7 @@ async fn every_failure_is_answered_in_the_thread_an_internal_one_too() {
         .respond_with(ResponseTemplate::new(500).set_body_string("GitHub is down"))
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .and(path("/repos/acme/shop/issues/7/comments"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 1})))
-        .mount(&server)
-        .await;
+    answers_comments(&server).await;
     let out = review(&pr, &server, &event(&pr, &format!("/debate {OBJECTION}"), "MEMBER"));
     assert!(!out.status.success());
     let answered = replies(&server).await;

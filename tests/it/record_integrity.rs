@@ -31,16 +31,7 @@ fn run_in(sandbox: &Sandbox, dir: &Path, args: &[&str]) -> Output {
 
 /// `debate <args>` run in `dir` with `home` as its own, empty, home.
 fn run_as(sandbox: &Sandbox, dir: &Path, home: &Path, args: &[&str]) -> Output {
-    sandbox
-        .cmd()
-        .current_dir(dir)
-        .env("DEBATE_HOME", home)
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .args(args)
-        .output()
-        .unwrap()
+    sandbox.std_cmd_as(dir, home).args(args).output().unwrap()
 }
 
 /// An offline one-round debate of `question` in `dir`, committed: its record's path in
@@ -105,13 +96,9 @@ fn names_root(stderr: &str, root: &Path) -> bool {
     stderr.contains(&root.display().to_string()) || stderr.contains(&canonical.display().to_string())
 }
 
-// ── 1. A review binds to the repository ────────────────────────────────────────
-
-/// Repository C, beside A and sharing A's state database, commits a copy of A's
-/// record: a review there, by path or by id, is refused naming both places, and
-/// neither repository changes.
-#[test]
-fn a_review_in_another_repository_of_a_debate_run_elsewhere_is_refused() {
+/// Repository A's debate, and repository C beside it (sharing A's state database) that
+/// committed a copy of A's record: the sandbox, A, C, the record's path and its id.
+fn copied_to_another_repository() -> (Sandbox, PathBuf, PathBuf, String, String) {
     let sandbox = authors_repository();
     let a = sandbox.repo.clone();
     let relative = debated(&sandbox, &a, QUESTION, &[]);
@@ -121,6 +108,17 @@ fn a_review_in_another_repository_of_a_debate_run_elsewhere_is_refused() {
     write(&c, &relative, &std::fs::read_to_string(a.join(&relative)).unwrap());
     git(&c, &["add", "-A"]);
     git(&c, &["commit", "-q", "-m", "a copy of A's record"]);
+    (sandbox, a, c, relative, id)
+}
+
+// ── 1. A review binds to the repository ────────────────────────────────────────
+
+/// Repository C, beside A and sharing A's state database, commits a copy of A's
+/// record: a review there, by path or by id, is refused naming both places, and
+/// neither repository changes.
+#[test]
+fn a_review_in_another_repository_of_a_debate_run_elsewhere_is_refused() {
+    let (sandbox, a, c, relative, id) = copied_to_another_repository();
     let (a_head, c_head) = (head(&a), head(&c));
 
     let out = run_in(&sandbox, &c, &["review", &relative, "--guide", "x", "--no-checkpoints"]);
@@ -147,15 +145,7 @@ fn a_review_in_another_repository_of_a_debate_run_elsewhere_is_refused() {
 /// names A's id and carries no debate is refused.
 #[test]
 fn show_in_another_repository_reads_the_record_there() {
-    let sandbox = authors_repository();
-    let a = sandbox.repo.clone();
-    let relative = debated(&sandbox, &a, QUESTION, &[]);
-    let id = id_of_record(&a.join(&relative));
-    let c = a.with_file_name("c");
-    init(&c);
-    write(&c, &relative, &std::fs::read_to_string(a.join(&relative)).unwrap());
-    git(&c, &["add", "-A"]);
-    git(&c, &["commit", "-q", "-m", "a copy of A's record"]);
+    let (sandbox, a, c, relative, id) = copied_to_another_repository();
 
     let out = run_in(&sandbox, &c, &["show", &relative, "--json"]);
     let stderr = text(&out.stderr);

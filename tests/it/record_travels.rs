@@ -39,16 +39,7 @@ fn reviewers_clone(sandbox: &Sandbox) -> (PathBuf, PathBuf) {
 }
 
 fn in_clone(sandbox: &Sandbox, clone: &Path, home: &Path, args: &[&str]) -> std::process::Output {
-    sandbox
-        .cmd()
-        .current_dir(clone)
-        .env("DEBATE_HOME", home)
-        .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .args(args)
-        .output()
-        .unwrap()
+    sandbox.std_cmd_as(clone, home).args(args).output().unwrap()
 }
 
 fn shown(out: &std::process::Output) -> serde_json::Value {

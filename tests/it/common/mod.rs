@@ -62,6 +62,18 @@ impl Sandbox {
         cmd
     }
 
+    /// The binary run in `dir` with `home` as its home and state database: a teammate's
+    /// clone, or a CI job's.
+    pub fn std_cmd_as(&self, dir: &Path, home: &Path) -> StdCommand {
+        let mut cmd = self.std_cmd();
+        cmd.current_dir(dir)
+            .env("DEBATE_HOME", home)
+            .env("HOME", home)
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env("XDG_CONFIG_HOME", home.join("config"));
+        cmd
+    }
+
     pub fn db(&self) -> PathBuf {
         self.home.join("debates.sqlite3")
     }
