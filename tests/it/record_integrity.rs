@@ -145,7 +145,7 @@ fn a_review_in_another_repository_of_a_debate_run_elsewhere_is_refused() {
 /// names A's id and carries no debate is refused.
 #[test]
 fn show_in_another_repository_reads_the_record_there() {
-    let (sandbox, a, c, relative, id) = copied_to_another_repository();
+    let (sandbox, _, c, relative, id) = copied_to_another_repository();
 
     let out = run_in(&sandbox, &c, &["show", &relative, "--json"]);
     let stderr = text(&out.stderr);
