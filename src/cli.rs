@@ -157,7 +157,8 @@ pub struct CiArgs {
     #[arg(value_enum)]
     pub platform: CiPlatform,
 
-    /// The workflow's command that installs debate [default: cargo install --locked debate]
+    /// The workflow's command that installs debate, on one line [default: cargo install
+    /// debate-cli --version =THIS_VERSION --locked]
     #[arg(long, value_name = "COMMAND")]
     pub install: Option<String>,
 

@@ -1,26 +1,49 @@
 //! `debate ci github`: the workflow that runs the review loop in pull requests
-//! (`templates/github-review.yml`), written into this repository for the user to commit.
+//! (`templates/github-review.yml`), written into this repository for the user to commit,
+//! and a warning for each provider the records or the settings use that the workflow's
+//! job could not run.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
+use sha2::{Digest, Sha256};
+
 use crate::error::{Error, Result};
-use crate::record::{RecordError, WorkTree};
+use crate::record::{RecordError, WorkTree, carried, sidecar_path};
+use crate::settings::{self, FlagOverrides, Settings};
 use crate::terminal::Terminal;
 
 const WORKFLOW: &str = include_str!("../../templates/github-review.yml");
 pub const WORKFLOW_PATH: &str = ".github/workflows/debate-review.yml";
-const INSTALL: &str = "cargo install --locked debate";
 
-/// The workflow, installing debate with `install`.
-pub fn workflow(install: Option<&str>) -> Result<String> {
-    let install = install.unwrap_or(INSTALL).trim();
-    if install.is_empty() || install.contains(['\n', '\r']) {
-        return Err(Error::input("--install takes one command on one line"));
-    }
-    Ok(WORKFLOW.replace("{{ install }}", install))
+/// The package this binary comes from, at this binary's version: never another crate's
+/// `debate`, never another version than the one that wrote the workflow.
+pub fn install_line() -> String {
+    format!("cargo install {} --version ={} --locked", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
 }
 
-pub fn write(install: Option<&str>, force: bool, terminal: &Terminal) -> Result<()> {
+/// The workflow, installing debate with `install` (default: `install_line`). The
+/// installed binary is cached under a key that changes with what installs it.
+pub fn workflow(install: Option<&str>) -> Result<String> {
+    let (install, key) = match install.map(str::trim) {
+        None => (install_line(), format!("{}-{}", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))),
+        Some(line) if line.is_empty() || line.contains(['\n', '\r']) => {
+            return Err(Error::input("--install takes one command on one line"));
+        }
+        // Expanded by Actions before the shell runs it: a comment's text could become code.
+        Some(line) if line.contains("${{") => {
+            return Err(Error::input("--install must not hold a `${{ … }}` expression")
+                .with_hint("pass values through the step's env: and read them as $NAME"));
+        }
+        Some(line) => {
+            let digest: String = Sha256::digest(line.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect();
+            (line.to_string(), format!("debate-{digest}"))
+        }
+    };
+    Ok(WORKFLOW.replace("{{ install }}", &install).replace("{{ cache_key }}", &key))
+}
+
+pub fn write(install: Option<&str>, force: bool, config: Option<&Path>, terminal: &Terminal) -> Result<()> {
     let root = crate::repo::around_working_directory()?;
     let text = workflow(install)?;
     let tree = WorkTree::open(&root)?;
@@ -34,6 +57,100 @@ pub fn write(install: Option<&str>, force: bool, terminal: &Terminal) -> Result<
             err => err.into(),
         })?,
     }
-    terminal.say(&format!("Wrote {WORKFLOW_PATH}. Commit it to the default branch, and add the keys of the providers your records use as repository secrets (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY)."));
+    let keys = passed_keys(&text);
+    terminal.say(&format!(
+        "Wrote {WORKFLOW_PATH}. Commit it to the default branch, and add the keys of the providers your records use as repository secrets ({}). An optional DEBATE_PUSH_TOKEN secret lets the repository's checks run on each revision (docs/guide.md, \"The review loop in a pull request\").",
+        keys.join(", ")
+    ));
+    let settings = settings::load(&root, config, &FlagOverrides::default())?.settings;
+    for warning in unreachable(&root, &settings, &keys) {
+        terminal.warn(&warning);
+    }
     Ok(())
+}
+
+/// The key variables the workflow's review step passes from the repository's secrets.
+fn passed_keys(workflow: &str) -> Vec<&str> {
+    workflow
+        .lines()
+        .filter(|line| line.contains(": ${{ secrets."))
+        .filter_map(|line| line.trim().split_once(':').map(|(name, _)| name))
+        .filter(|name| name.ends_with("_API_KEY"))
+        .collect()
+}
+
+/// A warning for each provider the records here or the settings' roles use that the
+/// workflow's job could not run, naming who uses it and why.
+fn unreachable(root: &Path, settings: &Settings, keys: &[&str]) -> Vec<String> {
+    let mut users: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if let Ok(roles) = crate::providers::choose_roles(settings, false) {
+        for role in std::iter::once(&roles.moderator).chain([&roles.debater]).chain(&roles.seat_models) {
+            users.entry(role.provider.clone()).or_default().push("your settings".into());
+        }
+    }
+    for (record, providers) in records_providers(root, &settings.record.directory.0) {
+        for provider in providers {
+            users.entry(provider).or_default().push(record.clone());
+        }
+    }
+    users
+        .into_iter()
+        .filter_map(|(provider, mut used_by)| {
+            let why = crate::providers::unreachable_in_ci(settings, &provider, keys)?;
+            used_by.dedup();
+            Some(format!(
+                "the provider `{provider}` (used by {}) cannot run in the workflow: {why}; add `--provider NAME` (one it can run, its key a repository secret) to the workflow's `debate review` line",
+                used_by.join(", ")
+            ))
+        })
+        .collect()
+}
+
+/// Each record here that carries its debate, and the providers its roles used.
+fn records_providers(root: &Path, directory: &str) -> Vec<(String, Vec<String>)> {
+    let Ok(tree) = WorkTree::open(root) else { return Vec::new() };
+    let read = |relative: &Path| tree.read(relative).ok().flatten().map(|b| String::from_utf8_lossy(&b).into_owned());
+    crate::context::record_paths(root, directory)
+        .into_iter()
+        .filter_map(|relative| {
+            let path = Path::new(&relative);
+            let state = read(path)
+                .and_then(|text| carried::read(&text).ok())
+                .or_else(|| read(&sidecar_path(path)?).and_then(|text| carried::read(&text).ok()))?;
+            let snapshot = &state.snapshot;
+            let mut providers: Vec<String> = std::iter::once(&snapshot.moderator)
+                .chain([&snapshot.debater])
+                .chain(&snapshot.seat_models)
+                .map(|role| role.provider.clone())
+                .collect();
+            providers.sort();
+            providers.dedup();
+            Some((relative, providers))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workflow_installs_this_package_at_this_version_and_caches_it() {
+        let text = workflow(None).unwrap();
+        assert!(text.contains(&format!("\n          {}\n", install_line())), "{text}");
+        assert!(install_line().starts_with("cargo install debate-cli --version ="), "{}", install_line());
+        assert!(text.contains(&format!("key: debate-cli-{}-${{{{ runner.os }}}}", env!("CARGO_PKG_VERSION"))));
+        assert_eq!(passed_keys(&text), ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"]);
+    }
+
+    #[test]
+    fn an_install_line_is_one_line_without_an_expression_and_keyed_by_itself() {
+        for bad in ["", "a\nb", "cargo install ${{ github.event.comment.body }}"] {
+            assert_eq!(workflow(Some(bad)).unwrap_err().exit_code(), 2, "{bad:?}");
+        }
+        let one = workflow(Some("gh release download v1 -p x")).unwrap();
+        let other = workflow(Some("gh release download v2 -p x")).unwrap();
+        let key = |text: &str| text.lines().find(|l| l.contains("key: debate-")).unwrap().to_string();
+        assert_ne!(key(&one), key(&other));
+    }
 }

@@ -86,8 +86,17 @@ async fn answer(
     db_path: &Path,
     terminal: &mut Terminal,
 ) -> Result<(), Failed> {
+    // Seen: the workflow's first step may have reacted already, which is no error.
+    if let Err(err) = client.react(&comment.repository, comment.id, "eyes").await {
+        terminal.warn(&format!("cannot react to the comment: {err}"));
+    }
     if !comment.by_collaborator() {
         return Ok(refuse(client, comment, terminal, &not_a_collaborator(comment)).await?);
+    }
+    // An association is no permission: a member or collaborator may only read.
+    let permission = client.permission(&comment.repository, &comment.author).await?;
+    if !matches!(permission.as_str(), "admin" | "maintain" | "write") {
+        return Ok(refuse(client, comment, terminal, &cannot_write(comment, &permission)).await?);
     }
     if !crate::text::untrusted::shows_anything(objection) {
         return Ok(refuse(client, comment, terminal, NO_OBJECTION).await?);
@@ -103,7 +112,12 @@ async fn answer(
         Ok(None) => Ok(refuse(client, comment, terminal, NO_RECORD).await?),
         Ok(Some(commit)) => {
             let links = Links { server: github::api::server_url(), repository: &comment.repository, commit: &commit };
-            client.reply(&comment.repository, comment.number, &concluded(objection, &reviewed, &links, &pull)).await?;
+            let mut reply = concluded(objection, &reviewed, &links, &pull);
+            // The workflow says whether it pushed with a token of the repository's own.
+            if !std::env::var("DEBATE_PUSH_TOKEN_SET").is_ok_and(|set| set == "true") {
+                reply.push_str(CHECKS_WAIT);
+            }
+            client.reply(&comment.repository, comment.number, &reply).await?;
             terminal.say(&format!("Pushed the revision to {} and answered in #{}.", pull.head_ref, comment.number));
             Ok(())
         }
@@ -146,6 +160,9 @@ async fn review_each(
             id: record.clone(),
             config: request.config.clone(),
             max_rounds: request.max_rounds,
+            provider: request.provider.clone(),
+            model: request.model.clone(),
+            offline: request.offline,
             no_checkpoints: true,
             review: Some(Review { objection: QuestionSource::Text(objection.to_string()), discard_edits: false }),
             ..ResumeRequest::default()
@@ -180,11 +197,25 @@ fn changed_records(root: &Path, base: &str) -> Result<Vec<String>> {
     Ok(records)
 }
 
+/// Why the repository's checks do not run on a revision pushed with the workflow's token.
+const CHECKS_WAIT: &str = "\n\nThe repository's checks do not run on this revision by themselves: it was pushed \
+     with the workflow's own token, which starts no workflow (pull request checks wait for *Approve workflows to run*). \
+     To have them run, add a `DEBATE_PUSH_TOKEN` secret: a token with contents: write on this repository.";
+
 const NO_OBJECTION: &str = "Give the objection after the command, for example `/debate what about operating cost?`: \
      it becomes the guidance of one more round, and the record is revised on this branch.";
 
 const NO_RECORD: &str = "This pull request changes no decision record, so there is nothing to review: \
      `/debate` answers an objection to a record that debate wrote.";
+
+fn cannot_write(comment: &Comment, permission: &str) -> String {
+    format!(
+        "@{}: `/debate` runs for those who can push to this repository (admin, maintain or write), \
+         because a review spends the repository's model keys and commits to the branch; your permission here is {}.",
+        comment.author,
+        code(permission)
+    )
+}
 
 fn not_a_collaborator(comment: &Comment) -> String {
     format!(
@@ -210,6 +241,16 @@ fn quoted(text: &str, limit: usize) -> String {
     shorten(&one_line(text), limit).replace('@', "&#64;")
 }
 
+/// A name from elsewhere (a branch, a path) as a code span nothing in it can end: fenced
+/// by one backtick more than its longest run of them.
+fn code(text: &str) -> String {
+    let text = one_line(text);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
 struct Links<'a> {
     server: String,
     repository: &'a str,
@@ -226,11 +267,11 @@ impl Links<'_> {
 fn concluded(objection: &str, reviewed: &[(String, DebateState)], links: &Links, pull: &Pull) -> String {
     let mut reply = format!("Reviewed with the objection \u{201c}{}\u{201d}:\n\n", quoted(objection, 300));
     for (path, state) in reviewed {
-        reply.push_str(&format!("- [`{path}`]({}): {}\n", links.record(path), conclusion(state)));
+        reply.push_str(&format!("- [{}]({}): {}\n", code(path), links.record(path), conclusion(state)));
     }
     reply.push_str(&format!(
-        "\nThe revision is committed on `{}` as {}.",
-        pull.head_ref,
+        "\nThe revision is committed on {} as {}.",
+        code(&pull.head_ref),
         links.commit.chars().take(10).collect::<String>()
     ));
     reply
@@ -264,7 +305,7 @@ fn stopped(
     pull: &Pull,
     root: &Path,
 ) -> String {
-    let what = record.map_or(format!("the branch `{}`", pull.head_ref), |r| format!("`{r}`"));
+    let what = record.map_or(format!("the branch {}", code(&pull.head_ref)), code);
     let mut reply = format!("The review of {what} stopped: {}", quoted(&err.to_string(), 500));
     if let Some(hint) = err.hint() {
         reply.push_str(&format!(" ({})", quoted(&hint, 300)));
@@ -272,8 +313,9 @@ fn stopped(
     if let Some(done) = pushed {
         let commit = github::git::head(root).unwrap_or_default();
         let links = Links { server: github::api::server_url(), repository: &comment.repository, commit: &commit };
-        let done: Vec<String> = done.iter().map(|(path, _)| format!("[`{path}`]({})", links.record(path))).collect();
-        reply.push_str(&format!("\n\nReviewed and pushed to `{}` before it: {}.", pull.head_ref, done.join(", ")));
+        let done: Vec<String> =
+            done.iter().map(|(path, _)| format!("[{}]({})", code(path), links.record(path))).collect();
+        reply.push_str(&format!("\n\nReviewed and pushed to {} before it: {}.", code(&pull.head_ref), done.join(", ")));
     }
     reply
 }

@@ -62,7 +62,7 @@ async fn command(invocation: Invocation) -> Result<()> {
             Ok(terminal::print_out(&String::from_utf8_lossy(&page))?)
         }
         Mode::Completions(shell) => completion::script(shell),
-        Mode::Ci { install, force } => ci::write(install.as_deref(), force, &terminal),
+        Mode::Ci { install, force, config } => ci::write(install.as_deref(), force, config.as_deref(), &terminal),
         Mode::GithubReview(request) => github_review::run(&request, &db_path()?, &mut terminal).await,
         Mode::Trust { path, revoke } => trust::run(path.as_deref(), revoke, &terminal),
         Mode::Lifecycle(request) => lifecycle::run(&request, &db_path()?, json, &terminal),

@@ -61,6 +61,7 @@ pub enum Mode {
     Ci {
         install: Option<String>,
         force: bool,
+        config: Option<PathBuf>,
     },
 }
 
@@ -71,6 +72,11 @@ pub struct GithubReviewRequest {
     pub event: PathBuf,
     pub config: Option<PathBuf>,
     pub max_rounds: Option<u8>,
+    /// `--provider`, `--model`, `--offline`: what the job reviews with, where the records'
+    /// own providers cannot run in it (a server on the author's machine).
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub offline: bool,
 }
 
 /// Where text the user gives comes from: a new debate's question, a reviewer's objection.
@@ -214,6 +220,9 @@ impl Invocation {
                         event,
                         config: config.clone(),
                         max_rounds: run.max_rounds,
+                        provider: run.provider,
+                        model: run.model,
+                        offline: run.offline,
                     }),
                     (None, target, run) => {
                         let file = |path: PathBuf| {
@@ -225,7 +234,9 @@ impl Invocation {
                 }
             }
             Some(Command::Ci(args)) => match args.platform {
-                crate::cli::CiPlatform::Github => Mode::Ci { install: args.install, force: args.force },
+                crate::cli::CiPlatform::Github => {
+                    Mode::Ci { install: args.install, force: args.force, config: config.clone() }
+                }
             },
             Some(Command::Abandon { id }) => Mode::GiveUp { id, delete: false },
             Some(Command::Delete { id }) => Mode::GiveUp { id, delete: true },

@@ -1,5 +1,6 @@
-//! The two REST calls a review in a pull request makes: read the pull request (its
-//! branch, and whether it comes from a fork) and answer in its thread. The address is
+//! The REST calls a review in a pull request makes: react to the comment, ask for the
+//! commenter's permission on the repository, read the pull request (its branch, and
+//! whether it comes from a fork) and answer in its thread. The address is
 //! `GITHUB_API_URL` (Actions sets it; a test points it at a local server), the token
 //! `GITHUB_TOKEN`, which joins the secret gate before anything is sent.
 
@@ -67,6 +68,33 @@ impl Client {
             .build()
             .map_err(|source| GithubError::Http { what: "a client".into(), source })?;
         Ok(Client { http, base: base.trim_end_matches('/').to_string(), token })
+    }
+
+    /// Mark the comment as seen (`eyes`) or answered (`rocket`, `confused`); a reaction
+    /// already there is no error.
+    pub async fn react(&self, repository: &str, comment: u64, content: &str) -> Result<()> {
+        let request = self
+            .http
+            .post(format!("{}/repos/{repository}/issues/comments/{comment}/reactions", self.base))
+            .json(&json!({ "content": content }));
+        self.send(request, &format!("a reaction to comment {comment}")).await?;
+        Ok(())
+    }
+
+    /// The commenter's permission on the repository: `admin`, `write` (which `maintain`
+    /// maps to), `read` or `none`. Someone who is no collaborator reads as `read` on a
+    /// public repository and `none` on a private one.
+    pub async fn permission(&self, repository: &str, login: &str) -> Result<String> {
+        #[derive(Deserialize)]
+        struct Permission {
+            permission: String,
+        }
+        let what = format!("the permission of {login}");
+        let login = percent_encoding::utf8_percent_encode(login, percent_encoding::NON_ALPHANUMERIC);
+        let request = self.http.get(format!("{}/repos/{repository}/collaborators/{login}/permission", self.base));
+        let found: Permission =
+            self.send(request, &what).await?.json().await.map_err(|source| GithubError::Http { what, source })?;
+        Ok(found.permission)
     }
 
     pub async fn pull(&self, repository: &str, number: u64) -> Result<Pull> {

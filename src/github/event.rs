@@ -15,6 +15,8 @@ pub struct Comment {
     pub number: u64,
     /// Whether the comment is on a pull request rather than an issue.
     pub on_pull_request: bool,
+    /// The comment's own id, which its reactions name.
+    pub id: u64,
     pub author: String,
     /// `OWNER`, `MEMBER`, `COLLABORATOR`, `CONTRIBUTOR`, `NONE`, …
     pub association: String,
@@ -30,10 +32,12 @@ impl Comment {
     }
 
     /// The objection a `/debate` comment makes: `None` when the comment is not one,
-    /// an empty string when it gives none.
+    /// an empty string when it gives none. `/Debate` is one too: the workflow's
+    /// `startsWith` ignores case, so whatever starts a job is answered.
     pub fn objection(&self) -> Option<String> {
         let body = self.body.trim_start();
-        let rest = body.strip_prefix("/debate")?;
+        let rest =
+            body.get(.."/debate".len()).filter(|c| c.eq_ignore_ascii_case("/debate")).map(|c| &body[c.len()..])?;
         if rest.chars().next().is_some_and(|c| !c.is_whitespace()) {
             // `/debates`, `/debate-foo`: another command.
             return None;
@@ -63,6 +67,7 @@ struct Issue {
 
 #[derive(Deserialize)]
 struct CommentBody {
+    id: u64,
     #[serde(default)]
     body: String,
     author_association: String,
@@ -84,6 +89,7 @@ pub fn parse(path: &str, text: &str) -> Result<Comment> {
         repository: event.repository.full_name,
         number: event.issue.number,
         on_pull_request: event.issue.pull_request.is_some_and(|p| !p.is_null()),
+        id: event.comment.id,
         author: event.comment.user.login,
         association: event.comment.author_association,
         body: event.comment.body,
@@ -99,6 +105,7 @@ mod tests {
             repository: "acme/shop".into(),
             number: 7,
             on_pull_request: true,
+            id: 2511029384,
             author: "rui".into(),
             association: "MEMBER".into(),
             body: body.into(),
@@ -113,6 +120,8 @@ mod tests {
         assert_eq!(comment("/debate   \n").objection().as_deref(), Some(""));
         assert_eq!(comment("/debates are fun").objection(), None);
         assert_eq!(comment("I think /debate x").objection(), None);
+        assert_eq!(comment("/Debate cost?").objection().as_deref(), Some("cost?"), "as the workflow's startsWith");
+        assert_eq!(comment("/dé").objection(), None);
     }
 
     #[test]
@@ -130,7 +139,7 @@ mod tests {
         let err = parse("event.json", r#"{"action": "opened"}"#).unwrap_err();
         assert!(err.to_string().starts_with("cannot read the event event.json: not an issue_comment event"), "{err}");
         let issue = r#"{"repository": {"full_name": "a/b"}, "issue": {"number": 3, "pull_request": null},
-            "comment": {"body": "/debate x", "author_association": "OWNER", "user": {"login": "a"}}}"#;
+            "comment": {"id": 1, "body": "/debate x", "author_association": "OWNER", "user": {"login": "a"}}}"#;
         assert!(!parse("e", issue).unwrap().on_pull_request);
     }
 }

@@ -352,6 +352,36 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
     })
 }
 
+/// What keeps the provider `name` from running in a CI job that trusts no settings file
+/// and whose environment holds only the key variables `keys`; `None` when nothing does.
+pub fn unreachable_in_ci(settings: &Settings, name: &str, keys: &[&str]) -> Option<String> {
+    let definition = match definition_for(settings, name) {
+        Ok(definition) => definition,
+        Err(_) => return Some("it is not configured here either".into()),
+    };
+    let built_in = name == "offline" || BUILT_IN.iter().any(|b| b.0 == name);
+    match definition.kind {
+        ProviderKind::Offline => return None,
+        ProviderKind::Scripted => return Some("it answers from a script of this machine's settings".into()),
+        ProviderKind::Openai | ProviderKind::Anthropic => {}
+    }
+    if let Some(url) = definition.base_url.as_deref().filter(|url| on_this_machine(url)) {
+        return Some(format!("it is a server on this machine ({url})"));
+    }
+    if !built_in {
+        return Some(
+            "it is defined in settings, and the job trusts no settings file (it has openai, anthropic and openrouter)"
+                .into(),
+        );
+    }
+    match definition.api_key_env.as_deref() {
+        Some(variable) if !keys.contains(&variable) => {
+            Some(format!("its key is read from {variable}, which the workflow does not pass"))
+        }
+        _ => None,
+    }
+}
+
 /// A base URL on the loopback interface.
 fn on_this_machine(base_url: &str) -> bool {
     let host = base_url.split("://").nth(1).unwrap_or(base_url).split(['/', '?']).next().unwrap_or_default();

@@ -59,31 +59,50 @@ fn pull_request(records: usize) -> PullRequest {
     PullRequest { sandbox, origin, runner }
 }
 
-/// GitHub's API for pull request #7, whose branch is in `head_repository`.
+/// GitHub's API for pull request #7, whose branch is in `head_repository`, commented on
+/// by someone with write permission.
 async fn github(head_repository: &str) -> MockServer {
-    let server = MockServer::start().await;
+    github_with(head_repository, "write").await
+}
+
+/// GitHub's API for pull request #7, whose branch is in `head_repository`, commented on
+/// by someone whose permission on the repository is `permission`.
+async fn github_with(head_repository: &str, permission: &str) -> MockServer {
     let pull = json!({
         "number": 7, "state": "open",
         "head": {"ref": BRANCH, "sha": "0000000000000000000000000000000000000000",
                  "repo": {"full_name": head_repository, "fork": head_repository != "acme/shop"}},
         "base": {"ref": "main", "repo": {"full_name": "acme/shop"}}
     });
-    Mock::given(method("GET"))
-        .and(path("/repos/acme/shop/pulls/7"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(pull))
-        .mount(&server)
-        .await;
-    answers_comments(&server).await;
-    server
+    github_answering(permission, ResponseTemplate::new(200).set_body_json(pull)).await
 }
 
-/// GitHub takes the replies to pull request #7.
-async fn answers_comments(server: &MockServer) {
+/// GitHub's API, commented on by a writer, answering for pull request #7 with `pull`.
+async fn github_answering_pulls_with(pull: ResponseTemplate) -> MockServer {
+    github_answering("write", pull).await
+}
+
+async fn github_answering(permission: &str, pull: ResponseTemplate) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/repos/acme/shop/collaborators/rui/permission"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "permission": permission, "role_name": permission, "user": {"login": "rui", "id": 2042}
+        })))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/repos/acme/shop/issues/comments/2511029384/reactions"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 9, "content": "eyes"})))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET")).and(path("/repos/acme/shop/pulls/7")).respond_with(pull).mount(&server).await;
     Mock::given(method("POST"))
         .and(path("/repos/acme/shop/issues/7/comments"))
         .respond_with(ResponseTemplate::new(201).set_body_json(json!({"id": 1})))
-        .mount(server)
+        .mount(&server)
         .await;
+    server
 }
 
 /// The recorded payload with the comment's body and author association changed.
@@ -120,15 +139,29 @@ async fn replies(server: &MockServer) -> Vec<String> {
         let auth = request.headers.get("authorization").map(|v| v.to_str().unwrap().to_string());
         assert_eq!(auth.as_deref(), Some(format!("Bearer {TOKEN}").as_str()));
     }
+    posted(&requests, "/comments", "body")
+}
+
+/// The reactions posted to the comment.
+async fn reactions(server: &MockServer) -> Vec<String> {
+    posted(&server.received_requests().await.unwrap(), "/reactions", "content")
+}
+
+/// The `field` of each POST to a path that ends with `end`.
+fn posted(requests: &[wiremock::Request], end: &str, field: &str) -> Vec<String> {
     requests
         .iter()
-        .filter(|r| r.method.as_str() == "POST")
-        .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()["body"].as_str().unwrap().to_string())
+        .filter(|r| r.method.as_str() == "POST" && r.url.path().ends_with(end))
+        .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap()[field].as_str().unwrap().to_string())
         .collect()
 }
 
 fn asked_for_the_pull_request(requests: &[wiremock::Request]) -> bool {
-    requests.iter().any(|r| r.method.as_str() == "GET")
+    requests.iter().any(|r| r.method.as_str() == "GET" && r.url.path().contains("/pulls/"))
+}
+
+fn asked_for_the_permission(requests: &[wiremock::Request]) -> bool {
+    requests.iter().any(|r| r.url.path().ends_with("/permission"))
 }
 
 /// The job succeeded, said nothing of the token, and left `origin`'s branch at `tip`.
@@ -167,7 +200,47 @@ async fn a_collaborators_objection_revises_the_record_on_the_branch_and_is_answe
     assert!(reply.starts_with(&format!("Reviewed with the objection \u{201c}{OBJECTION}\u{201d}:")), "{reply}");
     let link = format!("[`{record}`](https://github.example/acme/shop/blob/{after}/{record}): now **");
     assert!(reply.contains(&link), "{reply}");
-    assert!(reply.ends_with(&format!("committed on `{BRANCH}` as {}.", &after[..10])), "{reply}");
+    assert!(reply.contains(&format!("committed on `{BRANCH}` as {}.", &after[..10])), "{reply}");
+    // Pushed with the workflow's own token: the reply says the checks will not run.
+    assert!(reply.ends_with("add a `DEBATE_PUSH_TOKEN` secret: a token with contents: write on this repository."));
+    assert_eq!(reactions(&server).await, ["eyes"], "the comment was acknowledged");
+    assert!(asked_for_the_permission(&server.received_requests().await.unwrap()));
+}
+
+/// With a push token of the repository's own the checks run on the revision, and the
+/// reply says nothing of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_push_token_the_reply_says_nothing_of_checks() {
+    let pr = pull_request(1);
+    let server = github("acme/shop").await;
+    let out = review_command(&pr, &server, &event(&pr, &format!("/debate {OBJECTION}"), "MEMBER"))
+        .env("DEBATE_PUSH_TOKEN_SET", "true")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let replies = replies(&server).await;
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(!replies[0].contains("DEBATE_PUSH_TOKEN"), "{}", replies[0]);
+}
+
+/// A collaborator who may only read is refused before the branch is checked out or any
+/// model called: an association is no permission. The comment is acknowledged and
+/// answered all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_collaborator_who_may_only_read_is_refused_before_any_model_call() {
+    let pr = pull_request(1);
+    let server = github_with("acme/shop", "read").await;
+    let before = tip_of(&pr);
+    let out = review(&pr, &server, &event(&pr, &format!("/debate {OBJECTION}"), "COLLABORATOR"));
+    assert_untouched(&pr, &out, &before);
+    assert_eq!(git(&pr.runner, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(), "main", "nothing checked out");
+    assert!(!asked_for_the_pull_request(&server.received_requests().await.unwrap()));
+    assert!(pr.sandbox.home.join("job/debates.sqlite3").metadata().is_err(), "no debate was stored");
+    assert_eq!(reactions(&server).await, ["eyes"]);
+    let replies = replies(&server).await;
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(replies[0].starts_with("@rui: `/debate` runs for those who can push to this repository"), "{}", replies[0]);
+    assert!(replies[0].ends_with("your permission here is `read`."), "{}", replies[0]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -296,7 +369,6 @@ fn the_workflow_is_written_once_and_passes_actionlint() {
     let file = sandbox.repo.join(".github/workflows/debate-review.yml");
     let workflow = std::fs::read_to_string(&file).unwrap();
     assert!(workflow.contains("debate review --github-event \"$GITHUB_EVENT_PATH\""), "{workflow}");
-    assert!(workflow.contains("run: |\n          cargo install --locked debate\n"), "{workflow}");
     let status = git(&sandbox.repo, &["status", "--porcelain", "--untracked-files=all"]);
     assert_eq!(status.trim(), "?? .github/workflows/debate-review.yml", "written, not committed");
 
@@ -307,13 +379,106 @@ fn the_workflow_is_written_once_and_passes_actionlint() {
     let install = "cargo install --locked --git https://example.org/debate # pinned: 0.1";
     let out = sandbox.cmd().args(["ci", "github", "--force", "--install", install]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let workflow = std::fs::read_to_string(&file).unwrap();
-    assert!(workflow.contains(&format!("run: |\n          {install}\n")), "{workflow}");
+    let custom = std::fs::read_to_string(&file).unwrap();
+    assert!(custom.contains(&format!("run: |\n          {install}\n")), "{custom}");
+    // An expression would be expanded by Actions before the shell runs the line.
+    let out = sandbox
+        .cmd()
+        .args(["ci", "github", "--force", "--install", "cargo install ${{ github.event.comment.body }}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), custom, "a refused line writes nothing");
 
     assert_eq!(actionlint(&workflow), Vec::<Value>::new(), "{workflow}");
+    assert_eq!(actionlint(&custom), Vec::<Value>::new(), "{custom}");
     // The linter does find what is wrong in a workflow.
-    let broken = workflow.replace("github.event.issue.pull_request &&", "github.event.issue.pull_request && (");
+    let broken = workflow.replace("github.event.issue.pull_request\n", "github.event.issue.pull_request (\n");
     assert!(!actionlint(&broken).is_empty(), "actionlint reports a broken expression");
+}
+
+/// The workflow as YAML reads it.
+fn written_workflow() -> Value {
+    let sandbox = Sandbox::new();
+    let out = sandbox.cmd().args(["ci", "github"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let text = std::fs::read_to_string(sandbox.repo.join(".github/workflows/debate-review.yml")).unwrap();
+    serde_saphyr::from_str(&text).unwrap()
+}
+
+/// The workflow installs exactly this package at exactly this binary's version: the
+/// package named in Cargo.toml (never crates.io's unrelated `debate`), the version
+/// `debate --version` prints, and the installed binary is cached under both.
+#[test]
+fn the_workflow_installs_this_package_at_this_version() {
+    let manifest: toml::Table =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap().parse().unwrap();
+    let package = manifest["package"]["name"].as_str().unwrap();
+    assert_ne!(package, "debate", "crates.io's `debate` is another project's library");
+    let version = Sandbox::new().cmd().arg("--version").output().unwrap();
+    let version = text(&version.stdout).trim().strip_prefix("debate ").expect("debate X.Y.Z").to_string();
+    let steps = written_workflow()["jobs"]["review"]["steps"].as_array().unwrap().clone();
+    let step =
+        |name: &str| steps.iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}")).clone();
+    let install = step("Install debate")["run"].as_str().unwrap().trim().to_string();
+    assert_eq!(install, format!("cargo install {package} --version ={version} --locked"));
+    let key = step("Restore debate")["with"]["key"].as_str().unwrap().to_string();
+    assert!(key.starts_with(&format!("{package}-{version}-")), "{key}");
+    // Every action is pinned to a full commit, its version in a comment.
+    for uses in steps.iter().filter_map(|s| s["uses"].as_str()) {
+        let (_, commit) = uses.split_once('@').unwrap();
+        assert!(commit.len() == 40 && commit.chars().all(|c| c.is_ascii_hexdigit()), "{uses}");
+    }
+}
+
+/// The evaluator the condition's test uses follows the rules GitHub documents.
+#[test]
+fn the_evaluator_follows_the_documented_rules() {
+    let context = json!({"github": {"event": {"n": 3, "s": "Hello", "o": {}}}});
+    for (expression, expected) in [
+        ("github.event.s == 'HELLO'", true),
+        ("startsWith(github.EVENT.s, 'he')", true),
+        ("contains('abc', 'B')", true),
+        ("contains(fromJSON('[\"A\",\"B\"]'), 'b')", true),
+        ("contains(fromJSON('[\"A\",\"B\"]'), github.event.missing)", false),
+        ("contains('abc', github.event.missing)", true),
+        ("github.event.o && github.event.n == '3'", true),
+        ("!github.event.missing && 0 || ''", false),
+        ("(1 < 2) && !(2 <= 1)", true),
+        ("github.event['s'] != 'hello'", false),
+    ] {
+        assert_eq!(crate::common::expression::admits(expression, &context), expected, "{expression}");
+    }
+}
+
+/// Only a `/debate` comment on a pull request by the repository's owner, a member or a
+/// collaborator starts a runner: the job's `if:` evaluated as Actions evaluates it.
+#[test]
+fn the_jobs_condition_admits_owners_members_and_collaborators_only() {
+    let condition = written_workflow()["jobs"]["review"]["if"].as_str().unwrap().to_string();
+    let admits = |association: Option<&str>, body: &str, on_pull_request: bool| {
+        let mut comment = json!({ "body": body });
+        if let Some(association) = association {
+            comment["author_association"] = association.into();
+        }
+        let mut issue = json!({ "number": 7 });
+        if on_pull_request {
+            issue["pull_request"] = json!({ "url": "https://api.github.com/repos/acme/shop/pulls/7" });
+        }
+        crate::common::expression::admits(
+            &condition,
+            &json!({ "github": { "event": { "comment": comment, "issue": issue } } }),
+        )
+    };
+    for association in ["OWNER", "MEMBER", "COLLABORATOR"] {
+        assert!(admits(Some(association), "/debate what about cost?", true), "{association}");
+    }
+    for association in ["NONE", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN"] {
+        assert!(!admits(Some(association), "/debate what about cost?", true), "{association}");
+    }
+    assert!(!admits(None, "/debate what about cost?", true), "no association");
+    assert!(!admits(Some("OWNER"), "/debate what about cost?", false), "an issue's comment");
+    assert!(!admits(Some("OWNER"), "what about cost?", true), "another comment");
 }
 
 /// A pull request that adds repository settings pointing a provider elsewhere: the job
@@ -369,18 +534,13 @@ async fn a_refused_push_is_answered_with_the_reason() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_failure_is_answered_in_the_thread_an_internal_one_too() {
     let pr = pull_request(1);
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/repos/acme/shop/pulls/7"))
-        .respond_with(ResponseTemplate::new(500).set_body_string("GitHub is down"))
-        .mount(&server)
-        .await;
-    answers_comments(&server).await;
+    let server = github_answering_pulls_with(ResponseTemplate::new(500).set_body_string("GitHub is down")).await;
     let out = review(&pr, &server, &event(&pr, &format!("/debate {OBJECTION}"), "MEMBER"));
     assert!(!out.status.success());
     let answered = replies(&server).await;
+    assert_eq!(reactions(&server).await, ["eyes"]);
     assert_eq!(answered.len(), 1, "{answered:?}");
-    assert!(answered[0].starts_with("debate could not review this: "), "{}", answered[0]);
+    assert!(answered[0].starts_with("debate could not review this: GitHub answered 500"), "{}", answered[0]);
 
     let server = github("acme/shop").await;
     let before = tip_of(&pr);

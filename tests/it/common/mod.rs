@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod eval;
+pub mod expression;
 pub mod llm;
 
 use std::collections::{BTreeMap, BTreeSet};
