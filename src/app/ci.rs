@@ -59,7 +59,7 @@ pub fn write(install: Option<&str>, force: bool, config: Option<&Path>, terminal
     }
     let keys = passed_keys(&text);
     terminal.say(&format!(
-        "Wrote {WORKFLOW_PATH}. Commit it to the default branch, and add the keys of the providers your records use as repository secrets ({}). An optional DEBATE_PUSH_TOKEN secret lets the repository's checks run on each revision (docs/guide.md, \"The review loop in a pull request\").",
+        "Wrote {WORKFLOW_PATH}. Commit it to the default branch, and add the keys of the providers your records use as repository secrets ({}). An optional DEBATE_PUSH_TOKEN secret lets the repository's checks run on each revision (docs/guide.md, \"The review loop in the pull request\").",
         keys.join(", ")
     ));
     let settings = settings::load(&root, config, &FlagOverrides::default())?.settings;

@@ -30,6 +30,8 @@ pub enum Imported {
     /// A record here carries a debate of the id this database ran in another repository:
     /// it was read from the record and left out of the database.
     Apart { record: String, repository: String },
+    /// Its record is on a branch that is not checked out here: read from git, not stored.
+    OnBranch { record: String, branch: String },
 }
 
 impl Imported {
@@ -47,6 +49,9 @@ impl Imported {
             Imported::Apart { record, repository } => {
                 format!("Read {id} from its record {record}; this database's {id} is the one debated in {repository}.")
             }
+            Imported::OnBranch { record, branch } => {
+                format!("Read {id} from its record {record} on the branch {branch}, which is not checked out here.")
+            }
         }
     }
 }
@@ -60,6 +65,7 @@ pub fn find(db_path: &Path, target: &str, config: Option<&Path>) -> Result<(Stor
         Located::Stored { store, state, record } => up_to_date(store, state, record),
         Located::Record(record) => import(db_path, record),
         Located::Apart { state, record } => Err(apart(&state, &record)),
+        Located::OnBranch { branch, relative, .. } => Err(not_checked_out(target, &relative, &branch)),
     }
 }
 
@@ -74,7 +80,19 @@ pub fn read(db_path: &Path, target: &str, config: Option<&Path>) -> Result<(Deba
             let repository = state.repo_root;
             Ok((read, Some(Imported::Apart { record: record.relative, repository })))
         }
+        Located::OnBranch { branch, relative, state } => {
+            Ok((*state, Some(Imported::OnBranch { record: relative, branch })))
+        }
     }
+}
+
+/// A record that is on another branch: work on it there.
+fn not_checked_out(target: &str, relative: &str, branch: &str) -> Error {
+    let local = branch.strip_prefix("origin/").unwrap_or(branch);
+    Error::input(format!(
+        "the record of {target}, {relative}, is on the branch {branch}, which is not checked out here"
+    ))
+    .with_hint(format!("git switch {} and run it again", shell_quote(local)))
 }
 
 /// Refuse a review of a completed debate from outside the repository it was debated in:
@@ -105,6 +123,8 @@ enum Located {
     Record(RecordHere),
     /// A record here that names a debate this database ran in another repository.
     Apart { state: DebateState, record: RecordHere },
+    /// No record here carries the id, but one on a `decisions/*` branch does.
+    OnBranch { branch: String, relative: String, state: Box<DebateState> },
 }
 
 fn locate(db_path: &Path, target: &str, config: Option<&Path>) -> Result<Located> {
@@ -138,8 +158,13 @@ fn locate(db_path: &Path, target: &str, config: Option<&Path>) -> Result<Located
             let root = crate::repo::around_working_directory()?;
             match (record_with_id(&root, target, config)?, unknown) {
                 (Some(record), _) => Ok(Located::Record(record)),
-                (None, Some(Err(unknown))) => Err(unknown),
-                (None, _) => Err(Error::input(format!("no debate with id {target:?}"))),
+                (None, unknown) => match on_a_branch(&root, target, config)? {
+                    Some(located) => Ok(located),
+                    None => Err(match unknown {
+                        Some(Err(unknown)) => unknown,
+                        _ => Error::input(format!("no debate with id {target:?}")),
+                    }),
+                },
             }
         }
     }
@@ -245,6 +270,39 @@ fn record_with_id(root: &Path, id: &str, config: Option<&Path>) -> Result<Option
     }
     let relative = project::locate(root, &whole, &settings.record, "the record")?;
     Ok(Some(RecordHere { root: root.to_path_buf(), relative }))
+}
+
+/// Why a command that changes the record of the whole id `target` cannot here: it is on
+/// a `decisions/*` branch that is not checked out (`None` when no such branch holds it).
+pub fn on_another_branch(root: &Path, target: &str, config: Option<&Path>) -> Result<Option<Error>> {
+    Ok(on_other_branches(root, target, config)?.map(|(found, _)| not_checked_out(target, &found.path, &found.branch)))
+}
+
+/// The record a `decisions/*` branch (local, or only `origin`'s) other than the one
+/// checked out holds for the whole id `target`, and its text.
+fn on_other_branches(
+    root: &Path,
+    target: &str,
+    config: Option<&Path>,
+) -> Result<Option<(record::listing::RepositoryRecord, String)>> {
+    let bare = target.trim().to_ascii_lowercase();
+    let whole = format!("DEB-{}", bare.strip_prefix("deb-").unwrap_or(&bare));
+    if !is_debate_id(&whole) {
+        return Ok(None);
+    }
+    let settings = settings::load(root, config, &FlagOverrides::default())?.settings;
+    Ok(record::listing::on_other_branches(root, &settings.record.directory.0, &whole).into_iter().next())
+}
+
+/// The record a `decisions/*` branch not checked out holds for the whole id `target`,
+/// read from git.
+fn on_a_branch(root: &Path, target: &str, config: Option<&Path>) -> Result<Option<Located>> {
+    let Some((found, text)) = on_other_branches(root, target, config)? else { return Ok(None) };
+    let relative = Path::new(&found.path);
+    let sidecar = record::sidecar_path(relative).and_then(|side| record::listing::file_on(root, &found.branch, &side));
+    let templates = Templates::load(root)?;
+    let state = record::read_back_committed(root, relative, text.as_bytes(), sidecar.as_deref(), &templates)?;
+    Ok(Some(Located::OnBranch { branch: found.branch, relative: found.path, state: Box::new(state) }))
 }
 
 /// `path` (absolute, as stored) relative to `root`.

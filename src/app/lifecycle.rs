@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::project;
 use super::request::LifecycleRequest;
+use super::{existing, project};
 use crate::error::{Error, Result};
 use crate::model::Status;
 use crate::record::lifecycle::{self, Changed, Request};
@@ -91,7 +91,15 @@ fn locate(args: &LifecycleRequest, here: &Path, db_path: &Path, what: &str) -> R
         }
     }
     let record = settings::load(here, args.config.as_deref(), &FlagOverrides::default())?.settings.record;
-    match (project::locate(here, &target, &record, what), elsewhere) {
+    let located = project::locate(here, &target, &record, what);
+    // A pull request's record a reviewer on the default branch names by its id.
+    if located.is_err()
+        && looks_like_id
+        && let Some(on_branch) = existing::on_another_branch(here, &target, args.config.as_deref())?
+    {
+        return Err(on_branch);
+    }
+    match (located, elsewhere) {
         (Ok(relative), _) => Ok((here.to_path_buf(), relative)),
         (Err(_), Some(why)) => Err(Error::input(format!("{what} {target}: {why}"))
             .with_hint("check out the branch that holds the record (or merge its pull request), or give its path")),

@@ -357,7 +357,9 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
 pub fn unreachable_in_ci(settings: &Settings, name: &str, keys: &[&str]) -> Option<String> {
     let definition = match definition_for(settings, name) {
         Ok(definition) => definition,
-        Err(_) => return Some("it is not configured here either".into()),
+        Err(_) => {
+            return Some("it is not configured here, and the job has only openai, anthropic and openrouter".into());
+        }
     };
     let built_in = name == "offline" || BUILT_IN.iter().any(|b| b.0 == name);
     match definition.kind {

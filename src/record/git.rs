@@ -44,6 +44,23 @@ pub fn is_checked_out(repo: &Repository, name: &str) -> bool {
         == Some(format!("refs/heads/{name}"))
 }
 
+/// The `git push` that sends the checked-out branch to its upstream, when it has one (a
+/// pull request's branch checked out for a review, say).
+pub fn push_to_upstream(repo: &Repository) -> Option<String> {
+    let head = repo.head().ok().filter(|head| head.is_branch())?;
+    let local = head.shorthand().ok()?.to_string();
+    let refname = head.name().ok()?;
+    let remote = repo.branch_upstream_remote(refname).ok()?;
+    let remote = remote.as_str().ok()?.to_string();
+    let upstream = repo.branch_upstream_name(refname).ok()?;
+    let upstream = upstream.as_str().ok()?.strip_prefix(&format!("refs/remotes/{remote}/"))?.to_string();
+    let quote = crate::text::shell_quote;
+    Some(match upstream == local {
+        true => format!("git push {} {}", quote(&remote), quote(&local)),
+        false => format!("git push {} {}", quote(&remote), quote(&format!("HEAD:{upstream}"))),
+    })
+}
+
 /// The file at `relative` on the tip of branch `name`.
 pub fn read_on_branch(repo: &Repository, name: &str, relative: &Path) -> Option<Vec<u8>> {
     let tip = repo.find_branch(name, git2::BranchType::Local).ok()?.get().peel_to_commit().ok()?;

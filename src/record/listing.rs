@@ -36,6 +36,27 @@ pub fn text_on(root: &Path, directory: &str, branch: &str, path: &str) -> Option
     with_texts(root, directory).into_iter().find(|(r, _)| r.branch == branch && r.path == path)
 }
 
+/// The records carrying the debate `id` on `decisions/*` branches other than the one
+/// checked out, each with its text: where a reviewer on the default branch finds a
+/// record its pull request has not merged yet.
+pub fn on_other_branches(root: &Path, directory: &str, id: &str) -> Vec<(RepositoryRecord, String)> {
+    let Ok(Some(repo)) = crate::repo::open(root) else { return Vec::new() };
+    let here = repo.head().ok().and_then(|head| head.shorthand().ok().map(str::to_string));
+    with_texts(root, directory)
+        .into_iter()
+        .filter(|(record, _)| Some(&record.branch) != here.as_ref())
+        .filter(|(record, _)| record.id.as_deref().is_some_and(|found| found.eq_ignore_ascii_case(id)))
+        .collect()
+}
+
+/// The file at `path` on `branch` (as `in_repository` names branches).
+pub fn file_on(root: &Path, branch: &str, path: &Path) -> Option<Vec<u8>> {
+    let repo = crate::repo::open(root).ok()??;
+    let (_, tree) = branches(&repo).into_iter().find(|(name, _)| name == branch)?;
+    let blob = tree.get_path(path).ok()?.to_object(&repo).ok()?.peel_to_blob().ok()?;
+    Some(blob.content().to_vec())
+}
+
 /// Each record `in_repository` lists, with its text.
 fn with_texts(root: &Path, directory: &str) -> Vec<(RepositoryRecord, String)> {
     let Ok(Some(repo)) = crate::repo::open(root) else { return Vec::new() };

@@ -137,12 +137,20 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         }
     };
     published.commit = Some(commit.to_string());
-    if let git::Target::Branch(name) = &target {
-        published.pull_request = match state.revisions.is_empty() {
-            true => pull_request::commands(state, name, relative),
-            // A revision: pushing the branch updates the pull request it already has.
-            false => vec![format!("git push origin {}", crate::text::shell_quote(name))],
-        };
+    match &target {
+        git::Target::Branch(name) => {
+            published.pull_request = match state.revisions.is_empty() {
+                true => pull_request::commands(state, name, relative),
+                // A revision: pushing the branch updates the pull request it already has.
+                false => vec![format!("git push origin {}", crate::text::shell_quote(name))],
+            };
+        }
+        // A revision on a checked-out branch with an upstream (a pull request's, fetched
+        // to review it): the push that updates it.
+        git::Target::Head if !state.revisions.is_empty() => {
+            published.pull_request = git::push_to_upstream(&repo).into_iter().collect();
+        }
+        git::Target::Head => {}
     }
     published.branch = branch;
     Ok(published)

@@ -12,22 +12,43 @@ use crate::model::DebateState;
 /// commit that holds the record as it is (none when the file differs from HEAD's).
 pub fn read_back(root: &Path, relative: &Path, templates: &Templates) -> Result<(DebateState, Option<String>)> {
     let tree = WorkTree::open(root)?;
-    let path = root.join(relative);
     let bytes = tree.read_existing(relative)?;
-    // A clone with `core.autocrlf` checks the record out with CRLF: the same record.
-    let text = String::from_utf8(bytes.clone())
-        .map_err(|_| RecordError::NotCarried {
-            path: relative.to_path_buf(),
-            why: carried::CarryError::Unreadable("it is not UTF-8 text".into()),
-        })?
-        .replace("\r\n", "\n");
-    let sidecar_relative = sidecar_path(relative);
-    let sidecar = match &sidecar_relative {
-        Some(side) => tree.read(side)?.map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n")),
-        None => None,
-    };
+    let sidecar = sidecar_path(relative).map(|side| tree.read(&side)).transpose()?.flatten();
+    let state = read_back_committed(root, relative, &bytes, sidecar.as_deref(), templates)?;
+    // The records it supersedes are only ever named, but never through a link either.
+    for earlier in &state.snapshot.supersedes {
+        if let Err(err) = tree.read(Path::new(&earlier.path)) {
+            let why = carried::CarryError::Unreadable(format!("the record it supersedes: {err}"));
+            return Err(RecordError::NotCarried { path: relative.to_path_buf(), why });
+        }
+    }
+    let commit = crate::repo::open(root)?.and_then(|repo| {
+        let unchanged =
+            git::read_at_head(&repo, relative).is_some_and(|committed| git::same_content(&bytes, &committed));
+        unchanged.then(|| repo.head().ok()?.peel_to_commit().ok().map(|c| c.id().to_string())).flatten()
+    });
+    Ok((state, commit))
+}
+
+/// The debate the record `bytes` (and the transcript beside it, if any) carries, as if it
+/// were at `relative` under `root`, trusted only as debate wrote it. Without the work
+/// tree's checks: `read_back` adds them, and a record read from a branch's commit is
+/// only shown.
+pub fn read_back_committed(
+    root: &Path,
+    relative: &Path,
+    bytes: &[u8],
+    sidecar: Option<&[u8]>,
+    templates: &Templates,
+) -> Result<DebateState> {
+    let path = root.join(relative);
     // Errors name the record as the repository does, which `git log -p --` takes.
     let not_carried = |why| RecordError::NotCarried { path: relative.to_path_buf(), why };
+    // A clone with `core.autocrlf` checks the record out with CRLF: the same record.
+    let text = String::from_utf8(bytes.to_vec())
+        .map_err(|_| not_carried(carried::CarryError::Unreadable("it is not UTF-8 text".into())))?
+        .replace("\r\n", "\n");
+    let sidecar = sidecar.map(|b| String::from_utf8_lossy(b).replace("\r\n", "\n"));
     let mut state = match carried::read(&text) {
         Err(carried::CarryError::Missing) if sidecar.is_some() => carried::read(sidecar.as_deref().unwrap_or_default()),
         read => read,
@@ -46,12 +67,6 @@ pub fn read_back(root: &Path, relative: &Path, templates: &Templates) -> Result<
             id.as_deref().unwrap_or("no id")
         ))));
     }
-    // The records it supersedes are only ever named, but never through a link either.
-    for earlier in &state.snapshot.supersedes {
-        if let Err(err) = tree.read(Path::new(&earlier.path)) {
-            return Err(not_carried(carried::CarryError::Unreadable(format!("the record it supersedes: {err}"))));
-        }
-    }
     state.repo_root = root.display().to_string();
     state.record_path = Some(path.display().to_string());
     // A review commits its revision on the branch checked out here (the pull request's).
@@ -66,12 +81,7 @@ pub fn read_back(root: &Path, relative: &Path, templates: &Templates) -> Result<
     // Reviewed here, the revision is committed here, whatever the author's settings were.
     state.snapshot.record.commit = true;
     state.snapshot.record.issue_draft = false;
-    let commit = crate::repo::open(root)?.and_then(|repo| {
-        let unchanged =
-            git::read_at_head(&repo, relative).is_some_and(|committed| git::same_content(&bytes, &committed));
-        unchanged.then(|| repo.head().ok()?.peel_to_commit().ok().map(|c| c.id().to_string())).flatten()
-    });
-    Ok((state, commit))
+    Ok(state)
 }
 
 /// `text` as this version of debate would name itself in it: a record another version

@@ -396,6 +396,12 @@ impl Events for Terminal {
             }
             (Some(commit), None, _) => {
                 self.say(&format!("\nDecision record written to {shown} and committed as {}.", short(commit)));
+                if !record.pull_request.is_empty() {
+                    self.say("Update its pull request with:");
+                    for command in &record.pull_request {
+                        self.command(&format!("  {command}"));
+                    }
+                }
             }
             (None, _, reason) => {
                 let why = reason.as_deref().unwrap_or("committing is off");

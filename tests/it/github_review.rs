@@ -553,3 +553,45 @@ async fn every_failure_is_answered_in_the_thread_an_internal_one_too() {
     assert!(answered[0].contains("internal error: the failpoint github-review"), "{}", answered[0]);
     assert_eq!(tip_of(&pr), before, "nothing pushed");
 }
+
+/// `debate ci github` names each provider the records or the settings use that the job
+/// could not run: a server on this machine, or one whose key the workflow does not pass.
+#[test]
+fn ci_github_warns_of_providers_the_job_cannot_reach() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.cmd().args(["--offline", "--no-checkpoints", "-q", "-r", "1", QUESTION]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A record whose debaters answered from a script of this machine.
+    let scripted = sandbox.scripted(&varied_answers(&PANEL, 1, CONTINUE));
+    let out = sandbox.cmd().arg("--config").arg(&scripted).args(["-q", "-r", "1", QUESTION]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id = sandbox.newest_id();
+    let carries = |path: &PathBuf| std::fs::read_to_string(path).unwrap().contains(&format!("id: {id}"));
+    let record = sandbox.records().into_iter().find(carries).unwrap();
+    let record = record.strip_prefix(&sandbox.repo).unwrap().to_string_lossy().to_string();
+    let out = sandbox.cmd().args(["ci", "github"]).output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "the provider `scripted` (used by {record}) cannot run in the workflow: it is not configured here"
+        )),
+        "{stderr}"
+    );
+    std::fs::remove_file(sandbox.repo.join(".github/workflows/debate-review.yml")).unwrap();
+    let config = sandbox.openai_compatible("http://127.0.0.1:8080/v1", "", "");
+    let out = sandbox.cmd().arg("--config").arg(&config).args(["ci", "github"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("the provider `mock` (used by your settings) cannot run in the workflow: it is a server on this machine (http://127.0.0.1:8080/v1)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("add `--provider NAME`"), "{stderr}");
+    assert!(!stderr.contains("`offline`"), "the offline provider runs anywhere: {stderr}");
+
+    let elsewhere = sandbox.home.join("elsewhere.yaml");
+    std::fs::write(&elsewhere, "providers:\n  default: openai\n  openai: { api_key_env: TEAM_OPENAI_KEY }\n").unwrap();
+    let out = sandbox.cmd().arg("--config").arg(&elsewhere).args(["ci", "github", "--force"]).output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("its key is read from TEAM_OPENAI_KEY, which the workflow does not pass"), "{stderr}");
+}

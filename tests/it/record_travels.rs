@@ -221,3 +221,45 @@ fn the_printed_lines_push_the_branch_and_open_its_pull_request() {
     assert!(args[7].contains(&format!("`{record}`")), "the body names the record: {}", args[7]);
     assert!(args[7].contains("debate review DEB-"), "{}", args[7]);
 }
+
+/// A reviewer's fresh clone on `main`, with an empty home, finds a record that is only on
+/// `origin/decisions/…` (the pull request not merged yet): `show` by id reads it from git;
+/// `review` and `accept` name the branch and the `git switch` that brings it, exit 2, and
+/// write nothing, in the clone or in the home.
+#[test]
+fn a_reviewer_on_main_finds_a_record_that_is_only_on_its_branch() {
+    let sandbox = Sandbox::new();
+    let (relative, id) = authored(&sandbox);
+    let clone = sandbox.home.join("on-main");
+    git(&sandbox.home, &["clone", "-q", sandbox.repo.to_str().unwrap(), clone.to_str().unwrap()]);
+    git(&clone, &["checkout", "-q", "main"]);
+    assert!(!clone.join(&relative).exists(), "the record is not on main");
+    let home = sandbox.home.join("reviewer-on-main");
+    std::fs::create_dir_all(&home).unwrap();
+
+    let out = in_clone(&sandbox, &clone, &home, &["show", &id, "--json"]);
+    assert_eq!(shown(&out)["id"], id.as_str());
+    assert_eq!(shown(&out)["rounds"], sandbox.show(&id)["rounds"]);
+    assert!(text(&out.stderr).contains(&format!("on the branch origin/{BRANCH}")), "{}", text(&out.stderr));
+    let out = in_clone(&sandbox, &clone, &home, &["show", &id]);
+    assert!(text(&out.stdout).contains("Redis or Postgres"), "{}", text(&out.stdout));
+
+    let before = git(&clone, &["rev-parse", "HEAD"]);
+    for args in [&["review", &id, "--guide", "What about cost?", "--no-checkpoints"][..], &["accept", &id]] {
+        let out = in_clone(&sandbox, &clone, &home, args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(&format!("is on the branch origin/{BRANCH}")), "{stderr}");
+        assert!(stderr.contains(&format!("git switch '{BRANCH}'")), "{stderr}");
+    }
+    assert_eq!(git(&clone, &["rev-parse", "HEAD"]), before, "nothing committed");
+    assert_eq!(git(&clone, &["status", "--porcelain"]), "", "nothing written");
+    assert!(!home.join("debates.sqlite3").exists(), "nothing stored");
+
+    // Switched to the branch as told, the review runs, and says how to push it.
+    git(&clone, &["switch", "-q", BRANCH]);
+    let out = in_clone(&sandbox, &clone, &home, &["review", &id, "--guide", "What about cost?", "--no-checkpoints"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(&format!("Update its pull request with:\n  git push 'origin' '{BRANCH}'")), "{stderr}");
+}
