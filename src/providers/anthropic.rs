@@ -1,5 +1,8 @@
-//! The Anthropic Messages API, streaming (`message_start` … `message_stop`) or not.
-//! Structured answers are asked for as a forced tool call whose input is the JSON.
+//! The Anthropic Messages API (Anthropic's, or a gateway's such as LiteLLM's or Ollama's).
+//! Every call streams (`message_start` … `message_stop`), structured ones too, so a slow
+//! model still sending is never taken for a dead one and the first-token and idle limits
+//! apply; a server that does not stream answers whole. Structured answers are asked for
+//! as a forced tool call whose input is the JSON.
 
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -43,9 +46,7 @@ impl Anthropic {
             "messages": [{"role": "user", "content": content(request)}],
             "temperature": request.temperature,
         });
-        if request.on_text.is_some() {
-            body["stream"] = json!(true);
-        }
+        body["stream"] = json!(true);
         if let Some(schema) = &request.schema {
             body["tools"] = json!([{
                 "name": schema.name,
@@ -61,17 +62,16 @@ impl Anthropic {
         let mut call = self
             .endpoint
             .client
-            .post(self.endpoint.url("messages"))
+            .post(messages_url(&self.endpoint.base_url))
             .header("anthropic-version", API_VERSION)
             .json(&self.body(request));
         if let Some(key) = &self.endpoint.key {
             call = call.header("x-api-key", key);
         }
         let response = self.endpoint.send(call, |_, _| None).await?;
-        if request.on_text.is_some() {
-            self.read_stream(request, response).await
-        } else {
-            self.read_whole(request, response).await
+        match sse::whole(&response) {
+            true => self.read_whole(request, response).await,
+            false => self.read_stream(request, response).await,
         }
     }
 
@@ -101,7 +101,7 @@ impl Anthropic {
     ) -> std::result::Result<Completion, Failure> {
         let mut events = std::pin::pin!(sse::events(&self.endpoint, response));
         let (mut text, mut tool_input) = (String::new(), String::new());
-        let (mut counts, mut model, mut finished) = (Counted::default(), None, false);
+        let (mut usage, mut model, mut finished, mut truncated) = (serde_json::Map::new(), None, false, false);
         while let Some(event) = events.next().await {
             let event = event?;
             let data: Value = match event.event.as_str() {
@@ -110,9 +110,13 @@ impl Anthropic {
                     Failure::retry(format!("a stream event is not JSON: {}", self.endpoint.preview(&event.data)))
                 })?,
             };
+            // Anthropic's `error` event, or a gateway's bare `data: {"error": …}` line.
+            if let Some(failure) = self.endpoint.error_in(&data) {
+                return Err(failure);
+            }
             match data["type"].as_str().unwrap_or(event.event.as_str()) {
                 "message_start" => {
-                    counts = counted(&data["message"]["usage"], None);
+                    merge_usage(&mut usage, &data["message"]["usage"]);
                     model = data["message"]["model"].as_str().map(str::to_string);
                 }
                 "content_block_delta" => match data["delta"]["type"].as_str() {
@@ -129,19 +133,12 @@ impl Anthropic {
                     _ => {}
                 },
                 "message_delta" => {
-                    counts.output = data["usage"]["output_tokens"].as_u64().or(counts.output);
-                    counts.truncated |= cut_off(&data["delta"]["stop_reason"]);
+                    merge_usage(&mut usage, &data["usage"]);
+                    truncated |= cut_off(&data["delta"]["stop_reason"]);
                 }
                 "message_stop" => {
                     finished = true;
                     break;
-                }
-                "error" => {
-                    let message = data["error"]["message"].as_str().unwrap_or("unknown error");
-                    return Err(Failure::retry(format!(
-                        "the stream reported an error: {}",
-                        self.endpoint.redact(message)
-                    )));
                 }
                 _ => {}
             }
@@ -150,7 +147,34 @@ impl Anthropic {
             return Err(Failure::retry("the stream ended before message_stop"));
         }
         let answer = if tool_input.is_empty() { text } else { tool_input };
+        let usage = Value::Object(usage);
+        let mut counts = counted(&usage, usage["output_tokens"].as_u64());
+        counts.truncated = truncated;
         Ok(counts.completion(request, answer, model.as_deref().unwrap_or(&self.endpoint.model)))
+    }
+}
+
+/// Where the Messages API is under `base_url`: its `/messages` when the base ends in
+/// `/v1` (as debate's settings have always written it), else its `/v1/messages` (as the
+/// Anthropic SDK and LiteLLM take a base URL).
+fn messages_url(base_url: &str) -> String {
+    let base = base_url.trim_end_matches('/');
+    match base.ends_with("/v1") {
+        true => format!("{base}/messages"),
+        false => format!("{base}/v1/messages"),
+    }
+}
+
+/// A stream's usage so far, with `more` from a later event: the Messages API reports it
+/// cumulatively, so a later figure replaces an earlier one — unless it is zero where one
+/// was known (a gateway such as LiteLLM sends zeros in `message_start` and the real
+/// prompt figures only in `message_delta`; Ollama an estimate first).
+fn merge_usage(usage: &mut serde_json::Map<String, Value>, more: &Value) {
+    for (name, value) in more.as_object().into_iter().flatten() {
+        let known = usage.get(name).and_then(Value::as_u64).unwrap_or(0);
+        if value.as_u64().is_some_and(|n| n > 0 || known == 0) {
+            usage.insert(name.clone(), value.clone());
+        }
     }
 }
 

@@ -20,6 +20,10 @@ pub enum ProviderError {
     /// fix it (`status` is its HTTP status, when there is one).
     #[error("{message}")]
     Refused { message: String, hint: Option<String>, status: Option<u16> },
+    /// The server will not take the key, or does not know the model or the path: the same
+    /// request, shorter or not, is refused again (`status` is its HTTP status).
+    #[error("{message}")]
+    Rejected { message: String, hint: String, status: u16 },
     /// A call that failed, was tried once more with a shorter prompt, and failed again.
     #[error("{}", retried(first, last))]
     Retried { first: String, last: Box<ProviderError> },
@@ -87,7 +91,9 @@ impl ProviderError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            ProviderError::Unavailable { hint, .. } | ProviderError::TimedOut { hint, .. } => Some(hint.clone()),
+            ProviderError::Unavailable { hint, .. }
+            | ProviderError::TimedOut { hint, .. }
+            | ProviderError::Rejected { hint, .. } => Some(hint.clone()),
             ProviderError::Refused { hint, .. } | ProviderError::Setup { hint, .. } => hint.clone(),
             ProviderError::Retried { last, .. } => last.hint(),
             ProviderError::ContextLength { .. } | ProviderError::Unusable(_) | ProviderError::Io { .. } => None,

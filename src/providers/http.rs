@@ -174,11 +174,30 @@ impl Endpoint {
         Err(refused(status, &body).unwrap_or_else(|| self.classify(status, &headers, &body)))
     }
 
-    /// A whole JSON response body; anything else is worth another attempt.
+    /// A whole JSON response body; anything else is worth another attempt, and so is an
+    /// error in a 200 (a gateway such as LiteLLM answers a failing backend so), whose
+    /// words are kept.
     pub async fn json(&self, response: reqwest::Response) -> std::result::Result<serde_json::Value, Failure> {
         let body = response.text().await.map_err(|err| self.transport(err))?;
-        serde_json::from_str(&body).map_err(|_| {
+        let parsed: serde_json::Value = serde_json::from_str(&body).map_err(|_| {
             Failure::retry(format!("the server answered 200 with a body that is not JSON: {}", self.preview(&body)))
+        })?;
+        match self.error_in(&parsed) {
+            Some(failure) => Err(failure),
+            None => Ok(parsed),
+        }
+    }
+
+    /// An error a server put where an answer belongs (a 200's body, a stream's event):
+    /// a top-level `error`, as an object with a message or as a string.
+    pub fn error_in(&self, value: &serde_json::Value) -> Option<Failure> {
+        let error = value.get("error").filter(|e| !e.is_null())?;
+        let message = error["message"].as_str().or(error.as_str()).map_or_else(|| error.to_string(), str::to_string);
+        let message = one_message(&self.redact(&message));
+        Some(Failure::Retry {
+            message: format!("the server answered with an error: {message}"),
+            after: None,
+            answered: Some(200),
         })
     }
 
@@ -190,12 +209,27 @@ impl Endpoint {
         if is_context_length(&detail) {
             return Failure::Fatal(ProviderError::ContextLength { provider: self.name.clone(), detail });
         }
-        if is_unknown_model(&detail) && !matches!(code, 404 | 429) {
-            let message =
-                format!("{}: the server does not know model {:?} (HTTP {code}): {detail}", self.name, self.model);
-            let hint =
-                "check `model` in the provider's settings (GET /v1/models lists what the server has)".to_string();
-            return Failure::Fatal(ProviderError::Refused { message, hint: Some(hint), status: Some(code) });
+        if is_unknown_model(&detail) && code != 429 {
+            let message = format!(
+                "{}: the server at {} does not know model {:?} (HTTP {code}): {detail}",
+                self.name, self.base_url, self.model
+            );
+            let mut hint = format!(
+                "check `model` in providers.{} (`debate doctor {}` lists the models the server has)",
+                self.name, self.name
+            );
+            // Ollama says a model is missing this way; it has it once it is pulled.
+            if detail.contains(&format!("'{}'", self.model)) || detail.contains("try pulling it") {
+                hint.push_str(&format!("; for Ollama: ollama pull {}", self.model));
+            }
+            return Failure::Fatal(ProviderError::Rejected { message, hint, status: code });
+        }
+        if is_key_refused(&detail) {
+            return Failure::Fatal(ProviderError::Rejected {
+                message: format!("{}: the server does not take the key (HTTP {code}): {detail}", self.name),
+                hint: format!("check the key in {}: a gateway such as LiteLLM takes its own keys", self.key_source),
+                status: code,
+            });
         }
         if code == 429 || code == 529 || status.is_server_error() || code == 408 {
             return Failure::Retry {
@@ -204,31 +238,34 @@ impl Endpoint {
                 answered: Some(code),
             };
         }
-        let (message, hint) = match code {
-            401 => (
-                format!("{}: the API key was rejected (HTTP 401)", self.name),
+        let rejected =
+            |message: String, hint: String| Failure::Fatal(ProviderError::Rejected { message, hint, status: code });
+        match code {
+            401 => rejected(
+                format!("{}: the API key was rejected (HTTP 401): {detail}", self.name),
                 format!("check the key in {}", self.key_source),
             ),
-            403 => (
+            403 => rejected(
                 format!("{}: the key may not use model {:?} (HTTP 403): {detail}", self.name, self.model),
                 format!(
                     "check the key's permissions, or pick another model with --model; the key is read from {}",
                     self.key_source
                 ),
             ),
-            404 => (
+            // The server's own words first: they say which of the two it is.
+            404 => rejected(
+                format!("{}: {} answered 404 Not Found: {detail}", self.name, self.base_url),
                 format!(
-                    "{}: not found (HTTP 404): unknown model {:?} or wrong base_url {}",
-                    self.name, self.model, self.base_url
+                    "check `base_url` (the server's API root, such as http://127.0.0.1:4000/v1; for the Anthropic format the /v1 may be left out) and `model` in providers.{}",
+                    self.name
                 ),
-                "check `model` and `base_url` in the provider's settings".to_string(),
             ),
-            _ => (
-                format!("{}: the request was rejected (HTTP {code}): {detail}", self.name),
-                "check the provider's `model` and `base_url`; run with -v for more detail".to_string(),
-            ),
-        };
-        Failure::Fatal(ProviderError::Refused { message, hint: Some(hint), status: Some(code) })
+            _ => Failure::Fatal(ProviderError::Refused {
+                message: format!("{}: the request was rejected (HTTP {code}): {detail}", self.name),
+                hint: Some("check the provider's `model` and `base_url`; run with -v for more detail".to_string()),
+                status: Some(code),
+            }),
+        }
     }
 
     /// A transport error (no HTTP status): timeouts and dropped connections are retried.
@@ -289,11 +326,19 @@ fn retry_after_at(headers: &reqwest::header::HeaderMap, now: chrono::DateTime<ch
     (0.0..=600.0).contains(&seconds).then(|| Duration::from_secs_f64(seconds))
 }
 
-/// The error message inside an OpenAI or Anthropic error body, else the body itself.
+/// The error message inside an error body — OpenAI's or Anthropic's (`error.message`),
+/// Ollama's (`error` as text), vLLM's older flat one (`message`), FastAPI's (`detail`) —
+/// else the body itself.
 fn server_message(body: &str) -> String {
     let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
-    let message = parsed.as_ref().and_then(|v| v["error"]["message"].as_str().or(v["message"].as_str()));
-    let text = message.map(str::to_string).unwrap_or_else(|| body.trim().to_string());
+    let message = parsed.as_ref().and_then(|v| {
+        v["error"]["message"].as_str().or(v["error"].as_str()).or(v["message"].as_str()).or(v["detail"].as_str())
+    });
+    one_message(message.unwrap_or(body))
+}
+
+/// A server's words on one line, at most 300 characters (a gateway's can be a traceback).
+fn one_message(text: &str) -> String {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match text.char_indices().nth(300) {
         Some((end, _)) => format!("{}…", &text[..end]),
@@ -302,13 +347,31 @@ fn server_message(body: &str) -> String {
     }
 }
 
-/// A server saying it has no such model, in the words servers use.
+/// A server saying it has no such model, in the words servers use (a gateway's: LiteLLM
+/// answers `Invalid model name passed in model=…` with 400).
 fn is_unknown_model(message: &str) -> bool {
     let lower = message.to_lowercase();
     lower.contains("model")
-        && ["not found", "does not exist", "unknown model", "no such model", "model_not_found", "not loaded"]
-            .iter()
-            .any(|needle| lower.contains(needle))
+        && [
+            "not found",
+            "does not exist",
+            "unknown model",
+            "no such model",
+            "model_not_found",
+            "not loaded",
+            "invalid model name",
+        ]
+        .iter()
+        .any(|needle| lower.contains(needle))
+}
+
+/// A gateway refusing the key with another status than 401: LiteLLM without a database
+/// answers a key that is not its master key with 400 `No connected db.`.
+fn is_key_refused(message: &str) -> bool {
+    let lower = message.to_lowercase();
+    ["no connected db", "no_db_connection", "invalid api key", "invalid proxy server token"]
+        .iter()
+        .any(|needle| lower.contains(needle))
 }
 
 fn is_context_length(message: &str) -> bool {

@@ -103,11 +103,7 @@ impl OpenAi {
         let response = self.endpoint.send(call, rejects_schema).await?;
         // A server that does not stream answers with the whole document (JSON, or a
         // proxy's error page).
-        let whole = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .is_some_and(|t| [&b"application/json"[..], b"text/html"].iter().any(|w| t.as_bytes().starts_with(w)));
-        let mut completion = match whole {
+        let mut completion = match sse::whole(&response) {
             true => self.read_whole(request, response).await,
             false => self.read_stream(request, response).await,
         }?;
@@ -143,11 +139,8 @@ impl OpenAi {
             let chunk: Value = serde_json::from_str(&event.data).map_err(|_| {
                 Failure::retry(format!("a stream event is not JSON: {}", self.endpoint.preview(&event.data)))
             })?;
-            if chunk.get("error").is_some() {
-                return Err(Failure::retry(format!(
-                    "the stream reported an error: {}",
-                    self.endpoint.preview(&event.data)
-                )));
+            if let Some(failure) = self.endpoint.error_in(&chunk) {
+                return Err(failure);
             }
             if let Some(delta) = chunk["choices"][0]["delta"]["content"].as_str() {
                 text.push_str(delta);

@@ -6,6 +6,15 @@ use futures::{Stream, StreamExt};
 
 use super::http::{Endpoint, Failure};
 
+/// Whether a response to a streamed request came as a whole document instead (a server
+/// that does not stream answers with JSON; a proxy with its error page).
+pub fn whole(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .is_some_and(|t| [&b"application/json"[..], b"text/html"].iter().any(|w| t.as_bytes().starts_with(w)))
+}
+
 /// The events of a response body, each one or a failure: a broken stream is worth
 /// retrying; a model that sends nothing for the endpoint's first-token or idle time is
 /// not (the server may still be computing, and a second request would queue behind it).

@@ -17,7 +17,7 @@ use tokio::net::{TcpListener, TcpStream};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const KEY: &str = "sk-test-distinctive-1234";
+pub(crate) const KEY: &str = "sk-test-distinctive-1234";
 const SYSTEM: &str = "You are the moderator of a structured debate.";
 const PROMPT: &str = "Should we shard the orders table? Answer with care.";
 
@@ -25,7 +25,7 @@ const PROMPT: &str = "Should we shard the orders table? Answer with care.";
 // Building providers and requests the way the binary does
 // ---------------------------------------------------------------------------------
 
-fn base_config(kind: ProviderKind, base_url: String) -> ProviderConfig {
+pub(crate) fn base_config(kind: ProviderKind, base_url: String) -> ProviderConfig {
     let mut config = ProviderConfig::new(kind);
     config.base_url = Some(base_url);
     config.api_key = Some(KEY.into());
@@ -38,7 +38,7 @@ fn base_config(kind: ProviderKind, base_url: String) -> ProviderConfig {
     config
 }
 
-fn build(config: ProviderConfig) -> Arc<dyn Provider> {
+pub(crate) fn build(config: ProviderConfig) -> Arc<dyn Provider> {
     let mut settings = Settings::default();
     settings.providers.named.insert("mock".into(), config);
     let choice = RoleChoice { provider: "mock".into(), kind: ProviderKind::Openai, model: None, temperature: 0.3 };
@@ -55,7 +55,7 @@ fn anthropic(base: &str) -> ProviderConfig {
     base_config(ProviderKind::Anthropic, format!("{base}/v1"))
 }
 
-fn request() -> Request {
+pub(crate) fn request() -> Request {
     Request {
         purpose: Purpose::Evaluation,
         round: 1,
@@ -88,7 +88,7 @@ fn schema() -> Schema {
     }
 }
 
-fn structured() -> Request {
+pub(crate) fn structured() -> Request {
     Request { schema: Some(schema()), ..request() }
 }
 
@@ -108,7 +108,7 @@ fn non_empty(deltas: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
     deltas.lock().unwrap().iter().filter(|d| !d.is_empty()).cloned().collect()
 }
 
-fn expect_ok(result: providers::Result<Completion>) -> Completion {
+pub(crate) fn expect_ok(result: providers::Result<Completion>) -> Completion {
     result.unwrap_or_else(|err| panic!("expected a completion, got {err:?}: {err} (hint: {:?})", err.hint()))
 }
 
@@ -119,7 +119,7 @@ fn assert_service_failure(err: &Error) {
     assert!(err.from_service() && !err.retryable(), "expected a provider failure, got {err:?}");
 }
 
-fn expect_err(result: providers::Result<Completion>) -> Error {
+pub(crate) fn expect_err(result: providers::Result<Completion>) -> Error {
     match result {
         Ok(c) => panic!("expected an error, got a completion: {:?}", c.text),
         Err(err) => err,
@@ -127,7 +127,7 @@ fn expect_err(result: providers::Result<Completion>) -> Error {
 }
 
 /// Everything an error could show a user.
-fn shown(err: &Error) -> String {
+pub(crate) fn shown(err: &Error) -> String {
     format!("{err} | {} | {err:?}", err.hint().unwrap_or_default())
 }
 
