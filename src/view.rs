@@ -145,6 +145,17 @@ pub struct Detail {
     pub outcome: Option<OutcomeView>,
     /// The estimated cost of every call, from the prices in the settings.
     pub cost: CostView,
+    /// The model servers on this machine the debate's providers use, and how many requests
+    /// each serves at once, as this database learned it.
+    pub servers: Vec<ServerView>,
+}
+
+/// A model server and how many requests it serves at once.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerView {
+    pub base_url: String,
+    pub serves_at_once: usize,
+    pub learned_from: String,
 }
 
 /// What a debate's calls are estimated to cost (US dollars, from the prices in the
@@ -437,6 +448,7 @@ impl Detail {
             discarded: state.discarded_by_round(),
             outcome: state.outcome.as_ref().map(OutcomeView::from),
             cost: Cost::of(state).into(),
+            servers: Vec::new(),
         }
     }
 }

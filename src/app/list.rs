@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::model::Listing;
 use crate::store::Store;
 use crate::terminal::{self, Terminal};
-use crate::view::{Detail, Summary};
+use crate::view::{Detail, ServerView, Summary};
 
 pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
     let root = crate::repo::around_working_directory()?;
@@ -37,12 +37,32 @@ pub fn show(db_path: &Path, id: &str, json: bool, terminal: &Terminal) -> Result
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
     }
+    let servers = servers(db_path, &state)?;
     if json {
         let mut detail = Detail::of(&state);
         detail.summary.issue_draft = report::issue_draft(&state.repo_root, &state.id, state.decision_title());
+        detail.servers = servers;
         terminal::print_json(&detail)?;
     } else {
-        terminal::print_out(&terminal::show::text(&state))?;
+        terminal::print_out(&terminal::show::text(&state, &servers))?;
     }
     Ok(())
+}
+
+/// The model servers the debate's providers use that this database learned about.
+fn servers(db_path: &Path, state: &crate::model::DebateState) -> Result<Vec<ServerView>> {
+    let Some(store) = Store::open_existing(db_path)? else { return Ok(Vec::new()) };
+    let mut urls: Vec<&str> = state.snapshot.providers.values().filter_map(|p| p.base_url.as_deref()).collect();
+    urls.dedup();
+    let mut servers = Vec::new();
+    for base_url in urls {
+        if let Some(at_once) = store.learnt_at_once(base_url)? {
+            servers.push(ServerView {
+                base_url: base_url.to_string(),
+                serves_at_once: at_once.requests,
+                learned_from: at_once.learned_from,
+            });
+        }
+    }
+    Ok(servers)
 }

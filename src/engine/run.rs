@@ -15,8 +15,8 @@ use super::step::{self, Between, Step};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, Signal};
 use crate::model::{
-    Completion, Confidence, Contribution, ContributionKind, DebateState, Decision, EndReason, Evaluation, Events,
-    Rebuttals, RoundMeasures, Source, Stance, Status, Usage,
+    AtOnce, Completion, Confidence, Contribution, ContributionKind, DebateState, Decision, EndReason, Evaluation,
+    Events, Rebuttals, RoundMeasures, Source, Stance, Status, Usage,
 };
 use crate::moderator::answers;
 use crate::moderator::evaluation;
@@ -119,6 +119,7 @@ impl Engine<'_> {
                 self.providers.moderator.start_with_format(&format);
             }
         }
+        self.learn_at_once().await?;
         let mut round_started: Option<(u32, Clock)> = None;
         loop {
             // Another process may have taken the debate over (its owner looked dead).
@@ -202,6 +203,37 @@ impl Engine<'_> {
                 Err(Stop::Interrupted) => return Err(self.pause(id, Error::Stopped { signal: Signal::Interrupt })),
             }
         }
+    }
+
+    /// Each provider on a model server of this machine sends as many requests at once as
+    /// the server serves: as learned before, else asked or measured now and kept, so the
+    /// next debate on it starts there. A server that serves one at a time gets one.
+    async fn learn_at_once(&mut self) -> Result<()> {
+        let providers: Vec<_> =
+            [&self.providers.moderator].into_iter().chain(&self.providers.debaters).cloned().collect();
+        // Each server is asked once, however many roles use it.
+        let mut servers: BTreeMap<String, Option<AtOnce>> = BTreeMap::new();
+        for provider in providers {
+            let Some(server) = provider.learning_server().map(str::to_string) else { continue };
+            if !servers.contains_key(&server) {
+                let at_once = match self.store.learnt_at_once(&server)? {
+                    Some(known) => Some(known),
+                    None => {
+                        let learned = provider.serves_at_once().await;
+                        if let Some(learned) = &learned {
+                            self.store.save_at_once(&server, learned)?;
+                            self.events.server_learned(&server, learned);
+                        }
+                        learned
+                    }
+                };
+                servers.insert(server.clone(), at_once);
+            }
+            if let Some(at_once) = &servers[&server] {
+                provider.send_at_once(at_once.requests);
+            }
+        }
+        Ok(())
     }
 
     /// Remember how the moderator's server took a structured answer, for the next debate.

@@ -102,6 +102,14 @@ pub struct Identity {
     pub reasoned: bool,
 }
 
+/// How many requests a model server serves at once, and how that was learned (what the
+/// server said of itself, or what it did when two were sent together).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AtOnce {
+    pub requests: usize,
+    pub learned_from: String,
+}
+
 /// Which configured provider and model a role uses (never a key).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoleChoice {
@@ -124,6 +132,9 @@ pub enum Purpose {
     Stance,
     Evaluation,
     Synthesis,
+    /// A few tokens asked of a server to learn what it does (`debate doctor`, how many
+    /// requests it serves at once); never part of a debate.
+    Probe,
 }
 
 /// Tokens and time one call took.

@@ -113,4 +113,6 @@ pub trait Events {
     fn paused(&mut self, _id: &str, _why: &str) {}
     /// Something the user should know that changes nothing of the debate's course.
     fn warning(&mut self, _text: &str) {}
+    /// A model server on this machine was found to serve `at_once` requests at once.
+    fn server_learned(&mut self, _base_url: &str, _at_once: &super::AtOnce) {}
 }

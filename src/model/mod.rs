@@ -14,7 +14,9 @@ mod perspective;
 mod project;
 mod rules;
 
-pub use call::{Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, RoleChoice, TokenParameter, Usage};
+pub use call::{
+    AtOnce, Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, RoleChoice, TokenParameter, Usage,
+};
 pub use cost::{Cost, PriceList, dollars};
 pub use debate::{
     Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, EndReason, Listing, Revision,

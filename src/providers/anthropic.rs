@@ -9,8 +9,8 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
-use super::{Counted, Provider, Request, Result, sse};
-use crate::model::{Completion, Identity, ProviderKind};
+use super::{Counted, Provider, Request, Result, probe, sse};
+use crate::model::{AtOnce, Completion, Identity, ProviderKind};
 
 const API_VERSION: &str = "2023-06-01";
 /// The Messages API requires a completion limit; used when the budget is unlimited.
@@ -200,6 +200,20 @@ fn counted(usage: &Value, output: Option<u64>) -> Counted {
 impl Provider for Anthropic {
     fn identity(&self) -> Identity {
         Identity { kind: ProviderKind::Anthropic, reasoned: true }
+    }
+
+    fn learning_server(&self) -> Option<&str> {
+        self.endpoint.learns_at_once.then_some(self.endpoint.base_url.as_str())
+    }
+
+    async fn serves_at_once(&self) -> Option<AtOnce> {
+        let probe = Request::probe("Say OK.", 4);
+        self.endpoint.learns_at_once.then_some(())?;
+        probe::at_once(&self.endpoint, || self.attempt(&probe)).await
+    }
+
+    fn send_at_once(&self, requests: usize) {
+        self.endpoint.send_at_once(requests);
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion> {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::model::{Completion, Evaluation, Identity, PerspectiveDef, Purpose, Usage};
+use crate::model::{AtOnce, Completion, Evaluation, Identity, PerspectiveDef, Purpose, Usage};
 use crate::text::estimate_tokens;
 
 /// Why a call failed.
@@ -142,6 +142,27 @@ pub enum Brief {
     },
 }
 
+impl Request {
+    /// A request of a few tokens, to learn what a server does.
+    pub fn probe(prompt: &str, max_tokens: u32) -> Request {
+        Request {
+            purpose: Purpose::Probe,
+            round: 0,
+            perspective: None,
+            system: "Answer briefly.".into(),
+            context: String::new(),
+            prompt: prompt.into(),
+            shared: 0,
+            cache_key: None,
+            max_tokens: Some(max_tokens),
+            temperature: 0.0,
+            schema: None,
+            on_text: None,
+            brief: Brief::None,
+        }
+    }
+}
+
 /// The JSON shape a structured answer must have.
 #[derive(Debug, Clone)]
 pub struct Schema {
@@ -240,4 +261,17 @@ pub trait Provider: Send + Sync {
     /// Start asking for structured answers the way a server took them before (a
     /// format from `Completion::format`); providers with one way ignore it.
     fn start_with_format(&self, _format: &str) {}
+    /// The server whose learnings (its structured format, how many requests it serves at
+    /// once) are kept under its base URL, when the provider learns them: a server on this
+    /// machine whose limit the settings leave open.
+    fn learning_server(&self) -> Option<&str> {
+        None
+    }
+    /// How many requests the server serves at once, as it says or as it shows
+    /// (`probe::at_once`); `None` where there is nothing to learn.
+    async fn serves_at_once(&self) -> Option<AtOnce> {
+        None
+    }
+    /// Send up to `requests` at once from now on.
+    fn send_at_once(&self, _requests: usize) {}
 }

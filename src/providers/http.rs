@@ -4,6 +4,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use backon::{ExponentialBuilder, Retryable};
@@ -26,6 +27,13 @@ pub struct Endpoint {
     pub max_retries: u32,
     pub client: reqwest::Client,
     pub in_flight: Arc<Semaphore>,
+    /// How many requests `in_flight` lets out at once now.
+    pub at_once: Arc<AtomicUsize>,
+    /// Whether that follows what the server serves at once (a server on this machine
+    /// whose limit the settings leave open), rather than a fixed limit.
+    pub learns_at_once: bool,
+    /// It speaks the Anthropic format, which takes the key in `x-api-key`.
+    pub anthropic: bool,
     /// Longest wait for the answer to begin (a local model reads the prompt first).
     pub first_token: Duration,
     /// Longest silence once the answer has begun.
@@ -291,6 +299,31 @@ impl Endpoint {
         Masker::new(self.key.clone()).mask(text)
     }
 
+    /// `request` with the key, as the server's format takes it.
+    pub fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match (&self.key, self.anthropic) {
+            (Some(key), true) => request.header("x-api-key", key).header("anthropic-version", "2023-06-01"),
+            (Some(key), false) => request.bearer_auth(key),
+            (None, _) => request,
+        }
+    }
+
+    /// Let up to `requests` out at once from now on, where the limit follows the server.
+    pub fn send_at_once(&self, requests: usize) {
+        if !self.learns_at_once {
+            return;
+        }
+        let requests = requests.clamp(1, 16);
+        let before = self.at_once.swap(requests, Ordering::Relaxed);
+        match requests.cmp(&before) {
+            std::cmp::Ordering::Greater => self.in_flight.add_permits(requests - before),
+            std::cmp::Ordering::Less => {
+                self.in_flight.forget_permits(before - requests);
+            }
+            std::cmp::Ordering::Equal => {}
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}/{}", self.base_url.trim_end_matches('/'), path.trim_start_matches('/'))
     }
@@ -405,6 +438,9 @@ mod tests {
             max_retries: 0,
             client: reqwest::Client::new(),
             in_flight: Arc::new(Semaphore::new(1)),
+            at_once: Arc::new(AtomicUsize::new(1)),
+            learns_at_once: false,
+            anthropic: false,
             first_token: Duration::from_secs(300),
             idle: Duration::from_secs(60),
         }

@@ -7,6 +7,7 @@ mod contract;
 mod http;
 mod offline;
 mod openai;
+pub mod probe;
 mod scripted;
 mod sse;
 
@@ -330,9 +331,11 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
             format!("export {}=…, set providers.{name}.api_key_env, or run with --offline", key.source),
         ));
     }
-    // A server on this machine (llama.cpp, Ollama, LM Studio) computes one answer at a
-    // time unless told otherwise: a second request would only queue behind the first.
-    let concurrency = if on_this_machine(&base_url) { 1 } else { 8 };
+    // A server on this machine starts at one request at a time — llama-cpp-python and a
+    // default Ollama compute one answer at a time, and a second request would only queue
+    // behind the first — until it says or shows it serves more (`probe`).
+    let local = on_this_machine(&base_url);
+    let concurrency = if local { 1 } else { 8 };
     let limits = http::Limits {
         timeout: Duration::from_secs(definition.timeout_seconds.unwrap_or(900).max(1)),
         max_concurrency: definition.max_concurrency.unwrap_or(concurrency).max(1),
@@ -347,6 +350,9 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
         max_retries: definition.max_retries.unwrap_or(5),
         client,
         in_flight: Arc::new(tokio::sync::Semaphore::new(limits.max_concurrency)),
+        at_once: Arc::new(std::sync::atomic::AtomicUsize::new(limits.max_concurrency)),
+        learns_at_once: local && definition.max_concurrency.is_none(),
+        anthropic: definition.kind == ProviderKind::Anthropic,
         first_token: Duration::from_secs(definition.first_token_timeout_seconds.unwrap_or(300).max(1)),
         idle: Duration::from_secs(definition.idle_timeout_seconds.unwrap_or(60).max(1)),
     })

@@ -14,8 +14,8 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
-use super::{Counted, Provider, Request, Result, sse};
-use crate::model::{Completion, Identity, ProviderKind};
+use super::{Counted, Provider, Request, Result, probe, sse};
+use crate::model::{AtOnce, Completion, Identity, ProviderKind};
 use crate::settings::TokenParameter;
 
 /// How structured output is asked for, from most to least strict.
@@ -194,6 +194,20 @@ impl Provider for OpenAi {
         if let Some(at) = FORMATS.iter().position(|f| *f == format) {
             self.format.store(at as u8, Ordering::Relaxed);
         }
+    }
+
+    fn learning_server(&self) -> Option<&str> {
+        self.endpoint.learns_at_once.then_some(self.endpoint.base_url.as_str())
+    }
+
+    async fn serves_at_once(&self) -> Option<AtOnce> {
+        let probe = Request::probe("Say OK.", 4);
+        self.endpoint.learns_at_once.then_some(())?;
+        probe::at_once(&self.endpoint, || self.attempt(&probe)).await
+    }
+
+    fn send_at_once(&self, requests: usize) {
+        self.endpoint.send_at_once(requests);
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion> {

@@ -4,8 +4,8 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use super::{Result, Store, StoreError, from_json};
 use crate::model::{
-    Clarification, Contribution, ContributionKind, DebateState, EndReason, Listing, Round, RoundMeasures, Seat, Status,
-    Usage,
+    AtOnce, Clarification, Contribution, ContributionKind, DebateState, EndReason, Listing, Round, RoundMeasures, Seat,
+    Status, Usage,
 };
 
 impl Store {
@@ -89,6 +89,16 @@ impl Store {
                 params![server.provider, server.model, server.base_url],
                 |row| row.get(0),
             )
+            .optional()?)
+    }
+
+    /// How many requests the server at `base_url` serves at once, if it was learned.
+    pub fn learnt_at_once(&self, base_url: &str) -> Result<Option<AtOnce>> {
+        Ok(self
+            .conn
+            .query_row("SELECT requests, learned_from FROM servers_at_once WHERE base_url = ?1", [base_url], |row| {
+                Ok(AtOnce { requests: row.get(0)?, learned_from: row.get(1)? })
+            })
             .optional()?)
     }
 

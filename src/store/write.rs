@@ -6,8 +6,8 @@ use rusqlite::{Connection, params};
 
 use super::{Result, Store, StoreError, now, to_json};
 use crate::model::{
-    Analysis, Clarification, Completion, Contribution, ContributionKind, EndReason, Evaluation, Outcome, Purpose,
-    Revision, RoundMeasures, Seat, Snapshot, Stance, Status, Usage,
+    Analysis, AtOnce, Clarification, Completion, Contribution, ContributionKind, EndReason, Evaluation, Outcome,
+    Purpose, Revision, RoundMeasures, Seat, Snapshot, Stance, Status, Usage,
 };
 use crate::text::secrets::gate;
 
@@ -280,6 +280,17 @@ impl Store {
             "INSERT INTO structured_formats (provider, model, base_url, format) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT (provider, model, base_url) DO UPDATE SET format = excluded.format",
             params![server.provider, server.model, server.base_url, format],
+        )?;
+        Ok(())
+    }
+
+    /// How many requests the server at `base_url` serves at once, learned now.
+    pub fn save_at_once(&self, base_url: &str, at_once: &AtOnce) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO servers_at_once (base_url, requests, learned_from, learned_at) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (base_url) DO UPDATE SET requests = excluded.requests,
+                 learned_from = excluded.learned_from, learned_at = excluded.learned_at",
+            params![gate(base_url), at_once.requests, gate(&at_once.learned_from), now()],
         )?;
         Ok(())
     }

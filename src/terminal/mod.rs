@@ -332,6 +332,15 @@ impl Events for Terminal {
         self.warn(text);
     }
 
+    fn server_learned(&mut self, base_url: &str, at_once: &crate::model::AtOnce) {
+        self.clear_progress();
+        let requests = match at_once.requests {
+            1 => "one request at a time".to_string(),
+            n => format!("{n} requests at once"),
+        };
+        self.say(&format!("The server at {base_url} serves {requests} ({}).", at_once.learned_from));
+    }
+
     fn assessed(&mut self, state: &DebateState, round: &Round) {
         self.clear_progress();
         self.round_report(state, round);

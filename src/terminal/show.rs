@@ -6,15 +6,16 @@ use std::fmt::Write;
 use crate::model::{Cost, DebateState, PriceList, ProjectContext, Round, dollars, tokens};
 use crate::text::secrets;
 use crate::text::untrusted::for_terminal;
+use crate::view::ServerView;
 
 /// The whole debate as text, without escape sequences or controls from any of it, its
 /// lines broken between words on a terminal once the secret gate has seen them whole.
-pub fn text(state: &DebateState) -> String {
-    let text = secrets::gate(&for_terminal(&unsanitised(state)));
+pub fn text(state: &DebateState, servers: &[ServerView]) -> String {
+    let text = secrets::gate(&for_terminal(&unsanitised(state, servers)));
     super::wrap::fit(&text, super::wrap::width(&std::io::stdout()))
 }
 
-fn unsanitised(state: &DebateState) -> String {
+fn unsanitised(state: &DebateState, servers: &[ServerView]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}  {}", state.id, state.status);
     let _ = writeln!(out, "Question:   {}", state.question);
@@ -27,6 +28,18 @@ fn unsanitised(state: &DebateState) -> String {
     );
     if let Some(format) = &state.structured_format {
         let _ = writeln!(out, "Structured: {format} (how the moderator's server took structured answers)");
+    }
+    for server in servers {
+        let _ = writeln!(
+            out,
+            "Server:     {} serves {} at once ({})",
+            server.base_url,
+            match server.serves_at_once {
+                1 => "one request".to_string(),
+                n => format!("{n} requests"),
+            },
+            server.learned_from
+        );
     }
     if let Some(reason) = state.end_reason {
         let _ = writeln!(out, "Ended by:   {reason}");
@@ -143,7 +156,7 @@ mod tests {
 
     #[test]
     fn show_gives_each_rounds_stances_and_the_chosen_option() {
-        let shown = unsanitised(&fixture::complete(2));
+        let shown = unsanitised(&fixture::complete(2), &[]);
         for round in [1, 2] {
             let stances = format!(
                 "Stances after round {round}:\n  Performance Advocate: Redis (medium)\n  Operational Simplicity: Postgres (medium)\n"
@@ -161,7 +174,7 @@ mod tests {
         for c in round.arguments.iter_mut().chain(&mut round.rebuttals) {
             c.stance = None;
         }
-        let shown = unsanitised(&state);
+        let shown = unsanitised(&state, &[]);
         assert!(shown.contains("Chosen option: none (no single option was chosen)"), "{shown}");
         assert!(!shown.contains("Stances after"), "{shown}");
     }

@@ -189,7 +189,8 @@ async fn debate_against(status: u16, body: &str) -> (usize, std::process::Output
         .args(["--no-checkpoints", "-r", "1", "--json", QUESTION])
         .output()
         .unwrap();
-    (server.received_requests().await.unwrap().len(), out)
+    let requests = server.received_requests().await.unwrap();
+    (requests.iter().filter(|r| r.method.as_str() == "POST").count(), out)
 }
 
 /// Through a whole debate: the gateway's error in a 200 is what the user reads (on
@@ -211,4 +212,145 @@ async fn a_debate_against_a_gateway_without_the_model_stops_at_the_first_call() 
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("does not know model"), "{}", text(&out.stderr));
     assert_eq!(requests, 1, "one request, not a shorter one after it");
+}
+
+// ── How many requests a server on this machine serves at once ────────────────────
+
+/// A server that lists its model as `owned_by` names it and answers every completion
+/// after `think`, several at once.
+async fn listing(owned_by: &str, think: std::time::Duration) -> MockServer {
+    let server = MockServer::start().await;
+    let models = json!({"object": "list", "data": [{"id": "m", "object": "model", "owned_by": owned_by}]});
+    Mock::given(method("GET"))
+        .and(path("/v1/models"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(models))
+        .mount(&server)
+        .await;
+    let done = json!({"choices": [{"message": {"content": "OK"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 3, "completion_tokens": 1}});
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(done).set_delay(think))
+        .mount(&server)
+        .await;
+    server
+}
+
+/// A server like Ollama that serves one request at a time: it takes the next connection
+/// only once it has answered the last.
+async fn one_at_a_time(think: std::time::Duration) -> String {
+    use tokio::io::AsyncWriteExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let Some((head, _)) = crate::providers_wire::read_request(&mut stream).await else { continue };
+            let body = match head.starts_with("GET") {
+                true => json!({"object": "list", "data": [{"id": "m", "object": "model", "owned_by": "library"}]}),
+                false => {
+                    tokio::time::sleep(think).await;
+                    json!({"choices": [{"message": {"content": "OK"}, "finish_reason": "stop"}]})
+                }
+            }
+            .to_string();
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(reply.as_bytes()).await;
+            let _ = stream.shutdown().await;
+        }
+    });
+    base
+}
+
+/// What a server on this machine says of itself decides how many requests it gets at
+/// once: vLLM batches, llama.cpp counts its slots in /props, llama-cpp-python serves one.
+#[tokio::test]
+async fn a_server_that_says_how_many_it_serves_is_taken_at_its_word() {
+    let quick = std::time::Duration::ZERO;
+    let vllm = listing("vllm", quick).await;
+    let llamacpp = listing("llamacpp", quick).await;
+    Mock::given(method("GET"))
+        .and(path("/props"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(
+            recorded("llamacpp-props.json").replace("\"total_slots\":4", "\"total_slots\":3"),
+            "application/json",
+        ))
+        .mount(&llamacpp)
+        .await;
+    let llama_cpp_python = listing("me", quick).await;
+    for (server, requests, said) in
+        [(&vllm, 8, "vLLM"), (&llamacpp, 3, "llama.cpp's /props: 3 slots"), (&llama_cpp_python, 1, "llama-cpp-python")]
+    {
+        let provider = provider(ProviderKind::Openai, format!("{}/v1", server.uri()), "m");
+        let at_once = provider.serves_at_once().await.expect("a server on this machine is asked");
+        assert_eq!(at_once.requests, requests, "{}", at_once.learned_from);
+        assert!(at_once.learned_from.contains(said), "{}", at_once.learned_from);
+        let posted = server.received_requests().await.unwrap().iter().filter(|r| r.method.as_str() == "POST").count();
+        assert_eq!(posted, 0, "{said}: asked, not measured");
+    }
+}
+
+/// A server that lists its models but not how many requests it serves (Ollama, LM
+/// Studio, a gateway) is measured: two at once take as long as one where it serves them
+/// together, twice as long where it serves one at a time.
+#[tokio::test]
+async fn a_server_that_does_not_say_is_measured() {
+    // Long enough that a queued pair is told from a served one on a busy machine.
+    let think = std::time::Duration::from_millis(300);
+    let together = listing("library", think).await;
+    let at_once = provider(ProviderKind::Openai, format!("{}/v1", together.uri()), "m").serves_at_once().await.unwrap();
+    assert_eq!(at_once.requests, 4, "{}", at_once.learned_from);
+    assert!(at_once.learned_from.starts_with("measured"), "{}", at_once.learned_from);
+
+    let queued = one_at_a_time(think).await;
+    let at_once = provider(ProviderKind::Openai, queued, "m").serves_at_once().await.unwrap();
+    assert_eq!(at_once.requests, 1, "{}", at_once.learned_from);
+
+    let mut fixed = base_config(ProviderKind::Openai, format!("{}/v1", together.uri()));
+    fixed.max_concurrency = Some(2);
+    assert!(build(fixed).serves_at_once().await.is_none(), "max_concurrency in the settings is kept");
+}
+
+/// The most requests that arrived within `window` of each other: with every answer
+/// taking longer than `window`, how many were in flight together.
+fn most_together(arrivals: &[std::time::Instant], window: std::time::Duration) -> usize {
+    arrivals.iter().map(|a| arrivals.iter().filter(|b| **b >= *a && **b - *a < window).count()).max().unwrap_or(0)
+}
+
+/// A debate against a server on this machine that batches requests gets its debaters'
+/// calls at once; one against a server that serves one at a time gets them in turn. No
+/// `max_concurrency` is set; `show` says what was learned of the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_debate_sends_a_server_as_many_requests_at_once_as_it_serves() {
+    use crate::common::llm::{MockLlm, ok, reply};
+    let think = std::time::Duration::from_millis(300);
+    for (owned_by, at_once) in [("vllm", 3), ("me", 1)] {
+        let arrivals = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = arrivals.clone();
+        let mock = MockLlm::serving(
+            move |body, _| {
+                seen.lock().unwrap().push(std::time::Instant::now());
+                Some(ok(body, &reply(body)).set_delay(think))
+            },
+            owned_by,
+        )
+        .await;
+        let sandbox = Sandbox::new();
+        let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+        let out = sandbox
+            .cmd()
+            .env("DEBATE_TEST_KEY", "sk-test")
+            .arg("--config")
+            .arg(&config)
+            .args(["-p", "3", "-r", "1", "--no-checkpoints", QUESTION])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{owned_by}: {}", text(&out.stderr));
+        let together = most_together(&arrivals.lock().unwrap(), think * 2 / 3);
+        assert_eq!(together, at_once, "{owned_by}: requests in flight together");
+        let shown = sandbox.cmd().args(["show", &sandbox.only_id()]).output().unwrap();
+        let line = format!("Server:     {} serves", mock.base_url());
+        assert!(text(&shown.stdout).contains(&line), "{owned_by}: {}", text(&shown.stdout));
+    }
 }

@@ -26,11 +26,28 @@ impl MockLlm {
         Self::with_rule(|_, _| None).await
     }
 
-    /// `rule(body, n)` may answer the n-th request (0-based) itself.
+    /// `rule(body, n)` may answer the n-th request (0-based) itself. The server lists its
+    /// model as llama-cpp-python does (`owned_by: "me"`), so debate sends it one request
+    /// at a time, as it does that server.
     pub async fn with_rule(
         rule: impl Fn(&Value, usize) -> Option<ResponseTemplate> + Send + Sync + 'static,
     ) -> MockLlm {
+        Self::serving(rule, "me").await
+    }
+
+    /// A server that lists its model as the software `owned_by` names it (`vllm`: one that
+    /// batches requests, so debate sends it several at once).
+    pub async fn serving(
+        rule: impl Fn(&Value, usize) -> Option<ResponseTemplate> + Send + Sync + 'static,
+        owned_by: &str,
+    ) -> MockLlm {
         let server = MockServer::start().await;
+        let models = json!({"object": "list", "data": [{"id": "mock-model", "object": "model", "owned_by": owned_by}]});
+        Mock::given(matchers::method("GET"))
+            .and(matchers::path("/v1/models"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(models))
+            .mount(&server)
+            .await;
         let log: Arc<Mutex<Vec<Value>>> = Arc::default();
         let rule: Arc<Rule> = Arc::new(rule);
         let seen = log.clone();

@@ -1,0 +1,130 @@
+//! What a model server on this machine says of itself, and how many requests it serves
+//! at once: as it says (vLLM batches, llama.cpp's `/props` counts its slots,
+//! llama-cpp-python answers one at a time), else as it shows — a request alone, then two
+//! together, then four: a server that serves them at once answers a pair about as fast
+//! as one. Servers elsewhere, and limits the settings fix, are not asked.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::http::{Endpoint, Failure};
+use crate::model::{AtOnce, Completion};
+
+/// How long a question about the server itself may take.
+const ASKED: Duration = Duration::from_secs(5);
+
+/// What the server at `endpoint` says of itself: its software and the models it lists.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Said {
+    /// `vLLM`, `llama.cpp`, `llama-cpp-python`, `Ollama`, `LM Studio`, `LiteLLM`.
+    pub software: Option<String>,
+    /// The models `GET /models` lists (`None`: it lists none, or has no such route).
+    pub models: Option<Vec<String>>,
+    pub at_once: Option<AtOnce>,
+}
+
+/// Ask the server what it is (`GET …/models`, and llama.cpp's `/props`).
+pub async fn said(endpoint: &Endpoint) -> Said {
+    let Some((listed, litellm)) = get(endpoint, &endpoint.url("models")).await else { return Said::default() };
+    let data = listed["data"].as_array();
+    let models = data.map(|data| data.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect());
+    let owner = data.and_then(|data| data.first()).and_then(|m| m["owned_by"].as_str()).unwrap_or_default();
+    let said = |software: &str, at_once: Option<AtOnce>| Said {
+        software: Some(software.into()),
+        models: models.clone(),
+        at_once,
+    };
+    let told = |requests: usize, why: &str| Some(AtOnce { requests, learned_from: why.to_string() });
+    match owner {
+        _ if litellm => said("LiteLLM", None),
+        "vllm" => said("vLLM", told(8, "vLLM batches the requests it is sent (its /v1/models)")),
+        "me" => said("llama-cpp-python", told(1, "llama-cpp-python serves one request at a time (its /v1/models)")),
+        "llamacpp" => {
+            let slots =
+                get(endpoint, &root(endpoint, "props")).await.and_then(|(props, _)| props["total_slots"].as_u64());
+            let at_once = slots.map(|slots| AtOnce {
+                requests: slots.max(1) as usize,
+                learned_from: format!("llama.cpp's /props: {slots} slots (--parallel)"),
+            });
+            said("llama.cpp", at_once)
+        }
+        "library" => said("Ollama", None),
+        "organization_owner" => said("LM Studio", None),
+        _ => Said { models, ..Said::default() },
+    }
+}
+
+/// How many requests the server serves at once: as it says, else — for a server that
+/// lists its models but not how many requests it serves (Ollama, LM Studio, LiteLLM) —
+/// as `one` (a request of a few tokens, sent past the in-flight cap) shows when sent
+/// alone and together.
+pub async fn at_once<F, Fut>(endpoint: &Endpoint, one: F) -> Option<AtOnce>
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<Completion, Failure>>,
+{
+    let said = said(endpoint).await;
+    if said.at_once.is_some() {
+        return said.at_once;
+    }
+    // A server that lists no models is no model server this knows how to measure: it
+    // keeps one request at a time.
+    said.models.as_ref()?;
+    // A model loads on its first request (Ollama): that one is not timed.
+    one().await.ok()?;
+    let alone = timed(one()).await?;
+    // Served at once, a batch ends about when one alone would; queued, at twice that.
+    let at_once_with = |slowest: Duration| slowest <= alone * 3 / 2 + Duration::from_millis(25);
+    let pair = together(&one, 2).await?;
+    let ms = |d: Duration| d.as_millis();
+    if !at_once_with(pair) {
+        return Some(AtOnce {
+            requests: 1,
+            learned_from: format!("measured: two requests took {} ms where one took {} ms", ms(pair), ms(alone)),
+        });
+    }
+    let four = together(&one, 4).await?;
+    let requests = if at_once_with(four) { 4 } else { 2 };
+    Some(AtOnce {
+        requests,
+        learned_from: format!(
+            "measured: one request took {} ms, two at once {} ms, four at once {} ms",
+            ms(alone),
+            ms(pair),
+            ms(four)
+        ),
+    })
+}
+
+/// How long the slowest of `n` requests sent together took.
+async fn together<F, Fut>(one: &F, n: usize) -> Option<Duration>
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<Completion, Failure>>,
+{
+    let times = futures::future::join_all((0..n).map(|_| timed(one()))).await;
+    times.into_iter().collect::<Option<Vec<_>>>()?.into_iter().max()
+}
+
+async fn timed(call: impl Future<Output = Result<Completion, Failure>>) -> Option<Duration> {
+    let started = Instant::now();
+    call.await.ok()?;
+    Some(started.elapsed())
+}
+
+/// `path` at the server's root, beside its `/v1` (llama.cpp's `/props`, Ollama's `/api/…`).
+pub fn root(endpoint: &Endpoint, path: &str) -> String {
+    let base = endpoint.base_url.trim_end_matches('/');
+    format!("{}/{path}", base.strip_suffix("/v1").unwrap_or(base))
+}
+
+/// A JSON document the server answers a GET with (and whether LiteLLM answered it, as
+/// its headers say); nothing when it has no such route or says nothing in time.
+pub async fn get(endpoint: &Endpoint, url: &str) -> Option<(Value, bool)> {
+    let request = endpoint.authorized(endpoint.client.get(url).timeout(ASKED));
+    let response = request.send().await.ok()?.error_for_status().ok()?;
+    let litellm = response.headers().contains_key("x-litellm-version");
+    Some((response.json().await.ok()?, litellm))
+}
