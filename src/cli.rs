@@ -138,6 +138,14 @@ pub enum Command {
     Serve(ServeArgs),
     /// Print the effective settings, where each value came from, and the paths debate uses
     Config,
+    /// Check each configured provider: reachable, key there, model present, structured
+    /// format, streaming, requests at once, tokens per second, and what a default debate
+    /// would take; exit 0 only when the default provider can run a debate
+    Doctor {
+        /// Only this provider (a name under `providers:`, or openai, anthropic, openrouter)
+        #[arg(value_name = "PROVIDER")]
+        provider: Option<String>,
+    },
     /// Print shell completions, e.g. `debate completions bash > ~/.local/share/bash-completion/completions/debate`
     Completions {
         #[arg(value_enum)]

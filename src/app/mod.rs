@@ -5,6 +5,7 @@ mod ci;
 pub mod completion;
 mod config;
 pub mod dashboard;
+mod doctor;
 mod drive;
 mod existing;
 mod flags;
@@ -54,6 +55,9 @@ async fn command(invocation: Invocation) -> Result<()> {
     };
     match mode {
         Mode::Config { config } => config::run(config.as_deref(), db.as_deref(), json),
+        Mode::Doctor { provider, config } => {
+            doctor::run(provider.as_deref(), config.as_deref(), &db_path()?, json, &terminal).await
+        }
         Mode::Man => {
             let mut page = Vec::new();
             clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())

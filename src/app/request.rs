@@ -52,6 +52,11 @@ pub enum Mode {
     Config {
         config: Option<PathBuf>,
     },
+    /// `debate doctor [PROVIDER]`: whether each provider can run a debate.
+    Doctor {
+        provider: Option<String>,
+        config: Option<PathBuf>,
+    },
     Completions(clap_complete::Shell),
     /// `debate man`: the manual page.
     Man,
@@ -252,6 +257,7 @@ impl Invocation {
                 offline: args.offline,
             }),
             Some(Command::Config) => Mode::Config { config: config.clone() },
+            Some(Command::Doctor { provider }) => Mode::Doctor { provider, config: config.clone() },
             Some(Command::Completions { shell }) => Mode::Completions(shell),
             Some(Command::Man) => Mode::Man,
             None => {
@@ -298,6 +304,7 @@ fn name(command: &Command) -> &'static str {
         Command::Trust { .. } => "trust",
         Command::Serve(_) => "serve",
         Command::Config => "config",
+        Command::Doctor { .. } => "doctor",
         Command::Completions { .. } => "completions",
         Command::Man => "man",
         Command::Ci(_) => "ci",

@@ -110,6 +110,15 @@ pub struct AtOnce {
     pub learned_from: String,
 }
 
+/// What a model server says of itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerSays {
+    /// `vLLM`, `llama.cpp`, `llama-cpp-python`, `Ollama`, `LM Studio`, `LiteLLM`.
+    pub software: Option<String>,
+    /// The models it lists (`None`: it lists none, or has no such route).
+    pub models: Option<Vec<String>>,
+}
+
 /// Which configured provider and model a role uses (never a key).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoleChoice {

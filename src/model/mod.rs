@@ -15,7 +15,8 @@ mod project;
 mod rules;
 
 pub use call::{
-    AtOnce, Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, RoleChoice, TokenParameter, Usage,
+    AtOnce, Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, RoleChoice, ServerSays, TokenParameter,
+    Usage,
 };
 pub use cost::{Cost, PriceList, dollars};
 pub use debate::{

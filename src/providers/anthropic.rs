@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
 use super::{Counted, Provider, Request, Result, probe, sse};
-use crate::model::{AtOnce, Completion, Identity, ProviderKind};
+use crate::model::{AtOnce, Completion, Identity, ProviderKind, ServerSays};
 
 const API_VERSION: &str = "2023-06-01";
 /// The Messages API requires a completion limit; used when the budget is unlimited.
@@ -214,6 +214,10 @@ impl Provider for Anthropic {
 
     fn send_at_once(&self, requests: usize) {
         self.endpoint.send_at_once(requests);
+    }
+
+    async fn server_says(&self) -> Option<std::result::Result<ServerSays, String>> {
+        Some(probe::said(&self.endpoint).await.map(|(says, _)| says))
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion> {

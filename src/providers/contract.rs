@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::model::{AtOnce, Completion, Evaluation, Identity, PerspectiveDef, Purpose, Usage};
+use crate::model::{AtOnce, Completion, Evaluation, Identity, PerspectiveDef, Purpose, ServerSays, Usage};
 use crate::text::estimate_tokens;
 
 /// Why a call failed.
@@ -274,4 +274,9 @@ pub trait Provider: Send + Sync {
     }
     /// Send up to `requests` at once from now on.
     fn send_at_once(&self, _requests: usize) {}
+    /// What its server says of itself (`debate doctor`): `None` for a provider without
+    /// a server; an error when the server cannot be reached.
+    async fn server_says(&self) -> Option<std::result::Result<ServerSays, String>> {
+        None
+    }
 }

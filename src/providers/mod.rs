@@ -310,22 +310,46 @@ pub fn build(name: &str, definition: &ProviderDef, model: Option<String>, key: K
     }
 }
 
-fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Key) -> Result<http::Endpoint> {
-    let default_url = match definition.kind {
-        ProviderKind::Anthropic => "https://api.anthropic.com/v1",
-        _ => "https://api.openai.com/v1",
+/// A hosted API, which takes no request without a key.
+fn hosted(base_url: &str) -> bool {
+    ["api.openai.com", "api.anthropic.com", "openrouter.ai"].iter().any(|host| base_url.contains(host))
+}
+
+/// Where a provider of `kind` without a `base_url` sends its requests.
+pub fn default_base_url(kind: ProviderKind) -> Option<String> {
+    match kind {
+        ProviderKind::Anthropic => Some("https://api.anthropic.com/v1".into()),
+        ProviderKind::Openai => Some("https://api.openai.com/v1".into()),
+        ProviderKind::Offline | ProviderKind::Scripted => None,
+    }
+}
+
+/// Where the key of the provider `name` comes from and whether it holds one (never the
+/// key itself); `None` for a provider that needs none (offline, scripted, a server of
+/// one's own without a key).
+pub fn key_status(settings: &Settings, name: &str) -> Option<(String, bool)> {
+    let definition = definition_for(settings, name).ok()?;
+    if !matches!(definition.kind, ProviderKind::Openai | ProviderKind::Anthropic) {
+        return None;
+    }
+    let status = match key_for(name, &definition, settings) {
+        Ok(key) => (key.source, key.value.is_some()),
+        Err(_) => ("a settings file that is not loaded now".into(), false),
     };
-    let base_url = definition.base_url.clone().unwrap_or_else(|| default_url.to_string());
+    // A server of one's own (llama.cpp, Ollama) takes requests without one.
+    let base_url = definition.base_url.clone().or_else(|| default_base_url(definition.kind)).unwrap_or_default();
+    (status.1 || hosted(&base_url)).then_some(status)
+}
+
+fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Key) -> Result<http::Endpoint> {
+    let base_url = definition.base_url.clone().or_else(|| default_base_url(definition.kind)).unwrap_or_default();
     let model = model.ok_or_else(|| {
         ProviderError::setup(
             format!("provider {name:?} has no model"),
             format!("set providers.{name}.model, or pass --model"),
         )
     })?;
-    let hosted = base_url.contains("api.openai.com")
-        || base_url.contains("api.anthropic.com")
-        || base_url.contains("openrouter.ai");
-    if key.value.is_none() && hosted {
+    if key.value.is_none() && hosted(&base_url) {
         return Err(ProviderError::setup(
             format!("provider {name:?} needs an API key, and {} is not set", key.source),
             format!("export {}=…, set providers.{name}.api_key_env, or run with --offline", key.source),

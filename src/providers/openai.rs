@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
 use super::{Counted, Provider, Request, Result, probe, sse};
-use crate::model::{AtOnce, Completion, Identity, ProviderKind};
+use crate::model::{AtOnce, Completion, Identity, ProviderKind, ServerSays};
 use crate::settings::TokenParameter;
 
 /// How structured output is asked for, from most to least strict.
@@ -208,6 +208,10 @@ impl Provider for OpenAi {
 
     fn send_at_once(&self, requests: usize) {
         self.endpoint.send_at_once(requests);
+    }
+
+    async fn server_says(&self) -> Option<std::result::Result<ServerSays, String>> {
+        Some(probe::said(&self.endpoint).await.map(|(says, _)| says))
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion> {

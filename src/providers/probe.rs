@@ -9,51 +9,53 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::http::{Endpoint, Failure};
-use crate::model::{AtOnce, Completion};
+use super::http::{Endpoint, Failure, error_chain};
+use crate::model::{AtOnce, Completion, ServerSays};
 
 /// How long a question about the server itself may take.
 const ASKED: Duration = Duration::from_secs(5);
 
-/// What the server at `endpoint` says of itself: its software and the models it lists.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Said {
-    /// `vLLM`, `llama.cpp`, `llama-cpp-python`, `Ollama`, `LM Studio`, `LiteLLM`.
-    pub software: Option<String>,
-    /// The models `GET /models` lists (`None`: it lists none, or has no such route).
-    pub models: Option<Vec<String>>,
-    pub at_once: Option<AtOnce>,
-}
-
-/// Ask the server what it is (`GET …/models`, and llama.cpp's `/props`).
-pub async fn said(endpoint: &Endpoint) -> Said {
-    let Some((listed, litellm)) = get(endpoint, &endpoint.url("models")).await else { return Said::default() };
-    let data = listed["data"].as_array();
-    let models = data.map(|data| data.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect());
-    let owner = data.and_then(|data| data.first()).and_then(|m| m["owned_by"].as_str()).unwrap_or_default();
-    let said = |software: &str, at_once: Option<AtOnce>| Said {
-        software: Some(software.into()),
-        models: models.clone(),
-        at_once,
+/// What the server at `endpoint` says of itself — its software, the models it lists (and
+/// Ollama's `/api/tags`) — and how many requests it serves at once where it says; an
+/// error when it cannot be reached at all.
+pub async fn said(endpoint: &Endpoint) -> Result<(ServerSays, Option<AtOnce>), String> {
+    let Some((listed, litellm)) = get(endpoint, &endpoint.url("models")).await? else {
+        return Ok((ServerSays::default(), None));
     };
+    let data = listed["data"].as_array();
+    let mut models: Option<Vec<String>> =
+        data.map(|data| data.iter().filter_map(|m| m["id"].as_str().map(str::to_string)).collect());
+    let owner = data.and_then(|data| data.first()).and_then(|m| m["owned_by"].as_str()).unwrap_or_default();
     let told = |requests: usize, why: &str| Some(AtOnce { requests, learned_from: why.to_string() });
-    match owner {
-        _ if litellm => said("LiteLLM", None),
-        "vllm" => said("vLLM", told(8, "vLLM batches the requests it is sent (its /v1/models)")),
-        "me" => said("llama-cpp-python", told(1, "llama-cpp-python serves one request at a time (its /v1/models)")),
+    let (software, at_once) = match owner {
+        _ if litellm => (Some("LiteLLM"), None),
+        "vllm" => (Some("vLLM"), told(8, "vLLM batches the requests it is sent (its /v1/models)")),
+        "me" => (Some("llama-cpp-python"), told(1, "llama-cpp-python serves one request at a time (its /v1/models)")),
         "llamacpp" => {
-            let slots =
-                get(endpoint, &root(endpoint, "props")).await.and_then(|(props, _)| props["total_slots"].as_u64());
+            let props = get(endpoint, &root(endpoint, "props")).await.ok().flatten();
+            let slots = props.and_then(|(props, _)| props["total_slots"].as_u64());
             let at_once = slots.map(|slots| AtOnce {
                 requests: slots.max(1) as usize,
                 learned_from: format!("llama.cpp's /props: {slots} slots (--parallel)"),
             });
-            said("llama.cpp", at_once)
+            (Some("llama.cpp"), at_once)
         }
-        "library" => said("Ollama", None),
-        "organization_owner" => said("LM Studio", None),
-        _ => Said { models, ..Said::default() },
-    }
+        "organization_owner" => (Some("LM Studio"), None),
+        // Ollama lists no model at all (`data: null`) until one is pulled.
+        _ if owner == "library" || listed["data"].is_null() => {
+            let tags = get(endpoint, &root(endpoint, "api/tags")).await.ok().flatten();
+            match tags {
+                Some((tags, _)) => {
+                    let names = tags["models"].as_array().into_iter().flatten();
+                    models = Some(names.filter_map(|m| m["name"].as_str().map(str::to_string)).collect());
+                    (Some("Ollama"), None)
+                }
+                None => (None, None),
+            }
+        }
+        _ => (None, None),
+    };
+    Ok((ServerSays { software: software.map(str::to_string), models }, at_once))
 }
 
 /// How many requests the server serves at once: as it says, else — for a server that
@@ -65,13 +67,13 @@ where
     F: Fn() -> Fut,
     Fut: Future<Output = Result<Completion, Failure>>,
 {
-    let said = said(endpoint).await;
-    if said.at_once.is_some() {
-        return said.at_once;
+    let (says, at_once) = said(endpoint).await.ok()?;
+    if at_once.is_some() {
+        return at_once;
     }
     // A server that lists no models is no model server this knows how to measure: it
     // keeps one request at a time.
-    said.models.as_ref()?;
+    says.models.as_ref()?;
     // A model loads on its first request (Ollama): that one is not timed.
     one().await.ok()?;
     let alone = timed(one()).await?;
@@ -121,10 +123,12 @@ pub fn root(endpoint: &Endpoint, path: &str) -> String {
 }
 
 /// A JSON document the server answers a GET with (and whether LiteLLM answered it, as
-/// its headers say); nothing when it has no such route or says nothing in time.
-pub async fn get(endpoint: &Endpoint, url: &str) -> Option<(Value, bool)> {
+/// its headers say); nothing when it has no such route or no JSON there; an error when
+/// nothing answers.
+async fn get(endpoint: &Endpoint, url: &str) -> Result<Option<(Value, bool)>, String> {
     let request = endpoint.authorized(endpoint.client.get(url).timeout(ASKED));
-    let response = request.send().await.ok()?.error_for_status().ok()?;
+    let response = request.send().await.map_err(|err| endpoint.redact(&error_chain(&err)))?;
+    let Ok(response) = response.error_for_status() else { return Ok(None) };
     let litellm = response.headers().contains_key("x-litellm-version");
-    Some((response.json().await.ok()?, litellm))
+    Ok(response.json().await.ok().map(|json| (json, litellm)))
 }

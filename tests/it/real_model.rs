@@ -66,3 +66,39 @@ fn a_debate_completes_against_a_real_local_model_server() {
 fn requests_in(log: &str) -> usize {
     std::fs::read_to_string(log).unwrap_or_default().matches("\"POST /v1/chat/completions HTTP/1.1\"").count()
 }
+
+/// `debate doctor` against the real server: its model, the structured format it takes
+/// (llama-cpp-python answers `json_schema` with 500, so a lower one), one request at a
+/// time, and a measured speed.
+#[test]
+fn doctor_reports_the_real_server() {
+    let Ok(base_url) = std::env::var("DEBATE_REAL_MODEL_URL") else {
+        eprintln!("skipped: no real model server (.ci/real-model-server start; then set DEBATE_REAL_MODEL_URL)");
+        return;
+    };
+    let sandbox = Sandbox::new();
+    let config = sandbox.home.join("settings.yaml");
+    // The model by the name the server lists it (the path of its file).
+    let listed = std::process::Command::new("python3")
+        .args(["-c", &format!("import json, urllib.request; print(json.load(urllib.request.urlopen('{base_url}/models'))['data'][0]['id'])")])
+        .output()
+        .unwrap();
+    let model = text(&listed.stdout).trim().to_string();
+    std::fs::write(
+        &config,
+        format!(
+            "providers:\n  default: local\n  local: {{kind: openai, base_url: \"{base_url}\", model: \"{model}\"}}\n"
+        ),
+    )
+    .unwrap();
+    let out = sandbox.cmd().arg("--config").arg(&config).args(["doctor", "--json"]).output().unwrap();
+    eprintln!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let checkups: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let local = &checkups[0];
+    assert_eq!((local["provider"].as_str(), local["model_listed"].as_bool()), (Some("local"), Some(true)), "{local}");
+    assert_eq!(local["software"], "llama-cpp-python");
+    assert!(["json_object", "instructions"].contains(&local["structured"].as_str().unwrap_or_default()), "{local}");
+    assert_eq!(local["at_once"]["requests"], 1, "{local}");
+    assert!(local["tokens_per_second"].as_f64().is_some_and(|tps| tps > 0.0), "{local}");
+}

@@ -354,3 +354,74 @@ async fn a_debate_sends_a_server_as_many_requests_at_once_as_it_serves() {
         assert!(text(&shown.stdout).contains(&line), "{owned_by}: {}", text(&shown.stdout));
     }
 }
+
+// ── debate doctor ──────────────────────────────────────────────────────────────────
+
+/// `debate doctor` against a server on this machine: reachable, the model listed, the
+/// structured format it took, streaming, one request at a time (as llama-cpp-python
+/// says), a measured speed and a default debate's estimate; what it learned is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_checks_a_server_on_this_machine() {
+    let mock = crate::common::llm::MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let doctor = |json: bool| {
+        let mut cmd = sandbox.cmd();
+        cmd.env("DEBATE_TEST_KEY", "sk-test").arg("--config").arg(&config).arg("doctor");
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().unwrap()
+    };
+    let out = doctor(true);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let checkups: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mock_checkup =
+        checkups.as_array().unwrap().iter().find(|c| c["provider"] == "mock").expect("the default provider");
+    assert_eq!(mock_checkup["default"], true);
+    assert_eq!(mock_checkup["reachable"], true);
+    assert_eq!(mock_checkup["software"], "llama-cpp-python");
+    assert_eq!(mock_checkup["model_listed"], true, "{mock_checkup}");
+    assert_eq!(mock_checkup["problems"], json!([]));
+    assert!(!text(&out.stdout).contains("sk-test"), "the key is never shown");
+
+    let out = doctor(false);
+    let table = text(&out.stdout);
+    assert!(out.status.success(), "{table}{}", text(&out.stderr));
+    let row = table.lines().find(|l| l.starts_with("mock *")).expect("a row for the default provider");
+    for cell in ["(llama-cpp-python)", "DEBATE_TEST_KEY set", "mock-model", "json_schema", "yes", " 1 "] {
+        assert!(row.contains(cell), "{cell:?} in {row}");
+    }
+    assert!(table.contains("mock: 1 at once (llama-cpp-python serves one request at a time"), "{table}");
+    assert!(table.contains("mock: a default debate: up to 5 rounds, 37 calls"), "{table}");
+    assert!(row.split_whitespace().last().unwrap().parse::<f64>().is_ok(), "a measured tokens per second: {row}");
+    let db = rusqlite::Connection::open(sandbox.db()).unwrap();
+    // SQLite here, because what doctor learned is not part of any debate's document.
+    let format: String = db.query_row("SELECT format FROM structured_formats", [], |r| r.get(0)).unwrap();
+    assert_eq!(format, "json_schema");
+
+    // A model the server does not list: exit 4, and the fix.
+    std::fs::write(&config, std::fs::read_to_string(&config).unwrap().replace("model: mock-model", "model: mistral"))
+        .unwrap();
+    let out = doctor(false);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the server has no model \"mistral\" (it lists: mock-model)"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains("mistral (not listed)"), "{}", text(&out.stdout));
+}
+
+/// `debate doctor` against a port nothing listens on: exit 3, the fix named.
+#[test]
+fn doctor_against_a_dead_port_names_the_fix() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible("http://127.0.0.1:9/v1", "", "");
+    let out =
+        sandbox.cmd().env("DEBATE_TEST_KEY", "sk-test").arg("--config").arg(&config).arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("mock cannot run a debate: nothing answers at http://127.0.0.1:9/v1"), "{stderr}");
+    assert!(stderr.contains("hint: start the server, or correct providers.mock.base_url"), "{stderr}");
+}

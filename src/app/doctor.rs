@@ -1,0 +1,370 @@
+//! `debate doctor [PROVIDER]`: whether each configured provider can run a debate, asked
+//! of the provider itself — is its server reachable, is its key there (never shown), does
+//! it have the model, which structured format works, does it stream, how many requests it
+//! serves at once, how fast it writes — and what a default debate would take there. What
+//! it learns (the format, the requests at once) is kept as a debate keeps it.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::{AtOnce, ProviderKind, Purpose, RoleChoice, Usage};
+use crate::providers::{self, ProviderError, Request, Schema, TextSink};
+use crate::settings::{self, FlagOverrides, Settings};
+use crate::store::{Server, Store};
+use crate::terminal::{self, Terminal};
+
+/// What a default debate asks of the model, for the estimate: three debaters, an
+/// argument and a rebuttal each per round over the default rounds, about 600 tokens each
+/// (the prompts ask for about 450 words); an evaluation of 300 a round; the analysis and
+/// the synthesis, 1,300 together; every prompt about 3,000 tokens.
+const DEBATERS: u64 = 3;
+const CONTRIBUTION_TOKENS: u64 = 600;
+const EVALUATION_TOKENS: u64 = 300;
+const OPENING_AND_CLOSING_TOKENS: u64 = 1_300;
+const PROMPT_TOKENS: u64 = 3_000;
+
+/// One provider's checkup.
+#[derive(Debug, Serialize)]
+struct Checkup {
+    provider: String,
+    /// The provider a debate uses when none is named (the moderator's or the debaters').
+    default: bool,
+    kind: ProviderKind,
+    base_url: Option<String>,
+    /// The variable the key is read from, and whether it holds one (never the key).
+    key: Option<KeyStatus>,
+    reachable: Option<bool>,
+    software: Option<String>,
+    model: Option<String>,
+    /// Whether the server lists the model (`None`: it lists none).
+    model_listed: Option<bool>,
+    /// How a structured answer came back: `json_schema`, `json_object`, `instructions`,
+    /// or `tool` (Anthropic's forced tool call).
+    structured: Option<String>,
+    streams: Option<bool>,
+    at_once: Option<AtOnce>,
+    tokens_per_second: Option<f64>,
+    /// A default debate at that speed (and price).
+    default_debate: Option<String>,
+    /// What stops it from running a debate, each with its fix.
+    problems: Vec<Problem>,
+}
+
+#[derive(Debug, Serialize)]
+struct KeyStatus {
+    from: String,
+    set: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct Problem {
+    what: String,
+    fix: String,
+    /// A problem of the settings (exit 4) rather than of the server (exit 3).
+    #[serde(skip)]
+    setup: bool,
+}
+
+pub async fn run(
+    only: Option<&str>,
+    config: Option<&Path>,
+    db_path: &Path,
+    json: bool,
+    terminal: &Terminal,
+) -> Result<()> {
+    let root = crate::repo::around_working_directory()?;
+    let settings = settings::load(&root, config, &FlagOverrides::default())?.settings;
+    let defaults = default_providers(&settings);
+    let names: Vec<String> = match only {
+        Some(name) => vec![name.to_string()],
+        None => checked(&settings, &defaults),
+    };
+    let store = Store::open(db_path)?;
+    let mut checkups = Vec::new();
+    for name in names {
+        terminal.say(&format!("Checking {name}…"));
+        checkups.push(check(&settings, &name, defaults.contains(&name), &store).await);
+    }
+    match json {
+        true => terminal::print_json(&checkups)?,
+        false => terminal::print_out(&table(&checkups))?,
+    }
+    // Only the providers a debate would use decide the exit code.
+    let deciding: Vec<&Checkup> = checkups.iter().filter(|c| c.default || only.is_some()).collect();
+    match deciding.iter().flat_map(|c| c.problems.iter().map(move |p| (c, p))).next() {
+        None if deciding.is_empty() => Err(Error::config("no provider is configured")
+            .with_hint("run with --offline, or configure one (docs/guide.md, \"Providers\")")),
+        None => Ok(()),
+        Some((checkup, problem)) => {
+            let message = format!("{} cannot run a debate: {}", checkup.provider, problem.what);
+            Err(match problem.setup {
+                true => Error::config(message).with_hint(&problem.fix),
+                false => Error::Provider(ProviderError::Rejected { message, hint: problem.fix.clone(), status: 0 }),
+            })
+        }
+    }
+}
+
+/// The providers the roles use when none is named.
+fn default_providers(settings: &Settings) -> Vec<String> {
+    match providers::choose_roles(settings, false) {
+        Ok(roles) => std::iter::once(&roles.moderator)
+            .chain([&roles.debater])
+            .chain(&roles.seat_models)
+            .map(|role| role.provider.clone())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The providers worth checking: every one the settings define, the built-in ones whose
+/// key is there, and the defaults.
+fn checked(settings: &Settings, defaults: &[String]) -> Vec<String> {
+    providers::names(settings)
+        .into_iter()
+        .filter(|name| {
+            defaults.contains(name)
+                || settings.providers.named.contains_key(name)
+                || providers::key_status(settings, name).is_some_and(|(_, set)| set)
+        })
+        .collect()
+}
+
+async fn check(settings: &Settings, name: &str, default: bool, store: &Store) -> Checkup {
+    let definition = providers::definitions(settings, &[&role(name, ProviderKind::Openai)]).map(|mut d| d.remove(name));
+    let mut checkup = Checkup {
+        provider: name.to_string(),
+        default,
+        kind: ProviderKind::Openai,
+        base_url: None,
+        key: providers::key_status(settings, name).map(|(from, set)| KeyStatus { from, set }),
+        reachable: None,
+        software: None,
+        model: None,
+        model_listed: None,
+        structured: None,
+        streams: None,
+        at_once: None,
+        tokens_per_second: None,
+        default_debate: None,
+        problems: Vec::new(),
+    };
+    let definition = match definition {
+        Ok(Some(definition)) => definition,
+        Ok(None) => return checkup,
+        Err(err) => return with_problem(checkup, &err, true),
+    };
+    checkup.kind = definition.kind;
+    checkup.base_url = definition.base_url.clone().or_else(|| providers::default_base_url(definition.kind));
+    checkup.model = definition.model.clone();
+    let definitions = [(name.to_string(), definition.clone())].into_iter().collect();
+    let chosen = role(name, definition.kind);
+    let provider = match providers::build_panel(&chosen, std::slice::from_ref(&chosen), &definitions, settings) {
+        Ok(panel) => panel.moderator,
+        Err(err) => return with_problem(checkup, &err, true),
+    };
+    if !provider.identity().reasoned {
+        // The offline and scripted providers need no server and always answer.
+        return checkup;
+    }
+    match provider.server_says().await {
+        Some(Err(why)) => {
+            checkup.reachable = Some(false);
+            let url = checkup.base_url.clone().unwrap_or_default();
+            checkup.problems.push(Problem {
+                what: format!("nothing answers at {url} ({why})"),
+                fix: format!("start the server, or correct providers.{name}.base_url"),
+                setup: false,
+            });
+            return checkup;
+        }
+        Some(Ok(says)) => {
+            checkup.reachable = Some(true);
+            checkup.software = says.software;
+            if let (Some(models), Some(model)) = (says.models, &checkup.model) {
+                let listed = models.iter().any(|m| m == model || m.strip_suffix(":latest") == Some(model));
+                checkup.model_listed = Some(listed);
+                if !listed {
+                    let some: Vec<&str> = models.iter().take(8).map(String::as_str).collect();
+                    let pull = match checkup.software.as_deref() {
+                        Some("Ollama") => format!(" (or `ollama pull {model}`)"),
+                        _ => String::new(),
+                    };
+                    checkup.problems.push(Problem {
+                        what: format!("the server has no model {model:?} (it lists: {})", some.join(", ")),
+                        fix: format!("set providers.{name}.model to one it lists{pull}"),
+                        setup: true,
+                    });
+                    return checkup;
+                }
+            }
+        }
+        None => {}
+    }
+    // A structured answer, as the moderator asks for one.
+    match provider.complete(&structured_probe()).await {
+        Ok(answer) => {
+            let structured = answer.format.unwrap_or_else(|| "tool".into());
+            if let (Some(base_url), Some(model)) = (&checkup.base_url, &checkup.model) {
+                let _ = store.save_format(&Server { provider: name, model, base_url }, &structured);
+            }
+            checkup.structured = Some(structured);
+        }
+        Err(err) => return with_problem(checkup, &err, false),
+    }
+    // Prose, streamed, timed from its first token.
+    let times = Arc::new(Mutex::new(Vec::new()));
+    let seen = times.clone();
+    let mut prose = Request::probe("Count from 1 to 60, the numbers separated by spaces.", 160);
+    prose.on_text = Some(TextSink::new(move |text| {
+        if !text.is_empty() {
+            seen.lock().unwrap_or_else(|e| e.into_inner()).push(Instant::now());
+        }
+    }));
+    let started = Instant::now();
+    match provider.complete(&prose).await {
+        Ok(answer) => {
+            let times = times.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            checkup.streams = Some(times.len() > 1);
+            let writing = match (times.first(), times.last()) {
+                (Some(first), Some(last)) if times.len() > 1 => {
+                    (*last - *first, answer.usage.completion_tokens.saturating_sub(1))
+                }
+                _ => (started.elapsed(), answer.usage.completion_tokens),
+            };
+            let seconds = writing.0.as_secs_f64();
+            checkup.tokens_per_second = (seconds > 0.0 && writing.1 > 0).then(|| writing.1 as f64 / seconds);
+        }
+        Err(err) => return with_problem(checkup, &err, false),
+    }
+    checkup.at_once = match provider.serves_at_once().await {
+        Some(learned) => {
+            if let Some(base_url) = provider.learning_server() {
+                let _ = store.save_at_once(base_url, &learned);
+            }
+            Some(learned)
+        }
+        None => definition
+            .max_concurrency
+            .map(|requests| AtOnce { requests, learned_from: "max_concurrency in the settings".into() }),
+    };
+    checkup.default_debate = Some(estimate(settings, &checkup, &definition));
+    checkup
+}
+
+fn role(name: &str, kind: ProviderKind) -> RoleChoice {
+    RoleChoice { provider: name.to_string(), kind, model: None, temperature: 0.0 }
+}
+
+fn with_problem(mut checkup: Checkup, err: &ProviderError, setup: bool) -> Checkup {
+    let setup = setup || matches!(err, ProviderError::Setup { .. });
+    let fix = err.hint().unwrap_or_else(|| "run with -v for the server's words".into());
+    checkup.problems.push(Problem { what: err.to_string(), fix, setup });
+    checkup
+}
+
+/// A structured question of a few tokens.
+fn structured_probe() -> Request {
+    let schema = Schema {
+        name: "answer",
+        value: serde_json::json!({
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}},
+            "required": ["ok"],
+            "additionalProperties": false
+        }),
+    };
+    Request {
+        purpose: Purpose::Probe,
+        schema: Some(schema),
+        ..Request::probe("Answer with the JSON object {\"ok\": true}.", 32)
+    }
+}
+
+/// What a default debate would take at the speed measured, one request at a time or as
+/// many as the server serves, and its price where the settings give one.
+fn estimate(settings: &Settings, checkup: &Checkup, definition: &crate::model::ProviderDef) -> String {
+    let rounds = u64::from(settings.debate.max_rounds.0);
+    let calls = rounds * (DEBATERS * 2 + 1) + 2;
+    let generated = rounds * (DEBATERS * 2 * CONTRIBUTION_TOKENS + EVALUATION_TOKENS) + OPENING_AND_CLOSING_TOKENS;
+    let together = checkup.at_once.as_ref().map_or(DEBATERS, |a| (a.requests as u64).clamp(1, DEBATERS));
+    let time = checkup.tokens_per_second.map(|tps| {
+        let seconds = generated as f64 / tps / together as f64;
+        match seconds < 90.0 {
+            true => format!("about {seconds:.0} s"),
+            false => format!("about {:.0} min", seconds / 60.0),
+        }
+    });
+    let usage =
+        Usage { prompt_tokens: calls * PROMPT_TOKENS, cached_tokens: 0, completion_tokens: generated, latency_ms: 0 };
+    let price = checkup
+        .model
+        .as_ref()
+        .and_then(|model| definition.prices.get(model))
+        .map(|price| crate::model::dollars(price.of(&usage)));
+    format!(
+        "up to {rounds} rounds, {calls} calls, ~{generated} tokens written: {}, {}",
+        time.unwrap_or_else(|| "time unknown".into()),
+        price.map_or_else(|| "cost unknown (no price in the settings)".into(), |p| format!("≈ {p}"))
+    )
+}
+
+/// The checkups as a table, then every problem with its fix.
+fn table(checkups: &[Checkup]) -> String {
+    let yes_no = |b: Option<bool>| b.map_or("-", |b| if b { "yes" } else { "no" }).to_string();
+    let mut rows = vec![
+        ["PROVIDER", "SERVER", "KEY", "MODEL", "STRUCTURED", "STREAMS", "AT ONCE", "TOKENS/S"].map(str::to_string),
+    ];
+    for c in checkups {
+        let server = match (&c.base_url, c.reachable) {
+            (Some(url), Some(false)) => format!("{url} (unreachable)"),
+            (Some(url), _) => match &c.software {
+                Some(software) => format!("{url} ({software})"),
+                None => url.clone(),
+            },
+            (None, _) => "-".into(),
+        };
+        let key =
+            c.key.as_ref().map_or("-".into(), |k| format!("{} {}", k.from, if k.set { "set" } else { "not set" }));
+        let model = match (&c.model, c.model_listed) {
+            (Some(model), Some(false)) => format!("{model} (not listed)"),
+            (Some(model), _) => model.clone(),
+            (None, _) => "-".into(),
+        };
+        rows.push([
+            format!("{}{}", c.provider, if c.default { " *" } else { "" }),
+            server,
+            key,
+            model,
+            c.structured.clone().unwrap_or_else(|| "-".into()),
+            yes_no(c.streams),
+            c.at_once.as_ref().map_or("-".into(), |a| a.requests.to_string()),
+            c.tokens_per_second.map_or("-".into(), |t| format!("{t:.1}")),
+        ]);
+    }
+    let widths: Vec<usize> = (0..8).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for row in &rows {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, width)| format!("{cell:<width$}")).collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out.push_str("* a debate uses it when none is named\n");
+    for c in checkups {
+        if let Some(at_once) = &c.at_once {
+            out.push_str(&format!("\n{}: {} at once ({})", c.provider, at_once.requests, at_once.learned_from));
+        }
+        if let Some(debate) = &c.default_debate {
+            out.push_str(&format!("\n{}: a default debate: {debate}", c.provider));
+        }
+        for problem in &c.problems {
+            out.push_str(&format!("\n{}: {}\n  fix: {}", c.provider, problem.what, problem.fix));
+        }
+    }
+    out.push('\n');
+    out
+}
