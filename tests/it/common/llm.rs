@@ -77,15 +77,14 @@ impl MockLlm {
     }
 }
 
-/// The prompt text (system and user) of a chat-completions body.
+/// The prompt text (system and user) of a chat-completions body, its content a string or
+/// a list of text parts (as a gateway such as LiteLLM sends it on).
 pub fn prompt_of(body: &Value) -> String {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|m| m["content"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
+    let text = |content: &Value| match content {
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join(""),
+        other => other.as_str().unwrap_or_default().to_string(),
+    };
+    body["messages"].as_array().into_iter().flatten().map(|m| text(&m["content"])).collect::<Vec<_>>().join("\n")
 }
 
 fn answer(body: &Value) -> ResponseTemplate {
