@@ -36,7 +36,7 @@ async fn run() {
     let latency = Duration::from_millis(
         std::env::var("DEBATE_BENCH_LATENCY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(200),
     );
-    let mock = Server::start(latency).await;
+    let mock = Server::start(latency, PARALLEL).await;
     println!("# debate benchmarks\n");
     println!("Mock model latency: {} ms per call. Machine: {}.\n", latency.as_millis(), machine());
     // `cargo bench --bench debate -- dashboard`: that case alone.
@@ -377,16 +377,19 @@ fn machine() -> String {
     format!("{cores} cores, {cpu}, {} {}", std::env::consts::OS, std::env::consts::ARCH)
 }
 
-/// A repository with an identity, and settings pointing at the mock server. The mock
-/// answers any number of calls at once, like a hosted API; on 127.0.0.1 the tool would
-/// take it for a local model server and send one call at a time, so `max_concurrency`
-/// says otherwise.
+/// What the mock says it is in its `/v1/models`: vLLM, a server on 127.0.0.1 that
+/// answers any number of calls at once (as this mock does), so no `max_concurrency`
+/// setting is needed; and llama-cpp-python, which serves one at a time.
+const PARALLEL: &str = "vllm";
+const ONE_AT_A_TIME: &str = "me";
+
+/// A repository with an identity, and settings pointing at the mock server, with no
+/// `max_concurrency`: the tool sends as many calls at once as the server says it serves.
 fn sandbox(mock: &Server, rebuttals: &str) -> (Sandbox, PathBuf) {
     let sandbox = Sandbox::new();
     git(&sandbox.repo, &["config", "user.name", "Bench"]);
     git(&sandbox.repo, &["config", "user.email", "bench@example.com"]);
-    let config =
-        sandbox.openai_compatible(&mock.base_url(), ", max_concurrency: 8", &format!("  rebuttals: {rebuttals}\n"));
+    let config = sandbox.openai_compatible(&mock.base_url(), "", &format!("  rebuttals: {rebuttals}\n"));
     (sandbox, config)
 }
 
@@ -596,6 +599,8 @@ struct WaveRun {
 /// What the waves case measured, for the targets.
 struct Waves {
     runs: Vec<WaveRun>,
+    /// Against a server that says it serves one request at a time: requests and waves.
+    one_at_a_time: (usize, usize),
 }
 
 impl Waves {
@@ -626,6 +631,11 @@ impl Waves {
                 "prefix share from earlier waves ≥ 85% with an 8k-token context (worst of R=3,5)",
                 format!("{:.0}%", with_context * 100.0),
                 with_context >= 0.85,
+            ),
+            Target::new(
+                "against llama-cpp-python (as its /v1/models says): one request at a time, waves = requests",
+                format!("{} waves, {} requests", self.one_at_a_time.1, self.one_at_a_time.0),
+                self.one_at_a_time.0 == self.one_at_a_time.1,
             ),
         ]
     }
@@ -748,9 +758,20 @@ async fn waves(mock: &Server, latency: Duration) -> Waves {
     for row in spent {
         println!("{row}");
     }
-    println!();
+    // The same debate against a server that says it is llama-cpp-python.
+    let serial = Server::start(latency, ONE_AT_A_TIME).await;
+    let (sandbox, config) = sandbox(&serial, "parallel");
+    let run = timed_debate(&serial, debate_command(&sandbox, &config, WAVE_PERSPECTIVES, 5)).await;
+    let one_at_a_time = (run.exchanges.len(), waves_of(&run.exchanges).len());
+    println!(
+        "\nAgainst a server that lists its model as llama-cpp-python does (`owned_by: me`), the same 5-round debate: \
+         {} requests in {} waves, {:.2} s.\n",
+        one_at_a_time.0,
+        one_at_a_time.1,
+        run.wall.as_secs_f64()
+    );
     peer();
-    Waves { runs }
+    Waves { runs, one_at_a_time }
 }
 
 /// A peer tool, when one is installed: it cannot be pointed at this mock without its
@@ -973,7 +994,8 @@ struct Server {
 }
 
 impl Server {
-    async fn start(latency: Duration) -> Server {
+    /// A server that lists its model as `owned_by` says (`PARALLEL`, `ONE_AT_A_TIME`).
+    async fn start(latency: Duration, owned_by: &'static str) -> Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1");
         let address = format!("http://{}", listener.local_addr().unwrap());
         let log: Log = Arc::default();
@@ -985,7 +1007,22 @@ impl Server {
                 tokio::spawn(async move {
                     let (read, mut write) = stream.into_split();
                     let mut read = BufReader::new(read);
-                    while let Some(body) = read_request(&mut read).await {
+                    while let Some(request) = read_request(&mut read).await {
+                        let body = match request {
+                            Request::Models => {
+                                let models = json!({"object": "list", "data": [{"id": "mock-model", "owned_by": owned_by}]})
+                                    .to_string();
+                                let response = format!(
+                                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{models}",
+                                    models.len()
+                                );
+                                if write.write_all(response.as_bytes()).await.is_err() {
+                                    break;
+                                }
+                                continue;
+                            }
+                            Request::Completion(body) => body,
+                        };
                         let entry = {
                             let mut log = seen.lock().unwrap();
                             log.push((json!({"body": body}), Instant::now(), None));
@@ -1032,9 +1069,16 @@ impl Server {
     }
 }
 
-/// One HTTP/1.1 request's JSON body, or `None` when the connection closes.
-async fn read_request(read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> Option<Value> {
+/// What the tool asks the mock: what it is, or a completion.
+enum Request {
+    Models,
+    Completion(Value),
+}
+
+/// One HTTP/1.1 request, or `None` when the connection closes.
+async fn read_request(read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> Option<Request> {
     let mut length = 0;
+    let mut models = false;
     loop {
         let mut line = String::new();
         if read.read_line(&mut line).await.ok()? == 0 {
@@ -1044,13 +1088,17 @@ async fn read_request(read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>) -> O
         if line.is_empty() {
             break;
         }
+        models |= line.starts_with("GET ") && line.contains("/models");
         if let Some((name, value)) = line.split_once(':')
             && name.eq_ignore_ascii_case("content-length")
         {
             length = value.trim().parse().ok()?;
         }
     }
+    if models {
+        return Some(Request::Models);
+    }
     let mut body = vec![0; length];
     read.read_exact(&mut body).await.ok()?;
-    serde_json::from_slice(&body).ok()
+    serde_json::from_slice(&body).ok().map(Request::Completion)
 }
