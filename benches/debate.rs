@@ -1010,8 +1010,9 @@ impl Server {
                     while let Some(request) = read_request(&mut read).await {
                         let body = match request {
                             Request::Models => {
-                                let models = json!({"object": "list", "data": [{"id": "mock-model", "owned_by": owned_by}]})
-                                    .to_string();
+                                let models =
+                                    json!({"object": "list", "data": [{"id": "mock-model", "owned_by": owned_by}]})
+                                        .to_string();
                                 let response = format!(
                                     "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{models}",
                                     models.len()

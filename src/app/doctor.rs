@@ -50,6 +50,8 @@ struct Checkup {
     tokens_per_second: Option<f64>,
     /// A default debate at that speed (and price).
     default_debate: Option<String>,
+    /// What is worth knowing and stops nothing.
+    notes: Vec<String>,
     /// What stops it from running a debate, each with its fix.
     problems: Vec<Problem>,
 }
@@ -151,6 +153,7 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         at_once: None,
         tokens_per_second: None,
         default_debate: None,
+        notes: Vec::new(),
         problems: Vec::new(),
     };
     let definition = match definition {
@@ -171,6 +174,9 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         // The offline and scripted providers need no server and always answer.
         return checkup;
     }
+    // A model the server does not list may still be answered (llama-cpp-python and a
+    // one-model llama.cpp serve their model under any name): the first call decides.
+    let mut unlisted: Option<Problem> = None;
     match provider.server_says().await {
         Some(Err(why)) => {
             checkup.reachable = Some(false);
@@ -194,12 +200,11 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
                         Some("Ollama") => format!(" (or `ollama pull {model}`)"),
                         _ => String::new(),
                     };
-                    checkup.problems.push(Problem {
+                    unlisted = Some(Problem {
                         what: format!("the server has no model {model:?} (it lists: {})", some.join(", ")),
                         fix: format!("set providers.{name}.model to one it lists{pull}"),
                         setup: true,
                     });
-                    return checkup;
                 }
             }
         }
@@ -213,8 +218,20 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
                 let _ = store.save_format(&Server { provider: name, model, base_url }, &structured);
             }
             checkup.structured = Some(structured);
+            if unlisted.is_some() {
+                checkup.notes.push(
+                    "the server does not list the model but answers for it (it serves one model under any name)".into(),
+                );
+            }
         }
-        Err(err) => return with_problem(checkup, &err, false),
+        Err(err) => {
+            let checkup = with_problem(checkup, &err, false);
+            return match unlisted {
+                // Refused, and not listed: the model is what to fix.
+                Some(problem) => Checkup { problems: vec![problem], ..checkup },
+                None => checkup,
+            };
+        }
     }
     // Prose, streamed, timed from its first token.
     let times = Arc::new(Mutex::new(Vec::new()));
@@ -360,6 +377,9 @@ fn table(checkups: &[Checkup]) -> String {
         }
         if let Some(debate) = &c.default_debate {
             out.push_str(&format!("\n{}: a default debate: {debate}", c.provider));
+        }
+        for note in &c.notes {
+            out.push_str(&format!("\n{}: {note}", c.provider));
         }
         for problem in &c.problems {
             out.push_str(&format!("\n{}: {}\n  fix: {}", c.provider, problem.what, problem.fix));

@@ -362,7 +362,16 @@ async fn a_debate_sends_a_server_as_many_requests_at_once_as_it_serves() {
 /// says), a measured speed and a default debate's estimate; what it learned is kept.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_checks_a_server_on_this_machine() {
-    let mock = crate::common::llm::MockLlm::start().await;
+    use crate::common::llm::{MockLlm, ok, reply};
+    // Like Ollama, the server answers only for a model it has.
+    let mock = MockLlm::with_rule(|body, _| match body["model"] == "mock-model" {
+        true => Some(ok(body, &reply(body))),
+        false => Some(
+            ResponseTemplate::new(404)
+                .set_body_raw(recorded("ollama-v1-chat-completions-404-not-pulled-v0.12+.json"), "application/json"),
+        ),
+    })
+    .await;
     let sandbox = Sandbox::new();
     let config = sandbox.openai_compatible(&mock.base_url(), "", "");
     let doctor = |json: bool| {
