@@ -908,8 +908,14 @@ fn populate(path: &Path, count: usize, root: &str) {
         supersedes: Vec::new(),
     };
     let usage = Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 40, latency_ms: 200 };
-    let call =
-        |text: &str| Completion { text: text.into(), model: "mock".into(), usage, truncated: false, format: None };
+    let call = |text: &str| Completion {
+        text: text.into(),
+        model: "mock".into(),
+        usage,
+        truncated: false,
+        format: None,
+        looped: false,
+    };
     let evaluation = debate::moderator::evaluation::heuristic(&[], 1.0, false);
     let measures = RoundMeasures { repetition: vec![None, None], novelty: 1.0 };
     let known = synthesis::Known { panel: &[], options: &[], decisions: &[] };
@@ -953,6 +959,7 @@ fn populate(path: &Path, count: usize, root: &str) {
                     usage,
                     truncated: false,
                     failed: false,
+                    looped: false,
                     stance,
                 };
                 store.save_contribution(&id, 1, member.name(), &c).unwrap();

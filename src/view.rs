@@ -318,6 +318,10 @@ pub struct ContributionView {
     /// The answer stopped at the completion limit (asked again for less, unless the model
     /// looped or ignored the length it was asked for).
     pub truncated: bool,
+    /// It began to repeat itself and was stopped there.
+    pub looped: bool,
+    /// It said nothing of its own (only its prompt given back): never quoted as an argument.
+    pub failed: bool,
     /// Where the debater stood after it (`option` is `null` when it could not be read).
     pub stance: Option<Stance>,
 }
@@ -463,6 +467,8 @@ fn contribution(state: &DebateState, prices: &PriceList, c: &crate::model::Contr
         cost_usd: prices.price(&c.model).map(|price| price.of(&c.usage)),
         latency_ms: c.usage.latency_ms,
         truncated: c.truncated,
+        looped: c.looped,
+        failed: c.failed,
         stance: c.stance.clone(),
     }
 }

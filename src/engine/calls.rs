@@ -13,7 +13,7 @@ use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::stance::StanceAnswer;
 use crate::moderator::synthesis::SynthesisAnswer;
-use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, TextSink};
+use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, StopAt, TextSink};
 use crate::text::secrets::Masker;
 
 /// Completion limits for the moderator's structured answers.
@@ -87,6 +87,12 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
     }
 }
 
+/// Everything a call's prompt says, as the model reads it.
+pub fn prompt_text(state: &DebateState, ask: &Ask) -> String {
+    let request = request(state, ask, Size::NORMAL);
+    format!("{}\n\n{}\n\n{}", request.system, request.context, request.prompt)
+}
+
 fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind, size: Size) -> Request {
     let (purpose, prompt) = match kind {
         ContributionKind::Argument => (Purpose::Argument, prompts::argument(state, seat, round, size)),
@@ -102,10 +108,12 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
         prompt: prompt.task,
         shared: prompt.shared,
         cache_key: Some(state.id.clone()),
-        max_tokens: state.snapshot.debate.token_budget_per_round.0,
+        max_tokens: prompts::debater_tokens(state),
         temperature: state.snapshot.debater.temperature,
         schema: None,
         on_text: None,
+        // A debater that begins to go round in circles is stopped there.
+        stop: Some(StopAt::new(detection::loop_start)),
         brief: Brief::Debater {
             perspective: me.perspective.clone(),
             seat,
@@ -154,6 +162,7 @@ fn moderator<T: Answer>(
         temperature: state.snapshot.moderator.temperature,
         schema: Some(Schema { name: T::NAME, value: answers::schema::<T>(&names) }),
         on_text: None,
+        stop: None,
         brief,
     }
 }
@@ -182,12 +191,14 @@ pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Opt
         }
         result => result?,
     };
-    // A model that looped until the limit, or wrote twice the words it was asked for,
-    // would only do so again (and a slow local model would take minutes to).
+    // A model that looped (now, or in an earlier answer of this debate), or wrote twice
+    // the words it was asked for, would only do so again (and a slow local model would
+    // take minutes to).
     let ignored_length = prompts::words_asked(state)
         .is_some_and(|asked| first.text.split_whitespace().count() > 2 * asked as usize)
         && matches!(ask, Ask::Debater { .. });
-    let hopeless = detection::loops(&first.text) || ignored_length;
+    let looped_before = state.rounds.iter().flat_map(|r| r.contributions()).any(|c| c.looped);
+    let hopeless = first.looped || looped_before || detection::loops(&first.text) || ignored_length;
     if !first.truncated || !to.provider.identity().reasoned || ask.optional() || hopeless {
         return Ok(first);
     }

@@ -20,6 +20,7 @@ use crate::model::{
 };
 use crate::moderator::answers;
 use crate::moderator::evaluation;
+use crate::moderator::noise;
 use crate::moderator::prompts;
 use crate::moderator::selection::{self, PanelChoice};
 use crate::moderator::stance::{self, StanceAnswer};
@@ -423,7 +424,13 @@ impl Engine<'_> {
                         model: completion.model,
                         usage: completion.usage,
                         truncated: completion.truncated,
-                        failed: answers::says_nothing(&completion.text),
+                        looped: completion.looped,
+                        // Only the prompt's placeholders, headings or instructions given back.
+                        failed: answers::says_nothing(&completion.text)
+                            || noise::echoes(
+                                &completion.text,
+                                &calls::prompt_text(state, &Ask::Debater { seat, round, kind }),
+                            ),
                         stance,
                     };
                     self.store.save_contribution(&state.id, round, state.panel[seat].name(), &contribution)?;
@@ -660,7 +667,8 @@ fn latest_arguments(state: &DebateState) -> Vec<Latest<'_>> {
         .iter()
         .enumerate()
         .filter_map(|(seat, s)| {
-            let text = &state.rounds.iter().rev().find_map(|r| r.argument(seat))?.text;
+            // An argument that said nothing of its own is never quoted as one.
+            let text = &state.rounds.iter().rev().find_map(|r| r.argument(seat).filter(|c| !c.failed))?.text;
             let option = stances.iter().find(|(at, _)| *at == seat).and_then(|(_, st)| (*st)?.option.as_deref());
             Some(Latest { perspective: s.name(), text, option })
         })

@@ -200,6 +200,7 @@ pub fn local_evaluation(state: &DebateState, round: u32, measures: &RoundMeasure
     let said: Vec<Said> = current
         .arguments
         .iter()
+        .filter(|c| !c.failed)
         .map(|c| {
             let latest = [current.rebuttal(c.seat), Some(c)].into_iter().flatten().find_map(|c| c.stance.as_ref());
             Said { perspective: state.name(c.seat), text: &c.text, stance: latest.and_then(|s| s.option.as_deref()) }
@@ -275,7 +276,7 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreas
         ),
     }
     for round in &state.rounds {
-        for c in round.contributions().filter(|c| c.truncated) {
+        for c in round.contributions().filter(|c| c.truncated && !c.looped) {
             degradations.push(format!(
                 "{}'s round-{} {} was cut off at the model's length limit.",
                 state.name(c.seat),
@@ -283,9 +284,17 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreas
                 c.kind
             ));
         }
+        for c in round.contributions().filter(|c| c.looped) {
+            degradations.push(format!(
+                "{}'s round-{} {} began to repeat itself and was stopped there; what came before is kept.",
+                state.name(c.seat),
+                round.number,
+                c.kind
+            ));
+        }
         for c in round.contributions().filter(|c| c.failed) {
             degradations.push(format!(
-                "{}'s round-{} {} said nothing of its own (it repeated the prompt's placeholders, even when asked again).",
+                "{}'s round-{} {} said nothing of its own (it only gave back its prompt: headings, instructions or placeholders).",
                 state.name(c.seat),
                 round.number,
                 c.kind

@@ -109,7 +109,7 @@ impl Provider for FakeModel {
             ),
         };
         let usage = Usage { prompt_tokens: 10, cached_tokens: 0, completion_tokens: 5, latency_ms: 0 };
-        Ok(Completion { text, model: "fake".into(), usage, truncated: false, format: None })
+        Ok(Completion { text, model: "fake".into(), usage, truncated: false, format: None, looped: false })
     }
 }
 

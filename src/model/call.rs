@@ -181,4 +181,7 @@ pub struct Completion {
     /// How a structured answer was asked for, where the server chose among ways
     /// (`json_schema`, `json_object`, `instructions`).
     pub format: Option<String>,
+    /// The answer began to repeat itself and was stopped there: `text` is what came
+    /// before the loop.
+    pub looped: bool,
 }

@@ -158,6 +158,9 @@ pub struct Contribution {
     pub truncated: bool,
     /// It said nothing of its own (only the prompt's placeholders), even asked again.
     pub failed: bool,
+    /// It began to repeat itself and was stopped there: its text is what came before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub looped: bool,
     /// Where the debater stands after it: `None` until it is read (the contribution's
     /// own last line, or one question more).
     pub stance: Option<Stance>,

@@ -82,6 +82,7 @@ pub fn state() -> DebateState {
 
 pub fn contribution(seat: usize, kind: ContributionKind, text: &str) -> Contribution {
     Contribution {
+        looped: false,
         seat,
         kind,
         text: text.into(),

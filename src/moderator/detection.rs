@@ -36,6 +36,30 @@ pub fn loops(text: &str) -> bool {
     (triples.len() - distinct.len()) * 2 > triples.len()
 }
 
+/// How many words in a row a text must write again to be taken for a loop: natural prose
+/// does not repeat a dozen words of its own verbatim; a model stuck in a loop does.
+const LOOP_WORDS: usize = 12;
+
+/// Where a text begins to go round in circles: the start of the first run of
+/// `LOOP_WORDS` words it already wrote (the loop's second turn), as a byte offset —
+/// the text before it is kept. `None` while it does not.
+pub fn loop_start(text: &str) -> Option<usize> {
+    // Each word with its offset, bare: a loop that changes only punctuation or case is one.
+    let words: Vec<(usize, String)> = text
+        .split_whitespace()
+        .filter_map(|word| {
+            let offset = word.as_ptr() as usize - text.as_ptr() as usize;
+            let bare: String = word.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+            (!bare.is_empty()).then_some((offset, bare))
+        })
+        .collect();
+    let mut runs: HashSet<Vec<&str>> = HashSet::new();
+    words.windows(LOOP_WORDS).find_map(|run| {
+        let key: Vec<&str> = run.iter().map(|(_, word)| word.as_str()).collect();
+        (!runs.insert(key)).then_some(run[0].0)
+    })
+}
+
 /// Share of `current`'s shingles already present in `previous` (0 when `current` is empty).
 pub fn containment(current: &str, previous: &str) -> f64 {
     share_seen(&shingles(current), &shingles(previous))
@@ -186,5 +210,21 @@ mod tests {
         let long: String = (0..200).map(|i| format!("word{i} ")).collect();
         assert!(!loops(&long));
         assert!(!loops("short and short and short"), "too short to tell");
+    }
+
+    #[test]
+    fn a_loop_is_found_where_its_second_turn_begins() {
+        let prose = "Postgres is already there and the team knows it well. Redis adds a second system to run, \
+                     back up and watch, and the cache hit rate we need is modest.";
+        assert_eq!(loop_start(prose), None, "prose repeats no dozen words");
+        let turn =
+            "The cache should live in Postgres because the team already runs it and knows its failure modes well. ";
+        let looping = format!("{prose} {turn}{turn}{turn}");
+        let at = loop_start(&looping).expect("a loop");
+        assert_eq!(&looping[..at], format!("{prose} {turn}").as_str(), "the first turn is kept");
+        let stuck = format!("{prose} {}", "the the the the ".repeat(10));
+        assert!(loop_start(&stuck).is_some_and(|at| at > prose.len()), "a word stuck is a loop too");
+        let cased = format!("{turn}{}", turn.to_uppercase().replace('.', "!"));
+        assert_eq!(loop_start(&cased), Some(turn.len()), "case and punctuation do not hide a loop");
     }
 }

@@ -8,6 +8,7 @@ pub mod evaluation;
 #[cfg(test)]
 mod hostile;
 pub mod naming;
+pub mod noise;
 pub mod prompts;
 pub mod selection;
 pub mod stance;

@@ -544,6 +544,14 @@ pub fn words_asked(state: &DebateState) -> Option<u32> {
     state.snapshot.debate.token_budget_per_round.0.map(|limit| (limit * 3 / 5).clamp(50, 450))
 }
 
+/// A debater call's completion limit: the length it is asked for, with room (about 1.5
+/// tokens a word asked), never over the token budget. A weak model that loops or ignores
+/// the length asked is cut here rather than at the budget.
+pub fn debater_tokens(state: &DebateState) -> Option<u32> {
+    let budget = state.snapshot.debate.token_budget_per_round.0?;
+    Some(words_asked(state).map_or(budget, |words| (words * 3 / 2).min(budget)))
+}
+
 pub const OWN_WORDS: &str = "\n\nYour previous answer only repeated the placeholders of the instructions (text in \
 <angle brackets>). Answer again in your own words: full sentences that argue your perspective, then the STANCE line \
 with a real option.";

@@ -102,6 +102,7 @@ impl Anthropic {
         let mut events = std::pin::pin!(sse::events(&self.endpoint, response));
         let (mut text, mut tool_input) = (String::new(), String::new());
         let (mut usage, mut model, mut finished, mut truncated) = (serde_json::Map::new(), None, false, false);
+        let mut looped = false;
         while let Some(event) = events.next().await {
             let event = event?;
             let data: Value = match event.event.as_str() {
@@ -126,6 +127,12 @@ impl Anthropic {
                         if let Some(sink) = &request.on_text {
                             sink.send(delta);
                         }
+                        // An answer gone round in circles is read no further.
+                        if let Some(at) = request.stop.as_ref().and_then(|stop| stop.check(&text)) {
+                            text.truncate(at);
+                            (looped, finished) = (true, true);
+                            break;
+                        }
                     }
                     Some("input_json_delta") => {
                         tool_input.push_str(data["delta"]["partial_json"].as_str().unwrap_or(""))
@@ -148,9 +155,11 @@ impl Anthropic {
         }
         let answer = if tool_input.is_empty() { text } else { tool_input };
         let usage = Value::Object(usage);
-        let mut counts = counted(&usage, usage["output_tokens"].as_u64());
+        let mut counts = counted(&usage, usage["output_tokens"].as_u64().filter(|_| !looped));
         counts.truncated = truncated;
-        Ok(counts.completion(request, answer, model.as_deref().unwrap_or(&self.endpoint.model)))
+        let mut completion = counts.completion(request, answer, model.as_deref().unwrap_or(&self.endpoint.model));
+        completion.looped = looped;
+        Ok(completion)
     }
 }
 

@@ -158,6 +158,7 @@ impl Request {
             temperature: 0.0,
             schema: None,
             on_text: None,
+            stop: None,
             brief: Brief::None,
         }
     }
@@ -189,6 +190,32 @@ impl std::fmt::Debug for TextSink {
     }
 }
 
+/// Where to stop reading an answer that has gone wrong (a model looping): given the
+/// text so far, the byte offset to cut it at. Checked as the answer streams in; the rest
+/// is never read, and the server stops writing it when the connection closes.
+#[derive(Clone)]
+pub struct StopAt(Arc<CutAt>);
+
+/// Where to cut a text, if anywhere.
+type CutAt = dyn Fn(&str) -> Option<usize> + Send + Sync;
+
+impl StopAt {
+    pub fn new(at: impl Fn(&str) -> Option<usize> + Send + Sync + 'static) -> StopAt {
+        StopAt(Arc::new(at))
+    }
+
+    /// Where to cut `text`, if it has gone wrong (a char boundary within it).
+    pub fn check(&self, text: &str) -> Option<usize> {
+        (self.0)(text).filter(|at| *at <= text.len() && text.is_char_boundary(*at))
+    }
+}
+
+impl std::fmt::Debug for StopAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StopAt")
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Request {
     pub purpose: Purpose,
@@ -212,6 +239,8 @@ pub struct Request {
     pub schema: Option<Schema>,
     /// Stream the answer's text here as it arrives (on a terminal only).
     pub on_text: Option<TextSink>,
+    /// Stop reading the answer where this says it went wrong.
+    pub stop: Option<StopAt>,
     pub brief: Brief,
 }
 
@@ -249,7 +278,7 @@ impl Counted {
             completion_tokens: self.output.unwrap_or_else(|| estimate_tokens(&text)),
             latency_ms: 0,
         };
-        Completion { model: model.to_string(), usage, text, truncated: self.truncated, format: None }
+        Completion { model: model.to_string(), usage, text, truncated: self.truncated, format: None, looped: false }
     }
 }
 

@@ -19,7 +19,7 @@ use crate::model::{ProviderDef, ProviderKind, RoleChoice};
 use crate::settings::Settings;
 use crate::text::secrets::{self, Masker};
 
-pub use contract::{Brief, Counted, Provider, ProviderError, Request, Result, Schema, TextSink};
+pub use contract::{Brief, Counted, Provider, ProviderError, Request, Result, Schema, StopAt, TextSink};
 pub use offline::OFFLINE_LABEL;
 pub use scripted::SCRIPTED_LABEL;
 

@@ -240,6 +240,7 @@ mod tests {
             temperature: 0.8,
             schema: None,
             on_text: None,
+            stop: None,
             brief: Brief::Debater {
                 perspective: panel[0].clone(),
                 seat: 0,

@@ -129,7 +129,7 @@ impl OpenAi {
     ) -> std::result::Result<Completion, Failure> {
         let mut events = std::pin::pin!(sse::events(&self.endpoint, response));
         let (mut text, mut usage, mut model, mut finished) = (String::new(), Value::Null, None, false);
-        let mut finish_reason = Value::Null;
+        let (mut finish_reason, mut looped) = (Value::Null, false);
         while let Some(event) = events.next().await {
             let event = event?;
             if event.data.trim() == "[DONE]" {
@@ -146,6 +146,14 @@ impl OpenAi {
                 text.push_str(delta);
                 if let Some(sink) = &request.on_text {
                     sink.send(delta);
+                }
+                // An answer gone round in circles is read no further: dropping the stream
+                // closes the connection, and the server stops writing it.
+                if let Some(at) = request.stop.as_ref().and_then(|stop| stop.check(&text)) {
+                    text.truncate(at);
+                    (looped, finished) = (true, true);
+                    model = model.or(chunk["model"].as_str().map(str::to_string));
+                    break;
                 }
             }
             if chunk["choices"][0]["finish_reason"].is_string() {
@@ -168,7 +176,10 @@ impl OpenAi {
         if !finished {
             return Err(Failure::retry("the stream ended before the answer was complete"));
         }
-        Ok(counted(&usage, &finish_reason).completion(request, text, model.as_deref().unwrap_or(&self.endpoint.model)))
+        let mut completion =
+            counted(&usage, &finish_reason).completion(request, text, model.as_deref().unwrap_or(&self.endpoint.model));
+        completion.looped = looped;
+        Ok(completion)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Server-sent events from a streaming response, for both wire formats. Bytes may be
 //! split anywhere, even inside a UTF-8 character; eventsource-stream reassembles them.
 
-use eventsource_stream::{Event, Eventsource};
+use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
 
 use super::http::{Endpoint, Failure};
@@ -21,7 +21,15 @@ pub fn whole(response: &reqwest::Response) -> bool {
 /// A model that is still sending is never cut off.
 pub fn events(endpoint: &Endpoint, response: reqwest::Response) -> impl Stream<Item = Result<Event, Failure>> + '_ {
     let events = response.bytes_stream().eventsource().map(move |item| {
-        item.map_err(|err| Failure::retry(format!("the stream broke off: {}", endpoint.redact(&err.to_string()))))
+        item.map_err(|err| match err {
+            // The whole call's limit (`timeout_seconds`) reached while the answer came in:
+            // the server may still be computing it, so it is never sent again.
+            EventStreamError::Transport(err) if err.is_timeout() => Failure::TimedOut(format!(
+                "the call took longer than its limit (timeout_seconds): {}",
+                endpoint.redact(&err.to_string())
+            )),
+            err => Failure::retry(format!("the stream broke off: {}", endpoint.redact(&err.to_string()))),
+        })
     });
     futures::stream::unfold((Box::pin(events), true, false), move |(mut events, first, done)| async move {
         if done {

@@ -626,6 +626,7 @@ struct TranscriptEntry<'a> {
     /// Rendered as Markdown between the marks that let the record be read back.
     text: Value,
     truncated: bool,
+    looped: bool,
     stance: String,
 }
 
@@ -648,6 +649,7 @@ fn transcript(state: &DebateState) -> TranscriptContext<'_> {
                     model: &c.model,
                     text: Value::from_safe_string(carried::marked(&c.text)),
                     truncated: c.truncated,
+                    looped: c.looped,
                     stance: stance_text(c.stance.as_ref()),
                 })
                 .collect(),

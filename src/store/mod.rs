@@ -33,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0013_calls_by_model.sql"),
     include_str!("migrations/0014_imported_debates.sql"),
     include_str!("migrations/0015_servers_at_once.sql"),
+    include_str!("migrations/0016_looped.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -238,7 +238,7 @@ impl Store {
         self.contributions_in(
             id,
             "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, 0,
-                    NULL, 0
+                    NULL, 0, 0
              FROM discarded WHERE debate_id = ?1 ORDER BY round, seat, kind",
         )
     }
@@ -248,13 +248,13 @@ impl Store {
         self.contributions_in(
             id,
             "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
-                    stance, failed
+                    stance, failed, looped
              FROM contributions WHERE debate_id = ?1 ORDER BY round, seat, kind",
         )
     }
 
     /// Contributions as `sql` selects them: round, seat, kind, text, model, the four
-    /// usage figures, truncated, stance and failed.
+    /// usage figures, truncated, stance, failed and looped.
     fn contributions_in(&self, id: &str, sql: &str) -> Result<Vec<(u32, Contribution)>> {
         let mut stmt = self.conn.prepare(sql)?;
         let rows = stmt.query_map([id], |row| {
@@ -271,6 +271,7 @@ impl Store {
                 },
                 truncated: row.get(9)?,
                 failed: row.get(11)?,
+                looped: row.get(12)?,
                 stance: None,
             };
             Ok((row.get(0)?, contribution, row.get::<_, Option<String>>(10)?))

@@ -34,6 +34,7 @@ fn call(text: &str) -> Completion {
         usage: Usage { prompt_tokens: 7, cached_tokens: 4, completion_tokens: 3, latency_ms: 2 },
         truncated: false,
         format: None,
+        looped: false,
     }
 }
 

@@ -310,12 +310,12 @@ pub(super) fn write_contribution(
     let u = &c.usage;
     let inserted = conn.execute(
         "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
-                                    completion_tokens, latency_ms, truncated, stance, created_at, failed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                                    completion_tokens, latency_ms, truncated, stance, created_at, failed, looped)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         params![
             id, round, c.seat, c.kind, gate(perspective), gate(&c.text), gate(&c.model),
             u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, c.truncated,
-            c.stance.as_ref().map(to_json), now(), c.failed
+            c.stance.as_ref().map(to_json), now(), c.failed, c.looped
         ],
     );
     once(id, inserted)?;

@@ -76,7 +76,11 @@ fn unsanitised(state: &DebateState, servers: &[ServerView]) -> String {
             let _ = writeln!(out, "Guidance: {g}");
         }
         for c in round.contributions() {
-            let cut = if c.truncated { " (cut off at the length limit)" } else { "" };
+            let cut = match (c.looped, c.truncated) {
+                (true, _) => " (stopped where it began to repeat itself)",
+                (false, true) => " (cut off at the length limit)",
+                _ => "",
+            };
             let u = &c.usage;
             let cost = match prices.price(&c.model) {
                 Some(price) => format!(", {}", dollars(price.of(u))),

@@ -23,9 +23,15 @@ pub fn read_bounded(reader: impl std::io::Read, limit: usize) -> std::io::Result
     Ok(bytes)
 }
 
-/// The first sentence of a text, at most 240 characters.
+/// The first sentence of a text, at most 240 characters; a markdown heading or a line of
+/// marks alone is no sentence.
 pub fn first_sentence(text: &str) -> String {
-    let text = text.trim();
+    let prose = |line: &&str| {
+        let bare = line.trim();
+        !bare.starts_with('#') && bare.chars().any(char::is_alphanumeric)
+    };
+    let start = text.lines().find(prose).map_or(text.len(), |line| line.as_ptr() as usize - text.as_ptr() as usize);
+    let text = text[start..].trim();
     let end = text.find(['.', '!', '?', '\n']).map_or(text.len(), |i| i + 1);
     let sentence: String = text[..end].chars().take(240).collect();
     sentence.trim().to_string()

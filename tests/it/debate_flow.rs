@@ -172,7 +172,11 @@ fn debater_prompts_carry_question_perspective_and_the_other_names() {
         assert!(part.contains(&format!("\"{me}\"")) && part.contains(other), "names missing: {part}");
         assert!(part.contains("the trade-offs it accepts are in the panel above"), "{part}");
         assert!(user.contains(&format!("- {me}: priorities ")), "the panel, before the call's own part: {user}");
-        assert_eq!(p["max_tokens"], 2000, "the token budget is the completion limit");
+        assert!(user.contains("Keep each answer under about 450 words"), "{user}");
+        assert_eq!(
+            p["max_tokens"], 675,
+            "the completion limit follows the 450 words asked, not the 2,000-token budget"
+        );
     }
     // One system prompt for every call, so a provider's prefix cache serves it.
     assert!(prompts.iter().all(|p| p["system"] == prompts[0]["system"]));

@@ -46,3 +46,4 @@ mod servers;
 mod settings_catalog;
 mod trust;
 mod untrusted_repo;
+mod weak_model;

@@ -61,9 +61,10 @@ async fn a_three_perspective_debate_completes_records_tokens_and_commits() {
     assert!(record.contains("models: [mock-model]"), "{record}");
     let log = git(&sandbox.repo, &["log", "--format=%B", "-1"]);
     assert!(log.contains(&format!("Debate-Id: {}", result["id"].as_str().unwrap())), "{log}");
-    // Debater calls carry the token budget; moderator calls ask for structured output.
+    // Debater calls carry a limit that follows the length asked; moderator calls ask for
+    // structured output.
     let argument = requests.iter().find(|r| prompt_of(&r["body"]).contains("Write your round-1 argument")).unwrap();
-    assert_eq!(argument["body"]["max_tokens"], 2000);
+    assert_eq!(argument["body"]["max_tokens"], 675);
     assert!(argument["body"]["response_format"].is_null());
     let evaluation = requests.iter().find(|r| prompt_of(&r["body"]).contains("Evaluate round 1")).unwrap();
     assert_eq!(evaluation["body"]["response_format"]["type"], "json_schema");

@@ -434,3 +434,40 @@ fn doctor_against_a_dead_port_names_the_fix() {
     assert!(stderr.contains("mock cannot run a debate: nothing answers at http://127.0.0.1:9/v1"), "{stderr}");
     assert!(stderr.contains("hint: start the server, or correct providers.mock.base_url"), "{stderr}");
 }
+
+/// A call cut at `timeout_seconds` while its answer is still coming is never sent again:
+/// the server may still be computing it (issue 35: a synthesis abandoned at 900 s was
+/// sent again and took 689 s more).
+#[tokio::test]
+async fn a_call_cut_at_its_whole_limit_is_never_sent_again() {
+    use tokio::io::AsyncWriteExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let requests = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = requests.clone();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                if crate::providers_wire::read_request(&mut stream).await.is_none() {
+                    return;
+                }
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n").await;
+                // A slow model: a token every 300 ms, for longer than the call may take.
+                for _ in 0..20 {
+                    let chunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"slow \"}}]}\n\n";
+                    if stream.write_all(chunk.as_bytes()).await.is_err() {
+                        return;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                }
+            });
+        }
+    });
+    let mut config = base_config(ProviderKind::Openai, base);
+    config.timeout_seconds = Some(1);
+    let err = expect_err(build(config).complete(&request()).await);
+    assert!(shown(&err).contains("timeout_seconds"), "{}", shown(&err));
+    assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 1, "sent once, never again");
+}
