@@ -137,9 +137,10 @@ impl Engine<'_> {
                 };
                 [since.after(round_timeout), total_deadline]
             };
-            // With someone to answer between rounds, each round waits for the last one's
-            // evaluation; otherwise the next round's arguments run alongside it.
-            let between = match rules.checkpoints && self.events.attended() {
+            // With someone to answer between rounds, or a server that serves one request
+            // at a time, each round waits for the last one's evaluation; otherwise the
+            // next round's arguments run alongside it.
+            let between = match rules.checkpoints && self.events.attended() || self.one_at_a_time() {
                 true => Between::Checkpoint,
                 false => Between::Nobody,
             };
@@ -204,6 +205,11 @@ impl Engine<'_> {
                 Err(Stop::Interrupted) => return Err(self.pause(id, Error::Stopped { signal: Signal::Interrupt })),
             }
         }
+    }
+
+    /// Whether a server this debate calls serves one request at a time.
+    fn one_at_a_time(&self) -> bool {
+        [&self.providers.moderator].into_iter().chain(&self.providers.debaters).any(|p| p.sends_at_once() == 1)
     }
 
     /// Each provider on a model server of this machine sends as many requests at once as

@@ -46,10 +46,12 @@ pub enum Step {
     Done,
 }
 
-/// Whether a human is asked how to go on between rounds.
+/// Whether a round waits for the previous one's evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Between {
-    /// A checkpoint: each round waits for the previous one's evaluation.
+    /// It waits: a human answers a checkpoint in between, or the model server serves one
+    /// request at a time, so arguments written alongside the evaluation would only queue
+    /// behind it (and be thrown away when it ends the debate).
     Checkpoint,
     /// Nobody waits: a round opens as soon as the previous one is argued, and its
     /// arguments run alongside that round's evaluation.

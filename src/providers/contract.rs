@@ -303,6 +303,10 @@ pub trait Provider: Send + Sync {
     }
     /// Send up to `requests` at once from now on.
     fn send_at_once(&self, _requests: usize) {}
+    /// How many requests it sends at once now (no server: as many as asked).
+    fn sends_at_once(&self) -> usize {
+        usize::MAX
+    }
     /// What its server says of itself (`debate doctor`): `None` for a provider without
     /// a server; an error when the server cannot be reached.
     async fn server_says(&self) -> Option<std::result::Result<ServerSays, String>> {

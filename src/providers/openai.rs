@@ -221,6 +221,10 @@ impl Provider for OpenAi {
         self.endpoint.send_at_once(requests);
     }
 
+    fn sends_at_once(&self) -> usize {
+        self.endpoint.at_once.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     async fn server_says(&self) -> Option<std::result::Result<ServerSays, String>> {
         Some(probe::said(&self.endpoint).await.map(|(says, _)| says))
     }

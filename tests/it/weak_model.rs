@@ -88,6 +88,10 @@ async fn server(perspective: &'static str, answer: Answer) -> (String, Arc<Atomi
 }
 
 fn debate(sandbox: &Sandbox, base: &str) -> std::process::Output {
+    debate_rounds(sandbox, base, "1")
+}
+
+fn debate_rounds(sandbox: &Sandbox, base: &str, rounds: &str) -> std::process::Output {
     git(&sandbox.repo, &["config", "user.name", "Test"]);
     git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
     let config = sandbox.openai_compatible(base, "", "");
@@ -96,7 +100,7 @@ fn debate(sandbox: &Sandbox, base: &str) -> std::process::Output {
         .env("DEBATE_TEST_KEY", "sk-test")
         .arg("--config")
         .arg(&config)
-        .args(["-p", "2", "-r", "1", "--no-checkpoints", QUESTION])
+        .args(["-p", "2", "-r", rounds, "--no-checkpoints", QUESTION])
         .output()
         .unwrap()
 }
@@ -155,4 +159,25 @@ async fn an_answer_that_echoes_its_prompt_is_a_failed_contribution() {
     assert!(record.contains(&named), "{record}");
     let decision = &record[..record.find("## Transcript").unwrap_or(record.len())];
     assert!(!decision.contains("You are the debater for the perspective"), "never quoted as an argument: {decision}");
+}
+
+/// Against a server that serves one request at a time, round 2's arguments are not
+/// written alongside round 1's evaluation: they would only queue behind it, and be thrown
+/// away when it ends the debate. Against one that serves many, they are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_request_at_a_time_means_no_arguments_written_ahead() {
+    use crate::common::llm::{MockLlm, ok};
+    for (owned_by, ahead) in [("me", false), ("vllm", true)] {
+        // The evaluation of round 1 finds agreement: the debate ends there.
+        let mock =
+            MockLlm::serving(|body, _| prompt_of(body).contains("Evaluate round 1").then(|| ok(body, AGREE)), owned_by)
+                .await;
+        let sandbox = Sandbox::new();
+        let out = debate_rounds(&sandbox, &mock.base_url(), "3");
+        assert!(out.status.success(), "{owned_by}: {}", text(&out.stderr));
+        let written_ahead =
+            mock.requests().iter().filter(|r| prompt_of(&r["body"]).contains("Write your round-2 argument")).count();
+        assert_eq!(written_ahead > 0, ahead, "{owned_by}: {written_ahead} round-2 arguments written");
+        assert_eq!(sandbox.shown()["rounds"], 1, "{owned_by}: the evaluation ended it after round 1");
+    }
 }
