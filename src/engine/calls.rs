@@ -77,9 +77,13 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
             moderator::<SynthesisAnswer>(state, Purpose::Synthesis, 0, prompt, SYNTHESIS_TOKENS, brief)
         }
         Ask::Stance { seat, round, kind } => {
-            let prompt = prompts::stance(state, *seat, *round, *kind);
+            let prompt = prompts::stance(state, *seat, *round, *kind, size);
             let mut request =
                 moderator::<StanceAnswer>(state, Purpose::Stance, *round, prompt, STANCE_TOKENS, Brief::None);
+            // The schema lists the options in the order the prompt does.
+            let (panel, listed) = (state.panel_names(), state.options_listed(*seat, *round, *kind));
+            let names = answers::Names { panel: &panel, options: &listed };
+            request.schema = Some(Schema { name: StanceAnswer::NAME, value: answers::schema::<StanceAnswer>(&names) });
             request.perspective = Some(state.panel[*seat].name().to_string());
             request.temperature = state.snapshot.debater.temperature;
             request

@@ -423,6 +423,7 @@ impl Engine<'_> {
             match result {
                 Ok(completion) => {
                     let (text, stance) = stance::split(&completion.text, &state.analysis.options);
+                    let stance = stance.map(|s| first_listed(state, s, seat, round, kind));
                     let contribution = Contribution {
                         seat,
                         kind,
@@ -488,7 +489,9 @@ impl Engine<'_> {
             let (stance, usage) = match asked {
                 Ok(Ok(completion)) => {
                     let read = answers::read::<StanceAnswer>(&completion.text).ok();
-                    let stance = read.and_then(|answer| stance::from_answer(answer, &state.analysis.options));
+                    let stance = read
+                        .and_then(|answer| stance::from_answer(answer, &state.analysis.options))
+                        .map(|s| first_listed(state, s, seat, round, kind));
                     (stance.unwrap_or_else(Stance::unknown), completion.usage)
                 }
                 Ok(Err(_)) => (Stance::unknown(), Usage::default()),
@@ -663,6 +666,13 @@ impl Engine<'_> {
         self.events.recorded(&done, &published, draft.as_ref());
         Ok(())
     }
+}
+
+/// `stance`, marked when it names the option its request listed first.
+fn first_listed(state: &DebateState, mut stance: Stance, seat: usize, round: u32, kind: ContributionKind) -> Stance {
+    stance.first_listed =
+        stance.option.is_some() && state.options_listed(seat, round, kind).first() == stance.option.as_ref();
+    stance
 }
 
 /// Each debater's latest argument and final stance.

@@ -159,7 +159,7 @@ pub fn ending(state: &DebateState) -> Option<EndReason> {
     if settled && evaluation.agreement && stances_agree(state) {
         return Some(EndReason::Agreement);
     }
-    if settled && evaluation.clear_winner.is_some() {
+    if settled && evaluation.clear_winner.as_deref().is_some_and(|winner| stances_back(state, winner)) {
         return Some(EndReason::ClearWinner);
     }
     let measured = detection::stagnating(&state.measures(), rules.repetition_threshold.0, rules.novelty_threshold.0);
@@ -182,6 +182,20 @@ pub fn stances_agree(state: &DebateState) -> bool {
     let options: Vec<Option<&String>> =
         state.latest_stances().into_iter().map(|(_, stance)| stance.and_then(|s| s.option.as_ref())).collect();
     options.first().is_some_and(|first| first.is_some() && options.iter().all(|o| o == first))
+}
+
+/// The stances back the moderator's clear winner: its latest stance was read, and more
+/// than half the active debaters' latest stances name the same option (the others
+/// conceded to it). A winner named against the stances, or by a model that only
+/// follows the list, ends nothing.
+fn stances_back(state: &DebateState, winner: &str) -> bool {
+    let stances = state.latest_stances();
+    let option =
+        |seat: usize| stances.iter().find(|(s, _)| *s == seat).and_then(|(_, st)| st.and_then(|s| s.option.as_ref()));
+    let Some(seat) = state.panel.iter().position(|s| s.name() == winner) else { return false };
+    let Some(chosen) = option(seat) else { return state.analysis.options.is_empty() };
+    let with_it = stances.iter().filter(|(s, _)| option(*s) == Some(chosen)).count();
+    with_it * 2 > stances.len()
 }
 
 fn moderator_finds_stagnation(state: &DebateState) -> bool {
@@ -308,6 +322,13 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreas
                 round.number
             ));
         }
+    }
+    if state.stances_follow_the_list() {
+        degradations.push(
+            "Every stance named the option its request listed first, though the order changed from request to request: \
+             the model followed the list, so the stances were not read as anyone's position."
+                .into(),
+        );
     }
     if state.end_reason == Some(EndReason::Timeout) {
         degradations.push("The debate was cut short by a timeout.".into());
@@ -472,13 +493,37 @@ mod tests {
                 Step::StartRound(2),
             ),
             (
-                "a clear winner in round 2",
+                "a clear winner in round 2, the other conceded to it",
+                || {
+                    let mut s = with_rounds(2);
+                    evaluated(&mut s, |e| e.clear_winner = Some("Operational Simplicity".into()));
+                    same_stance(&mut s);
+                    s
+                },
+                Step::Conclude(EndReason::ClearWinner),
+            ),
+            (
+                "a clear winner the stances do not back",
                 || {
                     let mut s = with_rounds(2);
                     evaluated(&mut s, |e| e.clear_winner = Some("Operational Simplicity".into()));
                     s
                 },
-                Step::Conclude(EndReason::ClearWinner),
+                Step::StartRound(3),
+            ),
+            (
+                "a clear winner among stances that only followed the list",
+                || {
+                    let mut s = with_rounds(2);
+                    evaluated(&mut s, |e| e.clear_winner = Some("Operational Simplicity".into()));
+                    same_stance(&mut s);
+                    for c in s.rounds.iter_mut().flat_map(|r| r.arguments.iter_mut().chain(r.rebuttals.iter_mut())) {
+                        c.stance.as_mut().unwrap().first_listed = true;
+                    }
+                    s.rounds[0].arguments[0].stance.as_mut().unwrap().option = Some("Redis".into());
+                    s
+                },
+                Step::StartRound(3),
             ),
             (
                 "the moderator finds it stagnating twice",
@@ -829,6 +874,21 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn stances_that_only_followed_the_list_are_a_degradation() {
+        let mut state = with_rounds(2);
+        same_stance(&mut state);
+        state.rounds[0].arguments[0].stance.as_mut().unwrap().option = Some("Redis".into());
+        let plain = outcome(&state, fixture::synthesis(), Source::Structured, &[]);
+        assert!(plain.degradations.is_empty(), "{:?}", plain.degradations);
+        for c in state.rounds.iter_mut().flat_map(|r| r.arguments.iter_mut().chain(r.rebuttals.iter_mut())) {
+            c.stance.as_mut().unwrap().first_listed = true;
+        }
+        let followed = outcome(&state, fixture::synthesis(), Source::Structured, &[]);
+        assert!(followed.degradations.iter().any(|d| d.contains("followed the list")), "{:?}", followed.degradations);
+        assert!(state.latest_stances().iter().all(|(_, stance)| stance.is_none()));
     }
 
     #[test]

@@ -380,12 +380,39 @@ impl DebateState {
     }
 
     /// Each active debater's latest stance: from its latest contribution that has one
-    /// read, in seat order.
+    /// read, in seat order. None, when the stances only ever named the option listed
+    /// first (see `stances_follow_the_list`): they say nothing of where anyone stands.
     pub fn latest_stances(&self) -> Vec<(usize, Option<&Stance>)> {
+        let say_nothing = self.stances_follow_the_list();
         self.active_seats()
             .into_iter()
-            .map(|seat| (seat, self.rounds.iter().rev().find_map(|r| r.stance(seat))))
+            .map(|seat| (seat, self.rounds.iter().rev().find_map(|r| r.stance(seat)).filter(|_| !say_nothing)))
             .collect()
+    }
+
+    /// The considered options in the order the debater at `seat` is shown them for its
+    /// `kind` of `round`: rotated from one request to the next, so that no option is
+    /// always first (a weak model whose answer a schema constrains picks whatever is
+    /// listed first).
+    pub fn options_listed(&self, seat: usize, round: u32, kind: ContributionKind) -> Vec<String> {
+        let options = &self.analysis.options;
+        let first = (seat + round as usize + usize::from(kind == ContributionKind::Rebuttal)) % options.len().max(1);
+        options.iter().cycle().skip(first).take(options.len()).cloned().collect()
+    }
+
+    /// Every stance read (four at least, on two options or more) named the option its
+    /// request listed first, though the order rotated: the model follows the list, not
+    /// an argument, and its stances carry no signal.
+    pub fn stances_follow_the_list(&self) -> bool {
+        let read: Vec<&Stance> = self
+            .rounds
+            .iter()
+            .flat_map(|r| r.contributions())
+            .filter_map(|c| c.stance.as_ref())
+            .filter(|s| s.option.is_some())
+            .collect();
+        let named: std::collections::BTreeSet<&Option<String>> = read.iter().map(|s| &s.option).collect();
+        read.len() >= 4 && named.len() >= 2 && read.iter().all(|s| s.first_listed)
     }
 
     pub fn measures(&self) -> Vec<RoundMeasures> {

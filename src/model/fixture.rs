@@ -95,6 +95,7 @@ pub fn contribution(seat: usize, kind: ContributionKind, text: &str) -> Contribu
             confidence: Some(Confidence::Medium),
             would_change_if: String::new(),
             concedes: String::new(),
+            first_listed: false,
         }),
     }
 }

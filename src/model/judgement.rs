@@ -35,6 +35,10 @@ pub struct Stance {
     /// What the debater grants the others.
     #[serde(default)]
     pub concedes: String,
+    /// The option is the one its request listed first (the order rotates from request to
+    /// request): a model that only ever takes the first says nothing by it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub first_listed: bool,
 }
 
 impl Stance {
@@ -42,7 +46,13 @@ impl Stance {
     pub const MARKER: &str = "STANCE:";
 
     pub fn unknown() -> Stance {
-        Stance { option: None, confidence: None, would_change_if: String::new(), concedes: String::new() }
+        Stance {
+            option: None,
+            confidence: None,
+            would_change_if: String::new(),
+            concedes: String::new(),
+            first_listed: false,
+        }
     }
 
     /// "Redis (low)", or "unknown (low)" when the option could not be read.

@@ -5,7 +5,8 @@
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
-use std::sync::LazyLock;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -56,10 +57,14 @@ fn restrict(value: &mut Value, names: &Names) {
                     _ => Some(&mut *object),
                 };
                 let Some(target) = target else { continue };
-                let mut allowed: Vec<Value> = choices.iter().cloned().map(Value::String).collect();
-                if target.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&Value::from("null"))) {
-                    allowed.push(Value::Null);
-                }
+                // `null` first: a model that takes whatever is listed first then names nobody.
+                let nullable =
+                    target.get("type").and_then(Value::as_array).is_some_and(|t| t.contains(&Value::from("null")));
+                let allowed: Vec<Value> = nullable
+                    .then_some(Value::Null)
+                    .into_iter()
+                    .chain(choices.iter().cloned().map(Value::String))
+                    .collect();
                 target.insert("enum".into(), Value::Array(allowed));
             }
             object.values_mut().for_each(|v| restrict(v, names));
@@ -142,9 +147,58 @@ pub enum Unreadable {
 
 /// The first JSON object in `text` that reads as `T`.
 /// A value that only repeats the prompt's shape hint (`"<why, in a sentence>"`) is
-/// empty, not content: a weak model echoes the placeholders it was shown.
+/// empty, not content: a weak model echoes the placeholders it was shown, with or
+/// without their angle brackets.
 pub fn read<T: Answer>(text: &str) -> Result<T, Unreadable> {
-    Ok(json::extract(&without_placeholders(text))?)
+    Ok(json::extract(&without_placeholders(&without_descriptions(text, &descriptions::<T>())))?)
+}
+
+/// The field descriptions of `T`'s schema (what its shape hint shows between `<` and
+/// `>`), each as `words` gives it; worked out once per answer type.
+fn descriptions<T: Answer>() -> Arc<HashSet<String>> {
+    type ByAnswer = HashMap<&'static str, Arc<HashSet<String>>>;
+    static KNOWN: LazyLock<Mutex<ByAnswer>> = LazyLock::new(Default::default);
+    let mut known = KNOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let found = known.entry(T::NAME).or_insert_with(|| {
+        let mut found = HashSet::new();
+        let schema = schema::<T>(&Names::default());
+        let mut stack = vec![&schema];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Object(object) => {
+                    found.extend(
+                        object.get("description").and_then(Value::as_str).map(words).filter(|w| w.contains(' ')),
+                    );
+                    stack.extend(object.values());
+                }
+                Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        Arc::new(found)
+    });
+    Arc::clone(found)
+}
+
+/// `text`'s words in lower case, one space apart: what is left when case, punctuation
+/// and brackets are not counted.
+fn words(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `text` with every JSON string that only spells out one of `descriptions` made a
+/// placeholder, which `without_placeholders` then empties.
+fn without_descriptions(text: &str, descriptions: &HashSet<String>) -> String {
+    static STRING: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""((?:[^"\\\n]|\\.)*)""#).expect("valid"));
+    STRING
+        .replace_all(text, |c: &regex::Captures| {
+            if descriptions.contains(&words(&c[1])) { r#""<echo>""#.to_string() } else { c[0].to_string() }
+        })
+        .into_owned()
 }
 
 static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""<[^"<>\n]{1,200}>""#).expect("valid"));

@@ -104,13 +104,16 @@ pub fn parse(text: &str, panel: &[String], options: &[String]) -> Result<Evaluat
             });
         }
     }
+    let off_topic: Vec<String> = verdict.off_topic.iter().filter_map(|n| on_panel(n)).collect();
+    // A winner the same answer finds off the question won nothing.
+    let clear_winner = verdict.clear_winner.as_deref().and_then(on_panel).filter(|w| !off_topic.contains(w));
     Ok(Evaluation {
         debaters,
         summary: verdict.summary,
         assessment: verdict.assessment.unwrap_or(Assessment::NewGround),
         agreement: verdict.agreement,
-        clear_winner: verdict.clear_winner.as_deref().and_then(on_panel),
-        off_topic: verdict.off_topic.iter().filter_map(|n| on_panel(n)).collect(),
+        clear_winner,
+        off_topic,
         new_points: verdict.new_points,
         open_tensions: verdict.open_tensions,
         fallback: false,
@@ -209,7 +212,7 @@ mod tests {
         );
         assert_eq!(
             schema["properties"]["clear_winner"]["enum"],
-            serde_json::json!(["Performance Advocate", "Operational Simplicity", null])
+            serde_json::json!([null, "Performance Advocate", "Operational Simplicity"])
         );
         assert_eq!(schema["properties"]["off_topic"]["items"]["enum"], serde_json::json!(panel));
     }
@@ -255,6 +258,36 @@ mod tests {
         assert!(local.fallback);
         let read = parse(&serde_json::to_string(&local).unwrap(), &["A".into()], &options()).unwrap();
         assert_eq!(read, Evaluation { fallback: false, ..local });
+    }
+
+    #[test]
+    fn a_winner_the_answer_finds_off_the_question_won_nothing() {
+        let e = parse(
+            r#"{"summary": "s", "clear_winner": "Performance Advocate", "off_topic": ["Performance Advocate"]}"#,
+            &panel(),
+            &options(),
+        )
+        .unwrap();
+        assert_eq!((e.clear_winner, e.off_topic), (None, vec!["Performance Advocate".to_string()]));
+    }
+
+    #[test]
+    fn a_summary_that_spells_out_its_own_instruction_is_empty() {
+        for echoed in [
+            "The round in 2-4 sentences, naming each perspective's position",
+            "<the round in 2-4 sentences, naming each perspective's position>",
+            "the round in 2–4 sentences; naming each perspective’s position.",
+        ] {
+            let answer =
+                serde_json::json!({"summary": echoed, "new_points": ["points raised for the first time", "pgbouncer"]});
+            assert!(
+                matches!(parse(&answer.to_string(), &panel(), &options()), Err(Unreadable::Missing("summary"))),
+                "{echoed}"
+            );
+        }
+        let answer = r#"{"summary": "The round in 2-4 sentences was long; each perspective's position held.", "new_points": ["points raised for the first time", "pgbouncer"]}"#;
+        let e = parse(answer, &panel(), &options()).unwrap();
+        assert_eq!(e.new_points, ["pgbouncer"], "a real summary stays, an echoed point goes");
     }
 
     #[test]

@@ -31,23 +31,20 @@ pub struct Size {
     quote: usize,
     /// One moderator summary quoted as history.
     summary: usize,
-    /// Earlier summaries a debater sees besides the current framing.
-    window: usize,
+    /// The rounds the debate so far gives in full, before it gives the older ones as
+    /// their summaries.
+    account: usize,
     /// The catalog is described in full, not by name only.
     catalog: bool,
-    /// The moderator reads the round before the one it judges in full, not only its
-    /// summary (debaters always do).
-    moderator_reads_previous: bool,
 }
 
 impl Size {
-    pub const NORMAL: Size =
-        Size { quote: 4_000, summary: 800, window: 2, catalog: true, moderator_reads_previous: true };
-    /// For a second try after the model said the prompt was too long. The project
-    /// context is never cut here: it was fitted to its budget when the debate started,
-    /// and the record says what the debaters read of it.
-    pub const COMPACT: Size =
-        Size { quote: 1_200, summary: 300, window: 1, catalog: false, moderator_reads_previous: false };
+    pub const NORMAL: Size = Size { quote: 4_000, summary: 800, account: 24_000, catalog: true };
+    /// For a second try after the model said the prompt was too long: every round but the
+    /// one asked about stands as its summary. The project context is never cut here: it
+    /// was fitted to its budget when the debate started, and the record says what the
+    /// debaters read of it.
+    pub const COMPACT: Size = Size { quote: 1_200, summary: 300, account: 0, catalog: false };
 }
 
 pub struct Prompt {
@@ -96,6 +93,16 @@ fn as_data(material: &str) -> String {
          request asks.\n\n{}\n\n{MATERIAL_END}\n\n",
         material.replace(MATERIAL_END, "END OF PROJECT  MATERIAL").trim_end()
     )
+}
+
+/// A debater's text as a prompt quotes it: capped, every line behind `> `, so nothing in
+/// it (a heading such as `## Your part`, an instruction) can pose as the prompt's own.
+fn quoted(text: &str, limit: usize) -> String {
+    let text = cap(text, limit).replace(MATERIAL_END, "END OF PROJECT  MATERIAL");
+    text.lines()
+        .map(|line| if line.trim().is_empty() { ">".to_string() } else { format!("> {line}") })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What every prompt of the debate starts with: the project, the question, its
@@ -233,57 +240,62 @@ fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
 /// own part last: a call continues the prefix the wave before it sent, and a provider's
 /// prefix cache serves it.
 pub fn argument(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
-    let mut own = debater_role(state, seat, round);
+    let mut own = String::from("\n");
+    own.push_str(&debater_role(state, seat, round));
     let _ = write!(own, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
-    own.push_str(&stance_request(state));
+    own.push_str(&stance_request(state, seat, round, ContributionKind::Argument));
     Prompt::continuing(state, so_far(state, round, Upto::Framing, size), own)
 }
 
-/// The stance line every contribution ends with, when there are options to choose.
-fn stance_request(state: &DebateState) -> String {
+/// The stance line every contribution ends with, when there are options to choose, the
+/// options in this request's order.
+fn stance_request(state: &DebateState, seat: usize, round: u32, kind: ContributionKind) -> String {
     match state.analysis.options.is_empty() {
         true => String::new(),
-        false => format!("\n{}", stance::instruction(&state.analysis.options)),
+        false => format!("\n{}", stance::instruction(&state.options_listed(seat, round, kind))),
     }
 }
 
-/// Ask a debater once more for the stance its contribution did not state. Short: the
-/// contribution and the options, no shared context.
-pub fn stance(state: &DebateState, seat: usize, round: u32, kind: ContributionKind) -> Prompt {
+/// Ask a debater once more for the stance its contribution did not state. It continues
+/// the debate so far up to that contribution (the prefix the next calls send too), so a
+/// local server's cache of its last prompt still serves them.
+pub fn stance(state: &DebateState, seat: usize, round: u32, kind: ContributionKind, size: Size) -> Prompt {
     let me = state.panel[seat].name();
-    let said = state
-        .rounds
-        .get(round as usize - 1)
-        .and_then(|r| r.contributions().find(|c| c.seat == seat && c.kind == kind))
-        .map_or(String::new(), |c| cap(&c.text, Size::NORMAL.quote));
-    let task = format!(
-        "You are the debater for the perspective \"{me}\". Your round-{round} {kind} was:\n\n{said}\n\n\
-         It did not end with your stance. The options: {}. Which one does it recommend? {}",
-        state.analysis.options.join("; "),
-        answer_with::<StanceAnswer>(state)
+    let upto = match kind {
+        ContributionKind::Argument => Upto::Arguments,
+        ContributionKind::Rebuttal => Upto::Rebuttals,
+    };
+    let listed = state.options_listed(seat, round, kind);
+    let names = answers::Names { panel: &state.panel_names(), options: &listed };
+    let own = format!(
+        "\n## Your part\n\nYou are the debater for the perspective \"{me}\". Your round-{round} {kind} above did not \
+         end with your stance. The options: {}. Which one does it recommend? Answer with one JSON object: {}",
+        listed.join("; "),
+        answers::shape::<StanceAnswer>(&names)
     );
-    Prompt { system: SYSTEM.into(), context: String::new(), task, shared: 0 }
+    Prompt::continuing(state, so_far(state, round, upto, size), own)
 }
 
 pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
-    let mut user = String::new();
+    let mut account = so_far(state, round, Upto::Arguments, size);
     if let Some(current) = state.rounds.get(round as usize - 1)
         && state.snapshot.debate.rebuttals == Rebuttals::Sequential
     {
         let before: Vec<Contribution> = current.rebuttals.iter().filter(|r| r.seat < seat).cloned().collect();
         if !before.is_empty() {
-            user.push_str("Rebuttals so far this round:\n");
-            quote_all(&mut user, state, &before, round, size);
+            account.push_str("\nRebuttals:\n");
+            quote_all(&mut account, state, &before, round, size);
         }
     }
+    let mut user = String::from("\n");
     user.push_str(&debater_role(state, seat, round));
     let _ = write!(
         user,
         "\nWrite your round-{round} rebuttal as {}: answer the other debaters' arguments by name and point.",
         state.panel[seat].name()
     );
-    user.push_str(&stance_request(state));
-    Prompt::continuing(state, so_far(state, round, Upto::Arguments, size), user)
+    user.push_str(&stance_request(state, seat, round, ContributionKind::Rebuttal));
+    Prompt::continuing(state, account, user)
 }
 
 /// How far into its round the debate so far goes.
@@ -298,61 +310,80 @@ enum Upto {
 }
 
 /// The debate so far, as every call about round `round` reads it before its own part:
-/// recent summaries, the previous round in full, this round's framing and every
-/// guidance given so far (it stays in force), then as much of this round as `upto` says.
+/// an account that only grows — each round as it happened: its framing (which carries
+/// the summary of the round before) and guidance, its arguments, its rebuttals — so every
+/// call continues the prefix the calls before it sent, round after round, and a prefix
+/// cache (a hosted API's, or a local server's that keeps only its last prompt) serves
+/// it. Once the rounds in full outgrow `size.account`, the older ones stand as their
+/// summaries from then on (the account's start changes once, then grows again).
 fn so_far(state: &DebateState, round: u32, upto: Upto, size: Size) -> String {
+    let first = first_in_full(state, round, size);
     let mut text = String::from("## The debate so far\n");
-    let previous_in_full = upto < Upto::Rebuttals || size.moderator_reads_previous;
-    let summarised = |r: &&Round| r.number + 1 < round || (!previous_in_full && r.number < round);
-    let earlier: Vec<&Round> = state.rounds.iter().filter(summarised).collect();
-    let shown = &earlier[earlier.len().saturating_sub(size.window)..];
-    if !shown.is_empty() {
-        text.push_str("\nModerator's summaries of earlier rounds:\n");
-        if earlier.len() > shown.len() {
-            let _ = writeln!(text, "(rounds 1–{} omitted)", earlier.len() - shown.len());
-        }
-        for r in shown {
-            if let Some(e) = &r.evaluation {
-                let _ = writeln!(text, "- Round {}: {}", r.number, cap(&e.summary, size.summary));
+    let summarised: Vec<&Round> = state.rounds.iter().filter(|r| r.number < first).collect();
+    if !summarised.is_empty() {
+        text.push_str("\nEarlier rounds, as the moderator summarised them:\n");
+        for r in summarised {
+            let summary = r.evaluation.as_ref().map_or("(not assessed)".to_string(), |e| cap(&e.summary, size.summary));
+            let _ = writeln!(text, "- Round {}: {}", r.number, one_line(&summary));
+            // Guidance stays in force, whatever became of its round.
+            if let Some(given) = &r.guidance {
+                let _ = writeln!(text, "  Guidance before it, still in force: {}", one_line(given));
             }
         }
     }
-    if let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)).filter(|_| previous_in_full)
-    {
-        let _ = writeln!(text, "\nRound {} in full:", previous.number);
-        let all: Vec<Contribution> = previous.arguments.iter().chain(&previous.rebuttals).cloned().collect();
-        quote_all(&mut text, state, &all, round, size);
+    for r in state.rounds.iter().filter(|r| r.number >= first && r.number <= round) {
+        let reached = match r.number < round {
+            true => Upto::Rebuttals,
+            false => upto,
+        };
+        text.push_str(&round_account(state, r, reached, size));
     }
-    if let Some(current) = state.rounds.get(round as usize - 1) {
-        let _ = writeln!(text, "\nModerator: {}\nDebaters: {}", current.framing, phase_instruction(state, round));
-        text.push_str(&guidance(state, round));
-        if upto >= Upto::Arguments {
-            text.push_str("\nArguments this round:\n");
-            quote_all(&mut text, state, &current.arguments, round, size);
-        }
-        if upto >= Upto::Rebuttals {
-            text.push_str("\nRebuttals this round:\n");
-            quote_all(&mut text, state, &current.rebuttals, round, size);
-        }
-    }
-    text.push('\n');
     text
 }
 
-/// Every guidance the humans gave up to `round`: each stays in force.
-fn guidance(state: &DebateState, round: u32) -> String {
-    let given: Vec<String> = state
-        .rounds
-        .iter()
-        .filter(|r| r.number <= round)
-        .filter_map(|r| r.guidance.as_ref().map(|g| format!("- before round {}: {g}", r.number)))
-        .collect();
-    match given.is_empty() {
-        true => String::new(),
-        false => {
-            format!("Guidance from the humans running this debate (all of it still in force):\n{}\n", given.join("\n"))
+/// One round of the account, as far as `upto`.
+fn round_account(state: &DebateState, round: &Round, upto: Upto, size: Size) -> String {
+    let mut text = format!(
+        "\n### Round {}\n\nModerator: {}\nDebaters: {}\n",
+        round.number,
+        round.framing,
+        phase_instruction(state, round.number)
+    );
+    if let Some(given) = &round.guidance {
+        let _ = writeln!(text, "Guidance from the humans running this debate, in force from here on: {given}");
+    }
+    if upto >= Upto::Arguments {
+        text.push_str("\nArguments:\n");
+        quote_all(&mut text, state, &round.arguments, round.number, size);
+    }
+    if upto >= Upto::Rebuttals && !round.rebuttals.is_empty() {
+        text.push_str("\nRebuttals:\n");
+        quote_all(&mut text, state, &round.rebuttals, round.number, size);
+    }
+    text
+}
+
+/// The first round the account of round `round` gives in full: it moves on only when the
+/// rounds in full before `round` have outgrown the budget, so the account keeps its
+/// start from one round to the next as long as it can.
+fn first_in_full(state: &DebateState, round: u32, size: Size) -> u32 {
+    // A compact account: the round asked about alone.
+    if size.account == 0 {
+        return round;
+    }
+    let mut first = 1;
+    for next in 2..=round {
+        let full: usize = state
+            .rounds
+            .iter()
+            .filter(|r| r.number >= first && r.number < next)
+            .map(|r| r.framing.len() + r.contributions().map(|c| c.text.len().min(size.quote) + 40).sum::<usize>())
+            .sum();
+        if full > size.account {
+            first = next - 1;
         }
     }
+    first
 }
 
 /// Contributions quoted in full (capped), starting from a different seat each round
@@ -363,13 +394,13 @@ fn quote_all(text: &mut String, state: &DebateState, contributions: &[Contributi
     let mut ordered: Vec<&Contribution> = contributions.iter().collect();
     ordered.sort_by_key(|c| (c.kind != ContributionKind::Argument, (c.seat + seats - first) % seats));
     for c in ordered {
-        let _ = writeln!(text, "[{} — {}]\n{}\n", state.panel[c.seat].name(), c.kind, cap(&c.text, size.quote));
+        let _ = writeln!(text, "[{} — {}]\n{}\n", state.panel[c.seat].name(), c.kind, quoted(&c.text, size.quote));
     }
 }
 
 /// The evaluation continues the prefix its round's rebuttals sent.
 pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, size: Size) -> Prompt {
-    let mut user = format!("## Your part\n\n{MODERATOR}\n\n");
+    let mut user = format!("\n## Your part\n\n{MODERATOR}\n\n");
     user.push_str("Local measures (share of each argument repeated from its own previous round):\n");
     for (seat, repetition) in measures.repetition.iter().enumerate() {
         if let Some(r) = repetition {
@@ -396,7 +427,7 @@ pub fn evaluation(state: &DebateState, round: u32, measures: &RoundMeasures, siz
 /// rather than in an evaluation of its own.
 pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
     let last = state.rounds.last();
-    let mut user = format!("## Your part\n\n{MODERATOR}\n\n### Where each perspective stood\n");
+    let mut user = format!("\n## Your part\n\n{MODERATOR}\n\n### Where each perspective stood\n");
     let spoke_last = |seat: usize| last.is_some_and(|r| r.contributions().any(|c| c.seat == seat));
     for (seat, panelist) in state.panel.iter().enumerate() {
         let history: Vec<String> = state
@@ -421,7 +452,7 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
             state.rounds.iter().rev().find_map(|r| r.contributions().find(|c| c.seat == seat && c.kind == kind))
         };
         for c in [latest(ContributionKind::Argument), latest(ContributionKind::Rebuttal)].into_iter().flatten() {
-            let _ = writeln!(user, "Its last {}: {}", c.kind, cap(&c.text, size.quote));
+            let _ = writeln!(user, "Its last {}:\n{}", c.kind, quoted(&c.text, size.quote));
         }
     }
     user.push_str("\n### The rounds\n");
@@ -611,15 +642,16 @@ mod tests {
         let mut state = third_round();
         state.rounds[1].guidance = Some("Assume the EU data centre".into());
         let measures = state.rounds[1].measures.clone().unwrap();
+        let given = "Guidance from the humans running this debate, in force from here on: ";
         for prompt in [argument(&state, 0, 3, Size::NORMAL), evaluation(&state, 3, &measures, Size::NORMAL)] {
-            assert!(prompt.task.contains("- before round 2: Assume the EU data centre"), "{}", prompt.task);
-            assert!(prompt.task.contains("- before round 3: Weigh our team's Postgres experience"), "{}", prompt.task);
+            assert!(prompt.task.contains(&format!("{given}Assume the EU data centre")), "{}", prompt.task);
+            assert!(prompt.task.contains(&format!("{given}Weigh our team's Postgres experience")), "{}", prompt.task);
         }
         let first_quoted = |round: u32| {
             let mut state = with_rounds(round);
             state.rounds[round as usize - 1].rebuttals.clear();
             let task = rebuttal(&state, 0, round, Size::NORMAL).task;
-            let at = task.find("Arguments this round:").unwrap();
+            let at = task.rfind("Arguments:").unwrap();
             task[at..].lines().nth(1).unwrap().to_string()
         };
         assert_eq!(first_quoted(1), "[Performance Advocate — argument]");
@@ -632,9 +664,9 @@ mod tests {
         state.snapshot.debate.rebuttals = Rebuttals::Sequential;
         state.rounds[0].rebuttals.truncate(1);
         let second = rebuttal(&state, 1, 1, Size::NORMAL).task;
-        assert!(second.contains("Rebuttals so far this round:") && second.contains("Seat 0 answers"), "{second}");
+        assert!(second.contains("\nRebuttals:\n") && second.contains("Seat 0 answers"), "{second}");
         let first = rebuttal(&state, 0, 1, Size::NORMAL).task;
-        assert!(!first.contains("Rebuttals so far this round:"), "{first}");
+        assert!(!first.contains("\nRebuttals:\n"), "{first}");
     }
 
     #[test]
@@ -688,18 +720,22 @@ mod sharing {
 
     /// A call's shared part: everything before its own part.
     fn shared_part(prompt: &Prompt) -> String {
-        assert!(prompt.task[prompt.shared..].starts_with("## Your part"), "{}", prompt.task);
+        assert!(prompt.task[prompt.shared..].trim_start().starts_with("## Your part"), "{}", prompt.task);
         format!("{}{}", prompt.context, &prompt.task[..prompt.shared])
     }
 
-    /// Each wave continues the prefix the one before it sent: the arguments', then the
-    /// rebuttals', then the evaluation's (which the synthesis after the round reads too).
+    /// Each wave continues the prefix the one before it sent — the arguments', then the
+    /// stances read again and the rebuttals', then the evaluation's (which the synthesis
+    /// after the round reads too) — and the next round's arguments continue it again.
     #[test]
     fn each_call_continues_the_prefix_of_the_wave_before() {
         let state = with_rounds(2);
         let measures = state.rounds[1].measures.clone().unwrap();
+        let first = with_rounds(1);
         let waves = [
+            evaluation(&first, 1, &first.rounds[0].measures.clone().unwrap(), Size::NORMAL),
             argument(&state, 1, 2, Size::NORMAL),
+            stance(&state, 1, 2, ContributionKind::Argument, Size::NORMAL),
             rebuttal(&state, 0, 2, Size::NORMAL),
             evaluation(&state, 2, &measures, Size::NORMAL),
             synthesis(&state, Size::NORMAL),
@@ -710,9 +746,33 @@ mod sharing {
         }
         assert_eq!(
             shared_part(&argument(&state, 0, 2, Size::NORMAL)),
-            shared_part(&waves[0]),
+            shared_part(&waves[1]),
             "the same for every seat"
         );
+    }
+
+    /// Rounds in full that outgrow the account's budget stand as their summaries from then
+    /// on (guidance kept in force), and the account grows again from there.
+    #[test]
+    fn an_account_that_outgrows_its_budget_summarises_its_oldest_rounds_once() {
+        let mut state = with_rounds(4);
+        for round in &mut state.rounds {
+            for c in round.arguments.iter_mut().chain(round.rebuttals.iter_mut()) {
+                c.text = format!("{} ", c.text).repeat(700);
+            }
+        }
+        state.rounds[0].guidance = Some("Assume the EU data centre".into());
+        let account = |round: u32| shared_part(&argument(&state, 0, round, Size::NORMAL));
+        assert!(!account(2).contains("Earlier rounds, as the moderator summarised them"));
+        let third = account(3);
+        assert!(
+            third.contains("- Round 1: ") && third.contains("still in force: Assume the EU data centre"),
+            "{third}"
+        );
+        assert!(!third.contains("### Round 1\n"), "round 1 stands as its summary");
+        let measures = state.rounds[2].measures.clone().unwrap();
+        let judged = shared_part(&evaluation(&state, 3, &measures, Size::NORMAL));
+        assert!(judged.starts_with(&third), "the round's calls continue its account");
     }
 
     #[test]

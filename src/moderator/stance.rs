@@ -67,6 +67,7 @@ pub fn from_answer(answer: StanceAnswer, options: &[String]) -> Option<Stance> {
         confidence,
         would_change_if: answer.would_change_if,
         concedes: answer.concedes,
+        first_listed: false,
     })
 }
 

@@ -874,6 +874,18 @@ mod tests {
     }
 
     #[test]
+    fn stances_that_only_followed_the_list_claim_no_dissent() {
+        let mut state = without_dissents(Some("Postgres"));
+        ended_on(&mut state, ["Postgres", "Postgres"]);
+        state.rounds[0].arguments[0].stance.as_mut().unwrap().option = Some("Redis".into());
+        for c in state.rounds.iter_mut().flat_map(|r| r.arguments.iter_mut().chain(&mut r.rebuttals)) {
+            c.stance.as_mut().unwrap().first_listed = true;
+        }
+        let view = section(&record(&state), "## Dissenting View");
+        assert_eq!(view, "The moderator recorded no dissenting view.");
+    }
+
+    #[test]
     fn without_stances_only_the_moderators_silence_is_reported() {
         let mut state = without_dissents(None);
         for c in state.rounds.iter_mut().flat_map(|r| r.arguments.iter_mut().chain(&mut r.rebuttals)) {

@@ -195,7 +195,7 @@ fn debater_prompts_carry_question_perspective_and_the_other_names() {
     // round 1 in full.
     let round2 = debater.iter().find(|p| p["round"] == 2).unwrap();
     let prompt = round2["prompt"].as_str().unwrap();
-    assert!(prompt.contains("Round 1 in full:") && !prompt.contains("Summary of round 1"), "{prompt}");
+    assert!(prompt.contains("### Round 1\n") && !prompt.contains("Summary of round 1"), "{prompt}");
 }
 
 #[test]
@@ -221,22 +221,28 @@ fn unlimited_budget_sends_no_completion_limit() {
     assert!(argument["max_tokens"].is_null());
 }
 
+/// The debate so far only grows, round after round: every debater call continues what
+/// the calls of the round before sent (a prefix cache serves it), and it stays within
+/// its budget (older rounds stand as their summaries once the rounds in full outgrow it).
 #[test]
-fn prompt_size_stays_bounded_as_rounds_grow() {
+fn the_debate_so_far_grows_round_after_round_within_its_budget() {
     let sandbox = Sandbox::new();
     let config = sandbox.scripted(&varied_answers(&PANEL, 5, CONTINUE));
     run_scripted(&sandbox, &config, &[]);
     let prompts = sandbox.prompts();
-    let size = |purpose: &str, round: u64, who: &str| {
+    let account = |purpose: &str, round: u64, who: &str| {
         let p =
             prompts.iter().find(|p| p["purpose"] == purpose && p["round"] == round && p["perspective"] == who).unwrap();
-        (p["system"].as_str().unwrap().len() + p["prompt"].as_str().unwrap().len()) as f64
+        let prompt = p["prompt"].as_str().unwrap();
+        prompt[..prompt.find("## Your part").unwrap()].trim_end().to_string()
     };
     for who in PANEL {
-        for purpose in ["argument", "rebuttal"] {
-            let ratio = size(purpose, 5, who) / size(purpose, 2, who);
-            assert!(ratio <= 1.5, "{who} {purpose}: round 5 / round 2 = {ratio:.2}");
+        for round in 2..=5 {
+            let before = account("rebuttal", round - 1, who);
+            let now = account("argument", round, who);
+            assert!(now.starts_with(&before), "round {round}'s argument continues round {}'s rebuttals", round - 1);
         }
+        assert!(account("argument", 5, who).len() < 24_000 + 8_000, "within the budget");
     }
 }
 

@@ -181,3 +181,47 @@ async fn one_request_at_a_time_means_no_arguments_written_ahead() {
         assert_eq!(sandbox.shown()["rounds"], 1, "{owned_by}: the evaluation ended it after round 1");
     }
 }
+
+/// A model that takes whatever option its request lists first, as a weak one does when a
+/// schema holds it to the list: the order rotates from request to request, so its
+/// stances name every option in turn. They are read as no signal: named in the record,
+/// no "no dissent" claimed, and its clear winner ends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stances_that_follow_the_list_order_are_no_signal() {
+    use crate::common::llm::{MockLlm, ok};
+    let first_listed = |prompt: &str| {
+        let listed = prompt.rsplit("{\"option\": \"").next()?;
+        Some(listed[..listed.find('"')?].to_string())
+    };
+    let mock = MockLlm::serving(
+        move |body, _| {
+            let prompt = prompt_of(body);
+            if prompt.contains("Evaluate round") {
+                let verdict = serde_json::json!({"summary": "Each perspective held its ground.", "assessment": "new_ground",
+                    "agreement": false, "clear_winner": PANEL[0], "off_topic": [], "new_points": ["cost"]});
+                return Some(ok(body, &verdict.to_string()));
+            }
+            let option = first_listed(&prompt).filter(|_| prompt.contains("You are the debater"))?;
+            let stance = format!(r#"STANCE: {{"option": "{option}", "confidence": "high"}}"#);
+            Some(ok(body, &format!("From my perspective {}\n{stance}", fresh_words(&prompt, 50))))
+        },
+        "vllm",
+    )
+    .await;
+    let sandbox = Sandbox::new();
+    let out = debate_rounds(&sandbox, &mock.base_url(), "3");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = sandbox.shown();
+    let stances: std::collections::BTreeSet<String> = shown["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["arguments"].as_array().unwrap().iter().chain(r["rebuttals"].as_array().unwrap()))
+        .filter_map(|c| c["stance"]["option"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(stances.len(), 2, "the rotated lists led it to name both options: {stances:?}");
+    assert_ne!(shown["ended_by"], "clear-winner", "{}", shown["ended_by"]);
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("the model followed the list"), "{record}");
+    assert!(!record.contains("No perspective dissented"), "{record}");
+}
