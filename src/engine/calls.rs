@@ -2,6 +2,7 @@
 //! second chances a call gets — a compact prompt after a context-length error, and a
 //! stricter instruction after a structured answer that cannot be read.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::catalog::Catalog;
@@ -9,7 +10,7 @@ use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpos
 use crate::moderator::answers::{self, Answer};
 use crate::moderator::detection;
 use crate::moderator::evaluation::RoundVerdict;
-use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICTER, Size};
+use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICT, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::stance::StanceAnswer;
 use crate::moderator::synthesis::SynthesisAnswer;
@@ -176,6 +177,9 @@ fn moderator<T: Answer>(
 pub struct Asked<'a> {
     pub provider: &'a dyn Provider,
     pub secrets: &'a Masker,
+    /// Set once a structured answer of this run could not be read: from then on every
+    /// structured call is asked for strictly at once, and only once.
+    pub strict: &'a AtomicBool,
 }
 
 /// One call. A failure that one more try may cure (a prompt too long, a request the
@@ -183,11 +187,27 @@ pub struct Asked<'a> {
 /// completion limit is asked for once more, shorter; the second answer is kept (marked
 /// truncated if it is cut off too), or the first if the second call fails.
 pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Option<TextSink>) -> Result<Completion> {
-    let mut normal = request(state, ask, Size::NORMAL);
+    ask_adding(to, state, ask, on_text, "").await
+}
+
+/// As `ask`, with `added` at the end of every prompt it sends.
+async fn ask_adding(
+    to: Asked<'_>,
+    state: &DebateState,
+    ask: &Ask<'_>,
+    on_text: Option<TextSink>,
+    added: &str,
+) -> Result<Completion> {
+    let asked = |size| {
+        let mut request = request(state, ask, size);
+        request.prompt.push_str(added);
+        request
+    };
+    let mut normal = asked(Size::NORMAL);
     normal.on_text = on_text.clone();
     let first = match timed(to, &normal).await {
         Err(first) if first.retryable() && !ask.optional() => {
-            let mut compact = request(state, ask, Size::COMPACT);
+            let mut compact = asked(Size::COMPACT);
             compact.on_text = on_text;
             timed(to, &compact)
                 .await
@@ -206,7 +226,7 @@ pub async fn ask(to: Asked<'_>, state: &DebateState, ask: &Ask<'_>, on_text: Opt
     if !first.truncated || !to.provider.identity().reasoned || ask.optional() || hopeless {
         return Ok(first);
     }
-    let mut shorter = request(state, ask, Size::NORMAL);
+    let mut shorter = asked(Size::NORMAL);
     shorter.prompt.push_str(SHORTER);
     match timed(to, &shorter).await {
         Ok(second) => Ok(Completion { usage: first.usage + second.usage, ..second }),
@@ -232,13 +252,21 @@ pub async fn ask_in_own_words(
 
 /// A structured answer and what `read` made of it. An answer that cannot be read is
 /// asked for once more with a stricter instruction; the completion then carries the
-/// tokens of both calls and the second answer's text.
+/// tokens of both calls and the second answer's text. Once one could not be read, the
+/// later ones of the run are asked strictly from the start, once: a model that needed
+/// telling (or would not listen) is not asked the same way again (a slow local model
+/// would spend minutes on each answer it cannot give).
 pub async fn ask_structured<T>(
     to: Asked<'_>,
     state: &DebateState,
     what: &Ask<'_>,
     read: impl Fn(&str) -> Option<T>,
 ) -> Result<(Completion, Option<T>)> {
+    if to.strict.load(Ordering::Relaxed) {
+        let only = ask_adding(to, state, what, None, STRICT).await?;
+        let value = read(&only.text);
+        return Ok((only, value));
+    }
     let first = ask(to, state, what, None).await?;
     if let Some(value) = read(&first.text) {
         return Ok((first, Some(value)));
@@ -247,6 +275,7 @@ pub async fn ask_structured<T>(
         // The offline provider would only say the same again.
         return Ok((first, None));
     }
+    to.strict.store(true, Ordering::Relaxed);
     let mut stricter = request(state, what, Size::NORMAL);
     stricter.prompt.push_str(STRICTER);
     let second = timed(to, &stricter).await?;

@@ -90,12 +90,20 @@ impl From<RecordError> for Stop {
 
 impl Engine<'_> {
     fn moderator(&self) -> Asked<'_> {
-        Asked { provider: self.providers.moderator.as_ref(), secrets: &self.providers.secrets }
+        Asked {
+            provider: self.providers.moderator.as_ref(),
+            secrets: &self.providers.secrets,
+            strict: &self.providers.strict,
+        }
     }
 
     /// Who argues at `seat`.
     fn debater(&self, seat: usize) -> Asked<'_> {
-        Asked { provider: self.providers.debater(seat).as_ref(), secrets: &self.providers.secrets }
+        Asked {
+            provider: self.providers.debater(seat).as_ref(),
+            secrets: &self.providers.secrets,
+            strict: &self.providers.strict,
+        }
     }
 
     /// Text the user typed during the debate, with keys and credentials masked (and a
@@ -354,7 +362,8 @@ impl Engine<'_> {
         let mut pending: FuturesUnordered<LocalBoxFuture<'_, Landed>> = seats
             .iter()
             .map(|&seat| -> LocalBoxFuture<'_, Landed> {
-                let (provider, secrets) = (self.providers.debater(seat).clone(), secrets.clone());
+                let (provider, secrets, strict) =
+                    (self.providers.debater(seat).clone(), secrets.clone(), self.providers.strict.clone());
                 let live_tx = live_tx.clone();
                 let sink = live.then(|| {
                     TextSink::new(move |text| {
@@ -363,7 +372,7 @@ impl Engine<'_> {
                 });
                 async move {
                     let what = format!("{} ({} {kind})", state.panel[seat].name(), round);
-                    let to = Asked { provider: provider.as_ref(), secrets: &secrets };
+                    let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict };
                     let ask = Ask::Debater { seat, round, kind };
                     let mut asked = calls::ask(to, state, &ask, sink.clone()).await;
                     // An answer that only repeats the prompt's placeholders is asked for
@@ -537,14 +546,15 @@ impl Engine<'_> {
     /// The moderator's evaluation of `round`, not yet stored. It holds its own handles
     /// on the moderator, so it can run alongside the next round's debaters.
     fn judging<'s>(&self, state: &'s DebateState, round: u32) -> Judging<'s> {
-        let (provider, secrets) = (self.providers.moderator.clone(), self.providers.secrets.clone());
+        let (provider, secrets, strict) =
+            (self.providers.moderator.clone(), self.providers.secrets.clone(), self.providers.strict.clone());
         async move {
             let measures = step::measure(state, round);
             let local = step::local_evaluation(state, round, &measures);
             let ask = Ask::Evaluation { round, measures: &measures, local: &local };
             let names = state.panel_names();
             let read = |text: &str| evaluation::parse(text, &names, &state.analysis.options).ok();
-            let to = Asked { provider: provider.as_ref(), secrets: &secrets };
+            let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict };
             let (completion, parsed) = calls::ask_structured(to, state, &ask, read).await?;
             Ok(Judged { evaluation: parsed.unwrap_or(local), measures, completion })
         }

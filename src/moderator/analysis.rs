@@ -43,7 +43,10 @@ pub fn analyse(question: &str) -> Analysis {
     let vague = named.len() < 2 && vague(question);
     let options = match named.len() {
         0 | 1 => options::yes_no(question).unwrap_or_default(),
-        _ => named,
+        _ => {
+            let kept = options::kept(question, &named);
+            named.into_iter().chain(kept).collect()
+        }
     };
     let panel_size = match options.len() {
         2 => 2,

@@ -139,6 +139,9 @@ pub fn shared(state: &DebateState) -> String {
         for (i, option) in state.analysis.options.iter().enumerate() {
             let _ = writeln!(text, "{}. {option}", i + 1);
         }
+        text.push_str(
+            "\nA debater's stance names exactly one of them: the one its perspective would recommend for this project now.\n",
+        );
     }
     text.push_str("\n## The panel\n\n");
     for seat in &state.panel {
@@ -220,20 +223,14 @@ fn phase_instruction(state: &DebateState, round: u32) -> &'static str {
 /// Who the debater at `seat` is. How every debater argues is in the system prompt, its
 /// priorities in the panel and this round's part in the debate so far, which every call
 /// shares: this part is short.
-fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
+fn debater_role(state: &DebateState, seat: usize) -> String {
     let others: Vec<&str> = state.panel.iter().enumerate().filter(|(i, _)| *i != seat).map(|(_, s)| s.name()).collect();
-    let mut text = format!(
-        "## Your part\n\nYou are the debater for the perspective \"{}\" (its priorities and the trade-offs it accepts \
-         are in the panel above): a viewpoint, not a persona. The other debaters: {}. Round {round} of at most {}.",
+    format!(
+        "## Your part\n\nYou are the debater for \"{}\", a perspective of the panel above (a viewpoint, not a persona), \
+         against {}.\n",
         state.panel[seat].name(),
         others.join(", "),
-        state.snapshot.debate.max_rounds.0
-    );
-    if let Some(words) = words_asked(state) {
-        let _ = write!(text, " Keep each answer under about {words} words.");
-    }
-    text.push('\n');
-    text
+    )
 }
 
 /// Every debater call reads the debate so far first, the same for each seat, and its
@@ -241,7 +238,7 @@ fn debater_role(state: &DebateState, seat: usize, round: u32) -> String {
 /// prefix cache serves it.
 pub fn argument(state: &DebateState, seat: usize, round: u32, size: Size) -> Prompt {
     let mut own = String::from("\n");
-    own.push_str(&debater_role(state, seat, round));
+    own.push_str(&debater_role(state, seat));
     let _ = write!(own, "\nWrite your round-{round} argument as {}.", state.panel[seat].name());
     own.push_str(&stance_request(state, seat, round, ContributionKind::Argument));
     Prompt::continuing(state, so_far(state, round, Upto::Framing, size), own)
@@ -268,7 +265,7 @@ pub fn stance(state: &DebateState, seat: usize, round: u32, kind: ContributionKi
     let listed = state.options_listed(seat, round, kind);
     let names = answers::Names { panel: &state.panel_names(), options: &listed };
     let own = format!(
-        "\n## Your part\n\nYou are the debater for the perspective \"{me}\". Your round-{round} {kind} above did not \
+        "\n## Your part\n\nYou are the debater for \"{me}\". Your round-{round} {kind} above did not \
          end with your stance. The options: {}. Which one does it recommend? Answer with one JSON object: {}",
         listed.join("; "),
         answers::shape::<StanceAnswer>(&names)
@@ -288,7 +285,7 @@ pub fn rebuttal(state: &DebateState, seat: usize, round: u32, size: Size) -> Pro
         }
     }
     let mut user = String::from("\n");
-    user.push_str(&debater_role(state, seat, round));
+    user.push_str(&debater_role(state, seat));
     let _ = write!(
         user,
         "\nWrite your round-{round} rebuttal as {}: answer the other debaters' arguments by name and point.",
@@ -344,11 +341,15 @@ fn so_far(state: &DebateState, round: u32, upto: Upto, size: Size) -> String {
 /// One round of the account, as far as `upto`.
 fn round_account(state: &DebateState, round: &Round, upto: Upto, size: Size) -> String {
     let mut text = format!(
-        "\n### Round {}\n\nModerator: {}\nDebaters: {}\n",
+        "\n### Round {}\n\nModerator: {}\nDebaters: {}",
         round.number,
         round.framing,
         phase_instruction(state, round.number)
     );
+    if let Some(words) = words_asked(state) {
+        let _ = write!(text, " Keep each answer under about {words} words.");
+    }
+    text.push('\n');
     if let Some(given) = &round.guidance {
         let _ = writeln!(text, "Guidance from the humans running this debate, in force from here on: {given}");
     }
@@ -568,6 +569,9 @@ fn answer_with<T: Answer>(state: &DebateState) -> String {
 /// Added to a structured request whose first answer could not be read.
 pub const STRICTER: &str = "\n\nYour previous answer could not be read as the JSON object asked for. Answer again with \
 only that JSON object: no prose, no code fences, no comments.";
+
+/// Added to every structured request once one answer of the run could not be read.
+pub const STRICT: &str = "\n\nAnswer with only that JSON object: no prose, no code fences, no comments.";
 
 /// Added to a request whose answer stopped at the completion limit.
 /// How many words a debater is asked to keep each answer under, from the token budget.

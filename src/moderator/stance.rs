@@ -93,8 +93,7 @@ pub fn instruction(options: &[String]) -> String {
     format!(
         "End your answer with one line that starts with `{MARKER}` followed by a JSON object: \
          {{\"option\": {choices}, \"confidence\": \"high\" | \"medium\" | \"low\", \"would_change_if\": \
-         \"<what would change your mind>\", \"concedes\": \"<what you grant the others>\"}}. Name exactly one of the \
-         options; choose the one your perspective would recommend for this project now."
+         \"<what would change your mind>\", \"concedes\": \"<what you grant the others>\"}}."
     )
 }
 

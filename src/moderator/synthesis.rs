@@ -309,6 +309,10 @@ fn from_markdown(text: &str, known: &Known) -> Option<Synthesis> {
         })
         .collect();
     let chosen_option = section(&["chosen"]).first().and_then(|c| matching(c, known.options));
+    let rationale = match chosen_option {
+        Some(_) => "the moderator's synthesis names it (read from its free text, not its structured answer)".into(),
+        None => String::new(),
+    };
     Some(Synthesis {
         title: String::new(),
         perspectives,
@@ -318,7 +322,7 @@ fn from_markdown(text: &str, known: &Known) -> Option<Synthesis> {
             .map(|option| OptionAssessment { option: option.clone(), pros: Vec::new(), cons: Vec::new() })
             .collect(),
         chosen_option,
-        rationale: String::new(),
+        rationale,
         agreement: section(&["agreement", "agree"]),
         tensions: section(&["tension", "unresolved"]),
         recommendation,
@@ -357,6 +361,16 @@ pub fn from_transcript(latest: &[Latest], last_summary: &str, options: &[String]
         [one] => Some((*one).clone()),
         _ => None,
     };
+    // The reason given for it is the only one there is: the stances.
+    let rationale = chosen_option.as_ref().map_or(String::new(), |chosen| {
+        let (named, of) = (votes(chosen), latest.len());
+        let who = match (named == of, of) {
+            (true, 2) => "both debaters' last stances named it".to_string(),
+            (true, _) => "every debater's last stance named it".to_string(),
+            (false, _) => format!("{named} of {of} debaters' last stances named it, more than any other option"),
+        };
+        format!("{who}; no synthesis could be read from the moderator")
+    });
     let mut synthesis = Synthesis {
         // No model names the decision: the question's own title stands.
         title: String::new(),
@@ -366,7 +380,7 @@ pub fn from_transcript(latest: &[Latest], last_summary: &str, options: &[String]
             .map(|option| OptionAssessment { option: option.clone(), pros: Vec::new(), cons: Vec::new() })
             .collect(),
         chosen_option,
-        rationale: String::new(),
+        rationale,
         agreement: Vec::new(),
         tensions: Vec::new(),
         recommendation: format!("No synthesis could be read from the moderator. Its last summary: {last_summary}"),
@@ -521,6 +535,18 @@ mod tests {
         ];
         let s = from_transcript(&latest, "They converged.", &options());
         assert_eq!(s.chosen_option.as_deref(), Some("Postgres"));
+        // The reason it gives is the one it had.
+        assert_eq!(s.rationale, "both debaters' last stances named it; no synthesis could be read from the moderator");
+        let on = |perspective, option| Latest { perspective, text: "A point.", option: Some(option) };
+        let three = [on("A", "Redis"), on("B", "Postgres"), on("C", "Postgres")];
+        let most = from_transcript(&three, "They split.", &options());
+        assert_eq!(
+            most.rationale,
+            "2 of 3 debaters' last stances named it, more than any other option; no synthesis could be read from the moderator"
+        );
+        let split = [on("A", "Redis"), on("B", "Postgres")];
+        let none = from_transcript(&split, "They split.", &options());
+        assert_eq!((none.chosen_option, none.rationale), (None, String::new()));
         assert_eq!(s.perspectives[0].key_arguments, ["Redis serves p99. (its last argument)"]);
         let (mut parsed, _) =
             read(r#"{"recommendation": "x", "perspectives": [{"name": "Nobody", "key_arguments": ["y"]}]}"#).unwrap();

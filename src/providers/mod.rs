@@ -13,6 +13,7 @@ mod sse;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::model::{ProviderDef, ProviderKind, RoleChoice};
@@ -41,6 +42,8 @@ pub struct Panel {
     pub debaters: Vec<Arc<dyn Provider>>,
     /// Every key this run knows, masked in every answer before it is stored or shown.
     pub secrets: Arc<Masker>,
+    /// A structured answer of this run could not be read (see `engine::calls::ask_structured`).
+    pub strict: Arc<AtomicBool>,
 }
 
 impl Panel {
@@ -239,7 +242,7 @@ pub fn build_panel<'a>(
     let mut keys = configured_keys(settings);
     keys.extend(definitions.iter().filter_map(|(name, def)| key_for(name, def, settings).ok()?.value));
     secrets::guard(keys);
-    Ok(Panel { moderator: moderator_provider, debaters, secrets: secrets::keys() })
+    Ok(Panel { moderator: moderator_provider, debaters, secrets: secrets::keys(), strict: Arc::default() })
 }
 
 /// Every API key the settings and the environment hold: each configured provider's

@@ -170,7 +170,7 @@ fn debater_prompts_carry_question_perspective_and_the_other_names() {
         assert!(user.contains(QUESTION), "question missing: {user}");
         let part = &user[user.find("## Your part").expect("the debater's own part comes after the shared context")..];
         assert!(part.contains(&format!("\"{me}\"")) && part.contains(other), "names missing: {part}");
-        assert!(part.contains("the trade-offs it accepts are in the panel above"), "{part}");
+        assert!(part.contains("a perspective of the panel above"), "{part}");
         assert!(user.contains(&format!("- {me}: priorities ")), "the panel, before the call's own part: {user}");
         assert!(user.contains("Keep each answer under about 450 words"), "{user}");
         assert_eq!(

@@ -291,7 +291,8 @@ async fn on_a_terminal_debaters_stream_in_panel_order_without_interleaving() {
 }
 
 #[test]
-fn an_unreadable_structured_answer_is_asked_for_once_more_with_a_stricter_instruction() {
+fn an_unreadable_structured_answer_is_asked_for_once_more_with_a_stricter_instruction_and_later_ones_strictly_at_once()
+{
     let sandbox = Sandbox::new();
     let answers = varied_answers(&PANEL, 1, AGREE).replacen(
         "answers:\n",
@@ -311,6 +312,11 @@ fn an_unreadable_structured_answer_is_asked_for_once_more_with_a_stricter_instru
     let evaluations: Vec<Value> = sandbox.prompts().into_iter().filter(|p| p["purpose"] == "evaluation").collect();
     assert_eq!(evaluations.len(), 2);
     assert!(evaluations[1]["prompt"].as_str().unwrap().contains("could not be read as the JSON object"));
+    // Not asked the same way again: the synthesis is asked strictly at once, and once.
+    let syntheses: Vec<Value> = sandbox.prompts().into_iter().filter(|p| p["purpose"] == "synthesis").collect();
+    assert_eq!(syntheses.len(), 1);
+    let prompt = syntheses[0]["prompt"].as_str().unwrap();
+    assert!(prompt.ends_with("Answer with only that JSON object: no prose, no code fences, no comments."), "{prompt}");
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
     assert!(record.contains("ended_by: agreement") && !record.contains("was unreadable"), "{record}");
 }

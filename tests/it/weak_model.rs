@@ -50,7 +50,7 @@ async fn server(perspective: &'static str, answer: Answer) -> (String, Arc<Atomi
                 }
                 let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                 let prompt = prompt_of(&body);
-                let ours = prompt.contains(&format!("You are the debater for the perspective \"{perspective}\""))
+                let ours = prompt.contains(&format!("You are the debater for \"{perspective}\""))
                     && prompt.contains("Write your round-1 argument");
                 let text = match (ours, answer) {
                     (true, Answer::Loops) => format!("{BEFORE} {}", TURN.repeat(200)),
@@ -158,7 +158,7 @@ async fn an_answer_that_echoes_its_prompt_is_a_failed_contribution() {
     let named = format!("{}'s round-1 argument said nothing of its own", PANEL[1]);
     assert!(record.contains(&named), "{record}");
     let decision = &record[..record.find("## Transcript").unwrap_or(record.len())];
-    assert!(!decision.contains("You are the debater for the perspective"), "never quoted as an argument: {decision}");
+    assert!(!decision.contains("You are the debater for"), "never quoted as an argument: {decision}");
 }
 
 /// Against a server that serves one request at a time, round 2's arguments are not

@@ -72,6 +72,10 @@ pub fn named(question: &str) -> Vec<String> {
         return cjk;
     }
     let tokens = tokens(question);
+    let phrases = phrase_list(&tokens);
+    if phrases.len() >= 2 {
+        return phrases;
+    }
     let lower: Vec<String> = tokens.iter().map(|t| t.to_lowercase()).collect();
     if let Some(at) = lower.iter().position(|t| BETWEEN.contains(&t.as_str())) {
         let found = split_list(&tokens[at + 1..]);
@@ -149,6 +153,55 @@ fn right_of(tokens: &[String], connector: usize) -> Vec<String> {
             false => return found,
         }
     }
+}
+
+/// Most words an option of a list of phrases has.
+const PHRASE_WORDS: usize = 10;
+/// Words that end the first phrase of a list on the left: who is asked, and how.
+const SUBJECTS: &[&str] = &[
+    "should", "shall", "would", "could", "can", "will", "must", "do", "does", "we", "i", "you", "they", "our", "us",
+    "which", "what", "whether", "either",
+];
+/// Words that end the last phrase of a list on the right: what the choice is for.
+const PHRASE_ENDS: &[&str] = &["for", "when", "given", "if", "because", "since", "while", "so", "but"];
+
+/// A list of whole phrases, "keep one Mutex-protected HashMap, shard the keyspace across
+/// several locks, or give each shard its own task?": items between commas, one of them
+/// longer than a name runs (`OPTION_WORDS`), so the list is of courses of action, each
+/// kept whole. The first item starts after who is asked ("should mini-redis"), the last
+/// runs to the end of the sentence or what the choice is for. None for a list of names.
+fn phrase_list(tokens: &[String]) -> Vec<String> {
+    let Some(at) = (0..tokens.len()).find(|&at| is_connector(tokens, at) && at > 0 && tokens[at - 1] == ",") else {
+        return Vec::new();
+    };
+    let clause = tokens[..at].iter().rposition(|t| STOPS.contains(&t.as_str())).map_or(0, |i| i + 1);
+    let items: Vec<&[String]> = tokens[clause..at - 1].split(|t| t == ",").collect();
+    let Some((first, middle)) = items.split_first() else { return Vec::new() };
+    if middle.is_empty()
+        || middle.iter().all(|s| s.len() <= OPTION_WORDS)
+        || middle.iter().any(|s| s.is_empty() || s.len() > PHRASE_WORDS)
+    {
+        return Vec::new();
+    }
+    // Who is asked: the asking word and the word after it ("should mini-redis"), or a pronoun.
+    let lower: Vec<String> = first.iter().map(|t| t.to_lowercase()).collect();
+    let start = (0..lower.len())
+        .rev()
+        .find(|&i| SUBJECTS.contains(&lower[i].as_str()) || i > 0 && PROPOSING.contains(&lower[i - 1].as_str()))
+        .map_or(0, |i| i + 1);
+    let first = &first[start..];
+    let last: Vec<&str> = tokens[at + 1..]
+        .iter()
+        .take_while(|t| !STOPS.contains(&t.as_str()) && !PHRASE_ENDS.contains(&t.to_lowercase().as_str()))
+        .map(String::as_str)
+        .collect();
+    if first.is_empty() || first.len() > PHRASE_WORDS || last.is_empty() || last.len() > PHRASE_WORDS {
+        return Vec::new();
+    }
+    let mut found = vec![phrase(first.iter().map(String::as_str))];
+    found.extend(middle.iter().map(|s| phrase(s.iter().map(String::as_str))));
+    found.push(phrase(last.into_iter()));
+    found
 }
 
 fn is_left_boundary(word: &str) -> bool {
@@ -347,6 +400,43 @@ fn last_clause(question: &str) -> &str {
     question[start..].trim()
 }
 
+/// Words that say how a proposed change would be made: "persist data *with* A or B".
+const MEANS: &[&str] = &["with", "using", "via", "through"];
+/// Words of a change away from something: "migrate *from* X to Y or Z".
+const LEAVING: &[&str] = &["migrate", "move", "switch", "replace", "leave", "go"];
+
+/// Keeping what exists, when the question implies it and names it nowhere among
+/// `named`: the change it proposes may be made one of several ways, or not at all
+/// ("Should mini-redis persist data with an append-only file or periodic snapshots?"),
+/// and what a move leaves stays a way ("Should we migrate from MySQL to Postgres or
+/// CockroachDB?": keep MySQL).
+pub fn kept(question: &str, named: &[String]) -> Option<String> {
+    let tokens = tokens(question);
+    let lower: Vec<String> = tokens.iter().map(|t| t.to_lowercase()).collect();
+    let keeps = |option: &String| {
+        let first = option.split_whitespace().next().unwrap_or("").to_lowercase();
+        ["keep", "stay", "stick", "remain"].contains(&first.as_str()) || option.eq_ignore_ascii_case(KEEP)
+    };
+    if named.len() < 2 || named.iter().any(keeps) {
+        return None;
+    }
+    let first_option = named[0].split_whitespace().next()?;
+    let at = tokens.iter().position(|t| t == first_option)?;
+    let before = &lower[..at];
+    // "from X to": what is left.
+    if let Some(from) = before.iter().rposition(|w| w == "from")
+        && before[..from].iter().any(|w| LEAVING.contains(&w.as_str()))
+        && let Some(to) = before[from..].iter().position(|w| w == "to").map(|i| from + i)
+        && (2..=OPTION_WORDS + 1).contains(&(to - from))
+    {
+        return Some(format!("Keep {}", phrase(tokens[from + 1..to].iter().map(String::as_str))));
+    }
+    // "should X <do something> with A or B": or not do it.
+    let proposes = before.first().is_some_and(|w| PROPOSING.contains(&w.as_str()));
+    let means = before.iter().rev().take(3).any(|w| MEANS.contains(&w.as_str()));
+    (proposes && means).then(|| KEEP.to_string())
+}
+
 /// "adopt event sourcing for the order service" → "Adopt event sourcing for the order
 /// service", cut at a word when it is long.
 fn proposal(words: &[&str]) -> String {
@@ -392,6 +482,47 @@ mod tests {
         assert_eq!(
             named("We're choosing between Datadog, Grafana Cloud and self-hosted Prometheus."),
             ["Datadog", "Grafana Cloud", "self-hosted Prometheus"]
+        );
+    }
+
+    #[test]
+    fn a_list_of_courses_of_action_keeps_each_whole() {
+        assert_eq!(
+            named(
+                "Should mini-redis keep one Mutex-protected HashMap, shard the keyspace across several locks, or give \
+                 each shard its own task with message passing?"
+            ),
+            [
+                "keep one Mutex-protected HashMap",
+                "shard the keyspace across several locks",
+                "give each shard its own task with message passing"
+            ]
+        );
+        assert_eq!(
+            named("Should we rewrite the importer, split it into two jobs, or buy a vendor tool for the sync?"),
+            ["rewrite the importer", "split it into two jobs", "buy a vendor tool"]
+        );
+        // A list of names stays one.
+        assert_eq!(named("Should we use React, Vue, or Svelte for the dashboard?"), ["React", "Vue", "Svelte"]);
+    }
+
+    #[test]
+    fn keeping_what_exists_stays_a_way_when_the_question_implies_it() {
+        let kept_in = |question: &str| kept(question, &named(question));
+        assert_eq!(
+            kept_in("Should mini-redis persist data with an append-only file or periodic snapshots?").as_deref(),
+            Some(KEEP)
+        );
+        assert_eq!(kept_in("Should we migrate from MySQL to Postgres or CockroachDB?").as_deref(), Some("Keep MySQL"));
+        assert_eq!(kept_in("Should we deploy using Kubernetes or Nomad?").as_deref(), Some(KEEP));
+        // A choice between things, or one that already keeps what exists, implies nothing more.
+        assert_eq!(kept_in("Should we use Redis or Postgres for caching?"), None);
+        assert_eq!(kept_in("REST vs GraphQL for the public API"), None);
+        assert_eq!(
+            kept_in(
+                "Should mini-redis keep one Mutex-protected HashMap, shard the keyspace, or give each shard a task?"
+            ),
+            None
         );
     }
 
