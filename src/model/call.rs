@@ -68,6 +68,8 @@ pub struct ProviderDef {
     pub token_parameter: Option<TokenParameter>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_message: Option<bool>,
     /// Prices by model name, from the settings (none built in).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub prices: std::collections::BTreeMap<String, Price>,
@@ -89,6 +91,7 @@ impl ProviderDef {
             idle_timeout_seconds: None,
             token_parameter: None,
             prompt_cache_key: None,
+            system_message: None,
             prices: Default::default(),
         }
     }

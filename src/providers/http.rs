@@ -424,6 +424,17 @@ fn is_context_length(message: &str) -> bool {
     .any(|needle| lower.contains(needle))
 }
 
+/// A base URL on the loopback interface.
+pub fn on_this_machine(base_url: &str) -> bool {
+    let host = base_url.split("://").nth(1).unwrap_or(base_url).split(['/', '?']).next().unwrap_or_default();
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

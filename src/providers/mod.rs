@@ -307,7 +307,7 @@ pub fn build(name: &str, definition: &ProviderDef, model: Option<String>, key: K
         }
         ProviderKind::Openai => {
             let endpoint = endpoint(name, definition, model, key)?;
-            Ok(Arc::new(openai::OpenAi::new(endpoint, definition.token_parameter, definition.prompt_cache_key)))
+            Ok(Arc::new(openai::OpenAi::new(endpoint, definition)))
         }
         ProviderKind::Anthropic => Ok(Arc::new(anthropic::Anthropic::new(endpoint(name, definition, model, key)?))),
     }
@@ -361,7 +361,7 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
     // A server on this machine starts at one request at a time — llama-cpp-python and a
     // default Ollama compute one answer at a time, and a second request would only queue
     // behind the first — until it says or shows it serves more (`probe`).
-    let local = on_this_machine(&base_url);
+    let local = http::on_this_machine(&base_url);
     let concurrency = if local { 1 } else { 8 };
     let limits = http::Limits {
         timeout: Duration::from_secs(definition.timeout_seconds.unwrap_or(900).max(1)),
@@ -400,7 +400,7 @@ pub fn unreachable_in_ci(settings: &Settings, name: &str, keys: &[&str]) -> Opti
         ProviderKind::Scripted => return Some("it answers from a script of this machine's settings".into()),
         ProviderKind::Openai | ProviderKind::Anthropic => {}
     }
-    if let Some(url) = definition.base_url.as_deref().filter(|url| on_this_machine(url)) {
+    if let Some(url) = definition.base_url.as_deref().filter(|url| http::on_this_machine(url)) {
         return Some(format!("it is a server on this machine ({url})"));
     }
     if !built_in {
@@ -415,15 +415,4 @@ pub fn unreachable_in_ci(settings: &Settings, name: &str, keys: &[&str]) -> Opti
         }
         _ => None,
     }
-}
-
-/// A base URL on the loopback interface.
-fn on_this_machine(base_url: &str) -> bool {
-    let host = base_url.split("://").nth(1).unwrap_or(base_url).split(['/', '?']).next().unwrap_or_default();
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    let host = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or_default(),
-        None => host.split(':').next().unwrap_or_default(),
-    };
-    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }

@@ -13,9 +13,9 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use super::http::{Endpoint, Failure};
+use super::http::{self, Endpoint, Failure};
 use super::{Counted, Provider, Request, Result, probe, sse};
-use crate::model::{AtOnce, Completion, Identity, ProviderKind, ServerSays};
+use crate::model::{AtOnce, Completion, Identity, ProviderDef, ProviderKind, ServerSays};
 use crate::settings::TokenParameter;
 
 /// How structured output is asked for, from most to least strict.
@@ -30,31 +30,47 @@ pub struct OpenAi {
     token_parameter: TokenParameter,
     /// Send the debate's id as `prompt_cache_key`.
     cache_key: bool,
+    /// Send the rules as a system message, rather than at the start of the user's turn.
+    system_message: bool,
     format: AtomicU8,
 }
 
 impl OpenAi {
-    pub fn new(endpoint: Endpoint, token_parameter: Option<TokenParameter>, cache_key: Option<bool>) -> OpenAi {
+    pub fn new(endpoint: Endpoint, definition: &ProviderDef) -> OpenAi {
         // OpenAI's own API wants max_completion_tokens and routes a debate's calls to one
         // prefix cache by prompt_cache_key; compatible servers know max_tokens, cache on
         // their own, and some refuse fields they do not know.
         let openai = endpoint.base_url.contains("api.openai.com");
         let default = if openai { TokenParameter::MaxCompletionTokens } else { TokenParameter::MaxTokens };
+        // A local model's chat template may drop the system message (llama-cpp-python's
+        // `gemma` format does): there the rules travel in the user's turn.
+        let system_message = definition.system_message.unwrap_or(!http::on_this_machine(&endpoint.base_url));
         OpenAi {
+            token_parameter: definition.token_parameter.unwrap_or(default),
+            cache_key: definition.prompt_cache_key.unwrap_or(openai),
+            system_message,
             endpoint,
-            token_parameter: token_parameter.unwrap_or(default),
-            cache_key: cache_key.unwrap_or(openai),
             format: AtomicU8::new(JSON_SCHEMA),
         }
+    }
+
+    /// The request's messages: the rules as a system message, or opening the user's turn.
+    fn messages(&self, request: &Request) -> Value {
+        if self.system_message {
+            return json!([
+                {"role": "system", "content": request.system},
+                {"role": "user", "content": request.user_text()},
+            ]);
+        }
+        let texts = [request.system.clone(), request.user_text()];
+        let user: Vec<String> = texts.into_iter().filter(|text| !text.is_empty()).collect();
+        json!([{"role": "user", "content": user.join("\n\n")}])
     }
 
     fn body(&self, request: &Request, format: u8) -> Value {
         let mut body = json!({
             "model": self.endpoint.model,
-            "messages": [
-                {"role": "system", "content": request.system},
-                {"role": "user", "content": request.user_text()},
-            ],
+            "messages": self.messages(request),
             "temperature": request.temperature,
         });
         if let Some(limit) = request.max_tokens {

@@ -164,6 +164,10 @@ pub struct ProviderConfig {
     /// on one prefix cache (default: only to api.openai.com; other servers may refuse
     /// a field they do not know).
     pub prompt_cache_key: Option<bool>,
+    /// Send the rules of the debate as a system message (default: yes, except to a
+    /// server on this machine, where they open the user's turn: a local model's chat
+    /// template may drop the system message, as Gemma's does).
+    pub system_message: Option<bool>,
     /// US dollars per million tokens, by model, for the cost estimate (none built in).
     pub prices: Option<BTreeMap<String, Price>>,
 }
@@ -187,6 +191,7 @@ impl ProviderConfig {
             idle_timeout_seconds: self.idle_timeout_seconds.or(base.idle_timeout_seconds),
             token_parameter: self.token_parameter.or(base.token_parameter),
             prompt_cache_key: self.prompt_cache_key.or(base.prompt_cache_key),
+            system_message: self.system_message.or(base.system_message),
             prices: self.prices.clone().unwrap_or(base.prices),
         })
     }
@@ -206,6 +211,7 @@ impl ProviderConfig {
             idle_timeout_seconds: None,
             token_parameter: None,
             prompt_cache_key: None,
+            system_message: None,
             prices: None,
         }
     }

@@ -557,7 +557,8 @@ async fn openai_request_and_answer_on_the_wire() {
         ResponseTemplate::new(200).set_body_json(openai_answer(content))
     })
     .await;
-    let provider = build(openai(&server.uri()));
+    // As a hosted API is sent it (a server on this machine gets the rules in the user's turn).
+    let provider = build(ProviderConfig { system_message: Some(true), ..openai(&server.uri()) });
 
     let plain = expect_ok(provider.complete(&request()).await);
     assert_eq!(plain.text, "Shard by customer id.");
@@ -597,6 +598,21 @@ async fn openai_request_and_answer_on_the_wire() {
     assert_eq!(body["response_format"]["json_schema"]["schema"], schema().value);
 }
 
+/// A local model's chat template may drop the system message (llama-cpp-python's `gemma`
+/// format does): to a server on this machine the rules open the user's turn, before the
+/// shared context, so they reach the model and every call still shares its start.
+#[tokio::test]
+async fn a_server_on_this_machine_gets_the_rules_in_the_users_turn() {
+    let (server, seen) = mock_server(|_, _| ResponseTemplate::new(200).set_body_json(openai_answer("ok"))).await;
+    let provider = build(openai(&server.uri()));
+    expect_ok(provider.complete(&Request { context: CONTEXT.into(), ..request() }).await);
+    assert_eq!(
+        seen.bodies()[0]["messages"],
+        json!([{"role": "user", "content": format!("{SYSTEM}\n\n{CONTEXT}\n\n{PROMPT}")}]),
+        "one user turn: the rules, the shared context, the request's own part"
+    );
+}
+
 const CONTEXT: &str = "## About this project\n\nStack in Cargo.toml: sqlx 0.8 with postgres (database).";
 
 #[tokio::test]
@@ -608,7 +624,7 @@ async fn openai_gets_the_shared_context_first_and_reports_cached_tokens() {
         ResponseTemplate::new(200).set_body_json(answer)
     })
     .await;
-    let provider = build(openai(&server.uri()));
+    let provider = build(ProviderConfig { system_message: Some(true), ..openai(&server.uri()) });
 
     let completion = expect_ok(provider.complete(&Request { context: CONTEXT.into(), ..request() }).await);
     assert_eq!((completion.usage.prompt_tokens, completion.usage.cached_tokens), (2006, 1920));
