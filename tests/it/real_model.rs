@@ -4,7 +4,10 @@
 //! 500, computes one request at a time and sends about 40 tokens a second on 2 cores.
 //!
 //! Runs when `DEBATE_REAL_MODEL_URL` names the server (and `DEBATE_REAL_MODEL_LOG` its
-//! log); otherwise it says it is skipped.
+//! log); otherwise it says it is skipped. It prints what the debate cost (wall time,
+//! tokens generated, prompt tokens the server reused from its cache and evaluated
+//! afresh, read from its log, and the record's lines) as a row of the real-model table in
+//! docs/benchmarks.md, and appends it to `DEBATE_REAL_MODEL_REPORT` when that names a file.
 
 use crate::common::*;
 
@@ -20,7 +23,7 @@ fn a_debate_completes_against_a_real_local_model_server() {
         return;
     };
     let log = std::env::var("DEBATE_REAL_MODEL_LOG").ok();
-    let requests_before = log.as_deref().map_or(0, requests_in);
+    let log_before = log.as_deref().map_or(0, |log| std::fs::read(log).map_or(0, |l| l.len()));
     let sandbox = Sandbox::new();
     git(&sandbox.repo, &["config", "user.name", "Test"]);
     git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
@@ -34,7 +37,9 @@ fn a_debate_completes_against_a_real_local_model_server() {
     )
     .unwrap();
 
+    let started = std::time::Instant::now();
     let out = sandbox.cmd().arg("--config").arg(&config).args(["-p", "2", "-r", "2", QUESTION]).output().unwrap();
+    let wall = started.elapsed();
     let stderr = text(&out.stderr);
     eprintln!("{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -54,17 +59,74 @@ fn a_debate_completes_against_a_real_local_model_server() {
     assert!(!stderr.contains("timed out") && !stderr.contains("sent no token"), "no call was cut off: {stderr}");
 
     if let Some(log) = log {
-        let requests = requests_in(&log) - requests_before;
-        eprintln!("{requests} requests to the real server");
-        assert!(requests <= MAX_REQUESTS, "{requests} requests");
-        let server = std::fs::read_to_string(&log).unwrap_or_default();
+        let server = std::fs::read(&log).unwrap_or_default();
+        let server = String::from_utf8_lossy(&server[log_before.min(server.len())..]).into_owned();
+        let spent = Spent::read(&server);
+        eprintln!("{} requests to the real server", spent.requests);
+        assert!(spent.requests <= MAX_REQUESTS, "{} requests", spent.requests);
         assert!(!server.contains("Disconnected from client"), "a request was abandoned while the model answered");
+        let row = format!(
+            "| {} | {:.0} s | {} | {} | {} | {} ({:.0}%) | {} |",
+            git(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")), &["rev-parse", "--short", "HEAD"]).trim(),
+            wall.as_secs_f64(),
+            spent.requests,
+            spent.generated,
+            spent.reused,
+            spent.evaluated,
+            100.0 * spent.evaluated as f64 / (spent.reused + spent.evaluated).max(1) as f64,
+            record.lines().count(),
+        );
+        eprintln!("| commit | wall | requests | generated | reused | evaluated (share) | record lines |\n{row}");
+        if let Ok(report) = std::env::var("DEBATE_REAL_MODEL_REPORT") {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(report).unwrap();
+            writeln!(file, "{row}").unwrap();
+        }
     }
 }
 
-/// Chat-completion requests the server has logged.
-fn requests_in(log: &str) -> usize {
-    std::fs::read_to_string(log).unwrap_or_default().matches("\"POST /v1/chat/completions HTTP/1.1\"").count()
+/// What the server's log says a debate cost: llama-cpp-python logs each request, its
+/// prompt tokens served from the cache of the last prompt ("N prefix-match hit,
+/// remaining M prompt tokens to eval"), and the tokens it generated ("eval time = … /
+/// K runs").
+#[derive(Debug, Default, PartialEq)]
+struct Spent {
+    requests: usize,
+    generated: u64,
+    reused: u64,
+    evaluated: u64,
+}
+
+impl Spent {
+    fn read(log: &str) -> Spent {
+        let number =
+            |text: &str| text.trim().split_whitespace().next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+        let mut spent = Spent::default();
+        for line in log.lines() {
+            if line.contains("\"POST /v1/chat/completions HTTP/1.1\"") {
+                spent.requests += 1;
+            } else if let Some((hit, rest)) = line.split_once(" prefix-match hit, remaining ") {
+                spent.reused += number(hit.rsplit(':').next().unwrap_or(""));
+                spent.evaluated += number(rest);
+            } else if let Some(runs) = line.strip_prefix("llama_perf_context_print:        eval time =") {
+                spent.generated += number(runs.split_once('/').map_or("", |(_, r)| r));
+            }
+        }
+        spent
+    }
+}
+
+#[test]
+fn the_servers_log_says_what_a_debate_cost() {
+    let log = "INFO:     127.0.0.1:1 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK
+Llama.generate: 4 prefix-match hit, remaining 1134 prompt tokens to eval
+llama_perf_context_print: prompt eval time =    1489.53 ms /  1134 tokens (    1.31 ms per token,   761.31 tokens per second)
+llama_perf_context_print:        eval time =    1487.09 ms /   105 runs   (   14.16 ms per token,    70.61 tokens per second)
+INFO:     127.0.0.1:2 - \"POST /v1/chat/completions HTTP/1.1\" 200 OK
+Llama.generate: 8692 prefix-match hit, remaining 38 prompt tokens to eval
+llama_perf_context_print:        eval time =    9583.68 ms /   347 runs   (   27.62 ms per token,    36.21 tokens per second)
+";
+    assert_eq!(Spent::read(log), Spent { requests: 2, generated: 452, reused: 8696, evaluated: 1172 });
 }
 
 /// `debate doctor` against the real server: its model, the structured format it takes
