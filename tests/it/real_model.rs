@@ -99,8 +99,7 @@ struct Spent {
 
 impl Spent {
     fn read(log: &str) -> Spent {
-        let number =
-            |text: &str| text.trim().split_whitespace().next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+        let number = |text: &str| text.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
         let mut spent = Spent::default();
         for line in log.lines() {
             if line.contains("\"POST /v1/chat/completions HTTP/1.1\"") {
