@@ -156,8 +156,8 @@ impl Error {
             Error::Output(err) => err.hint(),
             Error::Github(err) => err.hint(),
             Error::Paused { id, source } => Some(match source.hint() {
-                Some(hint) => format!("{hint}; the debate is paused: debate --resume {id}"),
-                None => format!("the debate is paused; continue it with: debate --resume {id}"),
+                Some(hint) => format!("{hint}; the debate is paused: debate resume {id}"),
+                None => format!("the debate is paused; continue it with: debate resume {id}"),
             }),
         }
     }
@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(paused.exit_code(), 1, "a pause keeps the exit code of its cause");
         let causes = paused.causes();
         assert!(causes.iter().all(|c| !paused.to_string().contains(c.as_str())), "{causes:?}");
-        assert!(paused.hint().unwrap().ends_with("the debate is paused: debate --resume DEB-abc123"));
+        assert!(paused.hint().unwrap().ends_with("the debate is paused: debate resume DEB-abc123"));
     }
 
     #[test]

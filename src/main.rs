@@ -17,7 +17,16 @@ fn main() -> ExitCode {
     debate::app::completion::answer_the_shell();
     let mut cli = match debate::cli::Cli::try_parse() {
         Ok(cli) => cli,
-        Err(err) => return usage_error(&err),
+        Err(err) => {
+            let args: Vec<_> = std::env::args_os().collect();
+            return match debate::app::request::mistyped_command(&args) {
+                Some(typo) => {
+                    report(&typo, false);
+                    ExitCode::from(typo.exit_code())
+                }
+                None => usage_error(&err),
+            };
+        }
     };
     // After `--` a question is taken as it is, even one word.
     cli.separated = std::env::args_os().any(|arg| arg == "--");

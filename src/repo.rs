@@ -39,7 +39,7 @@ impl RepoError {
         Some(match self {
             RepoError::WorkingDirectory(_) => return None,
             RepoError::Open { .. } | RepoError::Git(_) => {
-                "the record file is kept; fix the repository and run `debate --resume` again".into()
+                "the record file is kept; fix the repository and run `debate resume` again".into()
             }
             RepoError::Bare(_) => "run debate inside a checkout (a clone with a working tree)".into(),
             RepoError::NotOwned(path) => format!(

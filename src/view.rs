@@ -115,7 +115,7 @@ impl Paused {
             error,
             hint,
             exit_code,
-            resume: format!("debate --resume {id}"),
+            resume: format!("debate resume {id}"),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::catalog::Catalog;
 use crate::engine::run::Engine;
 use crate::error::{Error, Result, Signal};
-use crate::model::{DebateState, Events};
+use crate::model::{DebateState, Events, RoleChoice, Snapshot};
 use crate::providers;
 use crate::record::Templates;
 use crate::store::{self, Lease, Store};
@@ -20,17 +20,48 @@ pub fn hearer<'a, 'b: 'a>(terminal: &'a mut Terminal, events: Option<&'a mut (dy
     }
 }
 
-/// A provider no model stands behind is always named.
-pub fn announce_providers(providers: &providers::Panel, terminal: &Terminal) {
-    let mut said: Vec<&str> = Vec::new();
-    for provider in [&providers.moderator].into_iter().chain(&providers.debaters) {
-        if let Some(label) = providers::label(provider.identity().kind)
-            && !said.contains(&label)
-        {
-            terminal.say(&format!("Provider: {label}"));
-            said.push(label);
+/// What runs, before the first call: each provider and model, for which role, where
+/// it is served and its price per million tokens when the settings give one. A
+/// provider no model stands behind is named as such.
+pub fn announce_providers(snapshot: &Snapshot, terminal: &Terminal) {
+    for line in provider_lines(snapshot) {
+        terminal.say(&line);
+    }
+}
+
+fn provider_lines(snapshot: &Snapshot) -> Vec<String> {
+    let debaters = snapshot.debater_roles();
+    let mut roles: Vec<(&RoleChoice, Vec<&str>)> = Vec::new();
+    for (role, who) in [(&snapshot.moderator, "moderator")].into_iter().chain(debaters.iter().map(|r| (r, "debaters")))
+    {
+        let same = |seen: &RoleChoice| seen.provider == role.provider && seen.model == role.model;
+        match roles.iter_mut().find(|(seen, _)| same(seen)) {
+            Some((_, whom)) if !whom.contains(&who) => whom.push(who),
+            Some(_) => {}
+            None => roles.push((role, vec![who])),
         }
     }
+    let mut lines: Vec<String> = Vec::new();
+    for (role, whom) in roles {
+        let line = match providers::label(role.kind) {
+            Some(label) => format!("Provider: {label}"),
+            None => {
+                let definition = snapshot.providers.get(&role.provider);
+                let model = role.model.clone().or_else(|| definition?.model.clone()).unwrap_or_else(|| "?".into());
+                let at =
+                    definition.and_then(|d| d.base_url.as_deref()).map(|url| format!(" at {url}")).unwrap_or_default();
+                let price = match definition.and_then(|d| d.prices.get(&model)) {
+                    Some(p) => format!("${} in, ${} out per million tokens", p.input, p.output),
+                    None => "price unknown (none in the settings)".to_string(),
+                };
+                format!("Provider: {}, model {model}{at} ({}) · {price}", role.provider, whom.join(" and "))
+            }
+        };
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    lines
 }
 
 /// What a run of the engine needs besides the store.
@@ -87,4 +118,41 @@ pub async fn stop_signal() -> Result<Signal> {
         _ = terminate.recv() => Signal::Terminate,
         _ = hang_up.recv() => Signal::HangUp,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Price, ProviderDef, ProviderKind, fixture};
+
+    fn hosted(name: &str, model: &str) -> RoleChoice {
+        RoleChoice { provider: name.into(), kind: ProviderKind::Openai, model: Some(model.into()), temperature: 0.5 }
+    }
+
+    #[test]
+    fn every_run_says_its_provider_model_and_price() {
+        let mut snapshot = fixture::state().snapshot;
+        assert_eq!(provider_lines(&snapshot), [format!("Provider: {}", providers::SCRIPTED_LABEL)]);
+
+        let mut local = ProviderDef::new(ProviderKind::Openai);
+        local.base_url = Some("http://127.0.0.1:8080/v1".into());
+        let mut openai = ProviderDef::new(ProviderKind::Openai);
+        openai.prices.insert("gpt-4o-mini".into(), Price { input: 0.15, output: 0.6, cached_input: None });
+        snapshot.providers = [("local".to_string(), local), ("openai".to_string(), openai)].into();
+        (snapshot.moderator, snapshot.debater) = (hosted("local", "qwen"), hosted("local", "qwen"));
+        assert_eq!(
+            provider_lines(&snapshot),
+            [
+                "Provider: local, model qwen at http://127.0.0.1:8080/v1 (moderator and debaters) · price unknown (none in the settings)"
+            ]
+        );
+        snapshot.moderator = hosted("openai", "gpt-4o-mini");
+        assert_eq!(
+            provider_lines(&snapshot),
+            [
+                "Provider: openai, model gpt-4o-mini (moderator) · $0.15 in, $0.6 out per million tokens",
+                "Provider: local, model qwen at http://127.0.0.1:8080/v1 (debaters) · price unknown (none in the settings)",
+            ]
+        );
+    }
 }

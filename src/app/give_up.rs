@@ -15,11 +15,11 @@ pub fn run(db_path: &Path, input: &str, delete: bool, terminal: &Terminal) -> Re
     let id = &state.id;
     if delete && !names_whole(input, id) {
         return Err(Error::input(format!("--delete needs a debate's whole id; {input:?} is only the start of {id}"))
-            .with_hint(format!("`debate --delete {id}`")));
+            .with_hint(format!("`debate delete {id}`")));
     }
     if !delete && state.status == Status::Complete {
         return Err(Error::input(format!("{id} is complete: there is nothing to abandon"))
-            .with_hint(format!("`debate --delete {id}` removes it from the state database (its record stays)")));
+            .with_hint(format!("`debate delete {id}` removes it from the state database (its record stays)")));
     }
     // Not while another process drives it.
     let lease = store.acquire(id)?;
@@ -32,7 +32,7 @@ pub fn run(db_path: &Path, input: &str, delete: bool, terminal: &Terminal) -> Re
         store.set_status(id, Status::Failed)?;
         drop(lease);
         terminal.say(&format!(
-            "Abandoned {id}: it is listed as failed. `debate --resume {id}` takes it up again; `debate --delete {id}` removes it."
+            "Abandoned {id}: it is listed as failed. `debate resume {id}` takes it up again; `debate delete {id}` removes it."
         ));
     }
     Ok(())

@@ -132,7 +132,7 @@ fn from_database(id: &str, db_path: &Path, here: &Path, what: &str) -> Result<Lo
             "{what} {id}: the debate is {}, so it has no finished record yet",
             state.status.as_str()
         ))
-        .with_hint(format!("finish it with `debate --resume {id}` first")));
+        .with_hint(format!("finish it with `debate resume {id}` first")));
     }
     let root = crate::repo::canonical(Path::new(&state.repo_root));
     // A debate of another repository: only a record here that carries its id is this

@@ -2,6 +2,7 @@
 //! typed request it carries. The commands, and the dashboard that starts and resumes
 //! debates, take these requests, never the clap structs.
 
+use std::ffi::OsString;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
@@ -11,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::record::lifecycle::Verdict;
 use crate::settings::FlagOverrides;
 use crate::terminal::Verbosity;
+use crate::text::shell_word;
 
 /// One run of `debate`: what to do, and the options every command shares.
 #[derive(Debug)]
@@ -369,12 +371,44 @@ fn refuse_one_word(word: &str) -> Result<()> {
     }
     let forced = format!("debate new {word:?} (or debate -- {word:?})");
     match nearest_command(word) {
-        Some(command) => Err(Error::input(format!("{word:?} is not a command; did you mean `debate {command}`?"))
-            .with_hint(format!("a one-word question goes after new: {forced}"))),
+        Some(command) => {
+            Err(not_a_command(word, &command).with_hint(format!("a one-word question goes after new: {forced}")))
+        }
         None => Err(Error::input(format!("{word:?} is one word, not a question to debate")).with_hint(format!(
             "ask the whole question, or give it after new: {forced}; `debate --help` lists the commands"
         ))),
     }
+}
+
+/// A command line clap refused whose first word is a command mistyped (`debate shwo
+/// DEB-…`, `debate acept PATH`): the typo, worded as for a bare word, rather than clap's
+/// complaint about the words after it. None for any other line, and after `--`, where
+/// the words are a question.
+pub fn mistyped_command(args: &[OsString]) -> Option<Error> {
+    if args.iter().any(|arg| arg == "--") {
+        return None;
+    }
+    // Clap's own reading up to where it failed: the word it took for the question.
+    let matches = <Cli as clap::CommandFactory>::command().ignore_errors(true).try_get_matches_from(args).ok()?;
+    let word = matches.get_one::<String>("question")?;
+    if word.contains(char::is_whitespace) {
+        return None;
+    }
+    let command = nearest_command(word)?;
+    let at = args.iter().skip(1).position(|arg| arg == word.as_str())?;
+    let meant: Vec<String> = args
+        .iter()
+        .skip(1)
+        .enumerate()
+        .map(|(i, arg)| if i == at { command.clone() } else { shell_word(&arg.to_string_lossy()) })
+        .collect();
+    let hint = format!("debate {}; a question of several words goes in quotes", meant.join(" "));
+    Some(not_a_command(word, &command).with_hint(hint))
+}
+
+/// The refusal of `word` where `command` was meant.
+fn not_a_command(word: &str, command: &str) -> Error {
+    Error::input(format!("{word:?} is not a command; did you mean `debate {command}`?"))
 }
 
 /// The command `word` most likely meant, if it is close to one: a small typo, or a
@@ -573,6 +607,24 @@ mod tests {
         assert_eq!(typo.exit_code(), 2);
         assert!(refused(&["list-all"]).to_string().contains("`debate list`"));
         assert!(refused(&["Redis"]).to_string().contains("one word"), "no command near it");
+    }
+
+    #[test]
+    fn a_mistyped_command_with_arguments_is_named_with_the_line_meant() {
+        let typo = |args: &[&str]| {
+            let args: Vec<OsString> = std::iter::once("debate").chain(args.iter().copied()).map(Into::into).collect();
+            mistyped_command(&args)
+        };
+        let err = typo(&["shwo", "DEB-k3x9q2", "--json"]).unwrap();
+        assert_eq!(err.to_string(), "\"shwo\" is not a command; did you mean `debate show`?");
+        assert_eq!(err.exit_code(), 2);
+        assert_eq!(err.hint().unwrap(), "debate show DEB-k3x9q2 --json; a question of several words goes in quotes");
+        let hint = typo(&["-q", "acept", "docs/my decision.md"]).unwrap().hint().unwrap();
+        assert!(hint.starts_with("debate -q accept 'docs/my decision.md';"), "{hint}");
+        assert!(typo(&["Redis", "or", "Postgres?"]).is_none(), "no command near it");
+        assert!(typo(&["--", "shwo", "DEB-k3x9q2"]).is_none(), "after -- it is a question");
+        assert!(typo(&["show", "DEB-k3x9q2", "extra"]).is_none(), "the command is right");
+        assert!(typo(&["shwo", "--help"]).is_none(), "help is help");
     }
 
     #[test]

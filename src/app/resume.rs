@@ -78,7 +78,7 @@ pub async fn run(
         store.save_snapshot(&state.id, &snapshot)?;
     }
     terminal.resume_summary(&state);
-    drive::announce_providers(&providers, terminal);
+    drive::announce_providers(&snapshot, terminal);
     let run = Run { providers, catalog: &catalog, templates: &templates };
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }

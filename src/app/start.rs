@@ -118,7 +118,7 @@ pub async fn run(
     })?;
     let lease = store.acquire(&id)?;
     terminal.say(&format!("Debate {id}: {title}"));
-    drive::announce_providers(&providers, terminal);
+    drive::announce_providers(&snapshot, terminal);
     let run = Run { providers, catalog: &catalog, templates: &templates };
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }

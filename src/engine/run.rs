@@ -194,7 +194,7 @@ impl Engine<'_> {
                     let usable = state.rounds.iter().any(|r| !r.arguments.is_empty());
                     if in_round && usable {
                         self.store.save_end(id, EndReason::Timeout)?;
-                        self.events.ended(EndReason::Timeout);
+                        self.events.ended(&state, EndReason::Timeout);
                     } else {
                         let timed_out =
                             ProviderError::Unusable(format!("{what} timed out before anything usable was said"));
@@ -323,7 +323,7 @@ impl Engine<'_> {
                 Decision::Interrupted => return Err(Stop::Interrupted),
                 Decision::End => {
                     self.store.save_end(&state.id, EndReason::Human)?;
-                    self.events.ended(EndReason::Human);
+                    self.events.ended(state, EndReason::Human);
                     return Ok(());
                 }
                 Decision::Guide(text) => guidance = Some(self.scrubbed(&text, "your guidance")),
@@ -334,7 +334,7 @@ impl Engine<'_> {
         let seats = state.roster_for(round);
         let opening = Opening { framing: &framing, guidance: guidance.as_deref(), seats: &seats };
         self.store.start_round(&state.id, round, &opening)?;
-        self.events.round_started(round, &framing);
+        self.events.round_started(round, u32::from(state.snapshot.debate.max_rounds.0), &framing);
         Ok(())
     }
 
@@ -586,7 +586,7 @@ impl Engine<'_> {
             ));
         }
         self.store.save_end(&state.id, reason)?;
-        self.events.ended(reason);
+        self.events.ended(state, reason);
         Ok(())
     }
 
@@ -633,7 +633,7 @@ impl Engine<'_> {
                 let judged = LastRound { round: round.number, measures, evaluation, reason };
                 self.store.save_judged_outcome(&state.id, &judged, &outcome, &completion, revision)?;
                 self.events.assessed(state, round);
-                self.events.ended(reason);
+                self.events.ended(state, reason);
             }
             _ => self.store.save_outcome(&state.id, &outcome, &completion, revision)?,
         }

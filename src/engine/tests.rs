@@ -138,7 +138,7 @@ impl Events for Recorder {
     fn panel(&mut self, state: &DebateState) {
         self.log.push(format!("panel {}", state.panel_names().join(", ")));
     }
-    fn round_started(&mut self, round: u32, _: &str) {
+    fn round_started(&mut self, round: u32, _: u32, _: &str) {
         self.log.push(format!("round {round}"));
     }
     fn contribution(&mut self, round: u32, name: &str, c: &crate::model::Contribution) {
@@ -147,7 +147,7 @@ impl Events for Recorder {
     fn assessed(&mut self, _: &DebateState, round: &Round) {
         self.log.push(format!("assessed {}", round.number));
     }
-    fn ended(&mut self, reason: EndReason) {
+    fn ended(&mut self, _: &DebateState, reason: EndReason) {
         self.log.push(format!("ended {reason}"));
     }
     fn synthesized(&mut self, _: &Outcome) {
@@ -269,7 +269,7 @@ async fn a_failure_pauses_and_resume_redoes_only_the_failed_call() {
     let err = setup.run(&mut Recorder::default()).await.unwrap_err();
     assert!(matches!(&err, Error::Paused { id, .. } if *id == setup.id), "{err:?}");
     assert_eq!(err.exit_code(), 3);
-    assert!(err.hint().unwrap().contains(&format!("debate --resume {}", setup.id)));
+    assert!(err.hint().unwrap().contains(&format!("debate resume {}", setup.id)));
     let paused = setup.state();
     assert_eq!(paused.status, Status::Paused);
     assert_eq!(paused.rounds[1].arguments.len(), 1, "the other debater's argument is kept");

@@ -91,12 +91,13 @@ pub trait Events {
     /// The moderator is at work (analysing, evaluating, synthesising).
     fn moderating(&mut self, _what: &str) {}
     fn panel(&mut self, _state: &DebateState) {}
-    fn round_started(&mut self, _round: u32, _framing: &str) {}
+    /// Round `round` of at most `of` opened.
+    fn round_started(&mut self, _round: u32, _of: u32, _framing: &str) {}
     /// A step's calls start, for these seats (in panel order).
     fn working(&mut self, _round: u32, _kind: ContributionKind, _seats: &[(usize, String)]) {}
     fn contribution(&mut self, _round: u32, _name: &str, _contribution: &Contribution) {}
     fn assessed(&mut self, _state: &DebateState, _round: &Round) {}
-    fn ended(&mut self, _reason: EndReason) {}
+    fn ended(&mut self, _state: &DebateState, _reason: EndReason) {}
     fn synthesized(&mut self, _outcome: &Outcome) {}
     fn recorded(&mut self, _state: &DebateState, _record: &Published, _draft: Option<&Draft>) {}
     /// Whether to stream debaters' text as it arrives (a front end that shows it).

@@ -11,8 +11,11 @@ const COPIED_RUN: usize = 6;
 
 /// Whether the answer `text` to `prompt` says nothing of its own: once its headings, its
 /// stance line and every line copied from the prompt are taken away, fewer than eight
-/// words are left, or seven in ten of what is left repeat the prompt's own words.
+/// words are left, or seven in ten of what is left repeat the prompt's own words. The
+/// debate so far, quoted in the prompt as `> ` lines, is not the prompt's own: a debater
+/// restating it repeats itself, which the round's repetition measure weighs.
 pub fn echoes(text: &str, prompt: &str) -> bool {
+    let prompt: String = prompt.lines().filter(|line| !line.starts_with('>')).collect::<Vec<_>>().join("\n");
     let prompt_lines: HashSet<String> = prompt.lines().map(plain).filter(|line| !line.is_empty()).collect();
     let own: Vec<String> = text
         .lines()
@@ -25,7 +28,7 @@ pub fn echoes(text: &str, prompt: &str) -> bool {
     if own.len() < OWN_WORDS {
         return true;
     }
-    let prompt_words = words(prompt);
+    let prompt_words = words(&prompt);
     let prompt_runs: HashSet<&[String]> = prompt_words.windows(COPIED_RUN).collect();
     let runs: Vec<&[String]> = own.windows(COPIED_RUN).collect();
     let copied = runs.iter().filter(|run| prompt_runs.contains(*run)).count();
@@ -77,5 +80,14 @@ mod tests {
             point: should mini-redis persist data with an append-only file? Yes, with fsync every second.\n\
             STANCE: {\"option\": \"append-only file\"}";
         assert!(!echoes(argument, PROMPT));
+    }
+
+    #[test]
+    fn restating_the_quoted_debate_is_repetition_not_an_echo() {
+        let earlier = "Redis is the better fit, because it serves latency most directly. Performance Advocate \
+            weighs latency, throughput, resource efficiency and will accept complexity for speed.";
+        let prompt = format!("{PROMPT}\n\n## The debate so far\n\n> {earlier}\n");
+        assert!(!echoes(earlier, &prompt));
+        assert!(echoes(earlier, &format!("{PROMPT}\n\n{earlier}\n")));
     }
 }

@@ -133,7 +133,7 @@ impl Endpoint {
                 provider: self.name.clone(),
                 message,
                 hint: format!(
-                    "a slow model may need more time: raise providers.{}.first_token_timeout_seconds or idle_timeout_seconds, then `debate --resume`",
+                    "a slow model may need more time: raise providers.{}.first_token_timeout_seconds or idle_timeout_seconds, then `debate resume`",
                     self.name
                 ),
             },
@@ -144,7 +144,7 @@ impl Endpoint {
                         self.base_url, self.name
                     ),
                     Some(code) => format!(
-                        "{} answered HTTP {code} to every try: its log says why; then `debate --resume`",
+                        "{} answered HTTP {code} to every try: its log says why; then `debate resume`",
                         self.base_url
                     ),
                     None => format!("check that {} is reachable (is the server running?)", self.base_url),

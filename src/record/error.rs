@@ -121,16 +121,16 @@ impl RecordError {
         Some(match self {
             RecordError::Repository(err) => return err.hint(),
             RecordError::Git(_) => {
-                "the record file is kept; fix the repository and run `debate --resume` again".into()
+                "the record file is kept; fix the repository and run `debate resume` again".into()
             }
             RecordError::Write { source, .. } if source.raw_os_error() == Some(libc::ENOSPC) => {
-                "the disk is full: free some space, then `debate --resume ID` writes the record (the debate itself is kept)"
+                "the disk is full: free some space, then `debate resume ID` writes the record (the debate itself is kept)"
                     .into()
             }
             RecordError::Write { .. } => {
-                "check that the directory is writable, then run `debate --resume` again".into()
+                "check that the directory is writable, then run `debate resume` again".into()
             }
-            RecordError::Taken(_) => "move that file away and run `debate --resume` again".into(),
+            RecordError::Taken(_) => "move that file away and run `debate resume` again".into(),
             RecordError::Branch { .. } | RecordError::InvalidBranchName(_) | RecordError::BranchExists(_) => {
                 "pass another name with --branch=NAME".into()
             }
@@ -140,17 +140,17 @@ impl RecordError {
             RecordError::Render { name, .. } => format!("check .debate/templates/{name}"),
             RecordError::Hides => "close what .debate/templates/decision.md opens, or remove it to use the built-in one".into(),
             RecordError::IndexLocked(lock) => format!(
-                "when that git command is done (or, if none runs, after removing {}), run `debate --resume`",
+                "when that git command is done (or, if none runs, after removing {}), run `debate resume`",
                 lock.display()
             ),
             RecordError::Busy(_) => {
-                "look at what landed (`git log -1 -p`), then run the command again (`debate --resume` for a debate)".into()
+                "look at what landed (`git log -1 -p`), then run the command again (`debate resume` for a debate)".into()
             }
             RecordError::Sign(_) => {
-                "fix commit signing (check with `git commit -S --allow-empty`) or turn commit.gpgsign off, then `debate --resume`"
+                "fix commit signing (check with `git commit -S --allow-empty`) or turn commit.gpgsign off, then `debate resume`"
                     .into()
             }
-            RecordError::Moved { id, .. } => format!("run `debate --resume {id}` inside the repository where it is now"),
+            RecordError::Moved { id, .. } => format!("run `debate resume {id}` inside the repository where it is now"),
             RecordError::Symlink { .. } | RecordError::NotADirectory(_) | RecordError::NotAFile(_) => {
                 "make it a real directory inside the repository, or set record.directory to one".into()
             }
@@ -183,7 +183,7 @@ impl RecordError {
                 false => format!("the branch {branch} is gone; check out the branch the record was merged into, then run the review again"),
             },
             RecordError::Modified(path) => {
-                format!("commit or stash the changes to {} first, then run `debate --resume`", path.display())
+                format!("commit or stash the changes to {} first, then run `debate resume`", path.display())
             }
             RecordError::Outside(_)
             | RecordError::InsideGit(_)

@@ -311,7 +311,7 @@ mod tests {
     fn a_full_disk_says_the_debate_can_be_resumed() {
         let full = RecordError::Write { path: "x.md".into(), source: Errno::NOSPC.into() };
         let hint = full.hint().unwrap();
-        assert!(hint.contains("disk is full") && hint.contains("debate --resume"), "{hint}");
+        assert!(hint.contains("disk is full") && hint.contains("debate resume"), "{hint}");
     }
 
     #[test]

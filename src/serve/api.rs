@@ -283,7 +283,7 @@ async fn accepted(app: &Arc<App>, id: &str) -> Result<Response, ApiError> {
 }
 
 /// `POST /api/debates/{id}/issue`: write the issue draft of a complete debate, as
-/// `debate --resume ID --issue` does; `201 Created` with its path and `gh` command.
+/// `debate resume ID --issue` does; `201 Created` with its path and `gh` command.
 pub async fn issue(State(app): State<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let summary = detail(&app, &id).await?.summary;
     if summary.status != Status::Complete {

@@ -9,7 +9,7 @@ use crate::model::{DebateState, Events};
 use crate::view::IssueDraft;
 
 /// What the dashboard asks of the commands: start and resume debates exactly as
-/// `debate QUESTION` and `debate --resume ID` do, reporting to `events`. The futures
+/// `debate QUESTION` and `debate resume ID` do, reporting to `events`. The futures
 /// hold the store, so they run on the dashboard's local task set.
 pub trait Launch: Send + Sync {
     /// A new debate; `events.driving` hears its id once it is stored.

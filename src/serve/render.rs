@@ -134,7 +134,7 @@ fn describe(driver: &Driver, state: &DebateState, actionable: bool) -> String {
             format!("Driven by process {pid} on {host}; its checkpoints are answered there.")
         }
         Driver::Nobody if state.status == Status::Complete => "Complete.".into(),
-        Driver::Nobody if actionable => "Nobody drives it now: continue it here, or `debate --resume` it.".into(),
+        Driver::Nobody if actionable => "Nobody drives it now: continue it here, or `debate resume` it.".into(),
         Driver::Nobody => "Nobody drives it now.".into(),
     }
 }
@@ -198,7 +198,7 @@ mod tests {
     #[test]
     fn backticked_spans_are_code_and_everything_else_is_text() {
         let html = |text: &str| code_spans(text).to_string();
-        assert_eq!(html("`debate --list` shows <them>"), "<code>debate --list</code> shows &lt;them&gt;");
+        assert_eq!(html("`debate list` shows <them>"), "<code>debate list</code> shows &lt;them&gt;");
         assert_eq!(html("run `a<b>` then `"), "run <code>a&lt;b&gt;</code> then `");
         assert_eq!(html("no code"), "no code");
     }

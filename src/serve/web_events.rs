@@ -141,7 +141,7 @@ impl Events for WebEvents {
         self.nudge();
     }
 
-    fn round_started(&mut self, _round: u32, _framing: &str) {
+    fn round_started(&mut self, _round: u32, _of: u32, _framing: &str) {
         self.nudge();
     }
 
@@ -177,7 +177,7 @@ impl Events for WebEvents {
         self.nudge();
     }
 
-    fn ended(&mut self, _reason: crate::model::EndReason) {
+    fn ended(&mut self, _state: &DebateState, _reason: crate::model::EndReason) {
         self.nudge();
     }
 

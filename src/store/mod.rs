@@ -97,16 +97,16 @@ impl StoreError {
             StoreError::Sqlite(rusqlite::Error::SqliteFailure(failure, _))
                 if failure.code == rusqlite::ErrorCode::DiskFull =>
             {
-                "the disk is full: free some space, then `debate --resume ID` goes on where the debate stopped (every finished step is kept)"
+                "the disk is full: free some space, then `debate resume ID` goes on where the debate stopped (every finished step is kept)"
             }
             StoreError::Sqlite(_) | StoreError::Json { .. } => {
                 "check that the --db path (or $DEBATE_HOME) is writable and not used by an older debate version"
             }
-            StoreError::UnknownId(_) => "`debate --list --all` shows every debate",
+            StoreError::UnknownId(_) => "`debate list --all` shows every debate",
             StoreError::Ambiguous { .. } => "give more characters of the id",
-            StoreError::TooShort(_) => "give at least two characters of the id after DEB- (`debate --list` shows them)",
+            StoreError::TooShort(_) => "give at least two characters of the id after DEB- (`debate list` shows them)",
             StoreError::LeaseLost(_) | StoreError::SavedElsewhere(_) => {
-                "another process drives this debate now; `debate --show ID` shows how far it is"
+                "another process drives this debate now; `debate show ID` shows how far it is"
             }
             StoreError::Running { .. } => {
                 "let it finish or pause it there; if that process is gone, its lease is taken over at once"

@@ -262,7 +262,7 @@ fn a_database_from_a_newer_version_is_refused() {
 fn a_full_disk_says_the_debate_can_be_resumed() {
     let full = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL), None);
     let hint = StoreError::Sqlite(full).hint().unwrap();
-    assert!(hint.contains("disk is full") && hint.contains("debate --resume"), "{hint}");
+    assert!(hint.contains("disk is full") && hint.contains("debate resume"), "{hint}");
 }
 
 /// Many processes opening one new database at the same moment all get it: the first

@@ -1,4 +1,4 @@
-//! `debate --list`: a table of recent debates.
+//! `debate list`: a table of recent debates.
 
 use super::{OutputError, print_out};
 use crate::model::Listing;

@@ -2,6 +2,7 @@
 //! colour only on a terminal, never with `NO_COLOR`, always with `CLICOLOR_FORCE`
 //! (anstream decides, anstyle styles).
 
+use std::cell::RefCell;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
@@ -14,12 +15,14 @@ use crate::model::{
 use crate::text::secrets;
 use crate::text::untrusted::{for_terminal, is_bidi_control};
 
+mod in_order;
 pub mod list;
 pub mod progress;
 pub mod prompt;
 pub mod show;
 mod wrap;
 
+use in_order::InOrder;
 use progress::Progress;
 
 const HEADING: Style = Style::new().bold();
@@ -54,24 +57,68 @@ pub struct Terminal {
     /// Spinners, on a terminal only; lines then go above them.
     progress: Option<Progress>,
     started: Instant,
+    /// Round after round, however the work overlapped.
+    order: RefCell<InOrder<(String, Layout)>>,
+    /// The rounds the debate may take, for `Round N of M`.
+    rounds: u32,
+    /// A checkpoint was shown in this run.
+    asked_at_checkpoint: bool,
 }
 
 impl Terminal {
     pub fn new(verbosity: Verbosity) -> Terminal {
         let terminal = std::io::stderr().is_terminal();
         let progress = if terminal && verbosity >= Verbosity::Normal { Progress::on_stderr() } else { None };
-        Terminal { verbosity, progress, started: Instant::now() }
+        Terminal {
+            verbosity,
+            progress,
+            started: Instant::now(),
+            order: RefCell::default(),
+            rounds: 0,
+            asked_at_checkpoint: false,
+        }
     }
 
     fn line(&self, text: &str) {
         self.print(text, Layout::Prose);
     }
 
+    /// A line now, or when its round's turn comes (`InOrder`).
     fn print(&self, text: &str, layout: Layout) {
+        let passed = self.order.borrow_mut().pass((text.to_string(), layout));
+        if let Some((text, layout)) = passed {
+            self.emit(&text, layout);
+        }
+    }
+
+    fn emit(&self, text: &str, layout: Layout) {
         match &self.progress {
             Some(progress) => progress.suspend(|| eprint_line(text, layout)),
             None => eprint_line(text, layout),
         }
+    }
+
+    fn emit_held(&self, held: Vec<(String, Layout)>) {
+        for (text, layout) in held {
+            self.emit(&text, layout);
+        }
+    }
+
+    /// What `say` prints while `say` runs belongs to round `round`: it waits for the end
+    /// line of the round before, and the round's header comes first.
+    fn for_round(&mut self, round: u32, say: impl FnOnce(&mut Terminal)) {
+        self.order.borrow_mut().speak_for(Some(round));
+        if self.order.borrow_mut().needs_header(round) {
+            self.styled(HEADING, &format!("\n═══ Round {round} of {} ═══", self.rounds.max(round)));
+        }
+        say(self);
+        self.order.borrow_mut().speak_for(None);
+    }
+
+    /// The debate ended or paused: every line held back goes now.
+    fn release(&self) {
+        let held = self.order.borrow_mut().release();
+        self.emit_held(held);
     }
 
     /// A line on stderr at normal verbosity. Whatever it holds from a model, the
@@ -120,14 +167,19 @@ impl Terminal {
     }
 
     /// Where a debate being resumed stands: question, panel, rounds so far, last assessment.
-    pub fn resume_summary(&self, state: &DebateState) {
+    pub fn resume_summary(&mut self, state: &DebateState) {
         self.say(&format!("Resuming {}: {}", state.id, state.question));
         self.say(&format!("Panel: {}", state.panel_names().join(", ")));
         let rounds = state.rounds.len();
         self.say(&format!("{rounds} round{} so far; status {}", if rounds == 1 { "" } else { "s" }, state.status));
-        if let Some(round) = state.rounds.iter().rev().find(|r| r.evaluation.is_some()) {
+        self.rounds = u32::from(state.snapshot.debate.max_rounds.0);
+        let judged = state.rounds.iter().rev().find(|r| r.evaluation.is_some());
+        if let Some(round) = judged {
             self.round_report(state, round);
         }
+        // The log takes up after the last round that ended; a round begun in an earlier
+        // run gets its header again before its first line.
+        *self.order.borrow_mut() = InOrder::after(judged.map_or(0, |r| r.number));
     }
 
     /// `═══ Round N Complete ═══`, the moderator's assessment and the local measures.
@@ -185,7 +237,7 @@ fn eprint_line(text: &str, layout: Layout) {
     let _ = writeln!(anstream::stderr(), "{text}");
 }
 
-/// Print a result on stdout. A reader that went away (`debate --list | head -1`) is
+/// Print a result on stdout. A reader that went away (`debate list | head -1`) is
 /// not an error.
 pub fn print_out(text: &str) -> Result<(), OutputError> {
     let text = secrets::gate(text);
@@ -243,7 +295,9 @@ impl Events for Terminal {
     }
 
     fn checkpoint(&mut self, _state: &DebateState, _round: u32, patience: Duration) -> Option<Pending<Decision>> {
-        self.ask(patience, Decision::EndOfInput, prompt::checkpoint)
+        let asked = self.ask(patience, Decision::EndOfInput, prompt::checkpoint);
+        self.asked_at_checkpoint |= asked.is_some();
+        asked
     }
 
     fn clarify(&mut self, _question: &str, patience: Duration) -> Option<Pending<Clarified>> {
@@ -263,6 +317,9 @@ impl Events for Terminal {
 
     fn panel(&mut self, state: &DebateState) {
         self.clear_progress();
+        if !state.analysis.options.is_empty() {
+            self.say(&format!("Options: {}", state.analysis.options.join(" · ")));
+        }
         self.styled(HEADING, &format!("Panel: {} perspectives", state.panel.len()));
         for seat in &state.panel {
             self.say(&format!("  • {} — {}", seat.name(), seat.reason));
@@ -272,9 +329,9 @@ impl Events for Terminal {
         }
     }
 
-    fn round_started(&mut self, round: u32, framing: &str) {
-        self.styled(HEADING, &format!("\n═══ Round {round} ═══"));
-        self.detail(&format!("Moderator: {framing}"));
+    fn round_started(&mut self, round: u32, of: u32, framing: &str) {
+        self.rounds = of;
+        self.for_round(round, |t| t.detail(&format!("Moderator: {framing}")));
     }
 
     fn live(&self) -> bool {
@@ -283,13 +340,13 @@ impl Events for Terminal {
 
     fn working(&mut self, round: u32, kind: ContributionKind, seats: &[(usize, String)]) {
         let doing = if kind == ContributionKind::Argument { "arguing" } else { "rebutting" };
-        match self.progress.as_mut() {
+        self.for_round(round, |t| match t.progress.as_mut() {
             Some(progress) => progress.debaters(seats, doing),
             None => {
                 let names: Vec<&str> = seats.iter().map(|(_, n)| n.as_str()).collect();
-                self.detail(&format!("  round {round}: {} {doing}…", names.join(", ")));
+                t.detail(&format!("  round {round}: {} {doing}…", names.join(", ")));
             }
-        }
+        });
     }
 
     fn delta(&mut self, seat: usize, text: &str) {
@@ -298,29 +355,31 @@ impl Events for Terminal {
         }
     }
 
-    fn contribution(&mut self, _round: u32, name: &str, c: &Contribution) {
+    fn contribution(&mut self, round: u32, name: &str, c: &Contribution) {
         let on_terminal = self.progress.is_some();
         if let Some(progress) = self.progress.as_mut() {
             progress.done(c.seat);
         }
         let tokens = c.usage.completion_tokens;
         let done = format!("  ✓ {name}: {} ({tokens} tokens, {})", c.kind, seconds(c.usage.latency_ms));
-        if on_terminal {
-            // The debate is read as it happens: header, text and done line in one write,
-            // so no spinner redraw lands in between.
-            let header = paint(HEADER, &for_terminal(&format!("── {name} ({}) ──", c.kind)));
-            self.line(&format!("{header}\n{}\n{}", for_terminal(c.text.trim()), for_terminal(&done)));
-        } else {
-            self.say(&done);
-            self.detail(&format!("{}\n", c.text));
-        }
+        self.for_round(round, |t| {
+            if on_terminal {
+                // The debate is read as it happens: header, text and done line in one
+                // write, so no spinner redraw lands in between.
+                let header = paint(HEADER, &for_terminal(&format!("── {name} ({}) ──", c.kind)));
+                t.line(&format!("{header}\n{}\n{}", for_terminal(c.text.trim()), for_terminal(&done)));
+            } else {
+                t.say(&done);
+                t.detail(&format!("{}\n", c.text));
+            }
+        });
     }
 
-    fn failed(&mut self, _round: u32, seat: usize, name: &str) {
+    fn failed(&mut self, round: u32, seat: usize, name: &str) {
         if let Some(progress) = self.progress.as_mut() {
             progress.done(seat);
         }
-        self.say(&format!("  ✗ {name}: the provider failed"));
+        self.for_round(round, |t| t.say(&format!("  ✗ {name}: the provider failed")));
     }
 
     fn dropped(&mut self, name: &str, reason: &str) {
@@ -344,16 +403,22 @@ impl Events for Terminal {
     fn assessed(&mut self, state: &DebateState, round: &Round) {
         self.clear_progress();
         self.round_report(state, round);
+        let due = self.order.borrow_mut().completed(round.number);
+        self.emit_held(due);
     }
 
-    fn ended(&mut self, reason: EndReason) {
+    fn ended(&mut self, state: &DebateState, reason: EndReason) {
         self.clear_progress();
+        self.release();
+        let last = state.rounds.last().map_or(0, |r| r.number);
         let why = match reason {
             EndReason::Agreement => "the debaters agree",
             EndReason::ClearWinner => "one perspective won the others over",
             EndReason::Stagnation => "the debate stopped producing new points",
             EndReason::MaxRounds => "the round limit was reached without convergence",
-            EndReason::Human => "ended at a checkpoint",
+            EndReason::Human if self.asked_at_checkpoint => "ended at a checkpoint",
+            EndReason::Human if state.reviewed(last) => "the rounds the review asked for are done",
+            EndReason::Human => "a person ended it",
             EndReason::Timeout => "time ran out",
         };
         self.styled(HEADING, &format!("\nDebate ended: {reason} ({why})"));
@@ -361,6 +426,7 @@ impl Events for Terminal {
 
     fn synthesized(&mut self, outcome: &Outcome) {
         self.clear_progress();
+        self.release();
         let s = &outcome.synthesis;
         self.labelled(HEADING, "Recommendation:", &s.recommendation);
         self.say(&format!("Confidence: {}", outcome.confidence.as_str()));
@@ -374,8 +440,9 @@ impl Events for Terminal {
 
     fn paused(&mut self, id: &str, why: &str) {
         self.clear_progress();
+        self.release();
         self.say(&format!("\nPaused ({why}); every finished step is saved."));
-        self.command(&format!("Continue with: debate --resume {id}"));
+        self.command(&format!("Continue with: debate resume {id}"));
     }
 
     fn recorded(&mut self, state: &DebateState, record: &Published, draft: Option<&Draft>) {

@@ -1,4 +1,4 @@
-//! `debate --show <ID>`: a debate in full: panel, rounds with each perspective's stance,
+//! `debate show <ID>`: a debate in full: panel, rounds with each perspective's stance,
 //! decision. And `--context-preview`: what the debaters read about the project.
 
 use std::fmt::Write;

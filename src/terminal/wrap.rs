@@ -125,8 +125,8 @@ mod tests {
 
     #[test]
     fn a_command_in_backticks_is_never_broken() {
-        let line = "Abandoned DEB-abc123: `debate --resume DEB-abc123` takes it up again.";
-        assert_eq!(words(line, 30), "Abandoned DEB-abc123:\n`debate --resume DEB-abc123`\ntakes it up again.");
+        let line = "Abandoned DEB-abc123: `debate resume DEB-abc123` takes it up again.";
+        assert_eq!(words(line, 30), "Abandoned DEB-abc123:\n`debate resume DEB-abc123`\ntakes it up again.");
     }
 
     #[test]

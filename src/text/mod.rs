@@ -79,6 +79,13 @@ pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
+/// `text` as one word of a shell line: as it is where the shell leaves it so, else
+/// single-quoted.
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty() && text.chars().all(|c| c.is_alphanumeric() || "-_./:=@%+,".contains(c));
+    if plain { text.to_string() } else { shell_quote(text) }
+}
+
 /// A rough token count for text a provider did not count: four bytes a token.
 pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4)
@@ -92,6 +99,15 @@ mod tests {
     fn quotes_survive_the_shell() {
         assert_eq!(shell_quote("it's"), "'it'\\''s'");
         assert_eq!(shell_quote("two\nlines $HOME `x`"), "'two\nlines $HOME `x`'");
+    }
+
+    #[test]
+    fn a_shell_word_is_quoted_only_where_the_shell_would_split_or_expand_it() {
+        assert_eq!(shell_word("DEB-k3x9q2"), "DEB-k3x9q2");
+        assert_eq!(shell_word("--branch=decisions/a"), "--branch=decisions/a");
+        assert_eq!(shell_word("Cost Control"), "'Cost Control'");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+        assert_eq!(shell_word(""), "''");
     }
 
     #[test]

@@ -548,7 +548,7 @@ fn unknown_id_besides(taken: &str) -> String {
 
 // ── A closed stdout ─────────────────────────────────────────────────────────────
 
-/// `debate --list | head -1`: the reader goes away before the output is written. The
+/// `debate list | head -1`: the reader goes away before the output is written. The
 /// command must not panic or print a backtrace.
 #[test]
 fn closed_stdout_does_not_panic() {

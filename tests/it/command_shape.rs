@@ -27,6 +27,28 @@ fn commands_are_subcommands_and_the_flags_stay_aliases() {
     sandbox.cmd().args(["--all"]).assert().code(2).stderr(predicate::str::contains("debate list --all"));
 }
 
+/// A typo followed by its arguments (issue 32) gets the did-you-mean, with the line meant
+/// to copy, not clap's complaint about the words after it.
+#[test]
+fn a_mistyped_command_with_arguments_is_named_with_the_line_meant() {
+    let sandbox = Sandbox::new();
+    for (args, said, meant) in [
+        (&["shwo", "DEB-abc123"][..], "did you mean `debate show`?", "debate show DEB-abc123"),
+        (
+            &["acept", "docs/decisions/my record.md"],
+            "did you mean `debate accept`?",
+            "debate accept 'docs/decisions/my record.md'",
+        ),
+    ] {
+        let out = sandbox.cmd().args(args).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(said) && stderr.contains(meant), "{stderr}");
+        assert!(!stderr.contains("unexpected argument"), "{stderr}");
+    }
+    assert!(!sandbox.db().exists(), "no state database");
+}
+
 #[test]
 fn a_mistyped_command_is_refused_before_anything_is_written() {
     let sandbox = Sandbox::new();
@@ -176,4 +198,17 @@ async fn flags_before_new_are_taken_and_offline_calls_no_provider() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--offline does not go with `debate show`"));
+}
+
+/// Hints teach the subcommand forms (issue 32), never the old flags.
+#[test]
+fn hints_use_the_subcommand_forms() {
+    let sandbox = Sandbox::new();
+    sandbox.cmd().args(["--offline", "-r", "2", "--no-checkpoints", QUESTION]).assert().success();
+    for (args, hint) in [(&["show", "DEB-zzzzzz"][..], "`debate list --all`"), (&["show", "DEB-z"], "`debate list`")] {
+        let out = sandbox.cmd().args(args).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(hint), "{stderr}");
+        assert!(!stderr.contains("debate --"), "an old form in: {stderr}");
+    }
 }

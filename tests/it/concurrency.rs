@@ -144,10 +144,7 @@ fn sigterm_and_sighup_pause_the_debate_like_ctrl_c() {
         assert_eq!(out.status.code(), Some(code), "SIG{name}: {}", text(&out.stderr));
         let id = sandbox.only_id();
         let stderr = text(&out.stderr);
-        assert!(
-            stderr.contains(&format!("SIG{name}")) && stderr.contains(&format!("debate --resume {id}")),
-            "{stderr}"
-        );
+        assert!(stderr.contains(&format!("SIG{name}")) && stderr.contains(&format!("debate resume {id}")), "{stderr}");
         assert_eq!(sandbox.show(&id)["status"], "paused", "SIG{name}");
         sandbox.cmd().arg("--config").arg(&config).args(["--resume", &id]).assert().success();
     }

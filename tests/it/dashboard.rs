@@ -271,7 +271,7 @@ async fn a_debate_moves_between_the_terminal_and_the_dashboard() {
         terminal.exp_eof().unwrap();
 
         let page = d.page_until(&id, "the paused debate", |p| actions(p) == "continue guide end").await;
-        assert!(page.contains("continue it here, or <code>debate --resume</code> it"), "a command as code: {page}");
+        assert!(page.contains("continue it here, or <code>debate resume</code> it"), "a command as code: {page}");
         // Two tabs answer the same checkpoint at once: one takes the debate up, the
         // other is told it is taken; only the first answer is heard.
         let uri = format!("/api/debates/{id}/checkpoint");

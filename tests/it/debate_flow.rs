@@ -14,7 +14,11 @@ fn offline_debate_completes_writes_the_record_and_lists_as_complete() {
     // The panel with reasons, each round's assessment, the end reason and the synthesis.
     assert!(stderr.contains("Panel: 2 perspectives"), "{stderr}");
     assert!(stderr.contains("Performance Advocate — The question implies"), "{stderr}");
-    assert!(stderr.contains("═══ Round 1 ═══") && stderr.contains("assessment:"), "{stderr}");
+    assert!(stderr.contains("═══ Round 1 of 5 ═══") && stderr.contains("assessment:"), "{stderr}");
+    assert!(
+        stderr.contains("Options: Redis · Postgres\nPanel: 2 perspectives"),
+        "the options after the analysis: {stderr}"
+    );
     assert!(stderr.contains("Debate ended:"), "{stderr}");
     assert!(stderr.contains("Recommendation:") && stderr.contains("Confidence: Low"), "{stderr}");
     assert!(stderr.contains("not reasoned by a model"), "the offline label is shown: {stderr}");

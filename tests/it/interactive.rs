@@ -109,7 +109,7 @@ fn pause_then_resume_asks_again_and_repeats_nothing() {
     let config = scripted(&sandbox, &varied_answers(&PANEL, 2, CONTINUE));
     let mut p = session(&sandbox, Some(&config), &["-r", "2", QUESTION]);
     answer(&mut p, MENU, "p");
-    p.exp_string("Continue with: debate --resume DEB-").unwrap();
+    p.exp_string("Continue with: debate resume DEB-").unwrap();
     assert_eq!(exit_code(&mut p), 0, "a pause is a success");
     assert_eq!(status(&sandbox), "paused");
     assert!(sandbox.records().is_empty());
@@ -153,7 +153,7 @@ fn ctrl_c_in_the_middle_of_a_round_saves_and_resume_repeats_no_finished_call() {
         sandbox.try_shown().is_ok_and(|detail| stored_in_round(&detail, 2, "arguments") >= 1)
     });
     p.send_control('c').unwrap();
-    p.exp_string("debate --resume").unwrap();
+    p.exp_string("debate resume").unwrap();
     assert_eq!(exit_code(&mut p), 130);
     assert_eq!(status(&sandbox), "paused");
     let started = sandbox.prompts().len();

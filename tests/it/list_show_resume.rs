@@ -123,7 +123,7 @@ fn a_provider_failure_pauses_and_resume_continues_without_repeating_calls() {
     let out = sandbox.cmd().arg("--config").arg(&config).args(["--max-rounds", "2", QUESTION]).assert().code(3);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     let id = sandbox.only_id();
-    assert!(stderr.contains("overloaded") && stderr.contains(&format!("debate --resume {id}")), "{stderr}");
+    assert!(stderr.contains("overloaded") && stderr.contains(&format!("debate resume {id}")), "{stderr}");
     assert_eq!(sandbox.show(&id)["status"], "paused");
     assert!(sandbox.records().is_empty());
     let calls_before = sandbox.prompts().len();
@@ -205,7 +205,7 @@ fn resume_with_json_prints_one_json_document() {
     let paused: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("a pause prints JSON");
     let id = sandbox.only_id();
     assert_eq!((paused["id"].as_str(), paused["status"].as_str()), (Some(id.as_str()), Some("paused")));
-    assert_eq!(paused["resume"], format!("debate --resume {id}"));
+    assert_eq!(paused["resume"], format!("debate resume {id}"));
     assert_eq!(paused["exit_code"], 3);
     assert!(paused["error"].as_str().unwrap().contains("overloaded"), "{paused}");
     sandbox.scripted(&answers);

@@ -39,6 +39,7 @@ mod record_review;
 mod record_travels;
 mod repository_context;
 mod resume;
+mod say_what_runs;
 mod secret_gate;
 mod secrets;
 mod selection;

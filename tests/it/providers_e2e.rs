@@ -88,7 +88,7 @@ async fn a_server_that_keeps_failing_pauses_the_debate_and_resume_finishes_it() 
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     let id = sandbox.only_id();
-    assert!(stderr.contains("HTTP 503") && stderr.contains(&format!("debate --resume {id}")), "{stderr}");
+    assert!(stderr.contains("HTTP 503") && stderr.contains(&format!("debate resume {id}")), "{stderr}");
     assert!(stderr.lines().filter(|l| !l.trim().is_empty()).count() > 2, "progress precedes the error");
     assert_eq!(sandbox.show(&id)["status"], "paused");
     let failed_attempts =

@@ -942,7 +942,7 @@ async fn a_call_past_its_limit_is_not_sent_again() {
     assert_service_failure(&err);
     assert_eq!(server.count(), 1, "one request: {err}");
     assert!(err.to_string().contains("timeout_seconds"), "names the limit: {err}");
-    assert!(err.hint().unwrap_or_default().contains("debate --resume"), "{err}");
+    assert!(err.hint().unwrap_or_default().contains("debate resume"), "{err}");
 }
 
 #[tokio::test]
@@ -1411,7 +1411,7 @@ async fn a_slow_model_that_keeps_sending_is_never_cut_off_and_a_silent_one_is_no
     let err = expect_err(build(config).complete(&request()).await);
     assert_eq!(server.count(), 1, "the server may still be computing: {err}");
     assert!(err.to_string().contains("idle_timeout_seconds"), "{err}");
-    assert!(err.hint().unwrap_or_default().contains("debate --resume"), "{err}");
+    assert!(err.hint().unwrap_or_default().contains("debate resume"), "{err}");
 }
 
 /// A server on this machine computes one answer at a time: it gets one request at a

@@ -166,7 +166,7 @@ impl Sandbox {
             .map_err(|err| format!("debate {args:?} printed no JSON ({err}): {}", text(&out.stdout)))
     }
 
-    /// `debate --list --all --json`: every debate in the state database (up to 100),
+    /// `debate list --all --json`: every debate in the state database (up to 100),
     /// newest first; empty when there is no database (listing never creates one).
     pub fn try_listed(&self) -> Result<Vec<Value>, String> {
         match self.try_json(&["--list", "--all", "--json", "--limit", "100"])? {
@@ -192,7 +192,7 @@ impl Sandbox {
         id_of(self.listed().first().expect("a debate in the state database"))
     }
 
-    /// `debate --show ID --json`: the debate in full, as `src/view.rs` (`Detail`) prints
+    /// `debate show ID --json`: the debate in full, as `src/view.rs` (`Detail`) prints
     /// it.
     pub fn show(&self, id: &str) -> Value {
         self.try_json(&["--show", id, "--json"]).unwrap_or_else(|err| panic!("{err}"))
