@@ -83,6 +83,10 @@ pub fn read(relative: &str, text: &str) -> Option<Fields> {
         .or_else(|| labelled("status"))
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".into());
+    let status = match superseded_in_section(&parsed) {
+        Some(link) if !status.to_lowercase().starts_with("superseded") => link,
+        _ => status,
+    };
     let date = front("date").or_else(|| labelled("date"));
     let decision = DECISION_HEADINGS
         .iter()
@@ -103,6 +107,16 @@ pub fn read(relative: &str, text: &str) -> Option<Fields> {
         decision,
         chosen_option,
         superseded_by,
+    })
+}
+
+/// The `Superseded by [title](file)` paragraph adr-tools' `adr new -s` adds to a record's
+/// `## Status` section: it edits that section alone, so the record's other places may
+/// still say `accepted`, yet it is superseded.
+fn superseded_in_section(parsed: &Parsed) -> Option<String> {
+    let section = parsed.sections.get("status")?;
+    section.iter().map(|entry| joined(entry)).find(|entry| {
+        entry.get(..14).is_some_and(|p| p.eq_ignore_ascii_case("superseded by ")) && entry.contains(TARGET_OPEN)
     })
 }
 
@@ -346,6 +360,17 @@ mod tests {
         let superseded = text.replace("Accepted", "Superseded by [5. Use Redis for caching](0005-use-redis.md)");
         let d = read("doc/adr/0002-use-postgres.md", &superseded).unwrap();
         assert_eq!(d.superseded_by.as_deref(), Some("doc/adr/0005-use-redis.md"));
+    }
+
+    #[test]
+    fn a_record_adr_tools_superseded_reads_as_superseded() {
+        // `adr new -s 2` on debate's accepted record: only its status section changes.
+        let edited = "---\nid: DEB-abc123\nstatus: accepted\n\n---\n# Redis or Postgres\n\n- Status: accepted\n\n## Status\n\nSuperseded by [3. Use Redis](0003-use-redis.md)\n\n## Question\n\nWhich?\n";
+        let d = read("doc/adr/0002-redis-or-postgres.md", edited).unwrap();
+        assert_eq!(d.status, "Superseded by 3. Use Redis");
+        assert_eq!(d.superseded_by.as_deref(), Some("doc/adr/0003-use-redis.md"));
+        let accepted = edited.replace("Superseded by [3. Use Redis](0003-use-redis.md)", "Accepted");
+        assert_eq!(read("doc/adr/0002-redis-or-postgres.md", &accepted).unwrap().status, "accepted");
     }
 
     #[test]

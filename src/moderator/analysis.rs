@@ -33,7 +33,7 @@ const TEAM_NUMBER_DISTANCE: usize = 3;
 /// debaters it wants (two for a choice of two).
 pub fn analyse(question: &str) -> Analysis {
     let named = options::named(question);
-    let terms = Terms::new(question, &[]);
+    let terms = Terms::new(question, &[]).reserving(lexicon_words());
     let domains = domains(&terms);
     let mut constraints = implied(&terms);
     if let Some(team) = small_team(question).filter(|t| !constraints.iter().any(|c| c.meaning == t.meaning)) {
@@ -60,6 +60,12 @@ pub fn analyse(question: &str) -> Analysis {
 /// do not count: "Redis or Postgres?" is no vote for what Redis is known for.
 pub fn keyword_terms(question: &str) -> Terms {
     Terms::new(question, &options::named(question))
+}
+
+/// Every word the domains and constraints look for: each means itself only.
+fn lexicon_words() -> impl Iterator<Item = &'static str> {
+    let domains = DOMAINS.iter().flat_map(|(_, keys)| keys.iter().copied());
+    domains.chain(CONSTRAINTS.iter().flat_map(|(phrases, _, _)| phrases.iter().copied()))
 }
 
 /// The domains the question's words point to, most hits first; ties keep table order.

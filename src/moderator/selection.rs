@@ -182,7 +182,8 @@ fn panel_size(analysis: &Analysis, request: &Request, forced: usize) -> Result<u
 /// more of whose keywords the question names (a custom perspective whose every keyword
 /// matches beats a broad built-in one), then to catalog order.
 fn rank<'a>(catalog: &'a Catalog, question: &str, analysis: &Analysis) -> Vec<Candidate<'a>> {
-    let terms = keyword_terms(question);
+    let terms = keyword_terms(question)
+        .reserving(catalog.entries().iter().flat_map(|def| def.keywords.iter().map(String::as_str)));
     let mut ranked: Vec<(Candidate, f64)> = catalog
         .entries()
         .iter()
@@ -286,6 +287,27 @@ mod tests {
         let catalog = Catalog::build(&[]).unwrap();
         let seats = select(&catalog, question, &analyse(question), request)?;
         Ok(seats.into_iter().map(|p| p.perspective.name).collect())
+    }
+
+    /// Issue 32: keywords are whole words or stems, and a word that is a keyword of its
+    /// own is not another's stem: a billing service is no question of the bill.
+    #[test]
+    fn billing_is_not_the_bill() {
+        let question = "Should the billing service keep its own database or share the orders database?";
+        let seats = panel(question, &Request::default()).unwrap();
+        assert!(seats.contains(&"Data Integrity".to_string()), "{seats:?}");
+        assert!(!seats.contains(&"Cost Control".to_string()), "{seats:?}");
+        assert!(!analyse(question).domains.contains(&"cost".to_string()), "{:?}", analyse(question).domains);
+        let bill = panel("Our cloud bill doubled: reserved instances or spot?", &Request::default()).unwrap();
+        assert!(bill.contains(&"Cost Control".to_string()), "{bill:?}");
+    }
+
+    #[test]
+    fn a_message_broker_is_the_messaging_domain() {
+        for question in ["Kafka or RabbitMQ for the order events?", "Should our services talk through a message queue?"]
+        {
+            assert_eq!(analyse(question).domains.first().map(String::as_str), Some("messaging"), "{question}");
+        }
     }
 
     #[test]

@@ -60,7 +60,8 @@ impl<'a> Indexer<'a> {
         let mut indexes = Vec::new();
         for directory in directories {
             let relative = directory.join(NAME);
-            let content = render(&records_in(self.repo, parent, directory, changes)).into_bytes();
+            let records = records_in(self.repo, parent, directory, changes);
+            let content = render(&directory.to_string_lossy().replace('\\', "/"), &records).into_bytes();
             if let Some(why) = self.left_alone(parent, &relative, &content)? {
                 if !self.warnings.contains(&why) {
                     self.warnings.push(why);
@@ -162,9 +163,9 @@ fn records_in(repo: &Repository, parent: Option<&Tree>, directory: &Path, change
         .collect()
 }
 
-/// The index of `rows` (records of one directory), as markdown. Pure and
-/// deterministic: the order of `rows` does not matter.
-pub fn render(rows: &[Row]) -> String {
+/// The index of `rows`, the records of `directory` (relative to the repository root),
+/// as markdown. Pure and deterministic: the order of `rows` does not matter.
+pub fn render(directory: &str, rows: &[Row]) -> String {
     let mut rows: Vec<&Row> = rows.iter().collect();
     rows.sort_by_cached_key(|row| (record_number(&row.name).map_or((1, 0), |n| (0, n)), date(row), row.name.clone()));
     let mut out = format!(
@@ -175,22 +176,43 @@ pub fn render(rows: &[Row]) -> String {
         return out;
     }
     out.push_str("| Date | Decision | Status | Chosen option |\n| --- | --- | --- | --- |\n");
-    for row in rows {
+    for row in &rows {
         let fields = row.fields.as_ref();
         let stem = row.name.strip_suffix(".md").unwrap_or(&row.name);
         let title = fields.map_or(stem, |f| f.title.as_str());
-        let link = links::relative("", &row.name);
-        let status = fields.map_or("unknown", |f| f.status.as_str());
         let chosen = fields.and_then(|f| f.chosen_option.as_deref());
         out.push_str(&format!(
-            "| {} | [{}]({link}) | {} | {} |\n",
+            "| {} | {} | {} | {} |\n",
             cell(&date(row)),
-            markdown::link_text(title).replace('|', "\\|"),
-            cell(status),
+            linked(title, &links::relative("", &row.name)),
+            status(directory, row, &rows),
             cell(chosen.unwrap_or_default()),
         ));
     }
     out
+}
+
+/// `[title](link)`, safe in a cell.
+fn linked(title: &str, link: &str) -> String {
+    format!("[{}]({link})", markdown::link_text(title).replace('|', "\\|"))
+}
+
+/// A row's status cell. A superseded record names the record that superseded it by
+/// that record's title, linked (its own status links it by file name or number).
+fn status(directory: &str, row: &Row, rows: &[&Row]) -> String {
+    const BY: &str = "superseded by ";
+    let Some(fields) = row.fields.as_ref() else { return cell("unknown") };
+    let superseded = fields.status.get(..BY.len()).filter(|by| by.eq_ignore_ascii_case(BY));
+    let (Some(by), Some(successor)) = (superseded, fields.superseded_by.as_deref()) else {
+        return cell(&fields.status);
+    };
+    let name = successor.rsplit('/').next().unwrap_or(successor);
+    let title = rows
+        .iter()
+        .find(|other| format!("{directory}/{}", other.name) == successor)
+        .and_then(|other| other.fields.as_ref())
+        .map_or(name.strip_suffix(".md").unwrap_or(name), |other| other.title.as_str());
+    format!("{} {}", cell(by.trim_end()), linked(title, &links::relative(directory, successor)))
 }
 
 /// The record's date, else the date its file name starts with, else nothing.
@@ -251,7 +273,7 @@ mod tests {
         let nygard = "# 1. Record architecture decisions\n\nDate: 2024-01-01\n\n## Status\n\nAccepted\n\n## Decision\n\nWe will.\n";
         let rows =
             [row("0003-redis-or-postgres.md", ours), row("0002-use-madr.md", madr), row("0001-record.md", nygard)];
-        let index = render(&rows);
+        let index = render("docs/decisions", &rows);
         assert!(index.starts_with(MARKER) && generated(index.as_bytes()));
         let (table, links, structure) = parsed(&index);
         assert!(!structure);
@@ -266,7 +288,7 @@ mod tests {
         );
         assert_eq!(links, ["0001-record.md", "0002-use-madr.md", "0003-redis-or-postgres.md"]);
         let reversed: Vec<Row> = rows.into_iter().rev().collect();
-        assert_eq!(render(&reversed), index, "the same records give the same bytes");
+        assert_eq!(render("docs/decisions", &reversed), index, "the same records give the same bytes");
     }
 
     #[test]
@@ -276,7 +298,7 @@ mod tests {
             Row { name: "2026-01-01-notes.md".into(), fields: None },
             row("0001-numbered.md", "# N\n"),
         ];
-        let (table, links, _) = parsed(&render(&rows));
+        let (table, links, _) = parsed(&render("docs/decisions", &rows));
         assert_eq!(table[1], ["—", "N", "unknown", "—"], "numbered first");
         assert_eq!(table[2], ["2026-01-01", "2026-01-01-notes", "unknown", "—"]);
         assert_eq!(table[3], ["2026-02-01", "B", "proposed", "—"]);
@@ -287,7 +309,7 @@ mod tests {
     fn untrusted_text_cannot_break_the_table() {
         let hostile = "---\ntitle: \"A | B ] (x) [y](javascript:alert(1)) `c | d` \\\\\"\nstatus: \"<script>alert(1)</script> | x\"\ndate: \"2026-11-22 | 9\"\n---\n# t\n\n## Decision Outcome\n\nChosen option: \"P | Q <b>\", because.\n";
         let rows = [row("0001-a b (c) [d].md", hostile), row("0002-x.md", "# Two\nlines? no\n\n* Status: accepted\n")];
-        let index = render(&rows);
+        let index = render("docs/decisions", &rows);
         let (table, links, structure) = parsed(&index);
         assert!(!structure, "{index}");
         assert_eq!(table.len(), 3, "{index}");
@@ -301,8 +323,33 @@ mod tests {
     }
 
     #[test]
+    fn a_superseded_record_links_its_successor_by_title() {
+        let old = "---\nstatus: \"superseded by [0002-cache-in-redis](0002-cache-in-redis.md)\"\ndate: 2025-03-01\n---\n# Use Postgres as the only datastore\n";
+        let new = "---\nstatus: accepted\ndate: 2026-11-22\n---\n# Cache in Redis\n";
+        let elsewhere = "# 3. Old\n\n## Status\n\nSuperseded by [4. Elsewhere](../adr/0004-elsewhere.md)\n";
+        let rows =
+            [row("0001-use-postgres.md", old), row("0002-cache-in-redis.md", new), row("0003-old.md", elsewhere)];
+        let index = render("docs/decisions", &rows);
+        assert!(index.contains("| superseded by [Cache in Redis](0002-cache-in-redis.md) |"), "{index}");
+        let (table, links, structure) = parsed(&index);
+        assert!(!structure);
+        assert_eq!(table[1][2], "superseded by Cache in Redis");
+        assert_eq!(table[3][2], "Superseded by 0004-elsewhere", "a record in another directory by its name");
+        assert_eq!(
+            links,
+            [
+                "0001-use-postgres.md",
+                "0002-cache-in-redis.md",
+                "0002-cache-in-redis.md",
+                "0003-old.md",
+                "../adr/0004-elsewhere.md"
+            ]
+        );
+    }
+
+    #[test]
     fn an_empty_directory_says_so() {
-        assert!(render(&[]).ends_with("No decision records yet.\n"));
+        assert!(render("docs/decisions", &[]).ends_with("No decision records yet.\n"));
         assert!(!generated(b"# Our decisions\n\nSee the wiki.\n"));
     }
 }

@@ -25,7 +25,7 @@ pub fn plan_path(state: &DebateState) -> Result<PathBuf> {
         .filename
         .0
         .replace("{date}", &date_of(state))
-        .replace("{slug}", &slug::slug(&state.title))
+        .replace("{slug}", &slug::naming(&first_line(&state.question), &state.analysis.options))
         .replace("{id}", &state.id.to_lowercase())
         .replace("{number}", &format!("{number:04}"));
     let stem = name.strip_suffix(".md").unwrap_or(&name).to_string();
@@ -62,9 +62,15 @@ pub fn default_branch(id: &str, title: &str) -> String {
     format!("decisions/{}-{}", id.to_lowercase(), slug::slug(title))
 }
 
-/// A short title from the question: its first line, without a trailing `?`, at most
-/// 72 characters and never cut mid-word.
+/// A short title from the question: its first line, at most 72 characters and never
+/// cut mid-word.
 pub fn title_of(question: &str) -> String {
+    shorten(&first_line(question), TITLE_LIMIT)
+}
+
+/// The question's first line, without a trailing `?`. The slug is made from it, not the
+/// title, so the options named past the title's cut are still there to keep.
+fn first_line(question: &str) -> String {
     let line = question.lines().map(one_line).find(|l| !l.is_empty()).unwrap_or_default();
-    shorten(line.trim_end_matches(['?', '.', '!', ' ']), TITLE_LIMIT)
+    line.trim_end_matches(['?', '.', '!', ' ']).to_string()
 }

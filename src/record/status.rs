@@ -43,11 +43,13 @@ struct Found {
     place: Place,
 }
 
-/// The text with its status set to `status` in every place it states it; `None` when
-/// it states it in none of those places. Setting the same status again changes nothing.
+/// The text with its status set to `status` in every place it states it, in the case
+/// that place writes it (`Accepted` under `## Status`, `accepted` in front matter);
+/// `None` when it states it in none of those places. Setting the same status again
+/// changes nothing.
 pub fn set(text: &str, status: &str) -> Option<String> {
     let status = one_line(status);
-    rewrite(text, |_| status.clone())
+    rewrite(text, |place| styled(&status, place))
 }
 
 /// The text with the status of each place that states one replaced by `status_for` the
@@ -77,7 +79,24 @@ fn rewrite(text: &str, status_for: impl Fn(&str) -> String) -> Option<String> {
 /// matter, a labelled line, a section); `None` when it states none.
 pub fn current(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    status_at(&lines, &locate(&lines)?)
+    let stated = status_at(&lines, &locate(&lines)?)?;
+    match superseded_in_section(&lines) {
+        Some(link) if !stated.to_lowercase().starts_with("superseded") => Some(link),
+        _ => Some(stated),
+    }
+}
+
+/// The `Superseded by [title](file)` line adr-tools' `adr new -s` adds under a record's
+/// `## Status` heading: it edits that section alone, so the record's other places may
+/// still say `accepted`, yet it is superseded.
+fn superseded_in_section(lines: &[&str]) -> Option<String> {
+    let heading = status_heading(lines)?;
+    lines[heading + 1..]
+        .iter()
+        .map(|line| line.trim())
+        .take_while(|line| !line.starts_with('#'))
+        .find(|line| line.get(..14).is_some_and(|p| p.eq_ignore_ascii_case("superseded by ")) && line.contains("]("))
+        .map(one_line)
 }
 
 /// The status `found` holds, on one line; `None` when it is empty.
@@ -319,10 +338,21 @@ fn labelled(lines: &[&str]) -> Option<Found> {
     })
 }
 
-/// The paragraph under a `## Status` heading, never a line of a fenced code block.
+/// The paragraph under a `## Status` heading.
 fn section(lines: &[&str]) -> Option<Found> {
+    let heading = status_heading(lines)?;
+    let at = (heading + 1..lines.len()).find(|&i| !lines[i].trim().is_empty())?;
+    if lines[at].trim_start().starts_with('#') {
+        return None;
+    }
+    let end = (at..lines.len()).find(|&i| lines[i].trim().is_empty() || lines[i].trim_start().starts_with('#'));
+    Some(Found { at, end: end.unwrap_or(lines.len()), place: Place::Section })
+}
+
+/// The line of the `## Status` heading, never a line of a fenced code block.
+fn status_heading(lines: &[&str]) -> Option<usize> {
     let mut fence: Option<String> = None;
-    let heading = lines.iter().position(|line| {
+    lines.iter().position(|line| {
         let text = line.trim_end();
         let unindented = text.trim_start();
         if text.len() - unindented.len() > 3 {
@@ -345,13 +375,7 @@ fn section(lines: &[&str]) -> Option<Found> {
                 unindented.starts_with('#') && unindented.trim_start_matches('#').trim().eq_ignore_ascii_case("status")
             }
         }
-    })?;
-    let at = (heading + 1..lines.len()).find(|&i| !lines[i].trim().is_empty())?;
-    if lines[at].trim_start().starts_with('#') {
-        return None;
-    }
-    let end = (at..lines.len()).find(|&i| lines[i].trim().is_empty() || lines[i].trim_start().starts_with('#'));
-    Some(Found { at, end: end.unwrap_or(lines.len()), place: Place::Section })
+    })
 }
 
 #[cfg(test)]
@@ -401,7 +425,11 @@ mod tests {
         let nygard = "# 1. Use Postgres\n\nDate: 2025-03-01\n\n## Status\n\nAccepted\nsince March\n\n## Context\n\nWe need a store.\n";
         assert_eq!(
             set(nygard, BY).unwrap(),
-            format!("# 1. Use Postgres\n\nDate: 2025-03-01\n\n## Status\n\n{BY}\n\n## Context\n\nWe need a store.\n")
+            format!(
+                "# 1. Use Postgres\n\nDate: 2025-03-01\n\n## Status\n\nS{}\n\n## Context\n\nWe need a store.\n",
+                &BY[1..]
+            ),
+            "capitalised where the section was"
         );
     }
 
@@ -450,6 +478,17 @@ mod tests {
         );
         assert_eq!(current("# X\n\nNo status.\n"), None);
         assert_eq!(current("---\nstatus:\n---\n# X\n"), None, "an empty status is none");
+    }
+
+    #[test]
+    fn a_superseding_link_adr_tools_added_to_the_status_section_is_the_status() {
+        // `adr new -s` on an accepted record of debate's: `Accepted` gone from the section.
+        let edited = "---\nstatus: accepted\n\n---\n# X\n\n- Status: accepted\n\n## Status\n\nSupersedes [0001-a](0001-a.md)\n\nSuperseded by [3. Y](0003-y.md)\n\n## Question\n";
+        assert_eq!(current(edited).as_deref(), Some("Superseded by [3. Y](0003-y.md)"));
+        let no_link = "# X\n\n## Status\n\nAccepted\n\nSuperseded by nothing yet\n";
+        assert_eq!(current(no_link).as_deref(), Some("Accepted"));
+        let elsewhere = "# X\n\n## Status\n\nAccepted\n\n## Notes\n\nSuperseded by [3. Y](0003-y.md)\n";
+        assert_eq!(current(elsewhere).as_deref(), Some("Accepted"), "only the status section says so");
     }
 
     #[test]
@@ -553,8 +592,8 @@ mod tests {
         let superseded = set(&accepted, "superseded by [0003-y](0003-y.md)").unwrap();
         assert!(superseded.contains("\nstatus: \"superseded by [0003-y](0003-y.md)\"\n"), "{superseded}");
         assert!(superseded.contains("\n- Status: superseded by [0003-y](0003-y.md)\n"), "{superseded}");
-        assert!(superseded.contains("\n## Status\n\nsuperseded by [0003-y](0003-y.md)\n\nSupersedes"), "{superseded}");
+        assert!(superseded.contains("\n## Status\n\nSuperseded by [0003-y](0003-y.md)\n\nSupersedes"), "{superseded}");
         assert!(superseded.ends_with("## Status\n\nnot this\n```\n"), "a code block is no section: {superseded}");
-        assert_eq!(keep(&superseded, ours).lines().filter(|l| l.contains("superseded by")).count(), 3);
+        assert_eq!(keep(&superseded, ours), superseded, "kept in the case each place writes it");
     }
 }

@@ -61,6 +61,23 @@ fn the_index_lists_every_record_and_is_the_same_for_the_same_records() {
 }
 
 #[test]
+fn a_superseded_record_links_its_successor_by_title() {
+    let sandbox = repository(&both());
+    let earlier = "docs/decisions/0001-use-postgres.md";
+    let out = sandbox.cmd().args(["--offline", "-q", "--supersedes", earlier, QUESTION]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let index = git(&sandbox.repo, &["show", &format!("HEAD:{INDEX}")]);
+    let name = "0003-should-we-use-redis-or-postgres-for-caching.md";
+    assert_eq!(
+        rows(&index)[0],
+        format!(
+            "| 2025-03-01 | [Use Postgres as the only datastore](0001-use-postgres.md) | superseded by [Should we use Redis or Postgres for caching]({name}) | Postgres |"
+        ),
+        "{index}"
+    );
+}
+
+#[test]
 fn a_hand_written_index_is_left_alone_with_a_warning() {
     let own = "# Our decisions\n\nSee the wiki for the rest.\n";
     // Committed, and only in the work tree.

@@ -35,7 +35,8 @@ const CORPUS: &[&str] = &[
 
 const CODE: &str = "Run this first:\n\n```sh\n# a comment, not a heading\necho '<b>' > out.txt\n```";
 
-const SECTIONS: [&str; 13] = [
+const SECTIONS: [&str; 14] = [
+    "Status",
     "Question",
     "Decision Outcome",
     "Recommendation",

@@ -1,6 +1,7 @@
 //! The records as other ADR tools read them: a real log4brains 1.1.0 build (from npm)
 //! and adr-tools' `list` and `generate graph` (Debian's `adr-tools`), over records
-//! debate wrote, superseded and accepted. Where npm or `adr` is not on PATH when the
+//! debate wrote, superseded and accepted, and `adr new -s` superseding one of debate's
+//! records through its `## Status` section. Where npm or `adr` is not on PATH when the
 //! tests are built (build.rs), their test is ignored, unless `CI` is set: `.ci/run`
 //! installs both, so there a missing tool fails.
 
@@ -43,6 +44,12 @@ fn three_records(sandbox: &Sandbox) -> [String; 3] {
         sandbox.cmd().args([verb, record.as_str()]).assert().success();
     }
     [first, second, third]
+}
+
+/// The paragraphs under a record's `## Status` heading, up to its next section.
+fn status_section(record: &str) -> String {
+    let after = record.split_once("\n## Status\n\n").map(|(_, after)| after).expect("a `## Status` section");
+    after.split("\n## ").next().unwrap().trim_end().to_string()
 }
 
 fn stem(path: &str) -> String {
@@ -129,6 +136,84 @@ fn adr_tools_lists_the_records_and_graphs_the_supersede() {
     let graph = adr(&["generate", "graph"]);
     assert!(graph.contains("_3 -> _2 [label=\"Supersedes\", weight=0]"), "the supersede edge:\n{graph}");
     assert_eq!(graph.matches("label=\"Supersedes\"").count(), 1, "{graph}");
+}
+
+#[test]
+fn every_record_has_a_status_section_that_follows_its_status() {
+    let sandbox = Sandbox::new();
+    identify(&sandbox);
+    let read = |relative: &str| std::fs::read_to_string(sandbox.repo.join(relative)).unwrap();
+    let run = |args: &[&str]| {
+        let out = sandbox.cmd().args(["--offline", "-q"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let path = PathBuf::from(text(&out.stdout).trim());
+        path.strip_prefix(&sandbox.repo).unwrap().to_string_lossy().into_owned()
+    };
+    let first = run(&[FIRST]);
+    assert_eq!(status_section(&read(&first)), "Proposed", "a fresh record, superseding nothing");
+    sandbox.cmd().args(["accept", &first]).assert().success();
+    assert_eq!(status_section(&read(&first)), "Accepted");
+
+    let second = run(&["--supersedes", &first, SECOND]);
+    let name = Path::new(&second).file_name().unwrap().to_string_lossy().into_owned();
+    let superseded = read(&first);
+    assert_eq!(status_section(&superseded), format!("Superseded by [{}]({name})", stem(&second)));
+    assert!(superseded.contains(&format!("\n- Status: superseded by [{}]({name})\n", stem(&second))));
+    let earlier = Path::new(&first).file_name().unwrap().to_string_lossy().into_owned();
+    let supersedes = format!("Supersedes [{}]({earlier})", stem(&first));
+    assert_eq!(status_section(&read(&second)), format!("Proposed\n\n{supersedes}"));
+
+    sandbox.cmd().args(["deprecate", &second]).assert().success();
+    let deprecated = read(&second);
+    assert_eq!(status_section(&deprecated), format!("Deprecated\n\n{supersedes}"), "the links stay");
+    assert!(deprecated.contains("\nstatus: deprecated\n") && deprecated.contains("\n- Status: deprecated\n"));
+}
+
+#[test]
+#[cfg_attr(missing_adr, ignore = "adr is not on PATH (apt-get install adr-tools); with CI set this test fails instead")]
+fn adr_tools_supersedes_a_debate_record_in_its_status_section() {
+    let sandbox = Sandbox::new();
+    identify(&sandbox);
+    let adr = |args: &[&str]| {
+        let out = Command::new("adr")
+            .args(args)
+            .current_dir(&sandbox.repo)
+            .env("EDITOR", "true")
+            .env_remove("VISUAL")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "adr {args:?}: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    adr(&["init", "doc/adr"]);
+    git(&sandbox.repo, &["add", "-A"]);
+    git(&sandbox.repo, &["commit", "-qm", "adr init"]);
+    let out = sandbox.cmd().args(["--offline", "-q", FIRST]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let record = PathBuf::from(text(&out.stdout).trim());
+    let relative = record.strip_prefix(&sandbox.repo).unwrap().to_string_lossy().into_owned();
+    sandbox.cmd().args(["accept", &relative]).assert().success();
+    let number = stem(&relative)[..4].to_string();
+    assert_eq!(number, "0002");
+
+    // adr-tools adds its link to the section and takes the line `Accepted` out of it.
+    let new = adr(&["new", "-s", &number, "Use SQLite for orders"]);
+    assert_eq!(new.trim(), "doc/adr/0003-use-sqlite-for-orders.md");
+    let superseded = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(status_section(&superseded), "Superseded by [3. Use SQLite for orders](0003-use-sqlite-for-orders.md)");
+    let graph = adr(&["generate", "graph"]);
+    assert!(graph.contains("_3 -> _2 [label=\"Supersedes\", weight=0]"), "{graph}");
+
+    // debate reads the record as adr-tools left it: superseded, so no longer accepted.
+    git(&sandbox.repo, &["add", "-A"]);
+    git(&sandbox.repo, &["commit", "-qm", "adr new -s"]);
+    let out = sandbox.cmd().args(["deprecate", &relative]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("is Superseded by [3. Use SQLite for orders](0003-use-sqlite-for-orders.md)"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

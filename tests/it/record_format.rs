@@ -11,7 +11,8 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 /// Decision first, reasoning after, transcript last: every section of debate's own
 /// synthesis document and of MADR 4, in the order a reviewer reads them (the README's
 /// "The decision record" lists them).
-const SECTIONS: [&str; 13] = [
+const SECTIONS: [&str; 14] = [
+    "Status",
     "Question",
     "Decision Outcome",
     "Recommendation",
@@ -253,6 +254,16 @@ fn hostile_titles_make_safe_names_inside_the_record_directory() {
             assert!(slug.starts_with(expected), "{question:?} → {name}");
         }
     }
+}
+
+#[test]
+fn a_long_question_keeps_the_options_it_names_in_the_file_name() {
+    let sandbox = Sandbox::new();
+    let question = "Given the write load on the orders service's primary database: should we migrate from Postgres to CockroachDB?";
+    let path = record_name(&sandbox, &[], question);
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    // Cut at a word, with the names of the options past the cut kept at its end.
+    assert_eq!(&name[11..], "given-the-write-load-on-the-orders-postgres-cockroachdb.md");
 }
 
 #[test]

@@ -8,9 +8,16 @@ pub const DOMAINS: &[(&str, &[&str])] = &[
         "data",
         &[
             "data", "database", "cache", "redis", "postgres", "postgresql", "mysql", "sql", "nosql", "mongodb",
-            "dynamodb", "schema", "storage", "index", "replication", "queue", "kafka", "sqlite", "orm", "table",
-            "warehouse", "pipeline", "consistency", "transaction", "backup", "daten", "donnees", "datos", "dados",
+            "dynamodb", "schema", "storage", "index", "replication", "sqlite", "orm", "table",
+            "warehouse", "pipeline", "consistency", "transaction", "backup", "billing", "payment", "ledger", "daten", "donnees", "datos", "dados",
             "データ", "数据", "キャッシュ", "缓存",
+        ],
+    ),
+    (
+        "messaging",
+        &[
+            "messaging", "message", "queue", "broker", "kafka", "rabbitmq", "sqs", "sns", "nats", "pulsar", "kinesis",
+            "activemq", "pub/sub", "pubsub", "event bus", "message bus", "topic", "consumer", "producer", "mqtt",
         ],
     ),
     (

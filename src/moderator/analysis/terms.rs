@@ -1,8 +1,12 @@
 //! Words of a question and keyword matching. Case and accents never matter; a light
-//! English stemmer lets "secure" match "security" and "cache" match "caching"; a long
-//! keyword also matches the start of a longer word ("encrypt" → "encryption", German
-//! compounds); and text in scripts written without spaces (Chinese, Japanese) is
-//! matched by substring, since it cannot be split into words.
+//! English stemmer lets "secure" match "security" and "cache" match "caching"; the
+//! parts of joined words count ("DSGVO-konform"); a word never matches inside another
+//! ("bill" is not in "billboard"), and a word that is itself a keyword of the catalog
+//! ("billing") means that keyword, not another it stems to ("bill"). Text in scripts
+//! written without spaces (Chinese, Japanese) is matched by substring, since it cannot
+//! be split into words.
+
+use std::collections::HashSet;
 
 /// Whether `c` belongs to a script written without spaces between words (Han, kana).
 /// Korean puts spaces between words, so Hangul is not one of them.
@@ -90,9 +94,6 @@ fn strip_suffix(word: &str) -> Option<String> {
     })
 }
 
-/// Keywords at least this long also match the start of a longer word.
-const PREFIX_MIN: usize = 5;
-
 /// A text made ready for keyword matching.
 #[derive(Debug)]
 pub struct Terms {
@@ -104,6 +105,8 @@ pub struct Terms {
     sequence: Vec<String>,
     /// The lowercase text, for CJK keywords.
     text: String,
+    /// Words that are keywords in their own right: they match only themselves.
+    reserved: HashSet<String>,
 }
 
 impl Terms {
@@ -125,7 +128,15 @@ impl Terms {
             sequence: whole.iter().map(|w| stem(w)).collect(),
             words: all,
             text: cjk_text,
+            reserved: HashSet::new(),
         }
+    }
+
+    /// These terms with every one-word `keywords` (a whole catalog's) matching only
+    /// itself: "billing" names the keyword "billing", not "bill" by its stem.
+    pub fn reserving<'k>(mut self, keywords: impl IntoIterator<Item = &'k str>) -> Terms {
+        self.reserved = keywords.into_iter().map(|k| fold(k.trim())).filter(|k| words(k).len() == 1).collect();
+        self
     }
 
     /// Whether the keyword (a word, a phrase of several, or CJK text) is in the text.
@@ -161,10 +172,18 @@ impl Terms {
 
     fn matches_word(&self, keyword: &str) -> bool {
         let keyword_stem = stem(keyword);
-        let long = keyword.chars().count() >= PREFIX_MIN;
-        self.words.iter().zip(&self.stems).any(|(word, word_stem)| {
-            word == keyword || *word_stem == keyword_stem || (long && word.starts_with(keyword))
+        self.words.iter().zip(&self.stems).any(|(word, word_stem)| match self.reserved(word) {
+            Some(own) => own == keyword,
+            None => word == keyword || *word_stem == keyword_stem,
         })
+    }
+
+    /// The keyword `word` is, itself or in its plural ("payments" is "payment").
+    fn reserved<'w>(&self, word: &'w str) -> Option<&'w str> {
+        [Some(word), word.strip_suffix('s'), word.strip_suffix("es")]
+            .into_iter()
+            .flatten()
+            .find(|form| self.reserved.contains(*form))
     }
 }
 
@@ -205,6 +224,22 @@ mod tests {
         assert!(!matches("Where is the source? The truth is out there.", "source of truth"));
         assert!(matches("個人情報を含むログ", "個人情報"));
         assert!(matches("キャッシュにはRedisを使う", "redis"), "Latin words inside CJK text are words");
+    }
+
+    #[test]
+    fn a_keyword_never_matches_inside_a_word() {
+        assert!(!matches("Where do we put the billboard images?", "bill"));
+        assert!(!matches("Is cloudflare enough?", "cloud"));
+        assert!(matches("Our cloud bill doubled", "bill"));
+    }
+
+    #[test]
+    fn a_word_that_is_a_keyword_means_that_keyword() {
+        let terms = Terms::new("How should the billing service store invoices?", &[]).reserving(["billing", "bill"]);
+        assert!(terms.matches("billing") && !terms.matches("bill"));
+        assert!(Terms::new("Who pays the bills?", &[]).reserving(["billing", "bill"]).matches("bill"));
+        let payments = Terms::new("Where do payments go?", &[]).reserving(["payment", "pay"]);
+        assert!(payments.matches("payment") && !payments.matches("pay"), "a plural is its keyword too");
     }
 
     #[test]
