@@ -24,6 +24,10 @@ pub struct Summary {
     pub ended_by: Option<EndReason>,
     pub confidence: Option<Confidence>,
     pub record_path: Option<String>,
+    /// The record's lifecycle status as the record states it now (`proposed`,
+    /// `accepted`, `rejected`, `deprecated`, `superseded`), read from the work tree or
+    /// the record's branch; `None` without a record to read. `status` is the debate's.
+    pub record_status: Option<String>,
     pub commit_id: Option<String>,
     /// The branch the record was committed to with `--branch`.
     pub branch: Option<String>,
@@ -65,6 +69,7 @@ impl Summary {
             ended_by: state.end_reason,
             confidence: state.outcome.as_ref().map(|o| o.confidence),
             record_path: state.record_path.clone(),
+            record_status: None,
             commit_id: state.commit_id.clone(),
             branch: state.snapshot.branch.clone(),
             issue_draft: None,
@@ -86,6 +91,7 @@ impl From<&Listing> for Summary {
             ended_by: row.end_reason,
             confidence: row.confidence,
             record_path: row.record_path.clone(),
+            record_status: None,
             commit_id: row.commit_id.clone(),
             branch: row.branch.clone(),
             issue_draft: None,

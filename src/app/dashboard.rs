@@ -15,7 +15,7 @@ use crate::model::{DebateState, Events, Rounds};
 use crate::serve::{self, Launch, NewDebate};
 use crate::settings::FlagOverrides;
 use crate::terminal::{Terminal, Verbosity};
-use crate::view::IssueDraft;
+use crate::view::Summary;
 
 pub async fn serve(request: ServeRequest, db: PathBuf) -> Result<()> {
     // Outside a repository the dashboard still shows every debate; new ones then go to
@@ -71,8 +71,8 @@ impl Launch for Launcher {
         })
     }
 
-    fn issue_draft(&self, repo_root: &str, id: &str, title: &str) -> Option<IssueDraft> {
-        report::issue_draft(repo_root, id, title)
+    fn on_disk(&self, summary: Summary) -> Summary {
+        report::on_disk(summary)
     }
 
     fn record_directory(&self, repo_root: &str) -> String {

@@ -17,17 +17,11 @@ pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
         Some(store) => store.list((!all).then(|| root.to_string_lossy()).as_deref(), limit)?,
         None => Vec::new(),
     };
+    let summaries: Vec<Summary> = rows.iter().map(|row| report::on_disk(Summary::from(row))).collect();
     if json {
-        let summaries: Vec<Summary> = rows
-            .iter()
-            .map(|row| Summary {
-                issue_draft: report::issue_draft(&row.repository, &row.id, &row.title),
-                ..Summary::from(row)
-            })
-            .collect();
         terminal::print_json(&summaries)?;
     } else {
-        terminal::list::print(&rows, &scope, all)?;
+        terminal::list::print(&summaries, &scope, all)?;
     }
     Ok(())
 }
@@ -40,7 +34,7 @@ pub fn show(db_path: &Path, id: &str, json: bool, terminal: &Terminal) -> Result
     let servers = servers(db_path, &state)?;
     if json {
         let mut detail = Detail::of(&state);
-        detail.summary.issue_draft = report::issue_draft(&state.repo_root, &state.id, state.decision_title());
+        detail.summary = report::on_disk(detail.summary);
         detail.servers = servers;
         terminal::print_json(&detail)?;
     } else {

@@ -9,6 +9,31 @@ use crate::record;
 use crate::terminal;
 use crate::view::{IssueDraft, Summary};
 
+/// A summary with what the files around the debate say: the issue draft beside the
+/// record, and the record's lifecycle status as the record states it now.
+pub fn on_disk(summary: Summary) -> Summary {
+    Summary {
+        issue_draft: issue_draft(&summary.repository, &summary.id, &summary.title),
+        record_status: record_status(&summary),
+        ..summary
+    }
+}
+
+/// The record's lifecycle word: from the work tree, else from the tip of the branch
+/// it was committed to.
+fn record_status(summary: &Summary) -> Option<String> {
+    let path = Path::new(summary.record_path.as_deref()?);
+    let text = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let repo = git2::Repository::open(&summary.repository).ok()?;
+            let relative = path.strip_prefix(&summary.repository).ok()?;
+            record::git::read_at(&repo, summary.branch.as_deref()?, relative)?
+        }
+    };
+    record::current_status(&String::from_utf8_lossy(&text)).map(|status| record::lifecycle(&status))
+}
+
 /// The debate's issue draft, if one was written.
 pub fn issue_draft(repo_root: &str, id: &str, title: &str) -> Option<IssueDraft> {
     let path = record::issue::draft_path(Path::new(repo_root), id);
@@ -21,11 +46,7 @@ pub fn issue_draft(repo_root: &str, id: &str, title: &str) -> Option<IssueDraft>
 /// The result on stdout: the record path, or JSON.
 pub fn outcome(state: &DebateState, json: bool) -> Result<()> {
     if json {
-        let summary = Summary {
-            issue_draft: issue_draft(&state.repo_root, &state.id, state.decision_title()),
-            ..Summary::of(state)
-        };
-        return Ok(terminal::print_json(&summary)?);
+        return Ok(terminal::print_json(&on_disk(Summary::of(state)))?);
     }
     let Some(path) = &state.record_path else { return Ok(()) };
     match (&state.snapshot.branch, &state.commit_id) {

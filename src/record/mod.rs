@@ -34,6 +34,7 @@ pub use path::{date_of, default_branch, title_of};
 pub use publish::{check_revisable, commit_message, committed, path_for, publish, write};
 pub use read_back::{read_back, read_back_committed};
 pub use render::{Rendered, Templates, sidecar_path};
+pub use status::{current as current_status, lifecycle};
 pub use worktree::WorkTree;
 
 /// Whether debate can write records there, and commit them if it is to: checked before

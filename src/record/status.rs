@@ -75,6 +75,13 @@ fn rewrite(text: &str, status_for: impl Fn(&str) -> String) -> Option<String> {
     Some(out.concat())
 }
 
+/// The lifecycle word of a stated status: `superseded` for "Superseded by [X](x.md)",
+/// `accepted` for "Accepted", lowercase.
+pub fn lifecycle(status: &str) -> String {
+    let word = status.split_whitespace().next().unwrap_or_default();
+    word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()
+}
+
 /// The status as the record states it, on one line, where it is read first (its front
 /// matter, a labelled line, a section); `None` when it states none.
 pub fn current(text: &str) -> Option<String> {

@@ -64,10 +64,7 @@ pub async fn listing(app: &Arc<App>, filter: Filter) -> Result<Vec<Summary>, Api
             .iter()
             .filter(|row| status.is_none_or(|s| row.status == s))
             .take(limit as usize)
-            .map(|row| Summary {
-                issue_draft: launch.issue_draft(&row.repository, &row.id, &row.title),
-                ..Summary::from(row)
-            })
+            .map(|row| launch.on_disk(Summary::from(row)))
             .collect())
     })
     .await
@@ -127,7 +124,7 @@ pub async fn detail(app: &Arc<App>, id: &str) -> Result<Detail, ApiError> {
         let store = existing(store, &id)?;
         let state = store.load(&store.resolve_id(&id)?)?;
         let mut detail = Detail::of(&state);
-        detail.summary.issue_draft = launch.issue_draft(&state.repo_root, &state.id, &state.title);
+        detail.summary = launch.on_disk(detail.summary);
         Ok(detail)
     })
     .await

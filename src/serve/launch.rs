@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::error::Result;
 use crate::model::{DebateState, Events};
-use crate::view::IssueDraft;
+use crate::view::Summary;
 
 /// What the dashboard asks of the commands: start and resume debates exactly as
 /// `debate QUESTION` and `debate resume ID` do, reporting to `events`. The futures
@@ -21,8 +21,8 @@ pub trait Launch: Send + Sync {
         issue: bool,
         events: &'a mut dyn Events,
     ) -> LocalBoxFuture<'a, Result<DebateState>>;
-    /// The debate's issue draft, if one was written.
-    fn issue_draft(&self, repo_root: &str, id: &str, title: &str) -> Option<IssueDraft>;
+    /// The summary with what the files say: its issue draft and its record's status.
+    fn on_disk(&self, summary: Summary) -> Summary;
     /// Where the repository at `repo_root` keeps its records, as its settings say.
     fn record_directory(&self, repo_root: &str) -> String;
 }

@@ -54,11 +54,14 @@ pub async fn index(State(app): State<Arc<App>>, query: Result<Query<Filter>, Que
             Status::Complete,
             Status::Failed,
         ];
+        // The form's default: where `debate serve` runs, else the first the database knows.
+        let target = app.here.clone().or_else(|| repositories.first().cloned());
         app.pages.render(
             "list.html",
             minijinja::context! {
                 debates, repositories, statuses, decisions,
                 here => app.here,
+                target,
                 status => chosen.0,
                 repository => chosen.1,
                 csrf => app.guard.csrf(),

@@ -87,7 +87,7 @@ impl Pages {
     ) -> Result<Live, ApiError> {
         let driver = hub::driver(situation, store.driver(&state.id)?);
         let mut detail = Detail::of(state);
-        detail.summary.issue_draft = launch.issue_draft(&state.repo_root, &state.id, &state.title);
+        detail.summary = launch.on_disk(detail.summary);
         let actions = actions(state, &driver, situation);
         let said = describe(&driver, state, !actions.is_empty());
         let html = self.render(

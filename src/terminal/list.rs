@@ -1,8 +1,8 @@
 //! `debate list`: a table of recent debates.
 
 use super::{OutputError, print_out};
-use crate::model::Listing;
 use crate::text::untrusted::one_line;
+use crate::view::Summary;
 
 /// `3m`, `5h`, `2d` since an RFC 3339 time.
 pub fn age(created_at: &str, now: chrono::DateTime<chrono::Utc>) -> String {
@@ -25,24 +25,29 @@ fn shorten(text: &str, width: usize) -> String {
 }
 
 /// The table; with `every_repository` (`--all`), a column for each debate's repository.
-pub fn table(rows: &[Listing], every_repository: bool) -> String {
+/// STATUS is the debate's (running, paused, complete); DECISION its record's
+/// lifecycle (proposed, accepted, superseded…).
+pub fn table(rows: &[Summary], every_repository: bool) -> String {
     let now = chrono::Utc::now();
     let repositories: Vec<String> = rows.iter().map(|row| one_line(&row.repository)).collect();
     let wide = repositories.iter().map(|r| r.chars().count()).max().unwrap_or(0).max("REPOSITORY".len());
-    let line = |cells: [&str; 8]| {
-        let [id, status, rounds, age, question, commit, repository, record] = cells;
+    let line = |cells: [&str; 9]| {
+        let [id, status, decision, rounds, age, question, commit, repository, record] = cells;
         let repository = match every_repository {
             true => format!("{repository:<wide$}  "),
             false => String::new(),
         };
-        format!("{id:<10}  {status:<12}  {rounds:>6}  {age:>4}  {question:<50}  {commit:<7}  {repository}{record}\n")
+        format!(
+            "{id:<10}  {status:<12}  {decision:<10}  {rounds:>6}  {age:>4}  {question:<50}  {commit:<7}  {repository}{record}\n"
+        )
     };
-    let mut out = line(["ID", "STATUS", "ROUNDS", "AGE", "QUESTION", "COMMIT", "REPOSITORY", "RECORD"]);
+    let mut out = line(["ID", "STATUS", "DECISION", "ROUNDS", "AGE", "QUESTION", "COMMIT", "REPOSITORY", "RECORD"]);
     for (row, repository) in rows.iter().zip(&repositories) {
         let record = row.record_path.as_deref().map_or("-".into(), |p| relative(p, &row.repository));
         out.push_str(&line([
             &row.id,
             row.status.as_str(),
+            &row.record_status.as_deref().map_or("-".into(), one_line),
             &row.rounds.to_string(),
             &age(&row.created_at, now),
             &shorten(&row.question, 48),
@@ -61,7 +66,7 @@ fn relative(path: &str, root: &str) -> String {
 }
 
 /// The table on stdout; no debates is said on stderr.
-pub fn print(rows: &[Listing], scope: &str, every_repository: bool) -> Result<(), OutputError> {
+pub fn print(rows: &[Summary], scope: &str, every_repository: bool) -> Result<(), OutputError> {
     if rows.is_empty() {
         let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("No debates yet {scope}.\n").as_bytes());
         return Ok(());
@@ -72,10 +77,10 @@ pub fn print(rows: &[Listing], scope: &str, every_repository: bool) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Status, Usage};
+    use crate::model::{Listing, Status, Usage};
 
-    fn row(id: &str, repository: &str) -> Listing {
-        Listing {
+    fn row(id: &str, repository: &str) -> Summary {
+        let listing = Listing {
             id: id.into(),
             status: Status::Complete,
             rounds: 2,
@@ -89,7 +94,8 @@ mod tests {
             confidence: None,
             commit_id: None,
             totals: Usage::default(),
-        }
+        };
+        Summary { record_status: Some("accepted".into()), ..Summary::from(&listing) }
     }
 
     #[test]
@@ -105,6 +111,8 @@ mod tests {
             lines[2].find("docs/decisions/redis.md"),
             "aligned: {all}"
         );
+        let decision = lines[0].find("DECISION").expect("a DECISION column");
+        assert_eq!(lines[1].find("accepted"), Some(decision), "the record's status: {all}");
         let here = table(&rows[..1], false);
         assert!(!here.contains("REPOSITORY") && !here.contains("/work/shop"), "{here}");
         assert!(here.contains("docs/decisions/redis.md"), "{here}");

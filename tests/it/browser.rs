@@ -1,6 +1,7 @@
 //! The dashboard in a real browser: `debate serve` run as a user runs it, and Debian's
 //! headless Chromium driven over WebDriver (chromedriver, through fantoccini) as a
-//! person would use it: start a debate from the form with checkpoints on, watch round 1
+//! person would use it: start a debate from the form (its repository, untouched, the
+//! one `serve` runs in, though another sorts first) with checkpoints on, watch round 1
 //! arrive without a reload, add guidance, see round 2 start with it, end the debate and
 //! read the decision; the record is checked with `git`. On a laptop's first screen
 //! (1280×900) a checkpoint's buttons and a finished debate's chosen option are in view;
@@ -228,9 +229,13 @@ async fn a_debate_runs_from_the_form_to_a_committed_record_in_a_real_browser() {
     let config = sandbox.scripted(include_str!("browser_debate.yaml"));
     let text = std::fs::read_to_string(&config).unwrap().replace("checkpoints: false", "checkpoints: true");
     std::fs::write(&config, text).unwrap();
-    // A debate from the terminal first, so the list has more than the new one.
+    // A debate from the terminal first, so the list has more than the new one: in
+    // another repository, A, whose path sorts before this one's, B.
+    let other = sandbox.repo.parent().unwrap().join("app");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q", "-b", "main"]);
     let earlier = "Should the nightly order export move from cron to a queue consumer?";
-    sandbox.cmd().args(["--offline", "-r", "1", "--no-checkpoints", earlier]).assert().success();
+    sandbox.cmd().current_dir(&other).args(["--offline", "-r", "1", "--no-checkpoints", earlier]).assert().success();
 
     let mut serve = sandbox.std_cmd();
     serve.arg("serve").args(["--port", "0", "--config"]).arg(&config).stdout(Stdio::piped()).stderr(Stdio::null());
@@ -269,6 +274,11 @@ async fn a_debate_runs_from_the_form_to_a_committed_record_in_a_real_browser() {
     client.goto(&url).await.unwrap();
     viewport(&client, SCREEN).await;
     assert_eq!(texts(&client, "table.debates:not(.decisions) tbody tr").await.len(), 1);
+    // The form runs the debate where `debate serve` runs, and says so, untouched.
+    let here = sandbox.repo.canonicalize().unwrap().to_string_lossy().into_owned();
+    let chosen = run(&client, "return document.querySelector('#new-debate select[name=repository]').value;", vec![]);
+    assert_eq!(chosen.await, Value::String(here.clone()));
+    assert_eq!(texts(&client, "#new-debate-target").await, [here]);
     client.find(Locator::Css("textarea[name=question]")).await.unwrap().send_keys(CHECKOUT).await.unwrap();
     click(&client, "select[name=perspectives] option[value='4']").await;
     let rounds = client.find(Locator::Css("input[name=max_rounds]")).await.unwrap();

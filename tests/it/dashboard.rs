@@ -536,3 +536,31 @@ async fn the_repositorys_decisions_are_listed_and_open_whoever_ran_them() {
     })
     .await;
 }
+
+/// Issue 32: with a debate of repository A (whose path sorts first) in the database, the
+/// form served in repository B defaults to B, says so by its button, and stands above
+/// the list; the list names its column for what it holds and shows the record's status.
+#[tokio::test]
+async fn the_form_defaults_to_the_repository_serve_runs_in() {
+    let sandbox = Sandbox::new();
+    let other = sandbox.repo.parent().unwrap().join("app");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q", "-b", "main"]);
+    let out = sandbox.cmd().current_dir(&other).args(["--offline", "-q", "-r", "1", QUESTION]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
+    with_dashboard(&sandbox, &config, "127.0.0.1", async |d| {
+        let (_, _, page) = d.get("/").await;
+        let here = root(&sandbox).replace('/', "&#x2f;");
+        let elsewhere = other.canonicalize().unwrap().to_string_lossy().replace('/', "&#x2f;");
+        assert!(elsewhere < here, "A sorts before B");
+        assert!(page.contains(&format!("<option value=\"{here}\" selected>")), "{page}");
+        assert!(!page.contains(&format!("<option value=\"{elsewhere}\" selected>")), "{page}");
+        assert!(page.contains(&format!("the debate in <code id=\"new-debate-target\">{here}</code>")), "{page}");
+        let at = |text: &str| page.find(text).unwrap_or_else(|| panic!("{text} in {page}"));
+        assert!(at("id=\"new-debate\"") < at("<table class=\"debates\">"), "the form above the list");
+        assert!(page.contains("<th>Decision</th><th>Record</th>") && !page.contains("<th>Question</th>"), "{page}");
+        assert!(page.contains("<span class=\"badge\">proposed</span>"), "the record's status: {page}");
+    })
+    .await;
+}

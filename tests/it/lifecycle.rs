@@ -393,3 +393,34 @@ fn a_status_change_that_lost_the_race_for_its_record_stops() {
     assert_eq!(head(&sandbox.repo), commit, "their commit stands, not undone by ours");
     assert_eq!(git(&sandbox.repo, &["show", &format!("HEAD:{MADR_PATH}")]), theirs);
 }
+
+/// Issue 32: `list`, `show` and their `--json` carry the record's lifecycle status beside
+/// the debate's, as the record states it now, on the work tree or on the record's branch.
+#[test]
+fn list_and_show_carry_the_records_status() {
+    let sandbox = repository(&[]);
+    let (path, _) = debate(&sandbox, &["--offline", "-q", "-r", "1", QUESTION]);
+    let id = sandbox.only_id();
+    let record_status = |args: &[&str]| -> serde_json::Value {
+        let (out, _) = debate(&sandbox, args);
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let summary = if json.is_array() { json[0].clone() } else { json };
+        assert_eq!(summary["status"], "complete", "the debate's own status stays");
+        summary["record_status"].clone()
+    };
+    assert_eq!(record_status(&["list", "--json"]), "proposed");
+    debate(&sandbox, &["accept", path.trim()]);
+    assert_eq!(record_status(&["list", "--json"]), "accepted");
+    assert_eq!(record_status(&["show", &id, "--json"]), "accepted");
+    let (table, _) = debate(&sandbox, &["list"]);
+    let lines: Vec<&str> = table.lines().collect();
+    let column = lines[0].find("DECISION").expect("a DECISION column");
+    assert_eq!(lines[1].find("accepted"), Some(column), "{table}");
+
+    // A record only on its branch is read from there.
+    debate(&sandbox, &["--offline", "-q", "-r", "1", "--branch", "Kafka or RabbitMQ for the order events?"]);
+    let (out, _) = debate(&sandbox, &["list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(listed[0]["branch"].as_str().map(|b| b.starts_with("decisions/")), Some(true), "{listed}");
+    assert_eq!(listed[0]["record_status"], "proposed", "{listed}");
+}

@@ -43,6 +43,10 @@
 
   var form = document.getElementById("new-debate");
   if (form) {
+    // The sentence by the button names where the debate will run, as chosen.
+    form.elements.repository.addEventListener("change", function () {
+      document.getElementById("new-debate-target").textContent = form.elements.repository.value;
+    });
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var data = new FormData(form);
