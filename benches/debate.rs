@@ -963,7 +963,6 @@ fn populate(path: &Path, count: usize, root: &str) {
             snapshot: &snapshot,
             analysis: &analysis,
             panel: &panel,
-            clarification: None,
         };
         store.create_debate(&new).unwrap();
         store.save_panel(&id, &panel, &analysis, &call("{}")).unwrap();

@@ -282,10 +282,13 @@ impl From<&RoleChoice> for Role {
     }
 }
 
+/// The moderator's clarifying questions for a vague question and the answer; `open`
+/// when nobody answered them.
 #[derive(Debug, Clone, Serialize)]
 pub struct Clarification {
-    pub question: String,
-    pub answer: String,
+    pub questions: Vec<String>,
+    pub answer: Option<String>,
+    pub open: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -435,10 +438,11 @@ impl Detail {
             structured_output: state.structured_format.clone(),
             rules: state.snapshot.debate.clone(),
             analysis: state.analysis.clone(),
-            clarification: state
-                .clarification
-                .as_ref()
-                .map(|c| Clarification { question: c.question.clone(), answer: c.answer.clone() }),
+            clarification: state.clarification.as_ref().map(|c| Clarification {
+                questions: c.questions().iter().map(|q| q.to_string()).collect(),
+                answer: c.answer.clone(),
+                open: !c.open().is_empty(),
+            }),
             context: ContextView::of(&state.snapshot.project),
             supersedes: state.snapshot.supersedes.iter().map(|d| d.path.clone()).collect(),
             panel: state

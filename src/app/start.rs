@@ -2,7 +2,6 @@
 //! until it completes or pauses; and `--context-preview`, what it would read.
 
 use std::path::Path;
-use std::time::Duration;
 
 use super::drive::{self, Run};
 use super::input::{self, without_secrets};
@@ -10,13 +9,13 @@ use super::project::{self, Groundwork};
 use super::request::StartRequest;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
-use crate::model::{Clarification, Clarified, DebateState, Events, PanelSize, Snapshot};
+use crate::model::{DebateState, Events, PanelSize, Snapshot};
 use crate::moderator::{analysis, selection};
 use crate::providers;
 use crate::record::{self, Templates};
 use crate::settings;
 use crate::store::{NewDebate, Store};
-use crate::terminal::{self, Terminal, prompt};
+use crate::terminal::{self, Terminal};
 use crate::text::secrets;
 use crate::view::ContextView;
 
@@ -28,7 +27,7 @@ pub async fn run(
     db_path: &Path,
     root: &Path,
     terminal: &mut Terminal,
-    mut events: Option<&mut dyn Events>,
+    events: Option<&mut dyn Events>,
 ) -> Result<DebateState> {
     let question = input::read_question(&request.question)?;
     let root = root.to_path_buf();
@@ -53,35 +52,15 @@ pub async fn run(
     }
     record::preflight(&root, &record_settings, requested_branch.is_some())?;
 
-    // A vague question gets the moderator's clarifying question when someone can answer;
-    // the answer becomes part of what is analysed and debated.
-    let mut analysis = analysis::analyse(&question);
-    let rules = &loaded.settings.debate;
-    let clarification = match analysis.vague && rules.checkpoints {
-        true => {
-            let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
-            tokio::select! {
-                clarified = clarify(drive::hearer(terminal, events.as_deref_mut()), &question, patience) => clarified?,
-                // Nothing is stored yet: a signal ends the command, the terminal restored.
-                signal = drive::stop_signal() => return Err(Error::Stopped { signal: signal? }),
-            }
-        }
-        false => None,
-    }
-    .map(|c| Clarification { answer: without_secrets(&c.answer, "your answer", &providers.secrets, terminal), ..c });
-    let subject = match &clarification {
-        Some(c) => format!("{question}\n{}", c.answer),
-        None => question.clone(),
-    };
-    if clarification.is_some() {
-        analysis = analysis::analyse(&subject);
-    }
+    // A vague question's clarifying questions are the engine's first step, asked before
+    // the panel is final.
+    let analysis = analysis::analyse(&question);
     let requested_size = match loaded.settings.debate.default_perspectives {
         PanelSize::Fixed(n) => Some(n),
         PanelSize::Auto => None,
     };
     let wanted = selection::Request { size: requested_size, forced: &request.with };
-    let panel = selection::select(&catalog, &subject, &analysis, &wanted)?;
+    let panel = selection::select(&catalog, &question, &analysis, &wanted)?;
 
     // Every input is checked; from here on the debate is stored.
     let store = Store::open(db_path)?;
@@ -114,7 +93,6 @@ pub async fn run(
         snapshot: &snapshot,
         analysis: &analysis,
         panel: &panel,
-        clarification: clarification.as_ref(),
     })?;
     let lease = store.acquire(&id)?;
     terminal.say(&format!("Debate {id}: {title}"));
@@ -131,17 +109,6 @@ pub fn check_branch(root: &Path, name: &str) -> Result<()> {
         // The default name holds the new debate's id, so it cannot be taken yet.
         Some(_) if name.is_empty() => Ok(()),
         Some(repo) => Ok(record::git::check_new_branch(&repo, name)?),
-    }
-}
-
-/// Ask the clarifying question, when someone can answer; an empty answer debates the
-/// question as it is.
-async fn clarify(events: &mut dyn Events, question: &str, patience: Duration) -> Result<Option<Clarification>> {
-    let Some(answer) = events.clarify(question, patience) else { return Ok(None) };
-    match answer.await {
-        Clarified::Answer(answer) => Ok(Some(Clarification { question: prompt::CLARIFYING_QUESTION.into(), answer })),
-        Clarified::Skipped => Ok(None),
-        Clarified::Interrupted => Err(Error::interrupted("interrupted before the debate started; nothing was saved")),
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::Instant;
 use crate::catalog::Catalog;
 use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpose, RoundMeasures};
 use crate::moderator::answers::{self, Answer};
+use crate::moderator::clarify::{self, ClarifyingQuestions};
 use crate::moderator::detection;
 use crate::moderator::evaluation::RoundVerdict;
 use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICT, STRICTER, Size};
@@ -18,6 +19,7 @@ use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, 
 use crate::text::secrets::Masker;
 
 /// Completion limits for the moderator's structured answers.
+const CLARIFICATION_TOKENS: u32 = 400;
 const ANALYSIS_TOKENS: u32 = 1_000;
 const EVALUATION_TOKENS: u32 = 1_500;
 const SYNTHESIS_TOKENS: u32 = 4_000;
@@ -30,6 +32,8 @@ pub enum Ask<'a> {
         round: u32,
         kind: ContributionKind,
     },
+    /// The clarifying questions for a vague question.
+    Clarification,
     Analysis {
         catalog: &'a Catalog,
     },
@@ -52,13 +56,19 @@ impl Ask<'_> {
     /// A call the debate can do without (the panel's refinement): asked once, and once
     /// more with a stricter instruction at most, never shorter or compact.
     fn optional(&self) -> bool {
-        matches!(self, Ask::Analysis { .. })
+        matches!(self, Ask::Analysis { .. } | Ask::Clarification)
     }
 }
 
 pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
     match ask {
         Ask::Debater { seat, round, kind } => debater(state, *seat, *round, *kind, size),
+        Ask::Clarification => {
+            let brief = Brief::Clarification { questions: clarify::composed(&state.question, &state.analysis) };
+            let prompt = prompts::clarification(state);
+            let purpose = Purpose::Clarification;
+            moderator::<ClarifyingQuestions>(state, purpose, 0, prompt, CLARIFICATION_TOKENS, brief)
+        }
         Ask::Analysis { catalog } => {
             let prompt = prompts::analysis(state, catalog, size);
             moderator::<PanelChoice>(state, Purpose::Analysis, 0, prompt, ANALYSIS_TOKENS, Brief::None)

@@ -15,10 +15,12 @@ use super::step::{self, Between, Step};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, Signal};
 use crate::model::{
-    AtOnce, Completion, Confidence, Contribution, ContributionKind, DebateState, Decision, EndReason, Evaluation,
-    Events, Rebuttals, RoundMeasures, Source, Stance, Status, Usage,
+    Analysis, AtOnce, Clarified, Completion, Confidence, Contribution, ContributionKind, DebateState, Decision,
+    EndReason, Evaluation, Events, Rebuttals, RoundMeasures, Source, Stance, Status, Usage,
 };
+use crate::moderator::analysis;
 use crate::moderator::answers;
+use crate::moderator::clarify::{self, ClarifyingQuestions};
 use crate::moderator::evaluation;
 use crate::moderator::noise;
 use crate::moderator::prompts;
@@ -155,6 +157,7 @@ impl Engine<'_> {
             let step = step::next(&state, between);
             let result = match &step {
                 Step::Done => return Ok(state),
+                Step::Clarify => self.clarify(&state, [Clock::start().after(round_timeout), total_deadline]).await,
                 Step::Analyze => self.analyze(&state, [Clock::start().after(round_timeout), total_deadline]).await,
                 Step::StartRound(round) => self.start_round(&state, *round).await,
                 Step::Argue { round, seats } => {
@@ -264,6 +267,62 @@ impl Engine<'_> {
         match self.store.set_status(id, Status::Paused) {
             Ok(()) => Error::Paused { id: id.to_string(), source: Box::new(err) },
             Err(store_err) => store_err.into(),
+        }
+    }
+
+    /// A vague question, in two steps: the moderator's questions are stored before
+    /// anyone is asked (what the analysis alone asks when its answer is unusable); then,
+    /// with checkpoints on and someone to answer, the answer joins the question and the
+    /// panel is chosen again with it. Unanswered, the questions are left open for the
+    /// record.
+    async fn clarify(&mut self, state: &DebateState, deadline: Deadlines) -> Result<(), Stop> {
+        let Some(clarification) = &state.clarification else {
+            self.events.moderating("reading what the question leaves open");
+            let read = |text: &str| answers::read::<ClarifyingQuestions>(text).ok();
+            let asked = calls::ask_structured(self.moderator(), state, &Ask::Clarification, read);
+            // Optional, as the analysis is: a moderator that fails leaves the analysis's questions.
+            let (completion, answer) = match within(deadline, "the moderator's clarifying questions", asked).await {
+                Ok(answered) => answered,
+                Err(Stop::TimedOut(_) | Stop::Failed(Error::Provider(ProviderError::TimedOut { .. }))) => {
+                    (Completion::default(), None)
+                }
+                Err(Stop::Failed(Error::Provider(err))) if err.passing() => (Completion::default(), None),
+                Err(stop) => return Err(stop),
+            };
+            let questions = answer
+                .as_ref()
+                .and_then(ClarifyingQuestions::usable)
+                .unwrap_or_else(|| clarify::composed(&state.question, &state.analysis));
+            let analysis = Analysis { vague: !questions.is_empty(), ..state.analysis.clone() };
+            self.store.save_clarifying_questions(&state.id, &questions, &analysis, &completion)?;
+            return self.remember_format(state, &completion);
+        };
+        let rules = &state.snapshot.debate;
+        let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
+        let asked = match rules.checkpoints {
+            true => self.events.clarify(&clarification.questions(), patience),
+            false => None,
+        };
+        let answered = match asked {
+            Some(answer) => {
+                self.store.set_status(&state.id, Status::Checkpoint)?;
+                answer.await
+            }
+            None => Clarified::Skipped,
+        };
+        match answered {
+            Clarified::Interrupted => Err(Stop::Interrupted),
+            Clarified::Skipped => Ok(self.store.settle_clarification(&state.id, None)?),
+            Clarified::Answer(text) => {
+                let answer = self.scrubbed(&text, "your answer");
+                let subject = format!("{}\n{answer}", state.question);
+                let analysis = analysis::analyse(&subject);
+                let snapshot = &state.snapshot;
+                let wanted = selection::Request { size: snapshot.requested_size, forced: &snapshot.forced };
+                let panel = selection::select(self.catalog, &subject, &analysis, &wanted)
+                    .unwrap_or_else(|_| state.panel.clone());
+                Ok(self.store.settle_clarification(&state.id, Some((&answer, &analysis, &panel)))?)
+            }
         }
     }
 

@@ -10,6 +10,8 @@ use crate::moderator::evaluation::{self, Said};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
+    /// A vague question: the moderator's questions, asked before the panel is final.
+    Clarify,
     /// Let the moderator confirm or refine the keyword panel.
     Analyze,
     /// Frame round N and open it.
@@ -63,7 +65,8 @@ pub fn next(state: &DebateState, between: Between) -> Step {
         return Step::Done;
     }
     if !state.analyzed {
-        return Step::Analyze;
+        let settled = state.clarification.as_ref().is_some_and(|c| c.settled);
+        return if state.analysis.vague && !settled { Step::Clarify } else { Step::Analyze };
     }
     if state.outcome.is_some() {
         return Step::Record;

@@ -186,7 +186,6 @@ fn setup(change: impl FnOnce(&mut DebateState)) -> Setup {
             snapshot: &state.snapshot,
             analysis: &state.analysis,
             panel: &state.panel,
-            clarification: None,
         })
         .unwrap();
     Setup { store, repo, model: Arc::default(), catalog: Catalog::build(&[]).unwrap(), id: state.id }

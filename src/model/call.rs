@@ -137,6 +137,8 @@ pub struct RoleChoice {
 #[serde(rename_all = "lowercase")]
 #[strum(serialize_all = "lowercase")]
 pub enum Purpose {
+    /// The clarifying questions for a vague question.
+    Clarification,
     Analysis,
     Argument,
     Rebuttal,

@@ -210,11 +210,34 @@ pub struct Discarded {
     pub tokens: u64,
 }
 
-/// The moderator's clarifying question for a vague question, and the answer.
+/// The moderator's clarifying questions for a vague question, and what became of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Clarification {
+    /// The questions, one a line (none when the moderator found the question clear).
     pub question: String,
-    pub answer: String,
+    /// The answer; `None` while nobody has been asked yet, or when nobody answered.
+    pub answer: Option<String>,
+    /// Asked and answered, or left open: the debate goes on from here.
+    #[serde(default = "settled")]
+    pub settled: bool,
+}
+
+fn settled() -> bool {
+    true
+}
+
+impl Clarification {
+    pub fn questions(&self) -> Vec<&str> {
+        self.question.lines().map(str::trim).filter(|line| !line.is_empty()).collect()
+    }
+
+    /// Questions nobody answered.
+    pub fn open(&self) -> Vec<&str> {
+        match (&self.answer, self.settled) {
+            (None, true) => self.questions(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

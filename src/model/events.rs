@@ -78,7 +78,7 @@ pub trait Events {
         false
     }
     /// Before a vague question is debated: ask what is meant, or `None`.
-    fn clarify(&mut self, _question: &str, _patience: Duration) -> Option<Pending<Clarified>> {
+    fn clarify(&mut self, _questions: &[&str], _patience: Duration) -> Option<Pending<Clarified>> {
         None
     }
     /// At the end of a debate run with checkpoints on: does the human want an issue

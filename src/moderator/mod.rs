@@ -3,6 +3,7 @@
 pub mod analysis;
 pub mod answers;
 pub mod briefing;
+pub mod clarify;
 pub mod detection;
 pub mod evaluation;
 #[cfg(test)]

@@ -15,6 +15,7 @@
 use std::fmt::Write;
 
 use super::answers::{self, Answer};
+use super::clarify::ClarifyingQuestions;
 use super::evaluation::RoundVerdict;
 use super::selection::PanelChoice;
 use super::stance::{self, StanceAnswer};
@@ -129,7 +130,15 @@ pub fn shared(state: &DebateState) -> String {
     }
     let _ = writeln!(text, "## The question\n\n{}", state.question);
     if let Some(c) = &state.clarification {
-        let _ = writeln!(text, "\nClarification — asked: {} Answered: {}", c.question, c.answer);
+        match &c.answer {
+            Some(answer) => {
+                let _ = writeln!(text, "\nClarification — asked: {} Answered: {answer}", c.questions().join(" "));
+            }
+            None if !c.open().is_empty() => {
+                let _ = writeln!(text, "\nLeft open (nobody answered): {}", c.open().join(" "));
+            }
+            None => {}
+        }
     }
     if state.analysis.vague {
         text.push_str("\nNote: the question is vague; state the assumptions you argue under.\n");
@@ -519,6 +528,24 @@ pub fn synthesis(state: &DebateState, size: Size) -> Prompt {
 
 /// Ask the moderator to name the options and refine the keyword panel; it may only
 /// choose catalog entries, and only change the panel's size when the user did not fix it.
+/// The clarifying questions for a question the keyword analysis found vague.
+pub fn clarification(state: &DebateState) -> Prompt {
+    let analysis = &state.analysis;
+    let mut user = format!("## Your part\n\n{MODERATOR}\n\n");
+    let _ = writeln!(user, "Options named in the question: {}", join_or_none(&analysis.options));
+    let constraints: Vec<String> = analysis.constraints.iter().map(|c| c.phrase.clone()).collect();
+    let _ = writeln!(user, "Constraints it implies: {}", join_or_none(&constraints));
+    let _ = write!(
+        user,
+        "\nThe question above may be too vague to debate. If it is, write one to three short questions to the \
+         person asking that would make it debatable: the options, the constraint or the scale it leaves open, in \
+         this project's terms (\"Which workload: session data or query results? Do you already run Postgres?\"). If \
+         it is clear enough, say it is not vague and ask nothing. {}",
+        answer_with::<ClarifyingQuestions>(state)
+    );
+    Prompt::new(state, user)
+}
+
 pub fn analysis(state: &DebateState, catalog: &Catalog, size: Size) -> Prompt {
     let (analysis, picks, forced) = (&state.analysis, &state.panel, &state.snapshot.forced);
     let mut user = format!("## Your part\n\n{MODERATOR}\n\n");

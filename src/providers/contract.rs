@@ -129,6 +129,10 @@ pub enum Brief {
         /// The latest guidance the humans gave, still in force in this round.
         guidance: Option<String>,
     },
+    /// The questions the analysis alone would ask of a vague question.
+    Clarification {
+        questions: Vec<String>,
+    },
     /// The evaluation the engine derives locally from the round's measures.
     Evaluation {
         local: Evaluation,

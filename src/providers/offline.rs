@@ -36,6 +36,9 @@ impl Provider for Offline {
                 let text = rebuttal(perspective, *seat, options, others, request.round);
                 with_stance(text, perspective, *seat, options)
             }
+            (Purpose::Clarification, Brief::Clarification { questions }) => {
+                json(&serde_json::json!({ "vague": true, "questions": questions }))
+            }
             // The moderator's own local reading of the round, as a model would write it.
             (Purpose::Evaluation, Brief::Evaluation { local }) => json(local),
             (Purpose::Synthesis, Brief::Synthesis { panel, options, stances }) => {

@@ -5,7 +5,7 @@
 //! log: prompts.jsonl            # optional: every request appended as a JSON line when it starts
 //! delay_ms: 0                   # optional: wait before every answer
 //! answers:
-//!   - purpose: argument         # analysis | argument | rebuttal | evaluation | synthesis
+//!   - purpose: argument         # clarification | analysis | argument | rebuttal | evaluation | synthesis
 //!     round: 2                  # optional filter
 //!     perspective: Cost Control # optional filter
 //!     contains: "could not be read" # optional filter on the prompt text
@@ -15,7 +15,8 @@
 //!     truncated: true           # optional: report the answer as cut off at the completion limit
 //! ```
 //! The most specific matching answer wins (earliest on a tie). With no match, an
-//! analysis call keeps the keyword panel; any other call is an error.
+//! analysis call keeps the keyword panel, a clarification call asks what the analysis
+//! alone asks; any other call is an error.
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -167,6 +168,8 @@ impl Provider for Scripted {
                 .replace("{perspective}", request.perspective.as_deref().unwrap_or("moderator"))
                 .replace("{round}", &request.round.to_string()),
             None if request.purpose == Purpose::Analysis => "{}".into(),
+            // A vague verdict without questions: those the analysis alone asks.
+            None if request.purpose == Purpose::Clarification => r#"{"vague": true}"#.into(),
             None => {
                 return Err(ProviderError::Refused {
                     message: format!(

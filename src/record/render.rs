@@ -726,10 +726,21 @@ fn related<'a>(state: &'a DebateState, decision: &'a EarlierDecision) -> Related
 
 fn context_lines(state: &DebateState) -> Vec<String> {
     let mut lines = Vec::new();
-    if let Some(c) = &state.clarification {
-        lines.push(format!("The question was clarified before the debate: {}", c.answer));
+    let open = state.clarification.as_ref().map(|c| c.open()).unwrap_or_default();
+    if let Some(c) = &state.clarification
+        && let Some(answer) = &c.answer
+    {
+        let asked: Vec<String> = c.questions().iter().map(|q| format!("\u{201c}{q}\u{201d}")).collect();
+        lines.push(format!("The moderator asked {}; the answer before the debate: {answer}", asked.join(" ")));
     }
-    if state.analysis.vague {
+    if !open.is_empty() {
+        lines.push(
+            "The question was vague and nobody answered the moderator's questions; the debaters stated their own \
+             assumptions."
+                .to_string(),
+        );
+        lines.extend(open.iter().map(|q| format!("Open question: {q}")));
+    } else if state.analysis.vague && state.clarification.as_ref().is_none_or(|c| c.answer.is_none()) {
         lines.push(
             "The question was vague and no clarification was given; the debaters stated their own assumptions."
                 .to_string(),

@@ -100,7 +100,7 @@ impl Pages {
             },
         )?;
         let round = state.rounds.len();
-        Ok(Live { status: state.status, ask: ask(&actions, round), actions, round, driver: said, html })
+        Ok(Live { status: state.status, ask: ask(state, &actions), actions, round, driver: said, html })
     }
 }
 
@@ -109,6 +109,7 @@ impl Pages {
 /// checkpoint; none while it runs, or is driven elsewhere, or is complete.
 fn actions(state: &DebateState, driver: &Driver, situation: Situation) -> Vec<&'static str> {
     match driver {
+        _ if situation.waiting && clarifying(state) => vec!["answer", "continue"],
         _ if situation.waiting => vec!["continue", "guide", "end", "pause"],
         Driver::Here | Driver::Elsewhere { .. } => Vec::new(),
         Driver::Nobody if state.status == Status::Complete => Vec::new(),
@@ -117,13 +118,26 @@ fn actions(state: &DebateState, driver: &Driver, situation: Situation) -> Vec<&'
     }
 }
 
-/// The bar's words for the buttons that apply: a checkpoint waits for an answer; a
-/// debate that only continues stopped elsewhere.
-fn ask(actions: &[&str], round: usize) -> String {
+/// Whether the debate is at its clarifying questions: asked, not yet answered.
+fn clarifying(state: &DebateState) -> bool {
+    !state.analyzed && state.clarification.as_ref().is_some_and(|c| !c.settled)
+}
+
+/// The bar's words for the buttons that apply: the moderator's questions; a checkpoint
+/// waits for an answer; a debate that only continues stopped elsewhere.
+fn ask(state: &DebateState, actions: &[&str]) -> String {
     match actions {
         [] => String::new(),
+        ["answer", ..] => {
+            let questions = state.clarification.as_ref().map(|c| c.questions()).unwrap_or_default();
+            let numbered: Vec<String> = questions.iter().enumerate().map(|(n, q)| format!("{}. {q}", n + 1)).collect();
+            format!(
+                "The question is vague. The moderator asks: {} Answer, or continue to debate it as it is.",
+                numbered.join(" ")
+            )
+        }
         ["continue"] => "This debate stopped before it was done: continue it from here.".into(),
-        _ => format!("Round {round} is done: the debate waits for your answer."),
+        _ => format!("Round {} is done: the debate waits for your answer.", state.rounds.len()),
     }
 }
 

@@ -10,7 +10,7 @@ use tokio::sync::oneshot;
 
 use super::error::ApiError;
 use super::hub::{Hub, Message};
-use crate::model::{Contribution, ContributionKind, DebateState, Decision, Events, Pending, Round};
+use crate::model::{Clarified, Contribution, ContributionKind, DebateState, Decision, Events, Pending, Round};
 use crate::terminal::{Terminal, Verbosity};
 
 /// Where a job's outcome goes: the debate's id once it runs (or the job is done).
@@ -128,6 +128,22 @@ impl Events for WebEvents {
                 Ok(Ok(decision)) => decision,
                 Ok(Err(_)) => Decision::EndOfInput,
                 Err(_) => Decision::TimedOut,
+            }
+        }))
+    }
+
+    /// The moderator's questions wait for an answer from the page (the form's starter is
+    /// there by the time it asks); Continue, or none in time, debates the question as it is.
+    fn clarify(&mut self, _questions: &[&str], patience: Duration) -> Option<Pending<Clarified>> {
+        let id = self.id.clone()?;
+        let answer = self.hub.wait(&id, 0);
+        let hub = self.hub.clone();
+        Some(Box::pin(async move {
+            hub.nudge(&id);
+            match tokio::time::timeout(patience, answer).await {
+                Ok(Ok(Decision::Guide(text))) => Clarified::Answer(text),
+                Ok(Ok(Decision::Interrupted)) => Clarified::Interrupted,
+                _ => Clarified::Skipped,
             }
         }))
     }

@@ -55,8 +55,8 @@ impl Store {
         }
         if let Some(c) = &state.clarification {
             tx.execute(
-                "INSERT INTO clarifications (debate_id, question, answer, created_at) VALUES (?1, ?2, ?3, ?4)",
-                params![id, gate(&c.question), gate(&c.answer), state.created_at],
+                "INSERT INTO clarifications (debate_id, question, answer, settled, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, gate(&c.question), c.answer.as_deref().map(gate), c.settled, state.created_at],
             )?;
         }
         for round in &state.rounds {

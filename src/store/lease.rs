@@ -188,7 +188,6 @@ mod tests {
                 snapshot: &s.snapshot,
                 analysis: &s.analysis,
                 panel: &s.panel,
-                clarification: None,
             })
             .unwrap();
         (store, s.id)

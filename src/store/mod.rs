@@ -34,6 +34,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0014_imported_debates.sql"),
     include_str!("migrations/0015_servers_at_once.sql"),
     include_str!("migrations/0016_looped.sql"),
+    include_str!("migrations/0017_clarifying_questions.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -133,12 +133,11 @@ impl Store {
         let totals = usage_by_model.iter().fold(Usage::default(), |sum, (_, usage)| sum + *usage);
         let clarification = self
             .conn
-            .query_row("SELECT question, answer FROM clarifications WHERE debate_id = ?1 LIMIT 1", [id], |row| {
-                Ok(Clarification {
-                    question: row.get(0)?,
-                    answer: row.get::<_, Option<String>>(1)?.unwrap_or_default(),
-                })
-            })
+            .query_row(
+                "SELECT question, answer, settled FROM clarifications WHERE debate_id = ?1 LIMIT 1",
+                [id],
+                |row| Ok(Clarification { question: row.get(0)?, answer: row.get(1)?, settled: row.get(2)? }),
+            )
             .optional()?;
         let structured_format = self
             .conn

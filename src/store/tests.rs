@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use super::*;
 use crate::model::fixture;
 use crate::model::{
-    Clarification, Completion, ContributionKind, DebateState, EndReason, Outcome, ProviderKind, Round, Status, Usage,
+    Analysis, Completion, ContributionKind, DebateState, EndReason, Outcome, ProviderKind, Round, Status, Usage,
 };
 
 /// Round 1 of the fixture's two seats.
@@ -22,7 +22,6 @@ fn create(store: &Store, state: &DebateState) {
             snapshot: &state.snapshot,
             analysis: &state.analysis,
             panel: &state.panel,
-            clarification: state.clarification.as_ref(),
         })
         .unwrap();
 }
@@ -65,12 +64,44 @@ fn write(store: &Store, state: &DebateState) {
     store.complete(&state.id, state.commit_id.as_deref()).unwrap();
 }
 
+/// The clarifying questions are stored before anyone is asked, then answered (the
+/// analysis and panel the answer gives replace the keyword ones) or left open.
+#[test]
+fn clarifying_questions_are_stored_then_answered_or_left_open() {
+    let store = Store::open_in_memory().unwrap();
+    let mut state = fixture::complete(2);
+    state.analysis.vague = true;
+    create(&store, &state);
+    let questions = ["Which workload?".to_string(), "Do you run Postgres?".to_string()];
+    store.save_clarifying_questions(&state.id, &questions, &state.analysis, &call("{}")).unwrap();
+    let asked = store.load(&state.id).unwrap().clarification.unwrap();
+    assert_eq!(
+        (asked.questions(), asked.answer.as_deref(), asked.settled),
+        (vec!["Which workload?", "Do you run Postgres?"], None, false)
+    );
+    assert!(asked.open().is_empty(), "not yet asked is not open");
+
+    let clear = Analysis { vague: false, ..state.analysis.clone() };
+    let panel = vec![state.panel[1].clone(), state.panel[0].clone()];
+    store.settle_clarification(&state.id, Some(("Session data; yes", &clear, &panel))).unwrap();
+    let loaded = store.load(&state.id).unwrap();
+    let answered = loaded.clarification.unwrap();
+    assert_eq!((answered.answer.as_deref(), answered.settled), (Some("Session data; yes"), true));
+    assert_eq!((loaded.analysis.vague, loaded.panel), (false, panel));
+
+    let other = Store::open_in_memory().unwrap();
+    create(&other, &state);
+    other.save_clarifying_questions(&state.id, &questions, &state.analysis, &call("{}")).unwrap();
+    other.settle_clarification(&state.id, None).unwrap();
+    let open = other.load(&state.id).unwrap().clarification.unwrap();
+    assert_eq!(open.open(), ["Which workload?", "Do you run Postgres?"]);
+}
+
 #[test]
 fn a_debate_reads_back_as_it_was_written() {
     let store = Store::open_in_memory().unwrap();
     let mut state = fixture::complete(2);
     state.rounds[1].guidance = Some("Weigh the team's Postgres experience".into());
-    state.clarification = Some(Clarification { question: "Which options?".into(), answer: "Redis or Postgres".into() });
     state.panel[1].dropped = None;
     write(&store, &state);
     let loaded = store.load(&state.id).unwrap();
@@ -84,7 +115,6 @@ fn a_debate_reads_back_as_it_was_written() {
     assert_eq!(loaded.snapshot.moderator, state.snapshot.moderator);
     assert_eq!(loaded.snapshot.debate, state.snapshot.debate);
     assert_eq!((loaded.record_path, loaded.commit_id), (state.record_path, state.commit_id));
-    assert_eq!(loaded.clarification, state.clarification);
     assert!(loaded.analyzed);
     // 8 contributions at 100/40 tokens (60 cached), 4 moderator calls at 7/3 (4 cached).
     let totals = &loaded.totals;

@@ -6,8 +6,8 @@ use rusqlite::{Connection, params};
 
 use super::{Result, Store, StoreError, now, to_json};
 use crate::model::{
-    Analysis, AtOnce, Clarification, Completion, Contribution, ContributionKind, EndReason, Evaluation, Outcome,
-    Purpose, Revision, RoundMeasures, Seat, Snapshot, Stance, Status, Usage,
+    Analysis, AtOnce, Completion, Contribution, ContributionKind, EndReason, Evaluation, Outcome, Purpose, Revision,
+    RoundMeasures, Seat, Snapshot, Stance, Status, Usage,
 };
 use crate::text::secrets::gate;
 
@@ -43,7 +43,6 @@ pub struct NewDebate<'a> {
     pub snapshot: &'a Snapshot,
     pub analysis: &'a Analysis,
     pub panel: &'a [Seat],
-    pub clarification: Option<&'a Clarification>,
 }
 
 impl Store {
@@ -65,11 +64,43 @@ impl Store {
             ],
         )?;
         write_panel(&tx, new.id, new.panel)?;
-        if let Some(c) = new.clarification {
-            tx.execute(
-                "INSERT INTO clarifications (debate_id, question, answer, created_at) VALUES (?1, ?2, ?3, ?4)",
-                params![new.id, gate(&c.question), gate(&c.answer), time],
-            )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The moderator's clarifying questions (one a line), the analysis they leave (no
+    /// longer vague when there are none: the moderator found the question clear) and the
+    /// call that wrote them, before anyone is asked; without questions, settled at once.
+    pub fn save_clarifying_questions(
+        &self,
+        id: &str,
+        questions: &[String],
+        analysis: &Analysis,
+        call: &Completion,
+    ) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "INSERT INTO clarifications (debate_id, question, answer, settled, created_at) VALUES (?1, ?2, NULL, ?3, ?4)",
+            params![id, gate(&questions.join("\n")), questions.is_empty(), now()],
+        )?;
+        tx.execute("UPDATE debates SET analysis = ?2 WHERE id = ?1", params![id, to_json(analysis)])?;
+        insert_call(&tx, id, Purpose::Clarification, 0, call)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// What became of the clarifying questions: the answer, with the analysis and panel
+    /// the question and its answer give; or `None`, left open.
+    pub fn settle_clarification(&self, id: &str, answered: Option<(&str, &Analysis, &[Seat])>) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "UPDATE clarifications SET answer = ?2, settled = 1 WHERE debate_id = ?1",
+            params![id, answered.map(|(answer, _, _)| gate(answer))],
+        )?;
+        if let Some((_, analysis, panel)) = answered {
+            tx.execute("UPDATE debates SET analysis = ?2 WHERE id = ?1", params![id, to_json(analysis)])?;
+            tx.execute("DELETE FROM panel WHERE debate_id = ?1", [id])?;
+            write_panel(&tx, id, panel)?;
         }
         tx.commit()?;
         Ok(())

@@ -13,7 +13,7 @@ use crate::model::{
     Published, Round,
 };
 use crate::text::secrets;
-use crate::text::untrusted::{for_terminal, is_bidi_control};
+use crate::text::untrusted::{for_terminal, is_bidi_control, one_line};
 
 mod in_order;
 pub mod list;
@@ -300,8 +300,9 @@ impl Events for Terminal {
         asked
     }
 
-    fn clarify(&mut self, _question: &str, patience: Duration) -> Option<Pending<Clarified>> {
-        self.ask(patience, Clarified::Skipped, prompt::clarify)
+    fn clarify(&mut self, questions: &[&str], patience: Duration) -> Option<Pending<Clarified>> {
+        let questions: Vec<String> = questions.iter().map(|q| one_line(q)).collect();
+        self.ask(patience, Clarified::Skipped, move |asking| prompt::clarify(asking, &questions))
     }
 
     fn wants_issue_draft(&mut self, patience: Duration) -> Option<Pending<bool>> {

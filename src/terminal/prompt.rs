@@ -25,8 +25,6 @@ use crate::model::{Clarified, Decision, Pending};
 const SLICE: Duration = Duration::from_millis(50);
 
 pub const MENU: &str = "[C]ontinue  [G]uide  [E]nd early  [P]ause";
-pub const CLARIFYING_QUESTION: &str =
-    "What decision do you need to make — between which options, under which constraints?";
 
 /// Someone can answer: stdin and stderr are both a terminal.
 pub fn interactive() -> bool {
@@ -289,10 +287,16 @@ fn line(asking: &Asking, keys: &mut Keys, prompt: &str) -> Line {
     }
 }
 
-/// The moderator's clarifying question for a vague question.
-pub fn clarify(asking: &Asking) -> Clarified {
+/// The moderator's clarifying questions for a vague question (each on one line already),
+/// answered in one line; Enter alone debates the question as it is.
+pub fn clarify(asking: &Asking, questions: &[String]) -> Clarified {
     let Some(_raw) = RawMode::on() else { return Clarified::Skipped };
-    say(&format!("The question is vague. {CLARIFYING_QUESTION}\n"));
+    let mut asked = String::from("The question is vague. The moderator asks:\n");
+    for (n, question) in questions.iter().enumerate() {
+        asked.push_str(&format!("  {}. {question}\n", n + 1));
+    }
+    asked.push_str("Answer in one line (Enter alone debates the question as it is).\n");
+    say(&asked);
     match line(asking, &mut Keys::default(), "Clarification: ") {
         Line::Text(text) => Clarified::Answer(text),
         Line::Stopped(Key::Interrupt) => Clarified::Interrupted,

@@ -564,3 +564,29 @@ async fn the_form_defaults_to_the_repository_serve_runs_in() {
     })
     .await;
 }
+
+/// Issue 33: a vague question started here waits on its page for the answer to the
+/// moderator's questions before the panel is chosen; the answer is debated and recorded.
+#[tokio::test]
+async fn the_moderators_questions_are_answered_on_the_page() {
+    let sandbox = Sandbox::new();
+    let config = with_checkpoints(&sandbox, &varied_answers(&PANEL, 1, AGREE));
+    with_dashboard(&sandbox, &config, "127.0.0.1", async |d| {
+        let id = d.start("What should we do?", json!({"max_rounds": 1})).await;
+        let page = d.page_until(&id, "the questions", |p| actions(p) == "answer continue").await;
+        assert!(page.contains("The moderator asks: 1. Which options are you choosing between"), "{page}");
+        let detail = d.detail(&id).await;
+        assert_eq!(detail["panel"].as_array().map(Vec::len), Some(3), "the keyword panel, not yet refined");
+        assert_eq!(detail["rounds"], 0, "asked before any round");
+        let answer = "Redis or Postgres for caching product pages";
+        let (status, _) = d
+            .post(&format!("/api/debates/{id}/checkpoint"), json!({"action": "guide", "guidance": answer, "round": 0}))
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED);
+        let done = d.until(&id, "the record", |v| v["status"] == "complete").await;
+        assert_eq!(done["clarification"]["answer"], answer);
+        let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+        assert!(record.contains(&format!("the answer before the debate: {answer}")), "{record}");
+    })
+    .await;
+}

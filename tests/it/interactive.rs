@@ -237,14 +237,17 @@ fn sigterm_while_the_clarifying_question_waits_exits_143_and_restores_the_termin
     assert!(killed.success());
     p.exp_string("exit=143").unwrap();
     assert_not_raw(&p.exp_eof().unwrap());
-    assert_eq!(sandbox.listed(), Vec::<serde_json::Value>::new(), "no debate was stored");
+    // Stored before it asked, the debate pauses: resuming asks the questions again.
+    assert_eq!(status(&sandbox), "paused");
+    assert_eq!(sandbox.shown()["clarification"]["answer"], serde_json::Value::Null);
 }
 
 #[test]
 fn a_vague_question_gets_a_clarifying_question_on_a_terminal() {
     let sandbox = Sandbox::new();
     let mut p = session(&sandbox, None, &["--offline", "-r", "1", "What should we do?"]);
-    p.exp_string("The question is vague.").unwrap();
+    p.exp_string("The question is vague. The moderator asks:").unwrap();
+    p.exp_string("Which options are you choosing between").unwrap();
     p.exp_string("Clarification").unwrap();
     p.send_line("Choose between Redis and Postgres for caching our product pages").unwrap();
     p.exp_string("Performance Advocate").unwrap();
@@ -254,7 +257,7 @@ fn a_vague_question_gets_a_clarifying_question_on_a_terminal() {
     let answer = &sandbox.shown()["clarification"]["answer"];
     assert!(answer.as_str().unwrap().contains("Redis and Postgres"), "{answer}");
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
-    assert!(record.contains("The question was clarified before the debate"), "{record}");
+    assert!(record.contains("the answer before the debate: Choose between Redis and Postgres"), "{record}");
     assert!(!record.contains("The question was vague"), "{record}");
 }
 
@@ -265,6 +268,7 @@ fn without_a_terminal_a_vague_question_proceeds_with_a_note() {
     assert!(!String::from_utf8_lossy(&out.get_output().stderr).contains("Clarification"));
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
     assert!(record.contains("The question was vague"), "{record}");
+    assert!(record.contains("Open question: Which options are you choosing between"), "{record}");
 }
 
 #[test]

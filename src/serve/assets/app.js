@@ -86,7 +86,7 @@
     checkpoint.querySelectorAll("button[data-action]").forEach(function (button) {
       button.hidden = actions.indexOf(button.dataset.action) < 0;
     });
-    if (actions.indexOf("guide") < 0) {
+    if (actions.indexOf("guide") < 0 && actions.indexOf("answer") < 0) {
       guidance.hidden = true;
     }
   }
@@ -116,7 +116,10 @@
     if (!button) {
       return;
     }
-    if (button.dataset.action === "guide") {
+    // Guidance and the answer to the moderator's questions are both a text to send.
+    if (button.dataset.action === "guide" || button.dataset.action === "answer") {
+      document.getElementById("guidance-label").textContent =
+        button.dataset.action === "answer" ? "Your answer to the moderator's questions" : "Guidance for the next round";
       guidance.hidden = false;
       guidance.querySelector("textarea").focus();
       return;

@@ -96,6 +96,9 @@ pub fn reply(body: &Value) -> String {
     let prompt = prompt_of(body);
     if prompt.contains("First name the options") {
         "{}".to_string()
+    } else if prompt.contains("may be too vague to debate") {
+        // Vague, with no questions of its own: those the analysis asks.
+        r#"{"vague": true, "questions": []}"#.to_string()
     } else if prompt.contains("Evaluate round") {
         json!({"summary": "The perspectives traded new points.", "assessment": "new_ground", "agreement": false,
                "clear_winner": null, "off_topic": [], "new_points": ["cost"]})
