@@ -67,9 +67,13 @@ pub struct Cli {
     #[command(flatten)]
     pub listing: ListArgs,
 
-    /// Print a debate: perspectives, rounds, decision; as `debate show`
+    /// Print a debate: decision, perspectives, rounds; as `debate show`
     #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
     pub show: Option<String>,
+
+    /// With show: print without a pager, even on a terminal
+    #[arg(long)]
+    pub no_pager: bool,
 
     /// Give a debate up; as `debate abandon`
     #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
@@ -94,11 +98,15 @@ pub enum Command {
     /// List recent debates of this repository
     #[command(visible_alias = "ls")]
     List(ListArgs),
-    /// Print a debate: perspectives, rounds, stances, decision
+    /// Print a debate: the decision first, then perspectives, rounds and stances; on a
+    /// terminal through $PAGER (else less)
     Show {
         /// The debate (any case, unique prefix)
         #[arg(value_name = "ID")]
         id: String,
+        /// Print without a pager, even on a terminal
+        #[arg(long)]
+        no_pager: bool,
     },
     /// Continue a paused or interrupted debate where it stopped
     Resume(ResumeArgs),

@@ -26,7 +26,8 @@ pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
     Ok(())
 }
 
-pub fn show(db_path: &Path, id: &str, json: bool, terminal: &Terminal) -> Result<()> {
+/// `debate show`: the debate as JSON, or as text, on a terminal through the pager if `paged`.
+pub fn show(db_path: &Path, id: &str, json: bool, paged: bool, terminal: &Terminal) -> Result<()> {
     let (state, imported) = existing::read(db_path, id, None)?;
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
@@ -38,7 +39,7 @@ pub fn show(db_path: &Path, id: &str, json: bool, terminal: &Terminal) -> Result
         detail.servers = servers;
         terminal::print_json(&detail)?;
     } else {
-        terminal::print_out(&terminal::show::text(&state, &servers))?;
+        terminal::pager::print(&terminal::show::text(&state, &servers), paged)?;
     }
     Ok(())
 }

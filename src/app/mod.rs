@@ -72,7 +72,7 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Lifecycle(request) => lifecycle::run(&request, &db_path()?, json, &terminal),
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
-        Mode::Show { id } => list::show(&db_path()?, &id, json, &terminal),
+        Mode::Show { id, paged } => list::show(&db_path()?, &id, json, paged, &terminal),
         Mode::GiveUp { id, delete } => give_up::run(&db_path()?, &id, delete, &terminal),
         Mode::Preview(request) => start::preview(&request, json, &terminal),
         Mode::Resume(request) => {

@@ -38,6 +38,8 @@ pub enum Mode {
     },
     Show {
         id: String,
+        /// On a terminal, through the pager (not with `--no-pager`).
+        paged: bool,
     },
     /// `--abandon` (listed as failed) or `--delete` (gone from the database).
     GiveUp {
@@ -202,6 +204,7 @@ impl Invocation {
         };
         // Flags before the subcommand are the subcommand's (`debate --offline new "Q"`).
         let before = cli.start;
+        let no_pager = cli.no_pager;
         if let Some(command) = cli.command.as_ref().filter(|c| !runs_a_debate(c)) {
             let listing = match command {
                 Command::List(_) => ListArgs::default(),
@@ -215,7 +218,7 @@ impl Invocation {
                 let args = flags::list(cli.listing, args)?;
                 Mode::List { all: args.all, limit: args.limit.unwrap_or(DEFAULT_LIMIT) }
             }
-            Some(Command::Show { id }) => Mode::Show { id },
+            Some(Command::Show { id, no_pager: after }) => Mode::Show { id, paged: !(no_pager || after) },
             Some(Command::Resume(args)) => resume(
                 args.id,
                 flags::resume(before, args.run, "resume")?,
@@ -271,7 +274,7 @@ impl Invocation {
                     (true, ..) => {
                         Mode::List { all: cli.listing.all, limit: cli.listing.limit.unwrap_or(DEFAULT_LIMIT) }
                     }
-                    (_, Some(id), ..) => Mode::Show { id },
+                    (_, Some(id), ..) => Mode::Show { id, paged: !no_pager },
                     (_, _, Some(id), ..) => {
                         resume(id, before.run, review(cli.guide.map(QuestionSource::Text), cli.discard_edits))
                     }
@@ -281,6 +284,9 @@ impl Invocation {
                 }
             }
         };
+        if no_pager && !matches!(mode, Mode::Show { .. }) {
+            return Err(Error::input("--no-pager goes with `debate show`").with_hint("debate show ID --no-pager"));
+        }
         Ok(Invocation { mode, db: shared.db, json: shared.json, verbosity })
     }
 }
@@ -439,6 +445,11 @@ mod tests {
         Invocation::from_cli(cli).unwrap()
     }
 
+    fn refused(args: &[&str]) -> Error {
+        let cli = Cli::try_parse_from(std::iter::once("debate").chain(args.iter().copied())).unwrap();
+        Invocation::from_cli(cli).unwrap_err()
+    }
+
     #[test]
     fn a_question_starts_a_debate_with_the_flags_over_the_settings() {
         let run = invocation(&["-r", "3", "--no-checkpoints", "--branch= x ", "Redis or Postgres?"]);
@@ -574,6 +585,21 @@ mod tests {
     }
 
     #[test]
+    fn no_pager_goes_with_show_wherever_it_stands_and_nowhere_else() {
+        for args in [&["show", "0y"][..], &["--show", "0y"]] {
+            assert!(matches!(invocation(args).mode, Mode::Show { paged: true, .. }), "{args:?}");
+        }
+        for args in [&["show", "0y", "--no-pager"][..], &["--no-pager", "show", "0y"], &["--show", "0y", "--no-pager"]]
+        {
+            assert!(matches!(invocation(args).mode, Mode::Show { paged: false, .. }), "{args:?}");
+        }
+        for args in [&["--no-pager", "list"][..], &["--list", "--no-pager"], &["--no-pager", "new", "Q?"]] {
+            let err = refused(args);
+            assert_eq!((err.to_string().as_str(), err.exit_code()), ("--no-pager goes with `debate show`", 2));
+        }
+    }
+
+    #[test]
     fn the_issue_34_line_runs_offline_with_one_round_and_no_checkpoints() {
         let Mode::Start(start) = invocation(&["--offline", "--no-checkpoints", "-r", "1", "new", "Q?"]).mode else {
             panic!()
@@ -584,10 +610,6 @@ mod tests {
 
     #[test]
     fn a_flag_before_a_command_that_does_not_take_it_is_refused_not_dropped() {
-        let refused = |args: &[&str]| {
-            let cli = Cli::try_parse_from(std::iter::once("debate").chain(args.iter().copied())).unwrap();
-            Invocation::from_cli(cli).unwrap_err()
-        };
         let err = refused(&["--offline", "show", "DEB-0ym064"]);
         assert_eq!((err.to_string().as_str(), err.exit_code()), ("--offline does not go with `debate show`", 2));
         assert!(refused(&["--with", "Cost Control", "review", "x", "--guide", "y"]).to_string().contains("--with"));
@@ -598,10 +620,6 @@ mod tests {
 
     #[test]
     fn a_one_word_question_is_refused_with_the_command_it_resembles() {
-        let refused = |args: &[&str]| {
-            let cli = Cli::try_parse_from(std::iter::once("debate").chain(args.iter().copied())).unwrap();
-            Invocation::from_cli(cli).unwrap_err()
-        };
         let typo = refused(&["--offline", "acept"]);
         assert_eq!(typo.to_string(), "\"acept\" is not a command; did you mean `debate accept`?");
         assert_eq!(typo.exit_code(), 2);

@@ -17,6 +17,7 @@ use crate::text::untrusted::{for_terminal, is_bidi_control, one_line};
 
 mod in_order;
 pub mod list;
+pub mod pager;
 pub mod progress;
 pub mod prompt;
 pub mod show;

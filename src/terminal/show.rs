@@ -1,9 +1,10 @@
-//! `debate show <ID>`: a debate in full: panel, rounds with each perspective's stance,
-//! decision. And `--context-preview`: what the debaters read about the project.
+//! `debate show <ID>`: a debate in full, the decision first (as the dashboard has it),
+//! then the facts, panel and rounds with each perspective's stance. And
+//! `--context-preview`: what the debaters read about the project.
 
 use std::fmt::Write;
 
-use crate::model::{Cost, DebateState, PriceList, ProjectContext, Round, dollars, tokens};
+use crate::model::{Cost, DebateState, Outcome, PriceList, ProjectContext, Round, dollars, tokens};
 use crate::text::secrets;
 use crate::text::untrusted::for_terminal;
 use crate::view::ServerView;
@@ -19,6 +20,9 @@ fn unsanitised(state: &DebateState, servers: &[ServerView]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}  {}", state.id, state.status);
     let _ = writeln!(out, "Question:   {}", state.question);
+    if let Some(outcome) = &state.outcome {
+        let _ = write!(out, "\n{}\n", decision(outcome));
+    }
     let _ = writeln!(out, "Repository: {}", state.repo_root);
     let _ = writeln!(out, "Started:    {}", state.created_at);
     let _ = writeln!(
@@ -43,9 +47,6 @@ fn unsanitised(state: &DebateState, servers: &[ServerView]) -> String {
     }
     if let Some(reason) = state.end_reason {
         let _ = writeln!(out, "Ended by:   {reason}");
-    }
-    if let Some(outcome) = &state.outcome {
-        let _ = writeln!(out, "Confidence: {}", outcome.confidence.as_str());
     }
     let _ = writeln!(out, "Record:     {}", state.record_path.as_deref().unwrap_or("-"));
     let _ = writeln!(out, "Commit:     {}", state.commit_id.as_deref().unwrap_or("-"));
@@ -94,15 +95,52 @@ fn unsanitised(state: &DebateState, servers: &[ServerView]) -> String {
         }
         out.push_str(&stances(state, round));
     }
-    if let Some(outcome) = &state.outcome {
-        let s = &outcome.synthesis;
-        let chosen = s.chosen_option.as_deref().unwrap_or("none (no single option was chosen)");
-        let _ = writeln!(out, "\n═══ Decision ═══\nChosen option: {chosen}\n{}", s.recommendation);
-        for c in &s.caveats {
-            let _ = writeln!(out, "  caveat: {c}");
-        }
-        for d in &outcome.degradations {
-            let _ = writeln!(out, "  note: {d}");
+    out
+}
+
+/// What a person opens a finished debate for: the option chosen and the recommendation,
+/// how sure it is and what weakens it, what follows, and what to do; each part only
+/// where the synthesis has it.
+fn decision(outcome: &Outcome) -> String {
+    let s = &outcome.synthesis;
+    let chosen = s.chosen_option.as_deref().unwrap_or("none (no single option was chosen)");
+    let mut out = format!("═══ Decision ═══\nChosen option: {chosen}\n{}\n", s.recommendation);
+    if !s.rationale.is_empty() {
+        let _ = writeln!(out, "Why: {}", s.rationale);
+    }
+    let _ = writeln!(out, "Confidence: {}", outcome.confidence.as_str());
+    for why in &outcome.lowered {
+        let _ = writeln!(out, "  lowered: {why}");
+    }
+    for d in &outcome.degradations {
+        let _ = writeln!(out, "  note: {d}");
+    }
+    for c in &s.caveats {
+        let _ = writeln!(out, "  caveat: {c}");
+    }
+    out.push_str(&listed("Good consequences", &s.consequences.good));
+    out.push_str(&listed("Bad consequences", &s.consequences.bad));
+    for d in &s.dissents {
+        let prefers = d.option.as_ref().map(|o| format!(" (prefers {o})")).unwrap_or_default();
+        let _ = writeln!(out, "Dissent: {}{prefers}: {}", d.perspective, d.view);
+    }
+    if !s.confirmation.is_empty() {
+        let _ = writeln!(out, "Confirmation: {}", s.confirmation);
+    }
+    out.push_str(&listed("Action items", &s.action_items));
+    for path in &s.contradicts {
+        let _ = writeln!(out, "Goes against the earlier decision {path}");
+    }
+    out
+}
+
+/// `heading:` and a bullet per item; nothing without items.
+fn listed(heading: &str, items: &[String]) -> String {
+    let mut out = String::new();
+    if !items.is_empty() {
+        let _ = writeln!(out, "{heading}:");
+        for item in items {
+            let _ = writeln!(out, "  • {item}");
         }
     }
     out
@@ -156,7 +194,7 @@ fn sources(project: &ProjectContext) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::fixture;
+    use crate::model::{Confidence, fixture};
 
     #[test]
     fn show_gives_each_rounds_stances_and_the_chosen_option() {
@@ -168,6 +206,48 @@ mod tests {
             assert!(shown.contains(&stances), "round {round}'s stances:\n{shown}");
         }
         assert!(shown.contains("═══ Decision ═══\nChosen option: Postgres\n"), "{shown}");
+    }
+
+    #[test]
+    fn show_leads_with_the_whole_decision_and_the_rounds_follow() {
+        let mut state = fixture::complete(2);
+        let outcome = state.outcome.as_mut().unwrap();
+        outcome.confidence = Confidence::Medium;
+        outcome.lowered = vec!["One step lower (Medium) for the degradations listed.".into()];
+        outcome.degradations = vec!["Operational Simplicity left the panel in round 2.".into()];
+        outcome.synthesis.contradicts = vec!["docs/decisions/0001-use-redis.md".into()];
+        let shown = unsanitised(&state, &[]);
+        let decision = "\n\n═══ Decision ═══
+Chosen option: Postgres
+Cache in Postgres now; add Redis when p99 exceeds 50 ms.
+Why: Operational Simplicity showed the load fits one database; Performance Advocate's latency case needs numbers first.
+Confidence: Medium
+  lowered: One step lower (Medium) for the degradations listed.
+  note: Operational Simplicity left the panel in round 2.
+  caveat: traffic grows tenfold
+Good consequences:
+  • one database to run
+Bad consequences:
+  • cache hits take milliseconds, not microseconds
+Dissent: Performance Advocate (prefers Redis): latency will need Redis within a year
+Confirmation: p99 of the product page stays under 50 ms for 30 days
+Action items:
+  • add an UNLOGGED cache table
+  • alert on p99 over 50 ms
+Goes against the earlier decision docs/decisions/0001-use-redis.md
+
+Repository: ";
+        let at = |needle: &str| shown.find(needle).unwrap_or_else(|| panic!("{needle:?} in:\n{shown}"));
+        assert!(at("Question:") < at(decision), "{shown}");
+        assert!(at(decision) < at("Panel:") && at("Panel:") < at("═══ Round 1 ═══"), "{shown}");
+        assert_eq!(shown.matches("═══ Decision ═══").count(), 1, "{shown}");
+    }
+
+    #[test]
+    fn a_debate_without_a_decision_yet_shows_none() {
+        let shown = unsanitised(&fixture::with_rounds(1), &[]);
+        assert!(!shown.contains("═══ Decision") && !shown.contains("Confidence:"), "{shown}");
+        assert!(shown.contains("Question:") && shown.contains("═══ Round 1 ═══"), "{shown}");
     }
 
     #[test]

@@ -251,7 +251,7 @@ fn long_lines_break_between_words_at_the_terminals_width() {
     let id = offline(&sandbox, &["--no-commit", "-r", "1"]);
     let unwrapped = text(&sandbox.cmd().args(["show", &id]).output().unwrap().stdout);
     let words: std::collections::BTreeSet<&str> = unwrapped.split_whitespace().collect();
-    let shown = printed(&mut on_terminal(&sandbox, 60, &format!("show {id}")));
+    let shown = printed(&mut on_terminal(&sandbox, 60, &format!("show --no-pager {id}")));
     assert!(shown.lines().count() > unwrapped.lines().count(), "long lines were broken:\n{shown}");
     for line in shown.lines() {
         assert!(line.chars().count() <= 60 || !line.trim().contains(' '), "wider than the terminal: {line:?}");

@@ -1,5 +1,7 @@
 //! `--list`, `--show` and `--resume` as a user runs them.
 
+use std::path::PathBuf;
+
 use crate::common::*;
 use predicates::prelude::*;
 
@@ -74,17 +76,65 @@ fn an_empty_list_says_so_on_stderr() {
     assert!(!sandbox.db().exists(), "listing does not create a database");
 }
 
+/// A pager that writes what it was given to `paged`, and `$LESS` as it found it to
+/// `less`, then passes the text on to the terminal.
+fn recording_pager(sandbox: &Sandbox) -> (String, PathBuf, PathBuf) {
+    let (paged, less) = (sandbox.home.join("paged"), sandbox.home.join("less"));
+    let pager = format!("printf %s \"$LESS\" > '{}'; tee '{}'", less.display(), paged.display());
+    (pager, paged, less)
+}
+
 #[test]
-fn show_prints_perspectives_rounds_and_decision() {
+fn show_leads_with_the_decision_and_pages_nothing_into_a_pipe() {
     let sandbox = Sandbox::new();
     let id = offline(&sandbox, QUESTION);
     let prefix = id[..6].to_lowercase();
-    sandbox.cmd().args(["--show", &prefix]).assert().success().stdout(
-        predicate::str::contains(&id)
-            .and(predicate::str::contains("Panel:"))
-            .and(predicate::str::contains("═══ Round 1 ═══"))
-            .and(predicate::str::contains("═══ Decision ═══")),
-    );
+    let (pager, paged, _) = recording_pager(&sandbox);
+    let out = sandbox.cmd().args(["--show", &prefix]).env("PAGER", pager).assert().success();
+    let shown = text(&out.get_output().stdout);
+    let head = format!("{id}  complete\nQuestion:   {QUESTION}\n\n═══ Decision ═══\nChosen option: ");
+    assert!(shown.starts_with(&head), "{shown}");
+    let at = |needle: &str| shown.find(needle).unwrap_or_else(|| panic!("{needle:?} in:\n{shown}"));
+    assert!(at("Confidence: Low") < at("Repository:"), "{shown}");
+    assert!(at("Repository:") < at("Panel:") && at("Panel:") < at("═══ Round 1 ═══"), "{shown}");
+    assert!(!paged.exists(), "no pager without a terminal");
+}
+
+#[test]
+fn show_on_a_terminal_pages_through_pager_unless_told_not_to() {
+    let sandbox = Sandbox::new();
+    let id = offline(&sandbox, QUESTION);
+    let (pager, paged, less) = recording_pager(&sandbox);
+    let on_terminal = |pager: &str, less: Option<&str>, args: &[&str]| {
+        let mut cmd = sandbox.std_cmd();
+        cmd.args(args).env("PAGER", pager).env("TERM", "dumb");
+        match less {
+            Some(less) => cmd.env("LESS", less),
+            None => cmd.env_remove("LESS"),
+        };
+        let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).expect("debate starts on a pty");
+        // rexpect reads bytes as Latin-1: the needles stay ASCII.
+        let screen = p.exp_eof().unwrap();
+        assert!(screen.contains("Chosen option: "), "{screen}");
+    };
+
+    on_terminal(&pager, None, &["show", &id]);
+    let given = std::fs::read_to_string(&paged).expect("the pager ran");
+    assert!(given.starts_with(&format!("{id}  complete\n")) && given.contains("═══ Decision ═══"), "{given}");
+    assert_eq!(std::fs::read_to_string(&less).unwrap(), "FRX", "LESS as git sets it");
+    on_terminal(&pager, Some("-R"), &["show", &id]);
+    assert_eq!(std::fs::read_to_string(&less).unwrap(), "-R", "a LESS of one's own stays");
+
+    std::fs::remove_file(&paged).unwrap();
+    for args in [&["show", &id, "--no-pager"][..], &["--no-pager", "--show", &id]] {
+        on_terminal(&pager, None, args);
+        assert!(!paged.exists(), "{args:?} ran the pager");
+    }
+    // No pager for an empty PAGER or cat, and a pager that cannot start: printed as it is.
+    let missing = sandbox.home.join("no-such-pager").display().to_string();
+    for pager in ["", "cat", &missing] {
+        on_terminal(pager, None, &["show", &id]);
+    }
 }
 
 #[test]
