@@ -33,13 +33,14 @@ pub fn show(db_path: &Path, id: &str, json: bool, paged: bool, terminal: &Termin
         terminal.say(&imported.said(&state.id));
     }
     let servers = servers(db_path, &state)?;
+    let mut detail = Detail::of(&state);
+    detail.summary = report::on_disk(detail.summary);
     if json {
-        let mut detail = Detail::of(&state);
-        detail.summary = report::on_disk(detail.summary);
         detail.servers = servers;
         terminal::print_json(&detail)?;
     } else {
-        terminal::pager::print(&terminal::show::text(&state, &servers), paged)?;
+        let text = terminal::show::text(&state, &servers, detail.summary.record_status.as_deref());
+        terminal::pager::print(&text, paged)?;
     }
     Ok(())
 }

@@ -11,15 +11,28 @@ use crate::view::ServerView;
 
 /// The whole debate as text, without escape sequences or controls from any of it, its
 /// lines broken between words on a terminal once the secret gate has seen them whole.
-pub fn text(state: &DebateState, servers: &[ServerView]) -> String {
-    let text = secrets::gate(&for_terminal(&unsanitised(state, servers)));
+/// `record_status` is the record's lifecycle status as the record states it now.
+pub fn text(state: &DebateState, servers: &[ServerView], record_status: Option<&str>) -> String {
+    let text = secrets::gate(&for_terminal(&unsanitised(state, servers, record_status)));
     super::wrap::fit(&text, super::wrap::width(&std::io::stdout()))
 }
 
-fn unsanitised(state: &DebateState, servers: &[ServerView]) -> String {
+fn unsanitised(state: &DebateState, servers: &[ServerView], record_status: Option<&str>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}  {}", state.id, state.status);
     let _ = writeln!(out, "Question:   {}", state.question);
+    if let Some(c) = &state.clarification {
+        let questions = c.questions().join(" ");
+        match &c.answer {
+            Some(answer) => {
+                let _ = writeln!(out, "Asked:      {questions}\nAnswered:   {answer}");
+            }
+            None if !c.open().is_empty() => {
+                let _ = writeln!(out, "Left open:  {questions}");
+            }
+            None => {}
+        }
+    }
     if let Some(outcome) = &state.outcome {
         let _ = write!(out, "\n{}\n", decision(outcome));
     }
@@ -49,6 +62,9 @@ fn unsanitised(state: &DebateState, servers: &[ServerView]) -> String {
         let _ = writeln!(out, "Ended by:   {reason}");
     }
     let _ = writeln!(out, "Record:     {}", state.record_path.as_deref().unwrap_or("-"));
+    if let Some(status) = record_status {
+        let _ = writeln!(out, "Status:     {status} (the record's)");
+    }
     let _ = writeln!(out, "Commit:     {}", state.commit_id.as_deref().unwrap_or("-"));
     let t = &state.totals;
     let _ = writeln!(
@@ -198,7 +214,7 @@ mod tests {
 
     #[test]
     fn show_gives_each_rounds_stances_and_the_chosen_option() {
-        let shown = unsanitised(&fixture::complete(2), &[]);
+        let shown = unsanitised(&fixture::complete(2), &[], Some("accepted"));
         for round in [1, 2] {
             let stances = format!(
                 "Stances after round {round}:\n  Performance Advocate: Redis (medium)\n  Operational Simplicity: Postgres (medium)\n"
@@ -206,6 +222,7 @@ mod tests {
             assert!(shown.contains(&stances), "round {round}'s stances:\n{shown}");
         }
         assert!(shown.contains("═══ Decision ═══\nChosen option: Postgres\n"), "{shown}");
+        assert!(shown.contains("\nStatus:     accepted (the record's)\n"), "{shown}");
     }
 
     #[test]
@@ -216,7 +233,7 @@ mod tests {
         outcome.lowered = vec!["One step lower (Medium) for the degradations listed.".into()];
         outcome.degradations = vec!["Operational Simplicity left the panel in round 2.".into()];
         outcome.synthesis.contradicts = vec!["docs/decisions/0001-use-redis.md".into()];
-        let shown = unsanitised(&state, &[]);
+        let shown = unsanitised(&state, &[], None);
         let decision = "\n\n═══ Decision ═══
 Chosen option: Postgres
 Cache in Postgres now; add Redis when p99 exceeds 50 ms.
@@ -245,7 +262,7 @@ Repository: ";
 
     #[test]
     fn a_debate_without_a_decision_yet_shows_none() {
-        let shown = unsanitised(&fixture::with_rounds(1), &[]);
+        let shown = unsanitised(&fixture::with_rounds(1), &[], None);
         assert!(!shown.contains("═══ Decision") && !shown.contains("Confidence:"), "{shown}");
         assert!(shown.contains("Question:") && shown.contains("═══ Round 1 ═══"), "{shown}");
     }
@@ -258,7 +275,7 @@ Repository: ";
         for c in round.arguments.iter_mut().chain(&mut round.rebuttals) {
             c.stance = None;
         }
-        let shown = unsanitised(&state, &[]);
+        let shown = unsanitised(&state, &[], None);
         assert!(shown.contains("Chosen option: none (no single option was chosen)"), "{shown}");
         assert!(!shown.contains("Stances after"), "{shown}");
     }
