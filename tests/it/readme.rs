@@ -5,7 +5,6 @@
 //! debate ids, dates and durations are compared by shape.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -36,18 +35,7 @@ fn blocks(markdown: &str, lang: &str) -> Vec<String> {
 
 /// A shell in the sandbox's repository whose `debate` is the binary under test.
 fn shell(sandbox: &Sandbox, dir: &Path, script: &str) -> std::process::Output {
-    let binary = Path::new(assert_cargo_bin()).parent().unwrap().to_path_buf();
-    let path = format!("{}:{}", binary.display(), std::env::var("PATH").unwrap_or_default());
-    let mut cmd = Command::new("bash");
-    cmd.arg("-c").arg(script).current_dir(dir);
-    // The environment `Sandbox::cmd` gives the binary: an isolated home, no DEBATE_*.
-    for (key, value) in sandbox.std_cmd().get_envs() {
-        match value {
-            Some(value) => cmd.env(key, value),
-            None => cmd.env_remove(key),
-        };
-    }
-    cmd.env("PATH", path).env("COLUMNS", "100").output().unwrap()
+    sandbox.bash(dir).arg("-c").arg(script).env("COLUMNS", "100").output().unwrap()
 }
 
 fn assert_cargo_bin() -> &'static str {
