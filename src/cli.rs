@@ -147,6 +147,7 @@ pub enum Command {
         provider: Option<String>,
     },
     /// Print shell completions, e.g. `debate completions bash > ~/.local/share/bash-completion/completions/debate`
+    /// (that directory made first)
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,

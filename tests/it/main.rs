@@ -13,6 +13,7 @@ mod architecture;
 mod bad_input;
 mod browser;
 mod command_shape;
+mod completions;
 mod concurrency;
 mod cost;
 mod crash_resume;

@@ -2,7 +2,8 @@
 //! ```console block — `$ command` lines, each followed by what it prints — run in a
 //! fresh repository and compared with what `debate` prints now. In expected output,
 //! `[..]` stands for any text within a line and a line `...` for any number of lines;
-//! debate ids, dates and durations are compared by shape.
+//! debate ids, dates and durations are compared by shape. And every completion line the
+//! README and the guides give, run in a fresh home.
 
 use std::path::Path;
 use std::sync::LazyLock;
@@ -148,4 +149,25 @@ fn expected_output_patterns_match_as_documented() {
     assert!(matches(&lines("Debate DEB-abc123 [..]\n...\ndone"), &lines("Debate DEB-zz99aa started\na\nb\ndone")));
     assert!(!matches(&lines("Debate [..]\ndone"), &lines("Debate x\nmore\ndone")));
     assert!(matches(&lines("took 1.5 s on 2026-11-25"), &lines("took 12 s on 2027-01-02")));
+}
+
+/// Every `debate completions SHELL > FILE` line the README and the guides give, run as
+/// given in a fresh home: each makes its directory, so each writes its script there.
+#[test]
+fn every_completion_line_writes_its_script_in_a_fresh_home() {
+    let line = Regex::new(r"(?:mkdir -p [^`\n]*?&& )?debate completions (\w+) > ([^`\s]+)").unwrap();
+    let mut shells = std::collections::BTreeSet::new();
+    for doc in ["README.md", "docs/guide.md", "docs/reference.md"] {
+        let markdown = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap();
+        for found in line.captures_iter(&markdown) {
+            let sandbox = Sandbox::new();
+            let out = shell(&sandbox, &sandbox.repo, &found[0]);
+            assert!(out.status.success(), "{doc}: `{}` failed: {}", &found[0], text(&out.stderr));
+            let file = found[2].replacen('~', &sandbox.home.to_string_lossy(), 1);
+            let script = std::fs::read_to_string(&file).unwrap_or_default();
+            assert!(script.contains("COMPLETE"), "{doc}: `{}` wrote no script to {file}", &found[0]);
+            shells.insert(found[1].to_string());
+        }
+    }
+    assert_eq!(shells, ["bash", "fish", "zsh"].map(String::from).into(), "the documented shells");
 }
