@@ -1,6 +1,6 @@
 //! The command shape git and cargo users expect: subcommands with the flag forms kept as
 //! aliases, options anywhere on the line, and a mistyped command refused before anything
-//! is written or any model is called; `debate config` and `debate man`.
+//! is written or any model is called; `debate config`.
 
 use crate::common::*;
 use predicates::prelude::*;
@@ -122,17 +122,6 @@ fn config_says_where_each_setting_came_from() {
         .assert()
         .success()
         .stdout(predicate::str::contains("record.directory").and(predicate::str::contains("default")));
-}
-
-#[test]
-fn man_prints_the_manual_page() {
-    let sandbox = Sandbox::new();
-    sandbox
-        .cmd()
-        .arg("man")
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(".TH debate 1").and(predicate::str::contains("resume")));
 }
 
 /// Flags before the subcommand are the subcommand's: a user who typed `--offline` is

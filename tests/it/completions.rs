@@ -1,8 +1,11 @@
-//! What the shell gets: completions that know what is here, asked as each shell's
-//! script asks (`COMPLETE=SHELL debate -- WORDS`) and, for bash, typed on a terminal
-//! with TAB.
+//! What the shell and man get: completions that know what is here, asked as each
+//! shell's script asks (`COMPLETE=SHELL debate -- WORDS`) and, for bash, typed on a
+//! terminal with TAB; `debate man`'s pages, which name only pages that are there.
+
+use std::collections::BTreeSet;
 
 use predicates::prelude::*;
+use regex::Regex;
 
 use crate::common::*;
 
@@ -65,6 +68,7 @@ fn completions_offer_what_debate_knows_here() {
     let providers = completions(&sandbox, &["debate", "--provider", ""]);
     assert!(providers.contains(&"offline".to_string()) && providers.contains(&"openai".to_string()), "{providers:?}");
     assert_eq!(completions(&sandbox, &["debate", "li"]), ["list"]);
+    assert_eq!(completions(&sandbox, &["debate", "man", "sh"]), ["show"], "the commands with a page");
 
     let script = sandbox.cmd().args(["completions", "bash"]).assert().success().get_output().stdout.clone();
     assert!(text(&script).contains("COMPLETE=\"bash\""), "the script asks debate itself");
@@ -150,4 +154,70 @@ fn ids_are_described_by_their_titles() {
     for shell in ["fish", "powershell"] {
         assert!(answer(&sandbox, shell, &["debate", "resume", "DEB"]).contains(&format!("{id}\t{title}")), "{shell}");
     }
+}
+
+/// The man pages a page names: `debate-show` for `debate-show(1)`, in roff.
+fn named_pages(page: &str) -> BTreeSet<String> {
+    let reference = Regex::new(r"(?:\\fB)?([a-z][a-z0-9\\-]*)(?:\\fR)?\(1\)").unwrap();
+    reference.captures_iter(page).map(|found| found[1].replace("\\-", "-")).collect()
+}
+
+fn printed(sandbox: &Sandbox, args: &[&str]) -> String {
+    text(&sandbox.cmd().args(args).assert().success().get_output().stdout)
+}
+
+/// A page printed alone names no other page, which need not be installed: it names
+/// each command by the command that prints its page.
+#[test]
+fn a_printed_page_names_no_page_that_is_not_there() {
+    let sandbox = Sandbox::new();
+    let debate = printed(&sandbox, &["man"]);
+    assert!(debate.contains(".TH debate 1"), "{debate}");
+    assert_eq!(named_pages(&debate), BTreeSet::new());
+    assert!(debate.contains(r"\fBdebate show\fR") && debate.contains(r"\fBdebate man \fR\fICOMMAND\fR"), "{debate}");
+
+    let show = printed(&sandbox, &["man", "show"]);
+    assert!(show.contains(".TH debate-show 1") && show.contains("unique prefix"), "{show}");
+    assert_eq!(named_pages(&show), BTreeSet::new());
+    assert!(printed(&sandbox, &["man", "ls"]).contains(".TH debate-list 1"), "an alias names its command's page");
+
+    sandbox
+        .cmd()
+        .args(["man", "shwo"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("debate has no command `shwo`").and(predicate::str::contains("show")));
+}
+
+/// `debate man --dir DIR` makes DIR, writes a page for debate and for each command,
+/// lists what it wrote, and every page names only pages written there.
+#[test]
+fn man_dir_writes_every_page_the_pages_name() {
+    let sandbox = Sandbox::new();
+    let dir = sandbox.home.join("share/man/man1");
+    let listed: BTreeSet<String> = printed(&sandbox, &["man", "--dir", dir.to_str().unwrap()])
+        .lines()
+        .map(|line| std::path::Path::new(line).strip_prefix(&dir).unwrap().display().to_string())
+        .collect();
+    let written: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(listed, written);
+    assert!(written.contains("debate.1") && written.contains("debate-show.1") && written.contains("debate-man.1"));
+
+    let debate = std::fs::read_to_string(dir.join("debate.1")).unwrap();
+    let mut every: BTreeSet<String> = named_pages(&debate).iter().map(|name| format!("{name}.1")).collect();
+    every.insert("debate.1".to_string());
+    assert_eq!(every, written, "debate's page names each command's page");
+    for name in &written {
+        let page = std::fs::read_to_string(dir.join(name)).unwrap();
+        for named in named_pages(&page) {
+            assert!(written.contains(&format!("{named}.1")), "{name} names {named}(1)");
+        }
+    }
+    assert_eq!(
+        named_pages(&std::fs::read_to_string(dir.join("debate-show.1")).unwrap()),
+        BTreeSet::from(["debate".to_string()])
+    );
 }

@@ -64,6 +64,7 @@ pub fn command() -> Command {
         command = command
             .mut_subcommand(name, |sub| sub.mut_arg("provider", |a| a.add(ArgValueCompleter::new(provider_names))));
     }
+    command = command.mut_subcommand("man", |sub| sub.mut_arg("command", |a| a.add(ArgValueCompleter::new(commands))));
     command.mut_subcommand("new", |sub| {
         sub.mut_arg("with", |a| a.add(ArgValueCompleter::new(perspectives))).mut_arg("supersedes", |a| a.add(records()))
     })
@@ -141,4 +142,14 @@ fn provider_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok(root) = crate::repo::around_working_directory() else { return Vec::new() };
     let settings = settings::load(&root, None, &FlagOverrides::default()).map(|l| l.settings).unwrap_or_default();
     matching(current, crate::providers::names(&settings).into_iter().map(|name| (name, None)))
+}
+
+/// debate's commands, each with what it does: the pages `debate man` prints.
+fn commands(current: &OsStr) -> Vec<CompletionCandidate> {
+    let debate = <Cli as clap::CommandFactory>::command();
+    let about = |command: &Command| command.get_about().map(|about| about.to_string());
+    matching(
+        current,
+        debate.get_subcommands().filter(|c| !c.is_hide_set()).map(|c| (c.get_name().to_string(), about(c))),
+    )
 }
