@@ -155,15 +155,30 @@ pub enum Command {
         provider: Option<String>,
     },
     /// Print shell completions, e.g. `debate completions bash > ~/.local/share/bash-completion/completions/debate`
+    /// (that directory made first)
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff), e.g. `debate man | man -l -`
-    Man,
+    /// Print the manual page (roff), e.g. `debate man | man -l -`, or a command's
+    /// (`debate man show`); `--dir` writes them all for man to find
+    Man(ManArgs),
     /// Write the CI workflow for the review loop in pull requests: a `/debate <objection>`
     /// comment by a collaborator runs a review round and commits it to the pull request
     Ci(CiArgs),
+}
+
+/// `debate man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// A command's page [default: debate's own, which lists the commands]
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+
+    /// Write debate.1 and a page per command (debate-show.1, …) into this directory, made
+    /// if missing, e.g. ~/.local/share/man/man1; prints the paths written
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<PathBuf>,
 }
 
 /// `debate ci`.

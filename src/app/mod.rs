@@ -14,6 +14,7 @@ mod give_up;
 mod input;
 mod lifecycle;
 mod list;
+mod manual;
 mod project;
 mod report;
 pub mod request;
@@ -58,13 +59,8 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Doctor { provider, config } => {
             doctor::run(provider.as_deref(), config.as_deref(), &db_path()?, json, &terminal).await
         }
-        Mode::Man => {
-            let mut page = Vec::new();
-            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
-                .render(&mut page)
-                .map_err(crate::terminal::OutputError::from)?;
-            Ok(terminal::print_out(&String::from_utf8_lossy(&page))?)
-        }
+        Mode::Man { command, dir: None } => manual::print(command.as_deref()),
+        Mode::Man { dir: Some(dir), .. } => manual::write_all(&dir),
         Mode::Completions(shell) => completion::script(shell),
         Mode::Ci { install, force, config } => ci::write(install.as_deref(), force, config.as_deref(), &terminal),
         Mode::GithubReview(request) => github_review::run(&request, &db_path()?, &mut terminal).await,

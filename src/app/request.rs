@@ -62,8 +62,11 @@ pub enum Mode {
         config: Option<PathBuf>,
     },
     Completions(clap_complete::Shell),
-    /// `debate man`: the manual page.
-    Man,
+    /// `debate man [COMMAND]`: a manual page; `--dir`: all of them, written there.
+    Man {
+        command: Option<String>,
+        dir: Option<PathBuf>,
+    },
     /// `debate review --github-event PATH`: the review loop in a pull request.
     GithubReview(GithubReviewRequest),
     /// `debate ci github`: write the workflow that runs it.
@@ -264,7 +267,7 @@ impl Invocation {
             Some(Command::Config) => Mode::Config { config: config.clone() },
             Some(Command::Doctor { provider }) => Mode::Doctor { provider, config: config.clone() },
             Some(Command::Completions { shell }) => Mode::Completions(shell),
-            Some(Command::Man) => Mode::Man,
+            Some(Command::Man(args)) => Mode::Man { command: args.command, dir: args.dir },
             None => {
                 if (cli.listing.all || cli.listing.limit.is_some()) && !cli.list {
                     return Err(Error::input("--all and --limit go with a list of debates")
@@ -314,7 +317,7 @@ fn name(command: &Command) -> &'static str {
         Command::Config => "config",
         Command::Doctor { .. } => "doctor",
         Command::Completions { .. } => "completions",
-        Command::Man => "man",
+        Command::Man(_) => "man",
         Command::Ci(_) => "ci",
     }
 }

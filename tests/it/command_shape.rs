@@ -1,6 +1,6 @@
 //! The command shape git and cargo users expect: subcommands with the flag forms kept as
 //! aliases, options anywhere on the line, and a mistyped command refused before anything
-//! is written or any model is called; `debate config` and `debate man`.
+//! is written or any model is called; `debate config`.
 
 use crate::common::*;
 use predicates::prelude::*;
@@ -122,56 +122,6 @@ fn config_says_where_each_setting_came_from() {
         .assert()
         .success()
         .stdout(predicate::str::contains("record.directory").and(predicate::str::contains("default")));
-}
-
-#[test]
-fn man_prints_the_manual_page() {
-    let sandbox = Sandbox::new();
-    sandbox
-        .cmd()
-        .arg("man")
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(".TH debate 1").and(predicate::str::contains("resume")));
-}
-
-/// What `debate` answers when the script `debate completions bash` installs asks it to
-/// complete `words` at `index`.
-fn completions(sandbox: &Sandbox, index: usize, words: &[&str]) -> Vec<String> {
-    let out = sandbox
-        .cmd()
-        .env("COMPLETE", "bash")
-        .env("_CLAP_IFS", "\n")
-        .env("_CLAP_COMPLETE_INDEX", index.to_string())
-        .env("_CLAP_COMPLETE_COMP_TYPE", "9")
-        .env("_CLAP_COMPLETE_SPACE", "true")
-        .arg("--")
-        .args(words)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    text(&out).lines().map(str::to_string).collect()
-}
-
-#[test]
-fn completions_offer_what_debate_knows_here() {
-    let sandbox = Sandbox::new();
-    sandbox.cmd().args(["--offline", "-q", QUESTION]).assert().success();
-    let id = sandbox.only_id();
-    let record = sandbox.records()[0].strip_prefix(&sandbox.repo).unwrap().display().to_string();
-
-    assert!(completions(&sandbox, 2, &["debate", "show", "DEB"]).contains(&id), "debate ids");
-    assert!(completions(&sandbox, 2, &["debate", "--resume", ""]).contains(&id));
-    assert!(completions(&sandbox, 2, &["debate", "accept", ""]).contains(&record), "record paths");
-    assert_eq!(completions(&sandbox, 2, &["debate", "--with", "perf"]), ["Performance Advocate"]);
-    let providers = completions(&sandbox, 2, &["debate", "--provider", ""]);
-    assert!(providers.contains(&"offline".to_string()) && providers.contains(&"openai".to_string()), "{providers:?}");
-    assert_eq!(completions(&sandbox, 1, &["debate", "li"]), ["list"]);
-
-    let script = sandbox.cmd().args(["completions", "bash"]).assert().success().get_output().stdout.clone();
-    assert!(text(&script).contains("COMPLETE=\"bash\""), "the script asks debate itself");
 }
 
 /// Flags before the subcommand are the subcommand's: a user who typed `--offline` is

@@ -263,16 +263,3 @@ fn resume_with_json_prints_one_json_document() {
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).expect("one JSON document");
     assert_eq!((json["id"].as_str(), json["status"].as_str()), (Some(id.as_str()), Some("complete")));
 }
-
-#[test]
-fn completions_are_printed_for_each_shell() {
-    let sandbox = Sandbox::new();
-    // Each script asks `debate` itself for the candidates (command_shape.rs tests those).
-    for (shell, marker) in
-        [("bash", "complete -o nospace"), ("zsh", "#compdef debate"), ("fish", "complete --keep-order")]
-    {
-        let out = sandbox.cmd().args(["completions", shell]).assert().success().get_output().stdout.clone();
-        let script = String::from_utf8(out).unwrap();
-        assert!(script.contains(marker) && script.contains("COMPLETE="), "{shell}: {script}");
-    }
-}

@@ -14,6 +14,7 @@ mod bad_input;
 mod browser;
 mod clarifying;
 mod command_shape;
+mod completions;
 mod concurrency;
 mod cost;
 mod crash_resume;

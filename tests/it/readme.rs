@@ -2,10 +2,10 @@
 //! ```console block — `$ command` lines, each followed by what it prints — run in a
 //! fresh repository and compared with what `debate` prints now. In expected output,
 //! `[..]` stands for any text within a line and a line `...` for any number of lines;
-//! debate ids, dates and durations are compared by shape.
+//! debate ids, dates and durations are compared by shape. And every completion line the
+//! README and the guides give, run in a fresh home.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -36,18 +36,7 @@ fn blocks(markdown: &str, lang: &str) -> Vec<String> {
 
 /// A shell in the sandbox's repository whose `debate` is the binary under test.
 fn shell(sandbox: &Sandbox, dir: &Path, script: &str) -> std::process::Output {
-    let binary = Path::new(assert_cargo_bin()).parent().unwrap().to_path_buf();
-    let path = format!("{}:{}", binary.display(), std::env::var("PATH").unwrap_or_default());
-    let mut cmd = Command::new("bash");
-    cmd.arg("-c").arg(script).current_dir(dir);
-    // The environment `Sandbox::cmd` gives the binary: an isolated home, no DEBATE_*.
-    for (key, value) in sandbox.std_cmd().get_envs() {
-        match value {
-            Some(value) => cmd.env(key, value),
-            None => cmd.env_remove(key),
-        };
-    }
-    cmd.env("PATH", path).env("COLUMNS", "100").output().unwrap()
+    sandbox.bash(dir).arg("-c").arg(script).env("COLUMNS", "100").output().unwrap()
 }
 
 fn assert_cargo_bin() -> &'static str {
@@ -160,4 +149,25 @@ fn expected_output_patterns_match_as_documented() {
     assert!(matches(&lines("Debate DEB-abc123 [..]\n...\ndone"), &lines("Debate DEB-zz99aa started\na\nb\ndone")));
     assert!(!matches(&lines("Debate [..]\ndone"), &lines("Debate x\nmore\ndone")));
     assert!(matches(&lines("took 1.5 s on 2026-11-25"), &lines("took 12 s on 2027-01-02")));
+}
+
+/// Every `debate completions SHELL > FILE` line the README and the guides give, run as
+/// given in a fresh home: each makes its directory, so each writes its script there.
+#[test]
+fn every_completion_line_writes_its_script_in_a_fresh_home() {
+    let line = Regex::new(r"(?:mkdir -p [^`\n]*?&& )?debate completions (\w+) > ([^`\s]+)").unwrap();
+    let mut shells = std::collections::BTreeSet::new();
+    for doc in ["README.md", "docs/guide.md", "docs/reference.md"] {
+        let markdown = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap();
+        for found in line.captures_iter(&markdown) {
+            let sandbox = Sandbox::new();
+            let out = shell(&sandbox, &sandbox.repo, &found[0]);
+            assert!(out.status.success(), "{doc}: `{}` failed: {}", &found[0], text(&out.stderr));
+            let file = found[2].replacen('~', &sandbox.home.to_string_lossy(), 1);
+            let script = std::fs::read_to_string(&file).unwrap_or_default();
+            assert!(script.contains("COMPLETE"), "{doc}: `{}` wrote no script to {file}", &found[0]);
+            shells.insert(found[1].to_string());
+        }
+    }
+    assert_eq!(shells, ["bash", "fish", "zsh"].map(String::from).into(), "the documented shells");
 }

@@ -75,6 +75,23 @@ impl Sandbox {
         cmd
     }
 
+    /// bash in `dir` with the environment `std_cmd` gives the binary, and the binary
+    /// under test first on PATH as `debate`: what a user's shell runs.
+    pub fn bash(&self, dir: &Path) -> StdCommand {
+        let binary = Path::new(assert_cmd::cargo::cargo_bin!("debate")).parent().unwrap().to_path_buf();
+        let path = format!("{}:{}", binary.display(), std::env::var("PATH").unwrap_or_default());
+        let mut cmd = StdCommand::new("bash");
+        cmd.current_dir(dir);
+        for (key, value) in self.std_cmd().get_envs() {
+            match value {
+                Some(value) => cmd.env(key, value),
+                None => cmd.env_remove(key),
+            };
+        }
+        cmd.env("PATH", path);
+        cmd
+    }
+
     pub fn db(&self) -> PathBuf {
         self.home.join("debates.sqlite3")
     }

@@ -3,38 +3,37 @@
 //! `debate completions SHELL` prints calls back into `debate` (clap_complete's
 //! completion engine, `COMPLETE=SHELL debate …`), so what it offers is always current.
 //! A completer never fails loudly: whatever it cannot read, it leaves out.
+//!
+//! What each shell does with a word is `shells`': a value with a space reaches `debate`
+//! as one word, and what was typed is read without its quoting.
+
+mod shells;
 
 use std::ffi::OsStr;
 
 use clap::Command;
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
-use clap_complete::env::{Bash, Elvish, EnvCompleter, Fish, Powershell, Zsh};
 
 use crate::catalog::Catalog;
 use crate::cli::Cli;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::settings::{self, FlagOverrides};
 use crate::store::Store;
 use crate::terminal::{self, OutputError};
+use shells::{SHELLS, typed};
 
 /// The variable the shell script sets when it asks for completions.
 const VARIABLE: &str = "COMPLETE";
 
 /// When the shell asks for completions, answer and exit; otherwise return at once.
 pub fn answer_the_shell() {
-    clap_complete::CompleteEnv::with_factory(command).var(VARIABLE).complete();
+    clap_complete::CompleteEnv::with_factory(command).var(VARIABLE).shells(SHELLS).complete();
 }
 
 /// `debate completions SHELL`: the script that asks `debate` for completions.
 pub fn script(shell: clap_complete::Shell) -> Result<()> {
-    use clap_complete::Shell;
-    let completer: &dyn EnvCompleter = match shell {
-        Shell::Bash => &Bash,
-        Shell::Elvish => &Elvish,
-        Shell::Fish => &Fish,
-        Shell::PowerShell => &Powershell,
-        Shell::Zsh => &Zsh,
-        _ => &Bash,
+    let Some(completer) = SHELLS.completer(&shell.to_string()) else {
+        return Err(Error::input(format!("no completions for {shell}")));
     };
     let mut script = Vec::new();
     completer.write_registration(VARIABLE, "debate", "debate", "debate", &mut script).map_err(OutputError::from)?;
@@ -65,6 +64,7 @@ pub fn command() -> Command {
         command = command
             .mut_subcommand(name, |sub| sub.mut_arg("provider", |a| a.add(ArgValueCompleter::new(provider_names))));
     }
+    command = command.mut_subcommand("man", |sub| sub.mut_arg("command", |a| a.add(ArgValueCompleter::new(commands))));
     command.mut_subcommand("new", |sub| {
         sub.mut_arg("with", |a| a.add(ArgValueCompleter::new(perspectives))).mut_arg("supersedes", |a| a.add(records()))
     })
@@ -73,20 +73,45 @@ pub fn command() -> Command {
 /// The candidates among `names` that start with what was typed (any case), each with
 /// its help.
 fn matching(current: &OsStr, names: impl IntoIterator<Item = (String, Option<String>)>) -> Vec<CompletionCandidate> {
-    let typed = current.to_string_lossy().to_lowercase();
+    let typed = typed(current).to_lowercase();
     names
         .into_iter()
         .filter(|(name, _)| name.to_lowercase().starts_with(&typed))
-        .map(|(name, help)| CompletionCandidate::new(name).help(help.map(Into::into)))
+        .map(|(name, help)| candidate(name, help))
         .collect()
 }
 
-/// The debates in the state database, newest first, each with its title.
+fn candidate(value: String, help: Option<String>) -> CompletionCandidate {
+    CompletionCandidate::new(value).help(help.map(Into::into))
+}
+
+/// The debates in the state database, newest first, each with its title. An id is
+/// offered in the form it was begun in, the forms `show` takes: `8i` gives `8ix2k4`,
+/// `deb-8i` gives `deb-8ix2k4`; zsh and fish keep only candidates that begin with the
+/// word as typed.
 fn debate_ids(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok(path) = crate::store::default_path() else { return Vec::new() };
     let Ok(Some(store)) = Store::open_existing(&path) else { return Vec::new() };
+    let typed = typed(current);
     let rows = store.list(None, 200).unwrap_or_default();
-    matching(current, rows.into_iter().map(|row| (row.id, Some(row.title))))
+    rows.into_iter().filter_map(|row| id_completing(&typed, &row.id).map(|id| candidate(id, Some(row.title)))).collect()
+}
+
+/// `id` as a completion of `typed`, if it completes it: what was typed, then the rest
+/// of the id; of its part after `DEB-` when that was left out (`8i`).
+fn id_completing(typed: &str, id: &str) -> Option<String> {
+    let body = id.strip_prefix("DEB-")?;
+    let lower = typed.to_lowercase();
+    let with_prefix = "deb-".starts_with(&lower) || lower.starts_with("deb-");
+    let form = if !with_prefix {
+        body.to_string()
+    } else if typed.starts_with(char::is_lowercase) {
+        format!("deb-{body}")
+    } else {
+        id.to_string()
+    };
+    let rest = form.get(typed.len()..).filter(|_| form.to_lowercase().starts_with(&lower))?;
+    Some(format!("{typed}{rest}"))
 }
 
 /// The decision records of the repository here.
@@ -103,12 +128,13 @@ fn record_paths(current: &OsStr) -> Vec<CompletionCandidate> {
     matching(current, crate::context::record_paths(&root, &also).into_iter().map(|r| (shown(r), None)))
 }
 
-/// The perspectives of the catalog, with this repository's and the user's additions.
+/// The perspectives of the catalog, with this repository's and the user's additions,
+/// each with its priorities.
 fn perspectives(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok(root) = crate::repo::around_working_directory() else { return Vec::new() };
     let Ok(loaded) = settings::load(&root, None, &FlagOverrides::default()) else { return Vec::new() };
     let Ok(catalog) = Catalog::build(&loaded.overlays) else { return Vec::new() };
-    matching(current, catalog.entries().iter().map(|p| (p.name.clone(), None)))
+    matching(current, catalog.entries().iter().map(|p| (p.name.clone(), Some(p.priorities.join(", ")))))
 }
 
 /// The providers a role may take here.
@@ -116,4 +142,14 @@ fn provider_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok(root) = crate::repo::around_working_directory() else { return Vec::new() };
     let settings = settings::load(&root, None, &FlagOverrides::default()).map(|l| l.settings).unwrap_or_default();
     matching(current, crate::providers::names(&settings).into_iter().map(|name| (name, None)))
+}
+
+/// debate's commands, each with what it does: the pages `debate man` prints.
+fn commands(current: &OsStr) -> Vec<CompletionCandidate> {
+    let debate = <Cli as clap::CommandFactory>::command();
+    let about = |command: &Command| command.get_about().map(|about| about.to_string());
+    matching(
+        current,
+        debate.get_subcommands().filter(|c| !c.is_hide_set()).map(|c| (c.get_name().to_string(), about(c))),
+    )
 }
