@@ -156,6 +156,31 @@ pub enum Command {
     /// Write the CI workflow for the review loop in pull requests: a `/debate <objection>`
     /// comment by a collaborator runs a review round and commits it to the pull request
     Ci(CiArgs),
+    /// Score a finished debate's record on a rubric fitted to decisions: evaluator models
+    /// mark each criterion from 1 to 10 with a reason, beside checks that need no model
+    Eval(EvalArgs),
+}
+
+/// `debate eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The finished debate: its id, or its record's path
+    #[arg(value_name = "ID|PATH")]
+    pub target: String,
+
+    /// The evaluators, comma-separated: each `provider:model` or a model of the
+    /// moderator's provider [default: the debate's moderator]
+    #[arg(long, value_name = "MODELS", value_delimiter = ',')]
+    pub evaluators: Vec<String>,
+
+    /// Add the scores to the record's provenance, in a commit of the record alone
+    #[arg(long)]
+    pub write: bool,
+
+    /// Score with the built-in offline provider: marks composed from the record's text,
+    /// no model's judgement
+    #[arg(long, conflicts_with = "evaluators")]
+    pub offline: bool,
 }
 
 /// `debate ci`.

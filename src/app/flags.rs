@@ -54,8 +54,15 @@ pub fn list(before: ListArgs, after: ListArgs) -> Result<ListArgs> {
 
 /// Refuse any flag of a debate given before a command that runs none.
 pub fn none(before: &StartArgs, listing: &ListArgs, command: &str) -> Result<()> {
+    only(before, listing, command, &[])
+}
+
+/// Refuse any flag of a debate given before `command` but those in `taken`, which the
+/// command joins to its own.
+pub fn only(before: &StartArgs, listing: &ListArgs, command: &str, taken: &[&str]) -> Result<()> {
     let mut given = new_only(before);
     given.extend(run_flags(&before.run));
+    given.retain(|flag| !taken.contains(flag));
     if listing.all {
         given.push("--all");
     }

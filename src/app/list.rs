@@ -39,6 +39,11 @@ pub fn show(db_path: &Path, id: &str, json: bool, terminal: &Terminal) -> Result
         terminal::print_json(&detail)?;
     } else {
         terminal::print_out(&terminal::show::text(&state, &servers))?;
+        // The scores after the debate, until `show::text` places them itself.
+        let scores = terminal::scores::block(&state);
+        if !scores.is_empty() {
+            terminal::print_out(&crate::text::untrusted::for_terminal(&scores))?;
+        }
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use super::flags;
-use crate::cli::{Cli, Command, Lifecycle, ListArgs, RunArgs, StartArgs};
+use crate::cli::{Cli, Command, EvalArgs, Lifecycle, ListArgs, RunArgs, StartArgs};
 use crate::error::{Error, Result};
 use crate::record::lifecycle::Verdict;
 use crate::settings::FlagOverrides;
@@ -70,6 +70,22 @@ pub enum Mode {
         force: bool,
         config: Option<PathBuf>,
     },
+    /// `debate eval ID|PATH`: a finished debate's record scored.
+    Eval(EvalRequest),
+}
+
+/// `debate eval`: which record, scored by whom, and whether the scores go into it.
+#[derive(Debug, Clone)]
+pub struct EvalRequest {
+    /// The debate's id or its record's path.
+    pub target: String,
+    /// `--evaluators`; empty: the debate's moderator.
+    pub evaluators: Vec<String>,
+    /// `--write`: add the scores to the record's provenance and commit it.
+    pub write: bool,
+    /// `--offline`: marks composed from the record's text.
+    pub offline: bool,
+    pub config: Option<PathBuf>,
 }
 
 /// A pull request comment's review, as a GitHub Actions job runs it.
@@ -207,7 +223,10 @@ impl Invocation {
                 Command::List(_) => ListArgs::default(),
                 _ => cli.listing,
             };
-            flags::none(&before, &listing, name(command))?;
+            match command {
+                Command::Eval(_) => flags::only(&before, &listing, "eval", &["--offline"])?,
+                _ => flags::none(&before, &listing, name(command))?,
+            }
         }
         let mode = match cli.command {
             Some(Command::New(start)) => start_mode(flags::start(before, start)?, config.clone(), true)?,
@@ -245,6 +264,7 @@ impl Invocation {
                     Mode::Ci { install: args.install, force: args.force, config: config.clone() }
                 }
             },
+            Some(Command::Eval(args)) => eval_mode(args, before.run.offline, config.clone())?,
             Some(Command::Abandon { id }) => Mode::GiveUp { id, delete: false },
             Some(Command::Delete { id }) => Mode::GiveUp { id, delete: true },
             Some(Command::Accept(args)) => lifecycle(args, Verdict::Accepted),
@@ -290,6 +310,17 @@ fn runs_a_debate(command: &Command) -> bool {
     matches!(command, Command::New(_) | Command::Resume(_) | Command::Review(_))
 }
 
+/// `debate eval`, with `--offline` given before the subcommand (`debate --offline eval
+/// ID`) joined to its own; any other flag of a debate given there is refused.
+fn eval_mode(args: EvalArgs, offline_before: bool, config: Option<PathBuf>) -> Result<Mode> {
+    let offline = args.offline || offline_before;
+    if offline && !args.evaluators.is_empty() {
+        return Err(Error::input("--evaluators cannot be used with --offline")
+            .with_hint("--offline scores without a model; --evaluators names the models that score"));
+    }
+    Ok(Mode::Eval(EvalRequest { target: args.target, evaluators: args.evaluators, write: args.write, offline, config }))
+}
+
 /// The subcommand's name, as typed.
 fn name(command: &Command) -> &'static str {
     match command {
@@ -310,6 +341,7 @@ fn name(command: &Command) -> &'static str {
         Command::Completions { .. } => "completions",
         Command::Man => "man",
         Command::Ci(_) => "ci",
+        Command::Eval(_) => "eval",
     }
 }
 

@@ -3,6 +3,7 @@
 //! killed at any instant leaves either the whole result of a step or none of it.
 
 mod columns;
+mod evaluations;
 mod import;
 mod lease;
 mod read;
@@ -34,6 +35,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0014_imported_debates.sql"),
     include_str!("migrations/0015_servers_at_once.sql"),
     include_str!("migrations/0016_looped.sql"),
+    include_str!("migrations/0017_evaluations.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -19,6 +19,7 @@ mod in_order;
 pub mod list;
 pub mod progress;
 pub mod prompt;
+pub mod scores;
 pub mod show;
 mod wrap;
 

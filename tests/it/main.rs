@@ -19,6 +19,7 @@ mod crash_resume;
 mod dashboard;
 mod debate_flow;
 mod decisions_index;
+mod evaluation;
 mod gateway;
 mod git_edges;
 mod github_review;
