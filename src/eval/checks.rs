@@ -120,13 +120,17 @@ pub fn composed(body: &str, checks: &[Check]) -> Vec<Mark> {
         }
         _ => mark(Criterion::Dissent, 1, "the record has no dissenting view".into()),
     };
-    let follow_up = ["Consequences", "Confirmation", "Action Items"];
-    let written: Vec<&str> =
-        follow_up.iter().copied().filter(|name| find(&sections, &[name]).is_some_and(has_content)).collect();
+    let (written, missing): (Vec<&str>, Vec<&str>) = ["consequences", "confirmation", "action items"]
+        .into_iter()
+        .partition(|name| find(&sections, &[name]).is_some_and(has_content));
     let follow_through = mark(
         Criterion::FollowThrough,
         1 + 3 * written.len(),
-        format!("{} of consequences, confirmation and action items are written", written.len()),
+        match (written.is_empty(), missing.is_empty()) {
+            (_, true) => "consequences, confirmation and action items are all written".into(),
+            (true, _) => "consequences, confirmation and action items are all missing".into(),
+            _ => format!("written: {}; missing: {}", written.join(", "), missing.join(", ")),
+        },
     );
     vec![decision, options, context, dissent, follow_through]
 }
@@ -188,6 +192,11 @@ fn placeholders(sections: &[Section]) -> Vec<String> {
     for section in sections {
         let place = if section.title.is_empty() { "the header".to_string() } else { section.title.clone() };
         for line in &section.lines {
+            // A line that leads with its own label (`**Caveats:** …`) is named by it.
+            let place = match line.strip_prefix("**").and_then(|rest| rest.split_once(":**")) {
+                Some((label, _)) => format!("{place}, {label}"),
+                None => place.clone(),
+            };
             if let Some(m) = EMPTY_MARKER.captures(line) {
                 found.push(format!("{place}: ({})", &m[1]));
             }
@@ -201,11 +210,12 @@ fn placeholders(sections: &[Section]) -> Vec<String> {
     found
 }
 
-/// Sentences of `REPEATED_WORDS` words or more written more than once (tables, which
-/// hold figures per round, aside).
+/// Sentences of `REPEATED_WORDS` words or more written more than once.
 fn repeated(body: &str) -> Vec<String> {
     let mut seen: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let prose = body.lines().filter(|l| !l.starts_with('#') && !l.trim_start().starts_with('|'));
+    // Headings, tables and the lines that only say a section is empty (placeholders,
+    // counted by their own check) aside.
+    let prose = body.lines().filter(|l| !l.starts_with('#') && !l.trim_start().starts_with('|') && !is_empty_marker(l));
     for (order, sentence) in prose.flat_map(sentences).enumerate() {
         let words: Vec<String> = sentence
             .split(|c: char| !c.is_alphanumeric() && !matches!(c, '\'' | '\u{2019}'))
