@@ -45,7 +45,8 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
         in_this_work_tree(&state)?;
         record::scores::check_writable(&state, &templates)?;
     }
-    let card = score(request, &store, &state, &loaded.settings, &templates, terminal).await?;
+    let who = Evaluators { named: &request.evaluators, offline: request.offline };
+    let card = score(who, &store, &state, &loaded.settings, &templates, terminal).await?;
     let number = store.save_scorecard(&state.id, &card)?;
     let mut after = state.clone();
     after.scorecards.push(Scorecard { number, written: request.write, ..card });
@@ -72,9 +73,17 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
     Ok(())
 }
 
+/// Who scores a record: the offline provider, the evaluators named, or (neither) the
+/// debate's moderator.
+#[derive(Clone, Copy)]
+pub struct Evaluators<'a> {
+    pub named: &'a [String],
+    pub offline: bool,
+}
+
 /// Every evaluator's marks on the record, and the checks beside them (numbered when stored).
-async fn score(
-    request: &EvalRequest,
+pub async fn score(
+    who: Evaluators<'_>,
     store: &Store,
     state: &DebateState,
     settings: &Settings,
@@ -84,7 +93,7 @@ async fn score(
     let body = checks::body(&record_text(state, templates)?);
     let found = checks::run(&body, &analysis::analyse(&state.question).options);
     let local = checks::composed(&body, &found);
-    let roles = evaluator_roles(request, state, settings)?;
+    let roles = evaluator_roles(who, state, settings)?;
     let mut definitions = state.snapshot.providers.clone();
     for role in &roles {
         if !definitions.contains_key(&role.provider) {
@@ -146,9 +155,9 @@ async fn evaluate(
 
 /// `--offline`; else `--evaluators`, each a model of the moderator's provider unless it
 /// names its own; else the debate's moderator as it ran.
-fn evaluator_roles(request: &EvalRequest, state: &DebateState, settings: &Settings) -> Result<Vec<RoleChoice>> {
+fn evaluator_roles(who: Evaluators, state: &DebateState, settings: &Settings) -> Result<Vec<RoleChoice>> {
     let moderator = &state.snapshot.moderator;
-    if request.offline {
+    if who.offline {
         return Ok(vec![RoleChoice {
             provider: "offline".into(),
             kind: ProviderKind::Offline,
@@ -156,10 +165,10 @@ fn evaluator_roles(request: &EvalRequest, state: &DebateState, settings: &Settin
             ..moderator.clone()
         }]);
     }
-    if request.evaluators.is_empty() {
+    if who.named.is_empty() {
         return Ok(vec![moderator.clone()]);
     }
-    Ok(providers::evaluator_roles(settings, moderator, &request.evaluators)?)
+    Ok(providers::evaluator_roles(settings, moderator, who.named)?)
 }
 
 /// The model a role asks for: its own, else its provider's; none for a provider no model

@@ -20,6 +20,7 @@ mod report;
 pub mod request;
 mod resume;
 mod start;
+mod suite;
 mod trust;
 
 use crate::cli::Cli;
@@ -72,6 +73,7 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Trust { path, revoke } => trust::run(path.as_deref(), revoke, &terminal),
         Mode::Lifecycle(request) => lifecycle::run(&request, &db_path()?, json, &terminal),
         Mode::Eval(request) => eval::run(&request, &db_path()?, json, &terminal).await,
+        Mode::Suite(request) => suite::run(&request, json, &terminal).await,
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
         Mode::Show { id } => list::show(&db_path()?, &id, json, &terminal),

@@ -72,6 +72,25 @@ pub enum Mode {
     },
     /// `debate eval ID|PATH`: a finished debate's record scored.
     Eval(EvalRequest),
+    /// `debate eval --suite FILE`: a suite of questions debated, scored and reported.
+    Suite(SuiteRequest),
+}
+
+/// `debate eval --suite`: the suite, what debates it and who scores, and the report.
+#[derive(Debug, Clone)]
+pub struct SuiteRequest {
+    pub suite: PathBuf,
+    /// `--models`: debated with each in turn; empty: as configured.
+    pub models: Vec<String>,
+    /// `--evaluators`; empty: each debate's moderator.
+    pub evaluators: Vec<String>,
+    /// `--offline`: debated and scored by the offline provider.
+    pub offline: bool,
+    /// `-r`: every question's rounds.
+    pub max_rounds: Option<u8>,
+    /// The markdown report; the JSON one goes beside it.
+    pub report: PathBuf,
+    pub config: Option<PathBuf>,
 }
 
 /// `debate eval`: which record, scored by whom, and whether the scores go into it.
@@ -224,7 +243,7 @@ impl Invocation {
                 _ => cli.listing,
             };
             match command {
-                Command::Eval(_) => flags::only(&before, &listing, "eval", &["--offline"])?,
+                Command::Eval(_) => flags::only(&before, &listing, "eval", &["--offline", "--max-rounds", "--models"])?,
                 _ => flags::none(&before, &listing, name(command))?,
             }
         }
@@ -264,7 +283,7 @@ impl Invocation {
                     Mode::Ci { install: args.install, force: args.force, config: config.clone() }
                 }
             },
-            Some(Command::Eval(args)) => eval_mode(args, before.run.offline, config.clone())?,
+            Some(Command::Eval(args)) => eval_mode(flags::eval(before, args)?, config.clone()),
             Some(Command::Abandon { id }) => Mode::GiveUp { id, delete: false },
             Some(Command::Delete { id }) => Mode::GiveUp { id, delete: true },
             Some(Command::Accept(args)) => lifecycle(args, Verdict::Accepted),
@@ -310,16 +329,30 @@ fn runs_a_debate(command: &Command) -> bool {
     matches!(command, Command::New(_) | Command::Resume(_) | Command::Review(_))
 }
 
-/// `debate eval`, with `--offline` given before the subcommand (`debate --offline eval
-/// ID`) joined to its own; any other flag of a debate given there is refused.
-fn eval_mode(args: EvalArgs, offline_before: bool, config: Option<PathBuf>) -> Result<Mode> {
-    let offline = args.offline || offline_before;
-    if offline && !args.evaluators.is_empty() {
-        return Err(Error::input("--evaluators cannot be used with --offline")
-            .with_hint("--offline scores without a model; --evaluators names the models that score"));
+/// `debate eval ID|PATH`, or `debate eval --suite FILE`.
+fn eval_mode(args: EvalArgs, config: Option<PathBuf>) -> Mode {
+    match (args.suite, args.target) {
+        (Some(suite), _) => Mode::Suite(SuiteRequest {
+            suite,
+            models: args.models,
+            evaluators: args.evaluators,
+            offline: args.offline,
+            max_rounds: args.max_rounds,
+            report: args.report.unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT)),
+            config,
+        }),
+        (None, target) => Mode::Eval(EvalRequest {
+            target: target.unwrap_or_default(),
+            evaluators: args.evaluators,
+            write: args.write,
+            offline: args.offline,
+            config,
+        }),
     }
-    Ok(Mode::Eval(EvalRequest { target: args.target, evaluators: args.evaluators, write: args.write, offline, config }))
 }
+
+/// Where `debate eval --suite` writes its markdown report unless told.
+const DEFAULT_REPORT: &str = "eval-report.md";
 
 /// The subcommand's name, as typed.
 fn name(command: &Command) -> &'static str {

@@ -21,6 +21,7 @@ pub mod progress;
 pub mod prompt;
 pub mod scores;
 pub mod show;
+pub mod suite;
 mod wrap;
 
 use in_order::InOrder;
