@@ -70,7 +70,9 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
         suite: origin,
         date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
         tool: format!("debate {}", env!("CARGO_PKG_VERSION")),
-        max_rounds: request.max_rounds,
+        max_rounds: request
+            .max_rounds
+            .or(suite.max_rounds.filter(|_| suite.questions.iter().all(|q| q.max_rounds.is_none()))),
         runs,
     };
     let json_path = request.report.with_extension("json");
@@ -283,6 +285,7 @@ fn scored(result: &mut Debated, card: &Scorecard) {
     result.disagreements = card.disagreements();
     result.checks_passed = card.checks.iter().filter(|c| c.passed()).count();
     result.checks = card.checks.len();
+    result.failed_checks = card.failed_checks().map(|c| c.kind).collect();
 }
 
 /// Who scored a run's records, and whether a model judged any.

@@ -9,7 +9,7 @@ use std::fmt::Write;
 use serde::Serialize;
 use strum::IntoEnumIterator;
 
-use crate::model::{Criterion, Disagreement, Usage, dollars};
+use crate::model::{CheckKind, Criterion, Disagreement, Usage, dollars};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -18,7 +18,7 @@ pub struct Report {
     /// When it ran (`YYYY-MM-DD`), and by which debate.
     pub date: String,
     pub tool: String,
-    /// `-r`, when it set every question's rounds.
+    /// The rounds every question was debated for at most, when they were the same.
     pub max_rounds: Option<u8>,
     /// One per model, in the order they ran.
     pub runs: Vec<Run>,
@@ -64,6 +64,8 @@ pub struct Debated {
     pub disagreements: Vec<Disagreement>,
     pub checks_passed: usize,
     pub checks: usize,
+    /// The checks that found something.
+    pub failed_checks: Vec<CheckKind>,
 }
 
 /// A run's debates added up.
@@ -124,7 +126,7 @@ pub fn markdown(report: &Report) -> String {
     let rounds = match report.max_rounds {
         Some(1) => "at most 1 round each".to_string(),
         Some(n) => format!("at most {n} rounds each"),
-        None => "the rounds the suite and the settings allow".to_string(),
+        None => "the rounds each question and the settings allow".to_string(),
     };
     let _ = writeln!(
         out,
@@ -201,7 +203,7 @@ pub fn markdown(report: &Report) -> String {
                 cell(d.chosen_option.as_deref().unwrap_or("—")),
                 cell(&team),
                 criteria_cells(&d.scores),
-                ratio(d.checks_passed, d.checks),
+                checks(d),
             );
         }
         let disagreements: Vec<String> = run
@@ -268,6 +270,15 @@ fn cost(usd: Option<f64>) -> String {
     }
 }
 
+/// "3/4", and the checks that failed: "2/4: placeholders, options".
+fn checks(d: &Debated) -> String {
+    let failed: Vec<&str> = d.failed_checks.iter().map(|c| c.as_str()).collect();
+    match failed.is_empty() {
+        true => ratio(d.checks_passed, d.checks),
+        false => format!("{}: {}", ratio(d.checks_passed, d.checks), failed.join(", ")),
+    }
+}
+
 fn ratio(part: usize, whole: usize) -> String {
     match whole {
         0 => "—".into(),
@@ -299,6 +310,7 @@ mod tests {
             disagreements: Vec::new(),
             checks_passed: 3,
             checks: 4,
+            failed_checks: vec![CheckKind::Placeholders],
         }
     }
 
@@ -351,5 +363,6 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("| 2 | data | E \\| F? | failed: the server is down |"), "{text}");
+        assert!(text.contains("| 3/4: placeholders |"), "{text}");
     }
 }
