@@ -57,6 +57,9 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
         }
         let (evaluators, judged) = scorers(&debates, request);
         let debates: Vec<Debated> = debates.into_iter().map(|(debated, _)| debated).collect();
+        if let Some(error) = debates.iter().all(|d| !d.completed).then(|| debates[0].error.clone()).flatten() {
+            terminal.warn(&format!("no debate completed with {}: {error}", model.label));
+        }
         runs.push(Run {
             model: model.label.clone(),
             evaluators,

@@ -115,6 +115,26 @@ async fn an_unknown_evaluator_model_fails_with_the_servers_word_and_nothing_is_s
     assert_eq!(sandbox.show(&id)["evaluations"], json!([]));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_an_evaluator_echoes_is_stored_and_shown_masked() {
+    let mock = MockLlm::with_rule(|body, _| {
+        prompt_of(body)
+            .contains(llm::RUBRIC)
+            .then(|| ok(body, &llm::scores(7).replace("is marked 8.", "uses sk-test-eval.")))
+    })
+    .await;
+    let (sandbox, config) = debated(&mock).await;
+    let id = sandbox.only_id();
+    let out = run(&sandbox, &config, &["eval", &id, "--write"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = sandbox.show(&id).to_string();
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    for (place, written) in [("stdout", text(&out.stdout)), ("show", shown), ("record", record)] {
+        assert!(written.contains("decision uses "), "{place}: {written}");
+        assert!(!written.contains("sk-test-eval"), "the key in {place}: {written}");
+    }
+}
+
 #[test]
 fn offline_scores_say_they_are_no_models_judgement() {
     let sandbox = Sandbox::new();
