@@ -166,6 +166,52 @@ pub enum Command {
     /// Write the CI workflow for the review loop in pull requests: a `/debate <objection>`
     /// comment by a collaborator runs a review round and commits it to the pull request
     Ci(CiArgs),
+    /// Score a finished debate's record on a rubric fitted to decisions: evaluator models
+    /// mark each criterion from 1 to 10 with a reason, beside checks that need no model;
+    /// with --suite, debate a suite of questions and report how the models compare
+    Eval(EvalArgs),
+}
+
+/// `debate eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The finished debate: its id, or its record's path
+    #[arg(value_name = "ID|PATH", required_unless_present = "suite", conflicts_with = "suite")]
+    pub target: Option<String>,
+
+    /// The evaluators, comma-separated: each `provider:model` or a model of the
+    /// moderator's provider [default: the debate's moderator]
+    #[arg(long, value_name = "MODELS", value_delimiter = ',')]
+    pub evaluators: Vec<String>,
+
+    /// Add the scores to the record's provenance, in a commit of the record alone
+    #[arg(long, conflicts_with = "suite")]
+    pub write: bool,
+
+    /// Score with the built-in offline provider: marks composed from the record's text,
+    /// no model's judgement (with --suite, debate offline too)
+    #[arg(long, conflicts_with = "evaluators")]
+    pub offline: bool,
+
+    /// Debate every question of a YAML suite in throwaway repositories, score each
+    /// record, and write a report that compares the models (docs/eval/suite.yaml is one)
+    #[arg(long, value_name = "FILE")]
+    pub suite: Option<PathBuf>,
+
+    /// With --suite: debate it with each of these models in turn, comma-separated: each
+    /// `provider:model` or a model of the configured provider [default: as configured]
+    #[arg(long, value_name = "MODELS", value_delimiter = ',', requires = "suite", conflicts_with = "offline")]
+    pub models: Vec<String>,
+
+    /// With --suite: cap every question's rounds, 1–20 [default: the suite's, else the settings']
+    #[arg(short = 'r', long, value_name = "N", requires = "suite",
+          value_parser = clap::value_parser!(u8).range(1..=20))]
+    pub max_rounds: Option<u8>,
+
+    /// With --suite: the markdown report; the JSON report goes beside it (.json)
+    /// [default: eval-report.md]
+    #[arg(long, value_name = "PATH", requires = "suite")]
+    pub report: Option<PathBuf>,
 }
 
 /// `debate man`.

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod context;
 pub mod engine;
 pub mod error;
+pub mod eval;
 pub mod github;
 pub mod model;
 pub mod moderator;

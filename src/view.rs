@@ -6,9 +6,9 @@
 use serde::Serialize;
 
 use crate::model::{
-    Analysis, Assessment, Confidence, ContributionKind, Cost, DebateSettings, DebateState, DebaterAssessment,
-    Discarded, EndReason, Evaluation, Listing, Outcome, PriceList, ProjectContext, ProviderKind, RoleChoice, Round,
-    Source, Stance, Status, Synthesis, Usage,
+    Analysis, Assessment, CheckKind, Confidence, ContributionKind, Cost, Criterion, DebateSettings, DebateState,
+    DebaterAssessment, Disagreement, Discarded, EndReason, Evaluation, Listing, Outcome, PriceList, ProjectContext,
+    ProviderKind, RoleChoice, Round, Scorecard, Source, Stance, Status, Synthesis, Usage,
 };
 
 /// A debate in one object: what `--list --json` lists, and what a run prints.
@@ -154,6 +154,121 @@ pub struct Detail {
     /// The model servers on this machine the debate's providers use, and how many requests
     /// each serves at once, as this database learned it.
     pub servers: Vec<ServerView>,
+    /// Its record scored by `debate eval`, oldest first.
+    pub evaluations: Vec<ScorecardView>,
+}
+
+/// One evaluation of the record: every evaluator's mark on each criterion (never only
+/// their mean), the criteria they disagree on, and the checks that need no model.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScorecardView {
+    pub number: u32,
+    pub created_at: String,
+    /// The record's revision it scored (reviews before it); `current`: the record as it
+    /// is now.
+    pub revision: u32,
+    pub current: bool,
+    /// `eval --write` added it to the record's provenance.
+    pub written: bool,
+    /// A model judged the record; `false`: the marks were composed from the checks by
+    /// the offline provider.
+    pub judged_by_a_model: bool,
+    pub evaluators: Vec<EvaluatorView>,
+    pub criteria: Vec<CriterionView>,
+    /// Criteria on which two evaluators are more than 3 points apart.
+    pub disagreements: Vec<Disagreement>,
+    pub checks: Vec<CheckView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvaluatorView {
+    pub provider: String,
+    pub model: String,
+    /// A model reasoned behind its marks.
+    pub reasoned: bool,
+    /// Its answer could be read as a mark for every criterion.
+    pub scored: bool,
+    pub tokens: Tokens,
+    pub latency_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CriterionView {
+    pub criterion: Criterion,
+    pub label: &'static str,
+    /// Each evaluator's mark, in the evaluators' order.
+    pub marks: Vec<MarkView>,
+    /// The mean of the marks; read it with `disagreements`.
+    pub mean: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MarkView {
+    pub model: String,
+    pub score: u8,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckView {
+    pub check: CheckKind,
+    pub label: &'static str,
+    pub passed: bool,
+    pub findings: Vec<String>,
+}
+
+impl ScorecardView {
+    /// `card`, of a debate reopened by `revisions` reviews so far.
+    pub fn of(card: &Scorecard, revisions: usize) -> ScorecardView {
+        use strum::IntoEnumIterator;
+        ScorecardView {
+            number: card.number,
+            created_at: card.created_at.clone(),
+            revision: card.revision,
+            current: card.revision as usize == revisions,
+            written: card.written,
+            judged_by_a_model: card.judged_by_a_model(),
+            evaluators: card
+                .evaluators
+                .iter()
+                .map(|e| EvaluatorView {
+                    provider: e.provider.clone(),
+                    model: e.model.clone(),
+                    reasoned: e.reasoned,
+                    scored: !e.marks.is_empty(),
+                    tokens: e.usage.into(),
+                    latency_ms: e.usage.latency_ms,
+                })
+                .collect(),
+            criteria: Criterion::iter()
+                .map(|criterion| CriterionView {
+                    criterion,
+                    label: criterion.label(),
+                    marks: card
+                        .marks(criterion)
+                        .into_iter()
+                        .map(|(model, m)| MarkView {
+                            model: model.to_string(),
+                            score: m.score,
+                            reason: m.reason.clone(),
+                        })
+                        .collect(),
+                    mean: card.mean(criterion),
+                })
+                .collect(),
+            disagreements: card.disagreements(),
+            checks: card
+                .checks
+                .iter()
+                .map(|c| CheckView {
+                    check: c.kind,
+                    label: c.kind.label(),
+                    passed: c.passed(),
+                    findings: c.findings.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A model server and how many requests it serves at once.
@@ -463,6 +578,7 @@ impl Detail {
             outcome: state.outcome.as_ref().map(OutcomeView::from),
             cost: Cost::of(state).into(),
             servers: Vec::new(),
+            evaluations: state.scorecards.iter().map(|card| ScorecardView::of(card, state.revisions.len())).collect(),
         }
     }
 }
@@ -547,5 +663,28 @@ mod tests {
         assert_eq!(detail["transcript"][0]["evaluation"]["assessment"], "new_ground");
         assert_eq!(detail["outcome"]["source"], "structured");
         assert_eq!(detail["providers"]["moderator"]["kind"], "scripted");
+    }
+
+    #[test]
+    fn an_evaluation_shows_every_mark_and_names_the_disagreement() {
+        let mut state = fixture::complete(1);
+        state.scorecards.push(fixture::scorecard(true));
+        let detail = serde_json::to_value(Detail::of(&state)).unwrap();
+        let evaluation = &detail["evaluations"][0];
+        assert_eq!(
+            (evaluation["current"].as_bool(), evaluation["judged_by_a_model"].as_bool()),
+            (Some(true), Some(true))
+        );
+        assert_eq!(evaluation["criteria"].as_array().unwrap().len(), 5);
+        let context = &evaluation["criteria"][2];
+        assert_eq!(context["criterion"], "context");
+        assert_eq!(context["marks"][1], serde_json::json!({"model": "n", "score": 9, "reason": "n on context."}));
+        assert_eq!(context["mean"], 5.5);
+        assert_eq!(
+            evaluation["disagreements"],
+            serde_json::json!([{"criterion": "context", "lowest": 2, "lowest_by": "m", "highest": 9, "highest_by": "n"}])
+        );
+        assert_eq!(evaluation["checks"][1]["check"], "placeholders");
+        assert_eq!(evaluation["checks"][1]["passed"], false);
     }
 }

@@ -180,6 +180,7 @@ fn up_to_date(
     match record.and_then(|record| revised(&state, record)) {
         Some((read, commit, record)) => {
             store.import(&read, read.record_path.as_deref().unwrap_or_default(), commit.as_deref(), true)?;
+            store.keep_carried_scorecards(&read)?;
             let state = store.load(&read.id)?;
             Ok((store, state, Some(Imported::Revised(record.relative))))
         }
@@ -196,6 +197,8 @@ fn import(db_path: &Path, record: RecordHere) -> Result<(Store, DebateState, Opt
         Err(StoreError::SavedElsewhere(_)) => {}
         other => other?,
     }
+    // The scores its record shows, which the debate's import leaves to this.
+    store.keep_carried_scorecards(&read)?;
     let state = store.load(&read.id)?;
     Ok((store, state, Some(Imported::First(record.relative))))
 }

@@ -3,7 +3,7 @@
 //! top-level arguments; here they join the subcommand's own, and a flag the subcommand
 //! does not take is refused rather than dropped.
 
-use crate::cli::{ListArgs, RunArgs, StartArgs};
+use crate::cli::{EvalArgs, ListArgs, RunArgs, StartArgs};
 use crate::error::{Error, Result};
 
 /// The flags a new debate takes, given before the subcommand, joined to `after` (the
@@ -47,6 +47,36 @@ pub fn resume(before: StartArgs, after: RunArgs, command: &str) -> Result<RunArg
     run(before.run, after)
 }
 
+/// The flags `debate eval` takes given before it (`--offline`, and with `--suite`
+/// `--max-rounds` and `--models`), joined to its own.
+pub fn eval(before: StartArgs, after: EvalArgs) -> Result<EvalArgs> {
+    let joined = EvalArgs {
+        offline: before.run.offline || after.offline,
+        max_rounds: once(before.run.max_rounds, after.max_rounds, "--max-rounds")?,
+        models: match (before.models.is_empty(), after.models.is_empty()) {
+            (false, false) if before.models != after.models => return Err(twice("--models")),
+            (false, _) => before.models,
+            (true, _) => after.models,
+        },
+        ..after
+    };
+    if joined.suite.is_none()
+        && let Some(flag) = [(joined.max_rounds.is_some(), "--max-rounds"), (!joined.models.is_empty(), "--models")]
+            .into_iter()
+            .find_map(|(given, flag)| given.then_some(flag))
+    {
+        return Err(Error::input(format!("{flag} goes with `debate eval --suite`"))
+            .with_hint("the rounds and the models of a debate already run are its own"));
+    }
+    for (given, flag) in [(!joined.evaluators.is_empty(), "--evaluators"), (!joined.models.is_empty(), "--models")] {
+        if joined.offline && given {
+            return Err(Error::input(format!("{flag} cannot be used with --offline"))
+                .with_hint("--offline debates and scores without a model; --evaluators and --models name models"));
+        }
+    }
+    Ok(joined)
+}
+
 /// `--all` and `--limit` given before `list`, joined to its own.
 pub fn list(before: ListArgs, after: ListArgs) -> Result<ListArgs> {
     Ok(ListArgs { all: before.all || after.all, limit: once(before.limit, after.limit, "--limit")? })
@@ -54,8 +84,15 @@ pub fn list(before: ListArgs, after: ListArgs) -> Result<ListArgs> {
 
 /// Refuse any flag of a debate given before a command that runs none.
 pub fn none(before: &StartArgs, listing: &ListArgs, command: &str) -> Result<()> {
+    only(before, listing, command, &[])
+}
+
+/// Refuse any flag of a debate given before `command` but those in `taken`, which the
+/// command joins to its own.
+pub fn only(before: &StartArgs, listing: &ListArgs, command: &str, taken: &[&str]) -> Result<()> {
     let mut given = new_only(before);
     given.extend(run_flags(&before.run));
+    given.retain(|flag| !taken.contains(flag));
     if listing.all {
         given.push("--all");
     }

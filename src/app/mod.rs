@@ -7,6 +7,7 @@ mod config;
 pub mod dashboard;
 mod doctor;
 mod drive;
+mod eval;
 mod existing;
 mod flags;
 mod github_review;
@@ -20,6 +21,7 @@ mod report;
 pub mod request;
 mod resume;
 mod start;
+mod suite;
 mod trust;
 
 use crate::cli::Cli;
@@ -66,6 +68,8 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::GithubReview(request) => github_review::run(&request, &db_path()?, &mut terminal).await,
         Mode::Trust { path, revoke } => trust::run(path.as_deref(), revoke, &terminal),
         Mode::Lifecycle(request) => lifecycle::run(&request, &db_path()?, json, &terminal),
+        Mode::Eval(request) => eval::run(&request, &db_path()?, json, &terminal).await,
+        Mode::Suite(request) => suite::run(&request, json, &terminal).await,
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
         Mode::Show { id, paged } => list::show(&db_path()?, &id, json, paged, &terminal),

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use super::flags;
-use crate::cli::{Cli, Command, Lifecycle, ListArgs, RunArgs, StartArgs};
+use crate::cli::{Cli, Command, EvalArgs, Lifecycle, ListArgs, RunArgs, StartArgs};
 use crate::error::{Error, Result};
 use crate::record::lifecycle::Verdict;
 use crate::settings::FlagOverrides;
@@ -75,6 +75,41 @@ pub enum Mode {
         force: bool,
         config: Option<PathBuf>,
     },
+    /// `debate eval ID|PATH`: a finished debate's record scored.
+    Eval(EvalRequest),
+    /// `debate eval --suite FILE`: a suite of questions debated, scored and reported.
+    Suite(SuiteRequest),
+}
+
+/// `debate eval --suite`: the suite, what debates it and who scores, and the report.
+#[derive(Debug, Clone)]
+pub struct SuiteRequest {
+    pub suite: PathBuf,
+    /// `--models`: debated with each in turn; empty: as configured.
+    pub models: Vec<String>,
+    /// `--evaluators`; empty: each debate's moderator.
+    pub evaluators: Vec<String>,
+    /// `--offline`: debated and scored by the offline provider.
+    pub offline: bool,
+    /// `-r`: every question's rounds.
+    pub max_rounds: Option<u8>,
+    /// The markdown report; the JSON one goes beside it.
+    pub report: PathBuf,
+    pub config: Option<PathBuf>,
+}
+
+/// `debate eval`: which record, scored by whom, and whether the scores go into it.
+#[derive(Debug, Clone)]
+pub struct EvalRequest {
+    /// The debate's id or its record's path.
+    pub target: String,
+    /// `--evaluators`; empty: the debate's moderator.
+    pub evaluators: Vec<String>,
+    /// `--write`: add the scores to the record's provenance and commit it.
+    pub write: bool,
+    /// `--offline`: marks composed from the record's text.
+    pub offline: bool,
+    pub config: Option<PathBuf>,
 }
 
 /// A pull request comment's review, as a GitHub Actions job runs it.
@@ -213,7 +248,10 @@ impl Invocation {
                 Command::List(_) => ListArgs::default(),
                 _ => cli.listing,
             };
-            flags::none(&before, &listing, name(command))?;
+            match command {
+                Command::Eval(_) => flags::only(&before, &listing, "eval", &["--offline", "--max-rounds", "--models"])?,
+                _ => flags::none(&before, &listing, name(command))?,
+            }
         }
         let mode = match cli.command {
             Some(Command::New(start)) => start_mode(flags::start(before, start)?, config.clone(), true)?,
@@ -251,6 +289,7 @@ impl Invocation {
                     Mode::Ci { install: args.install, force: args.force, config: config.clone() }
                 }
             },
+            Some(Command::Eval(args)) => eval_mode(flags::eval(before, args)?, config.clone()),
             Some(Command::Abandon { id }) => Mode::GiveUp { id, delete: false },
             Some(Command::Delete { id }) => Mode::GiveUp { id, delete: true },
             Some(Command::Accept(args)) => lifecycle(args, Verdict::Accepted),
@@ -299,6 +338,31 @@ fn runs_a_debate(command: &Command) -> bool {
     matches!(command, Command::New(_) | Command::Resume(_) | Command::Review(_))
 }
 
+/// `debate eval ID|PATH`, or `debate eval --suite FILE`.
+fn eval_mode(args: EvalArgs, config: Option<PathBuf>) -> Mode {
+    match (args.suite, args.target) {
+        (Some(suite), _) => Mode::Suite(SuiteRequest {
+            suite,
+            models: args.models,
+            evaluators: args.evaluators,
+            offline: args.offline,
+            max_rounds: args.max_rounds,
+            report: args.report.unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT)),
+            config,
+        }),
+        (None, target) => Mode::Eval(EvalRequest {
+            target: target.unwrap_or_default(),
+            evaluators: args.evaluators,
+            write: args.write,
+            offline: args.offline,
+            config,
+        }),
+    }
+}
+
+/// Where `debate eval --suite` writes its markdown report unless told.
+const DEFAULT_REPORT: &str = "eval-report.md";
+
 /// The subcommand's name, as typed.
 fn name(command: &Command) -> &'static str {
     match command {
@@ -319,6 +383,7 @@ fn name(command: &Command) -> &'static str {
         Command::Completions { .. } => "completions",
         Command::Man(_) => "man",
         Command::Ci(_) => "ci",
+        Command::Eval(_) => "eval",
     }
 }
 

@@ -50,13 +50,17 @@ pub enum Ask<'a> {
         round: u32,
         kind: ContributionKind,
     },
+    /// A question outside the debate's steps (an evaluator's scores), its request built
+    /// by the caller.
+    Own(&'a Request),
 }
 
 impl Ask<'_> {
-    /// A call the debate can do without (the panel's refinement): asked once, and once
-    /// more with a stricter instruction at most, never shorter or compact.
+    /// A call the debate can do without (the panel's refinement), or made outside it:
+    /// asked once, and once more with a stricter instruction at most, never shorter or
+    /// compact.
     fn optional(&self) -> bool {
-        matches!(self, Ask::Analysis { .. } | Ask::Clarification)
+        matches!(self, Ask::Analysis { .. } | Ask::Clarification | Ask::Own(_))
     }
 }
 
@@ -99,6 +103,7 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
             request.temperature = state.snapshot.debater.temperature;
             request
         }
+        Ask::Own(request) => (*request).clone(),
     }
 }
 

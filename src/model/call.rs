@@ -146,6 +146,8 @@ pub enum Purpose {
     Stance,
     Evaluation,
     Synthesis,
+    /// An evaluator's scores of a finished record (`debate eval`); never part of a debate.
+    Scoring,
     /// A few tokens asked of a server to learn what it does (`debate doctor`, how many
     /// requests it serves at once); never part of a debate.
     Probe,

@@ -9,7 +9,7 @@ use strum::{Display, EnumString, IntoStaticStr};
 
 use super::{
     Analysis, Confidence, DebateSettings, EarlierDecision, Evaluation, Outcome, PerspectiveDef, ProjectContext,
-    ProviderDef, RecordSettings, RoleChoice, RoundMeasures, Stance, Usage,
+    ProviderDef, RecordSettings, RoleChoice, RoundMeasures, Scorecard, Stance, Usage,
 };
 
 /// Where a debate stands (docs/guide.md, "State, interruptions, resume").
@@ -270,6 +270,10 @@ pub struct DebateState {
     pub clarification: Option<Clarification>,
     /// Earlier conclusions, when a review reopened the debate (oldest first).
     pub revisions: Vec<Revision>,
+    /// Its record scored by `debate eval`, oldest first. Left out of a record that has
+    /// none, so a record written before evaluations reads back as it was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scorecards: Vec<Scorecard>,
 }
 
 /// A conclusion of the debate that a review reopened: what it chose, and why it was
@@ -445,6 +449,12 @@ impl DebateState {
     /// The name of the perspective at `seat`.
     pub fn name(&self, seat: usize) -> &str {
         self.panel[seat].name()
+    }
+
+    /// The scores its record shows: the latest evaluation `eval --write` added to it, of
+    /// the record as it is now (a review's rewrite leaves the scores of the last one out).
+    pub fn written_scorecard(&self) -> Option<&Scorecard> {
+        self.scorecards.iter().rev().find(|card| card.written && card.revision == self.revisions.len() as u32)
     }
 }
 

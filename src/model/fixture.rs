@@ -77,6 +77,7 @@ pub fn state() -> DebateState {
         analyzed: true,
         clarification: None,
         revisions: Vec::new(),
+        scorecards: Vec::new(),
     }
 }
 
@@ -212,4 +213,34 @@ pub fn complete(rounds: u32) -> DebateState {
     state.commit_id = Some("0123456789abcdef0123456789abcdef01234567".into());
     state.totals = Usage { prompt_tokens: 1200, cached_tokens: 720, completion_tokens: 480, latency_ms: 60 };
     state
+}
+
+/// Evaluation 1 of the record, by two evaluators that disagree on the context (2 and 9),
+/// with one check that found a placeholder.
+pub fn scorecard(written: bool) -> Scorecard {
+    let marks = |scores: [u8; 5], why: &str| {
+        [Criterion::Decision, Criterion::Options, Criterion::Context, Criterion::Dissent, Criterion::FollowThrough]
+            .into_iter()
+            .zip(scores)
+            .map(|(criterion, score)| Mark { criterion, score, reason: format!("{why} {}.", criterion.as_str()) })
+            .collect()
+    };
+    let evaluator = |model: &str, scores, why| Evaluator {
+        provider: "scripted".into(),
+        model: model.into(),
+        reasoned: true,
+        marks: marks(scores, why),
+        usage: Usage { prompt_tokens: 900, cached_tokens: 0, completion_tokens: 120, latency_ms: 40 },
+    };
+    Scorecard {
+        number: 1,
+        created_at: "2026-11-23T09:00:00.000Z".into(),
+        revision: 0,
+        evaluators: vec![evaluator("m", [8, 7, 2, 6, 9], "m on"), evaluator("n", [7, 7, 9, 5, 8], "n on")],
+        checks: vec![
+            Check { kind: CheckKind::Sections, findings: Vec::new() },
+            Check { kind: CheckKind::Placeholders, findings: vec!["Consequences: (none given)".into()] },
+        ],
+        written,
+    }
 }

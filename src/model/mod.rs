@@ -13,6 +13,7 @@ mod judgement;
 mod perspective;
 mod project;
 mod rules;
+mod scores;
 
 pub use call::{
     AtOnce, Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, RoleChoice, ServerSays, TokenParameter,
@@ -37,3 +38,4 @@ pub use rules::{
     DebateSettings, FilenameTemplate, Fraction, PanelSize, Rebuttals, RecordDirectory, RecordSettings, Rounds, Scalar,
     Seconds, TokenBudget, TranscriptPlacement,
 };
+pub use scores::{Check, CheckKind, Criterion, Disagreement, Evaluator, Mark, Scorecard};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::model::{AtOnce, Completion, Evaluation, Identity, PerspectiveDef, Purpose, ServerSays, Usage};
+use crate::model::{AtOnce, Completion, Evaluation, Identity, Mark, PerspectiveDef, Purpose, ServerSays, Usage};
 use crate::text::estimate_tokens;
 
 /// Why a call failed.
@@ -143,6 +143,10 @@ pub enum Brief {
         /// Per panel seat, the option its latest stance named (`None`: none read, or the
         /// seat no longer speaks).
         stances: Vec<Option<String>>,
+    },
+    /// The marks a record's checks alone give it (`debate eval`).
+    Scoring {
+        local: Vec<Mark>,
     },
 }
 

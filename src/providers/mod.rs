@@ -140,32 +140,39 @@ pub fn choose_roles(settings: &Settings, offline: bool) -> Result<Roles> {
             .debater
             .models
             .iter()
-            .map(|entry| seat_model(settings, &debater, entry))
+            .map(|entry| seat_model(settings, &debater, entry, "roles.debater.models"))
             .collect::<Result<_>>()?,
     };
     Ok(Roles { moderator, debater, seat_models })
 }
 
-/// `provider:model`, or a model of `debater`'s provider (a model may hold a colon, as
-/// `llama3.1:8b` does: only a configured provider's name before it counts).
-fn seat_model(settings: &Settings, debater: &RoleChoice, entry: &str) -> Result<RoleChoice> {
+/// The evaluators `debate eval --evaluators` names: each `provider:model` or a model of
+/// `moderator`'s provider, judging at the moderator's temperature.
+pub fn evaluator_roles(settings: &Settings, moderator: &RoleChoice, entries: &[String]) -> Result<Vec<RoleChoice>> {
+    entries.iter().map(|entry| seat_model(settings, moderator, entry, "--evaluators")).collect()
+}
+
+/// `provider:model`, or a model of `role`'s provider (a model may hold a colon, as
+/// `llama3.1:8b` does: only a configured provider's name before it counts), as a list
+/// named `listed` gives it.
+fn seat_model(settings: &Settings, role: &RoleChoice, entry: &str, listed: &str) -> Result<RoleChoice> {
     let entry = entry.trim();
     if entry.is_empty() {
         return Err(ProviderError::setup(
-            "an empty entry in roles.debater.models",
+            format!("an empty entry in {listed}"),
             "write provider:model or a model name",
         ));
     }
     let named = entry.split_once(':').filter(|(provider, _)| definition_for(settings, provider).is_ok());
     let (provider, model) = match named {
         Some((provider, model)) => (provider.to_string(), model.trim()),
-        None => (debater.provider.clone(), entry),
+        None => (role.provider.clone(), entry),
     };
     Ok(RoleChoice {
         kind: definition_for(settings, &provider)?.kind,
         provider,
         model: (!model.is_empty()).then(|| model.to_string()),
-        temperature: debater.temperature,
+        temperature: role.temperature,
     })
 }
 

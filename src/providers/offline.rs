@@ -44,6 +44,15 @@ impl Provider for Offline {
             (Purpose::Synthesis, Brief::Synthesis { panel, options, stances }) => {
                 json(&synthesis(panel, options, stances))
             }
+            // The marks the record's checks give, each under its criterion's name.
+            (Purpose::Scoring, Brief::Scoring { local }) => json(
+                &local
+                    .iter()
+                    .map(|m| {
+                        (m.criterion.as_str().to_string(), serde_json::json!({"score": m.score, "reason": m.reason}))
+                    })
+                    .collect::<serde_json::Map<_, _>>(),
+            ),
             // Analysis: keep the keyword panel as it is.
             _ => "{}".to_string(),
         };

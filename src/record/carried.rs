@@ -95,7 +95,8 @@ fn digest(texts: &[String]) -> String {
 }
 
 /// `state` without what belongs to the machine that ran it: provider definitions (where
-/// a key would be sent), its paths and branch, and the text it read from files there.
+/// a key would be sent), its paths and branch, the text it read from files there, and
+/// evaluations never written into the record.
 /// Applied when the record is written and again when it is read, so a record written by
 /// hand cannot bring them either.
 fn without_what_stays_home(mut state: DebateState) -> DebateState {
@@ -110,6 +111,8 @@ fn without_what_stays_home(mut state: DebateState) -> DebateState {
     state.repo_root.clear();
     state.record_path = None;
     state.commit_id = None;
+    // The scores its record shows (now or before a review), not every evaluation run here.
+    state.scorecards.retain(|card| card.written);
     state
 }
 

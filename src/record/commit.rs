@@ -18,6 +18,7 @@ use crate::model::RecordSettings;
 pub enum Written {
     Record,
     Status,
+    Scores,
 }
 
 /// Why the change at `relative` is written but not committed, and the warning that says
@@ -33,6 +34,7 @@ pub fn held_back(
     let (what, otherwise) = match written {
         Written::Record => ("the record", " or use --branch next time"),
         Written::Status => ("the new status", ""),
+        Written::Scores => ("the record with its scores", ""),
     };
     match repo {
         None => Some((

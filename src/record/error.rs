@@ -80,6 +80,8 @@ pub enum RecordError {
     Modified(PathBuf),
     #[error("{} has changes that are not committed; committing its new status would commit them too", .0.display())]
     Changed(PathBuf),
+    #[error("{} has changes that are not committed; committing its scores would commit them too", .0.display())]
+    Unsaved(PathBuf),
     #[error("{} is {status}: a superseded decision is no longer in force", path.display())]
     Superseded { path: PathBuf, status: String },
     #[error("{} has changes that are not committed; the review's rewrite of it would lose them", .0.display())]
@@ -162,6 +164,9 @@ impl RecordError {
             ),
             RecordError::Superseded { .. } => {
                 "give the record that superseded it its status instead (its link is in the status)".into()
+            }
+            RecordError::Unsaved(path) => {
+                format!("commit or stash the changes to {} first, then write the scores again", path.display())
             }
             RecordError::Read { .. } => "check the path and that the file is readable".into(),
             RecordError::NotCarried { .. } => {

@@ -131,8 +131,9 @@ pub fn find_existing(repo: &Repository, target: &Target, id: &str, revision: usi
     let records = |message: &str| {
         let trailers: Vec<&str> = message.lines().map(str::trim).collect();
         let revised = trailers.iter().find_map(|l| l.strip_prefix("Revision: ")).and_then(|n| n.parse().ok());
+        // A status or scores committed since are the record's, not its recording.
         trailers.contains(&trailer.as_str())
-            && !trailers.iter().any(|l| l.starts_with("Debate-Status: "))
+            && !trailers.iter().any(|l| l.starts_with("Debate-Status: ") || l.starts_with("Debate-Evaluation: "))
             && revised.unwrap_or(0) == revision
     };
     let mut commit = Some(tip);

@@ -18,6 +18,7 @@ mod publish;
 mod pull_request;
 mod read_back;
 pub mod render;
+pub mod scores;
 pub mod sign;
 pub mod slug;
 mod status;

@@ -288,6 +288,23 @@ mod tests {
     }
 
     #[test]
+    fn a_record_with_its_written_scores_reads_back_with_them_and_renders_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let templates = Templates::load(dir.path()).unwrap();
+        let mut state = debate(2, 1, 5, false);
+        state.scorecards =
+            vec![fixture::scorecard(false), crate::model::Scorecard { number: 2, ..fixture::scorecard(true) }];
+        let path = Path::new("/repo/docs/decisions/x.md");
+        let written = templates.decision(&state, path).unwrap().decision;
+        assert!(written.contains("### Evaluation\n\nEvaluation 2 of this record"), "{written}");
+        let mut read = carried::read(&written).unwrap();
+        assert_eq!(read.scorecards, state.scorecards[1..], "only the scores written into the record travel");
+        (read.repo_root, read.record_path, read.commit_id) =
+            (state.repo_root.clone(), state.record_path.clone(), state.commit_id.clone());
+        assert_eq!(templates.decision(&read, path).unwrap().decision, written);
+    }
+
+    #[test]
     fn a_record_another_version_wrote_is_the_same_debate() {
         let this = concat!("debate ", env!("CARGO_PKG_VERSION"));
         let record =

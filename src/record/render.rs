@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::{RecordError, Result, carried, date_of, front_matter, links, markdown};
 use crate::model::{
-    Consequences, Cost, DebateState, Discarded, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind,
-    Revision, RoleChoice, Round, Stance, TranscriptPlacement, tokens,
+    CheckKind, Consequences, Cost, Criterion, DebateState, Discarded, Dissent, EarlierDecision, EndReason,
+    OptionAssessment, ProviderKind, Revision, RoleChoice, Round, Scorecard, Stance, TranscriptPlacement, tokens,
 };
 
 /// A template the repository may override in `.debate/templates/<name>`.
@@ -287,6 +287,83 @@ struct Context<'a> {
     log_above: bool,
     /// How the moderator's server took structured answers, where it had a choice.
     structured_output: Option<&'a str>,
+    /// The scores `debate eval --write` added, of the record as it is.
+    evaluation: Option<ScoresEntry>,
+}
+
+/// A record's scores as its provenance shows them: a row per criterion, a column per
+/// evaluator, the disagreements named and the checks that need no model.
+#[derive(Serialize)]
+struct ScoresEntry {
+    number: u32,
+    date: String,
+    /// The evaluators' models, in order.
+    evaluators: Vec<String>,
+    /// No model judged the record: the marks were composed from the checks.
+    composed: bool,
+    rows: Vec<ScoresRow>,
+    disagreements: Vec<String>,
+    /// "3 of 4 passed"
+    checks_passed: String,
+    /// Each failed check: what it checks, then what it found.
+    findings: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ScoresRow {
+    criterion: &'static str,
+    /// Per evaluator: "8: its reason", or "—" when its answer could not be read.
+    marks: Vec<String>,
+}
+
+impl ScoresEntry {
+    fn of(card: &Scorecard) -> ScoresEntry {
+        use strum::IntoEnumIterator;
+        let rows = Criterion::iter()
+            .map(|criterion| ScoresRow {
+                criterion: criterion.label(),
+                marks: card
+                    .evaluators
+                    .iter()
+                    .map(|e| e.mark(criterion).map_or("—".into(), |m| format!("{}: {}", m.score, m.reason)))
+                    .collect(),
+            })
+            .collect();
+        let passed = card.checks.iter().filter(|c| c.passed()).count();
+        ScoresEntry {
+            number: card.number,
+            date: card.created_at.get(..10).unwrap_or(&card.created_at).to_string(),
+            evaluators: card.evaluators.iter().map(|e| e.model.clone()).collect(),
+            composed: !card.judged_by_a_model(),
+            rows,
+            disagreements: card
+                .disagreements()
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{}: {} ({}) and {} ({})",
+                        d.criterion.label(),
+                        d.lowest,
+                        d.lowest_by,
+                        d.highest,
+                        d.highest_by
+                    )
+                })
+                .collect(),
+            checks_passed: format!("{passed} of {} passed", card.checks.len()),
+            findings: card.failed_checks().map(|c| format!("{}: {}", failed(c.kind), c.findings.join("; "))).collect(),
+        }
+    }
+}
+
+/// What a failed check found, in a few words.
+fn failed(kind: CheckKind) -> &'static str {
+    match kind {
+        CheckKind::Sections => "sections missing",
+        CheckKind::Placeholders => "empty or placeholder text",
+        CheckKind::Repetition => "repeated text",
+        CheckKind::Options => "options of the question left out",
+    }
 }
 
 /// Where the perspectives still speaking ended: what their last stances show about
@@ -582,6 +659,7 @@ fn context(state: &DebateState) -> Result<Context<'_>> {
         degradations: &outcome.degradations,
         log_above: false,
         structured_output: state.structured_format.as_deref(),
+        evaluation: state.written_scorecard().map(ScoresEntry::of),
         log: state
             .rounds
             .iter()
@@ -956,6 +1034,45 @@ mod tests {
         };
         let rendered = without_log.decision(&state, Path::new("docs/decisions/redis.md")).unwrap().decision;
         assert!(rendered.contains("## Provenance") && !rendered.contains(POINTER), "{rendered}");
+    }
+
+    #[test]
+    fn written_scores_of_the_record_as_it_is_are_in_its_provenance() {
+        let mut state = fixture::complete(1);
+        state.scorecards.push(fixture::scorecard(false));
+        assert!(!record(&state).contains("### Evaluation"), "only written scores are shown");
+        state.scorecards[0].written = true;
+        let provenance = section(&record(&state), "## Provenance");
+        let table = "| Criterion | m | n |\n|---|---|---|\n| Decision stated and chosen among the options | 8: m on decision. | 7: n on decision. |";
+        assert!(provenance.contains(table), "{provenance}");
+        assert!(provenance.contains("Evaluation 1 of this record, made 2026-11-23 by m, n: each criterion scored from 1 to 10, with the evaluator's reason."), "{provenance}");
+        assert!(
+            provenance.contains("- The evaluators disagree on Arguments use the project's context, none contradicts it: 2 (m) and 9 (n)."),
+            "{provenance}"
+        );
+        assert!(
+            provenance.contains(
+                "- Checks without a model: 1 of 2 passed; empty or placeholder text: Consequences: (none given)."
+            ),
+            "{provenance}"
+        );
+        for card in &mut state.scorecards {
+            card.evaluators.iter_mut().for_each(|e| e.reasoned = false);
+        }
+        assert!(
+            record(&state)
+                .contains("composed from the record's text by the offline provider — not a model's judgement")
+        );
+        state.revisions.push(Revision {
+            date: "2026-11-24".into(),
+            rounds: 1,
+            chosen_option: None,
+            confidence: crate::model::Confidence::Low,
+            recommendation: String::new(),
+            commit: None,
+            reopened_by: "cost?".into(),
+        });
+        assert!(!record(&state).contains("### Evaluation"), "a review's rewrite leaves the last record's scores out");
     }
 
     #[test]

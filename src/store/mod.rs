@@ -3,6 +3,7 @@
 //! killed at any instant leaves either the whole result of a step or none of it.
 
 mod columns;
+mod evaluations;
 mod import;
 mod lease;
 mod read;
@@ -35,6 +36,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0015_servers_at_once.sql"),
     include_str!("migrations/0016_looped.sql"),
     include_str!("migrations/0017_clarifying_questions.sql"),
+    include_str!("migrations/0018_evaluations.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -176,6 +176,7 @@ impl Store {
             structured_format,
             clarification,
             revisions: from_json(&head.revisions, "revisions")?,
+            scorecards: self.load_scorecards(id)?,
         };
         state.fill_missing_rosters();
         Ok(state)

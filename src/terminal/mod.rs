@@ -20,7 +20,9 @@ pub mod list;
 pub mod pager;
 pub mod progress;
 pub mod prompt;
+pub mod scores;
 pub mod show;
+pub mod suite;
 mod wrap;
 
 use in_order::InOrder;

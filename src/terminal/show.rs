@@ -36,6 +36,10 @@ fn unsanitised(state: &DebateState, servers: &[ServerView], record_status: Optio
     if let Some(outcome) = &state.outcome {
         let _ = write!(out, "\n{}\n", decision(outcome));
     }
+    let scores = super::scores::block(state);
+    if !scores.is_empty() {
+        let _ = writeln!(out, "{scores}");
+    }
     let _ = writeln!(out, "Repository: {}", state.repo_root);
     let _ = writeln!(out, "Started:    {}", state.created_at);
     let _ = writeln!(

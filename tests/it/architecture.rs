@@ -27,6 +27,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("terminal", &["model", "settings", "text", "view"]),
     ("error", &["catalog", "github", "moderator", "providers", "record", "repo", "settings", "store", "terminal"]),
     ("engine", &["model", "catalog", "settings", "text", "moderator", "providers", "store", "record", "error"]),
+    // A finished record scored: the rubric, its request and the checks that need no model.
+    ("eval", &["model", "text", "moderator", "providers"]),
     // The dashboard: a front end over the engine's state and the stored debates; the
     // commands that run debates are handed to it by `app`.
     ("serve", &["model", "text", "view", "store", "engine", "record", "error", "terminal"]),
@@ -49,6 +51,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "terminal",
             "error",
             "engine",
+            "eval",
             "serve",
             "github",
         ],

@@ -460,6 +460,25 @@ async fn pages_fail_as_pages_and_a_branch_record_is_shown_from_its_commit() {
     .await;
 }
 
+/// The record's latest scores on its page, every evaluator's mark and the checks.
+#[tokio::test]
+async fn a_debates_page_shows_its_records_scores() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
+    sandbox.cmd().arg("--config").arg(&config).args(["-r", "1", QUESTION]).assert().success();
+    let id = sandbox.only_id();
+    sandbox.cmd().args(["eval", &id, "--offline", "-q"]).assert().success();
+    with_dashboard(&sandbox, &config, "127.0.0.1", async |d| {
+        let (_, _, page) = d.get(&format!("/debates/{id}")).await;
+        assert!(page.contains("<p class=\"eyebrow\">Evaluation 1</p>"), "{page}");
+        assert!(page.contains("<td>Every option has pros and cons</td><td><p><strong>10</strong> offline: 2 of 2 options have both pros and cons.</p></td>"), "{page}");
+        assert!(page.contains("not a model&#x27;s judgement") || page.contains("not a model's judgement"), "{page}");
+        assert!(page.contains("✓ the sections a decision needs are there"), "{page}");
+        assert_eq!(d.detail(&id).await["evaluations"][0]["number"], 1, "the API's document has them too");
+    })
+    .await;
+}
+
 /// A record a pull replaced by a link (to a file of keys, say) is not shown.
 #[tokio::test]
 async fn a_record_replaced_by_a_link_is_not_served() {

@@ -21,6 +21,8 @@ mod crash_resume;
 mod dashboard;
 mod debate_flow;
 mod decisions_index;
+mod eval_suite;
+mod evaluation;
 mod gateway;
 mod git_edges;
 mod github_review;

@@ -8,6 +8,7 @@
 //! tokens generated, prompt tokens the server reused from its cache and evaluated
 //! afresh, read from its log, and the record's lines) as a row of the real-model table in
 //! docs/benchmarks.md, and appends it to `DEBATE_REAL_MODEL_REPORT` when that names a file.
+//! Then `debate eval` scores the record with the same server, and the scores are stored.
 
 use crate::common::*;
 
@@ -93,6 +94,24 @@ fn a_debate_completes_against_a_real_local_model_server() {
             let mut file = std::fs::OpenOptions::new().create(true).append(true).open(report).unwrap();
             writeln!(file, "{row}").unwrap();
         }
+    }
+
+    // The record scored by the same server: one evaluator (the moderator's model), one
+    // answer of a few hundred tokens at most, every criterion's mark stored.
+    let started = std::time::Instant::now();
+    let id = sandbox.only_id();
+    let scored = sandbox.cmd().arg("--config").arg(&config).args(["eval", &id]).output().unwrap();
+    eprintln!(
+        "{}{}debate eval took {:.0} s",
+        text(&scored.stdout),
+        text(&scored.stderr),
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(scored.status.code(), Some(0), "{}", text(&scored.stderr));
+    let evaluation = &sandbox.show(&id)["evaluations"][0];
+    assert_eq!(evaluation["evaluators"].as_array().map(Vec::len), Some(1), "{evaluation}");
+    for criterion in evaluation["criteria"].as_array().unwrap() {
+        assert_eq!(criterion["marks"].as_array().map(Vec::len), Some(1), "{criterion} is marked: {evaluation}");
     }
 }
 

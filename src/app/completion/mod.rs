@@ -56,7 +56,9 @@ pub fn command() -> Command {
     for name in ["show", "resume", "abandon", "delete"] {
         command = command.mut_subcommand(name, |sub| sub.mut_arg("id", |a| a.add(ids())));
     }
-    command = command.mut_subcommand("review", |sub| sub.mut_arg("target", |a| a.add(ids())));
+    for name in ["review", "eval"] {
+        command = command.mut_subcommand(name, |sub| sub.mut_arg("target", |a| a.add(ids())));
+    }
     for name in ["accept", "reject", "deprecate"] {
         command = command.mut_subcommand(name, |sub| sub.mut_arg("target", |a| a.add(records())));
     }

@@ -103,6 +103,8 @@ pub fn reply(body: &Value) -> String {
         json!({"summary": "The perspectives traded new points.", "assessment": "new_ground", "agreement": false,
                "clear_winner": null, "off_topic": [], "new_points": ["cost"]})
         .to_string()
+    } else if prompt.contains(RUBRIC) {
+        scores(7)
     } else if prompt.contains("Write the synthesis") {
         json!({"perspectives": [], "agreement": ["measure first"], "tensions": ["latency against operations"],
                "recommendation": "Use Postgres now and revisit at ten times the load.", "confidence": "High",
@@ -113,6 +115,19 @@ pub fn reply(body: &Value) -> String {
         let stance = r#"STANCE: {"option": "Postgres", "confidence": "medium"}"#;
         format!("From my perspective {}\n{stance}", super::fresh_words(&prompt, 50))
     }
+}
+
+/// What every evaluator's request asks (`debate eval`).
+pub const RUBRIC: &str = "Score the decision record on each criterion of this rubric";
+
+/// An evaluator's answer: a mark for every criterion of the rubric, `context` on the
+/// context criterion and 8 on the others, each with its reason.
+pub fn scores(context: u8) -> String {
+    let mark =
+        |score: u8, criterion: &str| json!({"score": score, "reason": format!("{criterion} is marked {score}.")});
+    json!({"decision": mark(8, "decision"), "options": mark(8, "options"), "context": mark(context, "context"),
+           "dissent": mark(8, "dissent"), "follow_through": mark(8, "follow_through")})
+    .to_string()
 }
 
 /// A non-streaming chat-completions answer carrying `text`.

@@ -1,0 +1,222 @@
+//! `debate eval ID|PATH`: a finished debate's record scored. Each evaluator (the
+//! debate's moderator unless `--evaluators` names others) is asked the rubric through
+//! the engine's structured asking; the checks that need no model run beside them; the
+//! scorecard is stored, printed, and with `--write` added to the record's provenance in
+//! a commit of the record alone.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use super::existing;
+use super::request::EvalRequest;
+use crate::engine::calls::{self, Ask, Asked};
+use crate::error::{Error, Result};
+use crate::eval::{checks, rubric};
+use crate::model::{DebateState, Evaluator, ProviderDef, ProviderKind, RoleChoice, Scorecard, Status};
+use crate::moderator::analysis;
+use crate::providers::{self, Provider};
+use crate::record::{self, Templates};
+use crate::settings::{self, FlagOverrides, Settings};
+use crate::store::{Server, Store};
+use crate::terminal::{self, Terminal};
+use crate::text::secrets::Masker;
+use crate::text::untrusted::for_terminal;
+use crate::view::ScorecardView;
+
+pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &Terminal) -> Result<()> {
+    let (store, state, imported) = existing::find(db_path, &request.target, request.config.as_deref())?;
+    if let Some(imported) = imported {
+        terminal.say(&imported.said(&state.id));
+    }
+    if state.status != Status::Complete {
+        return Err(Error::input(format!(
+            "{} is {}: it has no finished record to score yet",
+            state.id,
+            state.status.as_str()
+        ))
+        .with_hint(format!("finish it with `debate resume {}` first", state.id)));
+    }
+    let root = PathBuf::from(&state.repo_root);
+    let loaded = settings::load(&root, request.config.as_deref(), &FlagOverrides::default())?;
+    let templates = Templates::load(&root)?;
+    if request.write {
+        existing::here(&state)?;
+        in_this_work_tree(&state)?;
+        record::scores::check_writable(&state, &templates)?;
+    }
+    let who = Evaluators { named: &request.evaluators, offline: request.offline };
+    let card = score(who, &store, &state, &loaded.settings, &templates, terminal).await?;
+    let number = store.save_scorecard(&state.id, &card)?;
+    let mut after = state.clone();
+    after.scorecards.push(Scorecard { number, written: request.write, ..card });
+    if request.write {
+        let scored = record::scores::write_scores(&after, &templates, &loaded.settings.record)?;
+        store.save_written(&state.id, number, scored.commit.as_deref())?;
+        for warning in &scored.warnings {
+            terminal.warn(warning);
+        }
+        let shown = scored.path.strip_prefix(&root).unwrap_or(&scored.path).display().to_string();
+        terminal.say(&match (&scored.commit, &scored.not_committed) {
+            (Some(commit), _) => format!("The scores are in {shown}'s provenance, committed as {}.", short(commit)),
+            (None, why) => format!(
+                "The scores are in {shown}'s provenance; not committed ({}).",
+                why.as_deref().unwrap_or("committing is off")
+            ),
+        });
+    }
+    let card = after.scorecards.last().expect("the scorecard just added");
+    match json {
+        true => terminal::print_json(&ScorecardView::of(card, after.revisions.len()))?,
+        false => terminal::print_out(&for_terminal(&terminal::scores::scorecard(card, &after)))?,
+    }
+    Ok(())
+}
+
+/// Who scores a record: the offline provider, the evaluators named, or (neither) the
+/// debate's moderator.
+#[derive(Clone, Copy)]
+pub struct Evaluators<'a> {
+    pub named: &'a [String],
+    pub offline: bool,
+}
+
+/// Every evaluator's marks on the record, and the checks beside them (numbered when stored).
+pub async fn score(
+    who: Evaluators<'_>,
+    store: &Store,
+    state: &DebateState,
+    settings: &Settings,
+    templates: &Templates,
+    terminal: &Terminal,
+) -> Result<Scorecard> {
+    let body = checks::body(&record_text(state, templates)?);
+    let found = checks::run(&body, &analysis::analyse(&state.question).options);
+    let local = checks::composed(&body, &found);
+    let roles = evaluator_roles(who, state, settings)?;
+    let mut definitions = state.snapshot.providers.clone();
+    for role in &roles {
+        if !definitions.contains_key(&role.provider) {
+            definitions.extend(providers::definitions(settings, &[role])?);
+        }
+    }
+    // One provider per evaluator, shared where two name the same provider and model.
+    let built = providers::build_panel(&roles[0], &roles, &definitions, settings)?;
+    let names: Vec<&str> = roles.iter().map(|role| shown_model(role, &definitions).unwrap_or(&role.provider)).collect();
+    terminal.say(&format!("Scoring {}'s record: {}…", state.id, names.join(", ")));
+    let calls = roles.iter().zip(&built.debaters).map(|(role, provider)| {
+        let asked = rubric::request(state, &body, role.temperature, local.clone());
+        evaluate(store, state, role, &definitions, provider.as_ref(), &built.secrets, asked)
+    });
+    let evaluators = futures::future::join_all(calls).await.into_iter().collect::<Result<Vec<_>>>()?;
+    for unread in evaluators.iter().filter(|e| e.marks.is_empty()) {
+        terminal.warn(&format!("{}'s answer could not be read as scores, even asked again strictly", unread.model));
+    }
+    Ok(Scorecard {
+        number: 0,
+        created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        revision: state.revisions.len() as u32,
+        evaluators,
+        checks: found,
+        written: false,
+    })
+}
+
+/// One evaluator's marks: the rubric asked once, and once more strictly when the answer
+/// cannot be read. A server's structured format learned before is where it starts.
+async fn evaluate(
+    store: &Store,
+    state: &DebateState,
+    role: &RoleChoice,
+    definitions: &BTreeMap<String, ProviderDef>,
+    provider: &dyn Provider,
+    secrets: &Masker,
+    request: providers::Request,
+) -> Result<Evaluator> {
+    let server = server_of(role, definitions);
+    let server = server.as_ref().map(|(model, base_url)| Server { provider: &role.provider, model, base_url });
+    if let Some(format) = server.as_ref().map(|s| store.learnt_format(s)).transpose()?.flatten() {
+        provider.start_with_format(&format);
+    }
+    let strict = AtomicBool::new(false);
+    let asked = Asked { provider, secrets, strict: &strict };
+    let (completion, marks) = calls::ask_structured(asked, state, &Ask::Own(&request), rubric::read).await?;
+    if let (Some(server), Some(format)) = (&server, &completion.format) {
+        store.save_format(server, format)?;
+    }
+    Ok(Evaluator {
+        provider: role.provider.clone(),
+        model: shown_model(role, definitions).unwrap_or(&completion.model).to_string(),
+        reasoned: provider.identity().reasoned,
+        marks: marks.unwrap_or_default(),
+        usage: completion.usage,
+    })
+}
+
+/// `--offline`; else `--evaluators`, each a model of the moderator's provider unless it
+/// names its own; else the debate's moderator as it ran.
+fn evaluator_roles(who: Evaluators, state: &DebateState, settings: &Settings) -> Result<Vec<RoleChoice>> {
+    let moderator = &state.snapshot.moderator;
+    if who.offline {
+        return Ok(vec![RoleChoice {
+            provider: "offline".into(),
+            kind: ProviderKind::Offline,
+            model: None,
+            ..moderator.clone()
+        }]);
+    }
+    if who.named.is_empty() {
+        return Ok(vec![moderator.clone()]);
+    }
+    Ok(providers::evaluator_roles(settings, moderator, who.named)?)
+}
+
+/// The model a role asks for: its own, else its provider's; none for a provider no model
+/// stands behind (its answers name it).
+fn shown_model<'a>(role: &'a RoleChoice, definitions: &'a BTreeMap<String, ProviderDef>) -> Option<&'a str> {
+    if providers::label(role.kind).is_some() {
+        return None;
+    }
+    role.model.as_deref().or_else(|| definitions.get(&role.provider)?.model.as_deref())
+}
+
+/// The model and base URL a role's structured formats are learned under.
+fn server_of(role: &RoleChoice, definitions: &BTreeMap<String, ProviderDef>) -> Option<(String, String)> {
+    let definition = definitions.get(&role.provider)?;
+    Some((shown_model(role, definitions)?.to_string(), definition.base_url.clone()?))
+}
+
+/// The record as it is in the work tree, else as debate renders it from the debate
+/// (its record is on a branch that is not checked out, or was removed).
+fn record_text(state: &DebateState, templates: &Templates) -> Result<String> {
+    let path = PathBuf::from(state.record_path.as_deref().unwrap_or_default());
+    let on_disk = path
+        .strip_prefix(&state.repo_root)
+        .ok()
+        .and_then(|relative| record::WorkTree::open(Path::new(&state.repo_root)).ok()?.read(relative).ok()?);
+    Ok(match on_disk {
+        Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        None => templates.decision(state, &path)?.decision,
+    })
+}
+
+/// `--write` rewrites the record where it is: in this work tree.
+fn in_this_work_tree(state: &DebateState) -> Result<()> {
+    let path = state.record_path.as_deref().unwrap_or_default();
+    if Path::new(path).is_file() {
+        return Ok(());
+    }
+    let (place, hint) = match &state.snapshot.branch {
+        Some(branch) => (
+            format!("on the branch {branch}"),
+            format!("git switch {}, then run it again", crate::text::shell_quote(branch)),
+        ),
+        None => ("not there".to_string(), "restore the record (git checkout -- PATH), then run it again".to_string()),
+    };
+    Err(Error::input(format!("--write adds the scores to {}'s record {path}, which is {place}", state.id))
+        .with_hint(hint))
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(10)]
+}

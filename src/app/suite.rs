@@ -1,0 +1,348 @@
+//! `debate eval --suite FILE`: every question of a suite debated in a throwaway
+//! repository (its context files in it) with the configured provider — or with each of
+//! `--models` in turn —, each record scored as `debate eval` scores one, and a report,
+//! markdown and JSON, that compares the models. The debates and their state go with the
+//! scratch directory; only the report stays.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::eval::{self, Evaluators};
+use super::request::{QuestionSource, StartRequest, SuiteRequest};
+use super::{input, start};
+use crate::error::{Error, Result};
+use crate::eval::report::{self, Debated, Report, Run, Totals};
+use crate::eval::suite::{self, Question, Suite};
+use crate::model::{Cost, DebateState, Events, RoleChoice, Scorecard, Status};
+use crate::moderator::naming;
+use crate::providers;
+use crate::record::Templates;
+use crate::settings::{self, FlagOverrides, Settings};
+use crate::store::Store;
+use crate::terminal::suite::SuiteProgress;
+use crate::terminal::{self, Terminal, Verbosity};
+use crate::text::secrets;
+
+pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Result<()> {
+    let origin = request.suite.display().to_string();
+    let text = input::read_text_file(&request.suite, &format!("the suite {origin}"))?;
+    let suite = suite::parse(&text, &origin)
+        .map_err(|why| Error::input(why).with_hint("see docs/eval/suite.yaml for the format"))?;
+    let base = request.suite.parent().map(Path::to_path_buf).unwrap_or_default();
+    check_context_files(&suite, &base)?;
+    let here = crate::repo::around_working_directory()?;
+    let loaded = settings::load(&here, request.config.as_deref(), &FlagOverrides::default())?;
+    // Every model is resolved before the first debate: a typo costs nothing.
+    let models = models(request, &loaded.settings)?;
+    let scratch =
+        tempfile::tempdir().map_err(|err| Error::config(format!("cannot make a scratch directory: {err}")))?;
+    let db = scratch.path().join("debates.sqlite3");
+    let total = (models.len() * suite.questions.len()) as u64;
+    let progress = SuiteProgress::new(total, terminal);
+    let mut runs = Vec::new();
+    for (m, model) in models.iter().enumerate() {
+        let mut debates = Vec::new();
+        for (q, question) in suite.questions.iter().enumerate() {
+            progress.working(&format!("{} · {}", model.label, question.question));
+            let repo = scratch.path().join(format!("m{m}-q{q}"));
+            let debated = debate(request, &suite, question, &base, model, &repo, &db).await?;
+            let done = debates.len() + 1 + m * suite.questions.len();
+            progress.done(&format!(
+                "[{done}/{total}] {} · {}: {}",
+                model.label,
+                question.question,
+                outcome(&debated.0)
+            ));
+            debates.push(debated);
+        }
+        let (evaluators, judged) = scorers(&debates, request);
+        let debates: Vec<Debated> = debates.into_iter().map(|(debated, _)| debated).collect();
+        if let Some(error) = debates.iter().all(|d| !d.completed).then(|| debates[0].error.clone()).flatten() {
+            terminal.warn(&format!("no debate completed with {}: {error}", model.label));
+        }
+        runs.push(Run {
+            model: model.label.clone(),
+            evaluators,
+            judged_by_a_model: judged,
+            totals: Totals::of(&debates),
+            debates,
+        });
+    }
+    progress.finish();
+    let report = Report {
+        suite: origin,
+        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+        tool: format!("debate {}", env!("CARGO_PKG_VERSION")),
+        max_rounds: request
+            .max_rounds
+            .or(suite.max_rounds.filter(|_| suite.questions.iter().all(|q| q.max_rounds.is_none()))),
+        runs,
+    };
+    let json_path = request.report.with_extension("json");
+    let document = secrets::gated_json(&report, true).expect("the report serialises");
+    write(&request.report, &secrets::gate(&report::markdown(&report)))?;
+    write(&json_path, &format!("{document}\n"))?;
+    terminal.say(&format!("Report written to {} and {}.", request.report.display(), json_path.display()));
+    match json {
+        true => terminal::print_json(&report)?,
+        false => terminal::print_out(&format!("{}\n{}\n", request.report.display(), json_path.display()))?,
+    }
+    Ok(())
+}
+
+/// What debates the suite in one run: as configured, offline, or one `--models` entry.
+struct Model {
+    label: String,
+    /// `--provider` and `--model` for every role; none: as configured.
+    provider: Option<String>,
+    model: Option<String>,
+}
+
+fn models(request: &SuiteRequest, settings: &Settings) -> Result<Vec<Model>> {
+    let roles = providers::choose_roles(settings, request.offline)?;
+    if request.models.is_empty() {
+        let label = match providers::label(roles.moderator.kind) {
+            Some(_) => roles.moderator.provider.clone(),
+            None => described(&roles.moderator, settings),
+        };
+        return Ok(vec![Model { label, provider: None, model: None }]);
+    }
+    let chosen = providers::evaluator_roles(settings, &roles.debater, &request.models)?;
+    Ok(request
+        .models
+        .iter()
+        .zip(chosen)
+        .map(|(entry, role)| Model {
+            label: entry.trim().to_string(),
+            provider: Some(role.provider),
+            model: role.model,
+        })
+        .collect())
+}
+
+/// `provider:model`, as a `--models` entry names it.
+fn described(role: &RoleChoice, settings: &Settings) -> String {
+    let model =
+        role.model.clone().or_else(|| providers::definitions(settings, &[role]).ok()?.remove(&role.provider)?.model);
+    match model {
+        Some(model) => format!("{}:{model}", role.provider),
+        None => role.provider.clone(),
+    }
+}
+
+/// Every question's context files are there before anything runs.
+fn check_context_files(suite: &Suite, base: &Path) -> Result<()> {
+    for (at, question) in suite.questions.iter().enumerate() {
+        for file in &question.context {
+            if !base.join(file).is_file() {
+                return Err(Error::input(format!(
+                    "question {} of the suite names the context file {}, which is not there",
+                    at + 1,
+                    base.join(file).display()
+                ))
+                .with_hint("context files are named relative to the suite file"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Nobody attends a suite's debates: no checkpoint, no clarifying question, nothing shown.
+struct Unattended;
+
+impl Events for Unattended {}
+
+/// One question debated in a new repository at `repo`, its context files copied in,
+/// and its record scored; what it came to. Only an interruption stops the suite: a
+/// debate that fails, or a record that cannot be scored, is reported as such.
+async fn debate(
+    request: &SuiteRequest,
+    suite: &Suite,
+    question: &Question,
+    base: &Path,
+    model: &Model,
+    repo: &Path,
+    db: &Path,
+) -> Result<(Debated, Option<Scorecard>)> {
+    let context = throwaway_repository(repo, base, &question.context)?;
+    let start = StartRequest {
+        question: QuestionSource::Text(question.question.clone()),
+        config: request.config.clone(),
+        flags: FlagOverrides {
+            max_rounds: question.rounds(suite, request.max_rounds),
+            no_checkpoints: true,
+            no_commit: true,
+            provider: model.provider.clone(),
+            model: model.model.clone(),
+            ..FlagOverrides::default()
+        },
+        offline: request.offline,
+        with: Vec::new(),
+        branch: None,
+        context,
+        no_repo_context: false,
+        supersedes: Vec::new(),
+    };
+    let mut quiet = Terminal::new(Verbosity::Quiet);
+    let started = Instant::now();
+    let debated = start::run(&start, db, repo, &mut quiet, Some(&mut Unattended)).await;
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let mut result = Debated {
+        question: question.question.clone(),
+        domain: question.domain.clone(),
+        wall_seconds,
+        team_chose: question.chosen.clone(),
+        expected_options: question.options.clone(),
+        ..Debated::default()
+    };
+    let state = match debated {
+        // Ctrl-C or a signal: the suite stops there.
+        Err(err) if err.exit_code() >= 128 => return Err(err),
+        Err(err) => {
+            result.error = Some(err.to_string());
+            return Ok((result, None));
+        }
+        Ok(state) => state,
+    };
+    describe(&mut result, &state, question);
+    if state.status != Status::Complete {
+        return Ok((result, None));
+    }
+    let who = Evaluators { named: &request.evaluators, offline: request.offline };
+    let settings = settings::load(repo, request.config.as_deref(), &FlagOverrides::default())?.settings;
+    let store = Store::open(db)?;
+    match eval::score(who, &store, &state, &settings, &Templates::load(repo)?, &quiet).await {
+        Ok(card) => {
+            scored(&mut result, &card);
+            Ok((result, Some(card)))
+        }
+        Err(err) if err.exit_code() >= 128 => Err(err),
+        Err(err) => {
+            result.error = Some(format!("the record could not be scored: {err}"));
+            Ok((result, None))
+        }
+    }
+}
+
+/// A new git repository at `repo` holding the context files (by their names), and the
+/// paths the debaters read them from.
+fn throwaway_repository(repo: &Path, base: &Path, files: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let scratch = |err: std::io::Error| Error::config(format!("cannot write {}: {err}", repo.display()));
+    std::fs::create_dir_all(repo).map_err(scratch)?;
+    git2::Repository::init(repo).map_err(|err| Error::config(format!("cannot make a repository: {err}")))?;
+    let mut copies = Vec::new();
+    for file in files {
+        let copy = repo.join(file.file_name().unwrap_or(file.as_os_str()));
+        std::fs::copy(base.join(file), &copy).map_err(scratch)?;
+        copies.push(copy);
+    }
+    Ok(copies)
+}
+
+/// What the debate came to: its tokens, cost, rounds, end, the option it chose against
+/// the team's, and which expected options it weighed.
+fn describe(result: &mut Debated, state: &DebateState, question: &Question) {
+    result.completed = state.status == Status::Complete;
+    result.tokens = state.totals;
+    result.cost_usd = Cost::of(state).known();
+    result.rounds = state.rounds.len() as u32;
+    result.ended_by = state.end_reason.map(|r| r.as_str().to_string());
+    let synthesis = state.outcome.as_ref().map(|o| &o.synthesis);
+    result.chosen_option = synthesis.and_then(|s| s.chosen_option.clone());
+    result.matches_team = match (&question.chosen, result.completed) {
+        (Some(team), true) => Some(result.chosen_option.as_deref().is_some_and(|chosen| same_option(chosen, team))),
+        _ => None,
+    };
+    let weighed: Vec<String> = match synthesis.filter(|s| !s.options.is_empty()) {
+        Some(s) => s.options.iter().map(|o| o.option.clone()).collect(),
+        None => state.analysis.options.clone(),
+    };
+    result.weighed_options = question
+        .options
+        .iter()
+        .filter(|expected| weighed.iter().any(|option| same_option(option, expected)))
+        .cloned()
+        .collect();
+}
+
+/// Whether the debate's `option` is the suite's `expected` one: the same name (case,
+/// punctuation and small misspellings aside), or one holding the other's words.
+fn same_option(option: &str, expected: &str) -> bool {
+    let words = |text: &str| {
+        text.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (option, expected) = (words(option), words(expected));
+    naming::matching(&option, std::slice::from_ref(&expected)).is_some()
+        || (!option.is_empty() && !expected.is_empty() && (option.contains(&expected) || expected.contains(&option)))
+}
+
+/// The scorecard's marks (each criterion's evaluators' mean), disagreements and checks.
+fn scored(result: &mut Debated, card: &Scorecard) {
+    use strum::IntoEnumIterator;
+    result.scores =
+        crate::model::Criterion::iter().filter_map(|c| Some((c, (card.mean(c)? * 10.0).round() / 10.0))).collect();
+    result.disagreements = card.disagreements();
+    result.checks_passed = card.checks.iter().filter(|c| c.passed()).count();
+    result.checks = card.checks.len();
+    result.failed_checks = card.failed_checks().map(|c| c.kind).collect();
+}
+
+/// Who scored a run's records, and whether a model judged any.
+fn scorers(debates: &[(Debated, Option<Scorecard>)], request: &SuiteRequest) -> (Vec<String>, bool) {
+    let cards: Vec<&Scorecard> = debates.iter().filter_map(|(_, card)| card.as_ref()).collect();
+    let mut names: Vec<String> = Vec::new();
+    for evaluator in cards.iter().flat_map(|card| &card.evaluators) {
+        if !names.contains(&evaluator.model) {
+            names.push(evaluator.model.clone());
+        }
+    }
+    if names.is_empty() {
+        names = match request.evaluators.is_empty() {
+            true => vec!["each debate's moderator".into()],
+            false => request.evaluators.clone(),
+        };
+    }
+    (names, cards.iter().any(|card| card.judged_by_a_model()))
+}
+
+/// How a debate ended, in a few words, for the progress line.
+fn outcome(debated: &Debated) -> String {
+    match (&debated.error, debated.completed) {
+        (Some(error), _) => format!("failed ({error})"),
+        (None, false) => "not complete".into(),
+        (None, true) => format!(
+            "{} round{}, chose {}, {:.1} s",
+            debated.rounds,
+            if debated.rounds == 1 { "" } else { "s" },
+            debated.chosen_option.as_deref().unwrap_or("no single option"),
+            debated.wall_seconds
+        ),
+    }
+}
+
+/// Write a report file, whole.
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|err| {
+        Error::input(format!("cannot write the report {}: {err}", path.display()))
+            .with_hint("pass --report PATH where it can be written")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_option_is_the_expected_one_by_name_or_by_its_words() {
+        assert!(same_option("postgres", "Postgres"));
+        assert!(same_option("Postgress", "Postgres"), "a small misspelling");
+        assert!(same_option("Keep billing in the monolith as a module", "keep billing in the monolith"));
+        assert!(same_option("mTLS", "mTLS (mutual TLS)"));
+        assert!(!same_option("Redis", "Postgres"));
+        assert!(!same_option("", "Postgres"));
+    }
+}

@@ -1,0 +1,368 @@
+//! A suite run's report: per model, each question's debate — whether it completed, its
+//! wall time, tokens, cost and rounds, the option it chose against the team's, the
+//! expected options it weighed, the evaluators' marks — and the totals that compare the
+//! models; as JSON (the types serialise) and as markdown. Pure.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+use strum::IntoEnumIterator;
+
+use crate::model::{CheckKind, Criterion, Disagreement, Usage, dollars};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The suite file, as given.
+    pub suite: String,
+    /// When it ran (`YYYY-MM-DD`), and by which debate.
+    pub date: String,
+    pub tool: String,
+    /// The rounds every question was debated for at most, when they were the same.
+    pub max_rounds: Option<u8>,
+    /// One per model, in the order they ran.
+    pub runs: Vec<Run>,
+}
+
+/// The suite debated by one model.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    /// What debated: `offline`, the configured provider's model, or a `--models` entry.
+    pub model: String,
+    /// Who scored the records.
+    pub evaluators: Vec<String>,
+    /// A model judged the records (offline marks are composed from their text).
+    pub judged_by_a_model: bool,
+    pub totals: Totals,
+    pub debates: Vec<Debated>,
+}
+
+/// One question's debate.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Debated {
+    pub question: String,
+    pub domain: Option<String>,
+    pub completed: bool,
+    /// What stopped it, when it did not complete.
+    pub error: Option<String>,
+    pub wall_seconds: f64,
+    pub tokens: Usage,
+    /// `None` when a model it called has no price in the settings.
+    pub cost_usd: Option<f64>,
+    pub rounds: u32,
+    pub ended_by: Option<String>,
+    pub chosen_option: Option<String>,
+    /// The option the team chose, as the suite says.
+    pub team_chose: Option<String>,
+    /// Whether the debate chose it (`None` without a team's choice or a finished debate).
+    pub matches_team: Option<bool>,
+    /// The options the suite expects weighed, and those of them the debate weighed.
+    pub expected_options: Vec<String>,
+    pub weighed_options: Vec<String>,
+    /// Each criterion's mark: the mean of the evaluators that gave one.
+    pub scores: BTreeMap<Criterion, f64>,
+    pub disagreements: Vec<Disagreement>,
+    pub checks_passed: usize,
+    pub checks: usize,
+    /// The checks that found something.
+    pub failed_checks: Vec<CheckKind>,
+}
+
+/// A run's debates added up.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub questions: usize,
+    pub completed: usize,
+    pub wall_seconds: f64,
+    pub tokens: Usage,
+    /// `None` when any debate's cost is not known.
+    pub cost_usd: Option<f64>,
+    pub rounds: u32,
+    /// Completed debates whose question names the team's choice, and those that chose it.
+    pub team_choices: usize,
+    pub matching: usize,
+    pub expected_options: usize,
+    pub weighed_options: usize,
+    /// Each criterion's mean over the scored debates.
+    pub scores: BTreeMap<Criterion, f64>,
+    pub disagreements: usize,
+    pub checks_passed: usize,
+    pub checks: usize,
+}
+
+impl Totals {
+    pub fn of(debates: &[Debated]) -> Totals {
+        let done: Vec<&Debated> = debates.iter().filter(|d| d.completed).collect();
+        let scores = Criterion::iter()
+            .filter_map(|criterion| {
+                let marks: Vec<f64> = done.iter().filter_map(|d| d.scores.get(&criterion).copied()).collect();
+                (!marks.is_empty()).then(|| (criterion, marks.iter().sum::<f64>() / marks.len() as f64))
+            })
+            .collect();
+        Totals {
+            questions: debates.len(),
+            completed: done.len(),
+            wall_seconds: debates.iter().map(|d| d.wall_seconds).sum(),
+            tokens: debates.iter().fold(Usage::default(), |sum, d| sum + d.tokens),
+            cost_usd: debates.iter().map(|d| d.cost_usd).sum(),
+            rounds: debates.iter().map(|d| d.rounds).sum(),
+            team_choices: done.iter().filter(|d| d.matches_team.is_some()).count(),
+            matching: done.iter().filter(|d| d.matches_team == Some(true)).count(),
+            expected_options: done.iter().map(|d| d.expected_options.len()).sum(),
+            weighed_options: done.iter().map(|d| d.weighed_options.len()).sum(),
+            scores,
+            disagreements: done.iter().map(|d| d.disagreements.len()).sum(),
+            checks_passed: done.iter().map(|d| d.checks_passed).sum(),
+            checks: done.iter().map(|d| d.checks).sum(),
+        }
+    }
+}
+
+/// The report as markdown: how it ran, the models side by side, then each model's
+/// questions.
+pub fn markdown(report: &Report) -> String {
+    let mut out = String::from("# Evaluation suite report\n\n");
+    let questions = report.runs.first().map_or(0, |r| r.totals.questions);
+    let rounds = match report.max_rounds {
+        Some(1) => "at most 1 round each".to_string(),
+        Some(n) => format!("at most {n} rounds each"),
+        None => "the rounds each question and the settings allow".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "Suite `{}`: {questions} questions, run {} by {}, each debated in a throwaway repository with checkpoints \
+         off, for {rounds}. Scores are from 1 to 10: each criterion's mark, the evaluators' mean, averaged over the \
+         completed debates.\n",
+        report.suite, report.date, report.tool
+    );
+    out.push_str("## Models\n\n");
+    let _ = writeln!(
+        out,
+        "| Model | Completed | Wall time | Tokens | Cost | Rounds | Chose the team's option | Expected options weighed |{} Disagreements | Checks passed |",
+        criteria_header()
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|{}---|---|", "---|".repeat(Criterion::iter().count()));
+    for run in &report.runs {
+        let t = &run.totals;
+        let _ = writeln!(
+            out,
+            "| {} | {}/{} | {} | {} | {} | {} | {} | {}/{} |{} {} | {}/{} |",
+            cell(&run.model),
+            t.completed,
+            t.questions,
+            seconds(t.wall_seconds),
+            tokens(&t.tokens),
+            cost(t.cost_usd),
+            t.rounds,
+            ratio(t.matching, t.team_choices),
+            t.weighed_options,
+            t.expected_options,
+            criteria_cells(&t.scores),
+            t.disagreements,
+            t.checks_passed,
+            t.checks,
+        );
+    }
+    for run in report.runs.iter().filter(|run| !run.judged_by_a_model) {
+        let _ = writeln!(
+            out,
+            "\n> **{}**: the marks were composed from the records' text by the offline provider — not a model's judgement.",
+            cell(&run.model)
+        );
+    }
+    for run in &report.runs {
+        let _ = writeln!(out, "\n## {}\n", cell(&run.model));
+        let _ = writeln!(out, "Scored by {}.\n", cell(&run.evaluators.join(", ")));
+        let _ = writeln!(
+            out,
+            "| # | Domain | Question | Result | Time | Tokens | Rounds | Chosen | Team chose |{} Checks |",
+            criteria_header()
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|{}---|", "---|".repeat(Criterion::iter().count()));
+        for (at, d) in run.debates.iter().enumerate() {
+            let result = match (&d.error, d.completed) {
+                (Some(error), _) => format!("failed: {error}"),
+                (None, true) => d.ended_by.clone().unwrap_or_else(|| "complete".into()),
+                (None, false) => "not complete".into(),
+            };
+            let team = match (&d.team_chose, d.matches_team) {
+                (Some(team), Some(true)) => format!("{team} ✓"),
+                (Some(team), _) => format!("{team} ✗"),
+                (None, _) => "—".into(),
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{} {} |",
+                at + 1,
+                cell(d.domain.as_deref().unwrap_or("—")),
+                cell(&d.question),
+                cell(&result),
+                seconds(d.wall_seconds),
+                tokens(&d.tokens),
+                d.rounds,
+                cell(d.chosen_option.as_deref().unwrap_or("—")),
+                cell(&team),
+                criteria_cells(&d.scores),
+                checks(d),
+            );
+        }
+        let disagreements: Vec<String> = run
+            .debates
+            .iter()
+            .enumerate()
+            .flat_map(|(at, d)| d.disagreements.iter().map(move |x| (at, x)))
+            .map(|(at, x)| {
+                format!(
+                    "- Question {}: the evaluators disagree on {}: {} ({}) and {} ({}).",
+                    at + 1,
+                    x.criterion.as_str(),
+                    x.lowest,
+                    cell(&x.lowest_by),
+                    x.highest,
+                    cell(&x.highest_by)
+                )
+            })
+            .collect();
+        if !disagreements.is_empty() {
+            let _ = writeln!(out, "\n{}", disagreements.join("\n"));
+        }
+    }
+    out
+}
+
+fn criteria_header() -> String {
+    Criterion::iter().map(|c| format!(" {} |", title(c))).collect()
+}
+
+fn criteria_cells(scores: &BTreeMap<Criterion, f64>) -> String {
+    Criterion::iter().map(|c| format!(" {} |", scores.get(&c).map_or("—".into(), |s| format!("{s:.1}")))).collect()
+}
+
+/// A criterion as a column is headed.
+fn title(criterion: Criterion) -> &'static str {
+    match criterion {
+        Criterion::Decision => "Decision",
+        Criterion::Options => "Options",
+        Criterion::Context => "Context",
+        Criterion::Dissent => "Dissent",
+        Criterion::FollowThrough => "Follow-through",
+    }
+}
+
+/// Text for a table cell: one line, and no `|` that would end it.
+fn cell(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ").replace('|', "\\|")
+}
+
+fn seconds(s: f64) -> String {
+    format!("{s:.1} s")
+}
+
+fn tokens(usage: &Usage) -> String {
+    (usage.prompt_tokens + usage.completion_tokens).to_string()
+}
+
+fn cost(usd: Option<f64>) -> String {
+    match usd {
+        None => "unknown".into(),
+        Some(0.0) => "none".into(),
+        Some(usd) => dollars(usd),
+    }
+}
+
+/// "3/4", and the checks that failed: "2/4: placeholders, options".
+fn checks(d: &Debated) -> String {
+    let failed: Vec<&str> = d.failed_checks.iter().map(|c| c.as_str()).collect();
+    match failed.is_empty() {
+        true => ratio(d.checks_passed, d.checks),
+        false => format!("{}: {}", ratio(d.checks_passed, d.checks), failed.join(", ")),
+    }
+}
+
+fn ratio(part: usize, whole: usize) -> String {
+    match whole {
+        0 => "—".into(),
+        _ => format!("{part}/{whole}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn debated(question: &str, completed: bool, decision: f64, matches: Option<bool>) -> Debated {
+        Debated {
+            question: question.into(),
+            domain: Some("data".into()),
+            completed,
+            error: (!completed).then(|| "the server is down".into()),
+            wall_seconds: 1.5,
+            tokens: Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 20, latency_ms: 0 },
+            cost_usd: Some(0.01),
+            rounds: u32::from(completed),
+            ended_by: completed.then(|| "max-rounds".into()),
+            chosen_option: completed.then(|| "Postgres".into()),
+            team_chose: Some("Postgres".into()),
+            matches_team: matches,
+            expected_options: vec!["Redis".into(), "Postgres".into()],
+            weighed_options: vec!["Postgres".into()],
+            scores: [(Criterion::Decision, decision), (Criterion::Options, 6.0)].into_iter().collect(),
+            disagreements: Vec::new(),
+            checks_passed: 3,
+            checks: 4,
+            failed_checks: vec![CheckKind::Placeholders],
+        }
+    }
+
+    #[test]
+    fn totals_count_what_completed_and_average_the_scores() {
+        let debates = [
+            debated("A or B?", true, 8.0, Some(true)),
+            debated("C or D?", true, 5.0, Some(false)),
+            debated("E | F?", false, 1.0, None),
+        ];
+        let t = Totals::of(&debates);
+        assert_eq!((t.questions, t.completed, t.rounds), (3, 2, 2));
+        assert_eq!((t.team_choices, t.matching), (2, 1));
+        assert_eq!((t.expected_options, t.weighed_options, t.checks_passed, t.checks), (4, 2, 6, 8));
+        assert_eq!(t.scores[&Criterion::Decision], 6.5, "the failed debate's marks are left out");
+        assert_eq!(t.tokens.prompt_tokens, 300, "tokens and time count every debate");
+        assert!((t.cost_usd.unwrap() - 0.03).abs() < 1e-9);
+        let unknown = Debated { cost_usd: None, ..debated("G?", true, 1.0, None) };
+        assert_eq!(Totals::of(&[unknown]).cost_usd, None);
+    }
+
+    #[test]
+    fn the_markdown_compares_the_models_then_lists_each_question() {
+        let debates = vec![debated("A or B?", true, 8.0, Some(true)), debated("E | F?", false, 1.0, None)];
+        let run = Run {
+            model: "offline".into(),
+            evaluators: vec!["offline".into()],
+            judged_by_a_model: false,
+            totals: Totals::of(&debates),
+            debates,
+        };
+        let report = Report {
+            suite: "docs/eval/suite.yaml".into(),
+            date: "2026-11-27".into(),
+            tool: "debate 0.1.0".into(),
+            max_rounds: Some(1),
+            runs: vec![run],
+        };
+        let text = markdown(&report);
+        assert!(text.contains("Suite `docs/eval/suite.yaml`: 2 questions, run 2026-11-27 by debate 0.1.0"), "{text}");
+        assert!(
+            text.contains(
+                "| offline | 1/2 | 3.0 s | 240 | $0.0200 | 1 | 1/1 | 1/2 | 8.0 | 6.0 | — | — | — | 0 | 3/4 |"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("> **offline**: the marks were composed from the records' text"), "{text}");
+        assert!(
+            text.contains("| 1 | data | A or B? | max-rounds | 1.5 s | 120 | 1 | Postgres | Postgres ✓ | 8.0 |"),
+            "{text}"
+        );
+        assert!(text.contains("| 2 | data | E \\| F? | failed: the server is down |"), "{text}");
+        assert!(text.contains("| 3/4: placeholders |"), "{text}");
+    }
+}

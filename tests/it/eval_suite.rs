@@ -1,0 +1,109 @@
+//! `debate eval --suite`: a suite of questions debated in throwaway repositories, each
+//! record scored, and a markdown and JSON report that compares the models — offline
+//! with the shipped suite, and against the mock server with two models in turn.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::llm::MockLlm;
+use crate::common::*;
+use serde_json::Value;
+
+fn shipped_suite() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/eval/suite.yaml")
+}
+
+/// The report's JSON beside its markdown.
+fn report_json(markdown: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(markdown.with_extension("json")).unwrap()).unwrap()
+}
+
+#[test]
+fn the_shipped_suite_completes_every_question_offline_and_writes_the_report() {
+    let sandbox = Sandbox::new();
+    let report = sandbox.home.join("report.md");
+    let out = sandbox
+        .cmd()
+        .args(["eval", "--suite", shipped_suite().to_str().unwrap(), "--offline", "-r", "1", "--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let json = report_json(&report);
+    let run = &json["runs"][0];
+    let questions = run["debates"].as_array().unwrap();
+    assert!(questions.len() >= 12, "a suite of twelve questions at least");
+    assert_eq!(run["totals"]["completed"], questions.len(), "{stderr}");
+    assert_eq!(run["judged_by_a_model"], false);
+    assert!(questions.iter().all(|q| q["rounds"] == 1), "-r 1 for every question");
+    let domains: std::collections::BTreeSet<&str> = questions.iter().filter_map(|q| q["domain"].as_str()).collect();
+    assert!(domains.len() >= 8, "the catalog's domains: {domains:?}");
+    assert!(questions.iter().all(|q| q["scores"].as_object().unwrap().len() == 5), "every record scored");
+    let markdown = std::fs::read_to_string(&report).unwrap();
+    let row = format!("| offline | {n}/{n} |", n = questions.len());
+    assert!(markdown.contains(&row), "{markdown}");
+    assert!(markdown.contains("not a model's judgement"), "{markdown}");
+    assert_eq!(text(&out.stdout), format!("{}\n{}\n", report.display(), report.with_extension("json").display()));
+    assert!(stderr.contains(&format!("[{n}/{n}] offline · ", n = questions.len())), "a line per debate: {stderr}");
+    assert!(sandbox.records().is_empty() && !sandbox.db().exists(), "the debates stayed in their throwaway places");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_model_debates_the_suite_in_turn_and_the_report_compares_them() {
+    let mock = MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    write(&sandbox.home, "suite/notes.md", "We run Postgres 15 and nobody has run Redis.\n");
+    write(
+        &sandbox.home,
+        "suite/suite.yaml",
+        "questions:\n  - question: Should we use Redis or Postgres for caching?\n    domain: data\n    context: [notes.md]\n    options: [Redis, Postgres]\n    chosen: Postgres\n  - question: Kafka or RabbitMQ for the order events?\n    options: [Kafka, RabbitMQ]\n",
+    );
+    let report = sandbox.home.join("compared.md");
+    let mut cmd = sandbox.std_cmd();
+    cmd.arg("--config")
+        .arg(&config)
+        .args(["eval", "--suite", "suite/suite.yaml", "--models", "mock-model,other-model", "-r", "1", "--report"])
+        .arg(&report)
+        .current_dir(&sandbox.home)
+        .env("DEBATE_TEST_KEY", "sk-test-suite");
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let models: Vec<String> =
+        mock.requests().iter().filter_map(|r| r["body"]["model"].as_str().map(str::to_string)).collect();
+    assert!(models.iter().any(|m| m == "other-model") && models.iter().any(|m| m == "mock-model"), "{models:?}");
+    let read_context = mock.requests().iter().any(|r| r.to_string().contains("nobody has run Redis"));
+    assert!(read_context, "the question's context file is what the debaters read");
+    let json = report_json(&report);
+    let runs: Vec<&str> = json["runs"].as_array().unwrap().iter().map(|r| r["model"].as_str().unwrap()).collect();
+    assert_eq!(runs, ["mock-model", "other-model"]);
+    for run in json["runs"].as_array().unwrap() {
+        assert_eq!(run["totals"]["completed"], 2, "{run}");
+        assert_eq!(run["judged_by_a_model"], true, "{run}");
+        assert_eq!(run["totals"]["team_choices"], 1, "{run}");
+        assert!(run["totals"]["tokens"]["prompt_tokens"].as_u64().unwrap() > 0, "{run}");
+        assert_eq!(run["debates"][0]["scores"]["context"], 7.0, "the mock evaluator's mark: {run}");
+    }
+    let markdown = std::fs::read_to_string(&report).unwrap();
+    assert!(markdown.contains("| mock-model | 2/2 |") && markdown.contains("| other-model | 2/2 |"), "{markdown}");
+}
+
+#[test]
+fn a_bad_suite_is_refused_with_its_place_before_anything_runs() {
+    let sandbox = Sandbox::new();
+    for (yaml, said) in [
+        ("questions:\n  - question: X or Y?\n    choice: X\n", "suite.yaml:3:"),
+        ("questions: []\n", "`questions` is empty"),
+        ("questions:\n  - question: X or Y?\n    context: [missing.md]\n", "missing.md, which is not there"),
+    ] {
+        write(&sandbox.repo, "suite.yaml", yaml);
+        let out = sandbox.cmd().args(["eval", "--suite", "suite.yaml", "--offline"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{yaml}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(said), "{yaml}: {}", text(&out.stderr));
+    }
+    let out = sandbox.cmd().args(["eval", "--suite", "nowhere.yaml", "--offline"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = sandbox.cmd().args(["eval", "DEB-abc123", "--models", "m"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "--models goes with --suite: {}", text(&out.stderr));
+    assert!(!sandbox.repo.join("eval-report.md").exists() && !sandbox.db().exists());
+}
