@@ -201,7 +201,10 @@ fn without_descriptions(text: &str, descriptions: &HashSet<String>) -> String {
         .into_owned()
 }
 
-static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""<[^"<>\n]{1,200}>""#).expect("valid"));
+/// A placeholder given back whole (`"<why, in one sentence>"`), or cut short where the
+/// model's answer stopped (`"<why"`: a letter after the bracket, never closed).
+static PLACEHOLDER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#""(<[^"<>\n]{1,200}>|<[A-Za-z][^"<>\n]{0,40})""#).expect("valid"));
 /// An emptied item of a list, and what follows it (`, "" ]`, `[ "" ,`).
 static EMPTY_ITEM: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"\[\s*""\s*(,\s*)?|,\s*""\s*([,\]])"#).expect("valid"));
@@ -308,6 +311,10 @@ mod tests {
         let echoed = r#"{"reason": "<why, in a sentence>", "points": ["<points raised>", "real point", "<more>"], "stop": true, "winner": null}"#;
         let verdict = read::<Verdict>(echoed).unwrap();
         assert_eq!((verdict.reason.as_str(), verdict.points), ("", vec!["real point".to_string()]));
+        let cut = r#"{"reason": "<why", "points": ["<= 10 users", "<5 ms at p99"], "stop": true, "winner": null}"#;
+        let verdict = read::<Verdict>(cut).unwrap();
+        assert_eq!(verdict.reason, "", "a placeholder cut short is one too");
+        assert_eq!(verdict.points, ["<= 10 users", "<5 ms at p99"], "text that starts with < is kept");
         let only = r#"{"reason": "fine", "points": ["<points raised>"], "stop": false, "winner": "<text>"}"#;
         let verdict = read::<Verdict>(only).unwrap();
         assert!(verdict.points.is_empty() && verdict.winner.as_deref() == Some(""), "{:?}", verdict.points);
