@@ -74,8 +74,13 @@ pub fn read_back_committed(
     let rendered = templates.decision(&state, &path)?;
     let sidecar_differs = rendered.sidecar.is_some() && rendered.sidecar != sidecar;
     let text = as_this_version_writes(&text);
-    if status::keep(&text, &rendered.decision) != text || sidecar_differs {
-        let sections = crate::adr::sections_that_differ(&rendered.decision, &text);
+    // Versions before the `## Status` section wrote none unless the record superseded.
+    let expected = match status::without_section(&text) {
+        None => status::without_section(&rendered.decision).unwrap_or(rendered.decision),
+        Some(_) => rendered.decision,
+    };
+    if status::keep(&text, &expected) != text || sidecar_differs {
+        let sections = crate::adr::sections_that_differ(&expected, &text);
         return Err(RecordError::EditedByHand { path: relative.to_path_buf(), sections });
     }
     // Reviewed here, the revision is committed here, whatever the author's settings were.
@@ -302,6 +307,23 @@ mod tests {
         (read.repo_root, read.record_path, read.commit_id) =
             (state.repo_root.clone(), state.record_path.clone(), state.commit_id.clone());
         assert_eq!(templates.decision(&read, path).unwrap().decision, written);
+    }
+
+    /// A record written before every record had a `## Status` section reads back, and is
+    /// written with one when next written.
+    #[test]
+    fn a_record_written_before_the_status_section_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = debate(2, 2, 7, false);
+        let relative = Path::new("docs/decisions/x.md");
+        let templates = Templates::load(dir.path()).unwrap();
+        let written = templates.decision(&state, &dir.path().join(relative)).unwrap().decision;
+        let older = status::without_section(&written).expect("a status section");
+        assert!(!older.contains("\n## Status\n"));
+        let read = read_back_committed(dir.path(), relative, older.as_bytes(), None, &templates).unwrap();
+        assert_eq!(read.id, state.id);
+        let edited = older.replacen("## Question", "## Question\n\nAn edit.", 1);
+        assert!(read_back_committed(dir.path(), relative, edited.as_bytes(), None, &templates).is_err());
     }
 
     #[test]

@@ -36,6 +36,15 @@ enum Place {
     Section,
 }
 
+/// `text` without its `## Status` section (up to the next heading), or `None` when it
+/// has none.
+pub fn without_section(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let heading = status_heading(&lines)?;
+    let end = (heading + 1..lines.len()).find(|&i| lines[i].starts_with('#')).unwrap_or(lines.len());
+    Some(lines[..heading].concat() + &lines[end..].concat())
+}
+
 /// The status's lines, `at..end`, and how they are written.
 struct Found {
     at: usize,
