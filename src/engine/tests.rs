@@ -177,17 +177,7 @@ fn setup(change: impl FnOnce(&mut DebateState)) -> Setup {
     state.snapshot.debate.checkpoints = false;
     change(&mut state);
     let store = Store::open_in_memory().unwrap();
-    store
-        .create_debate(&NewDebate {
-            id: &state.id,
-            question: &state.question,
-            title: &state.title,
-            repo_root: &state.repo_root,
-            snapshot: &state.snapshot,
-            analysis: &state.analysis,
-            panel: &state.panel,
-        })
-        .unwrap();
+    store.create_debate(&NewDebate::of(&state)).unwrap();
     Setup { store, repo, model: Arc::default(), catalog: Catalog::build(&[]).unwrap(), id: state.id }
 }
 

@@ -175,17 +175,7 @@ mod tests {
 
     fn stored(store: &Store) -> DebateState {
         let state = fixture::complete(1);
-        store
-            .create_debate(&NewDebate {
-                id: &state.id,
-                question: &state.question,
-                title: &state.title,
-                repo_root: &state.repo_root,
-                snapshot: &state.snapshot,
-                analysis: &state.analysis,
-                panel: &state.panel,
-            })
-            .unwrap();
+        store.create_debate(&NewDebate::of(&state)).unwrap();
         state
     }
 

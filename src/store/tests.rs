@@ -13,17 +13,7 @@ use crate::model::{
 const FIRST: Opening = Opening { framing: "Round 1.", guidance: None, seats: &[0, 1] };
 
 fn create(store: &Store, state: &DebateState) {
-    store
-        .create_debate(&NewDebate {
-            id: &state.id,
-            question: &state.question,
-            title: &state.title,
-            repo_root: &state.repo_root,
-            snapshot: &state.snapshot,
-            analysis: &state.analysis,
-            panel: &state.panel,
-        })
-        .unwrap();
+    store.create_debate(&NewDebate::of(&state)).unwrap();
 }
 
 fn call(text: &str) -> Completion {

@@ -45,6 +45,22 @@ pub struct NewDebate<'a> {
     pub panel: &'a [Seat],
 }
 
+#[cfg(test)]
+impl<'a> NewDebate<'a> {
+    /// A stored debate's beginning, for tests that store one.
+    pub fn of(state: &'a crate::model::DebateState) -> NewDebate<'a> {
+        NewDebate {
+            id: &state.id,
+            question: &state.question,
+            title: &state.title,
+            repo_root: &state.repo_root,
+            snapshot: &state.snapshot,
+            analysis: &state.analysis,
+            panel: &state.panel,
+        }
+    }
+}
+
 impl Store {
     pub fn create_debate(&self, new: &NewDebate) -> Result<()> {
         let tx = self.conn.unchecked_transaction()?;
