@@ -179,17 +179,7 @@ mod tests {
     fn store_with_debate() -> (Store, String) {
         let store = Store::open_in_memory().unwrap();
         let s = fixture::state();
-        store
-            .create_debate(&NewDebate {
-                id: &s.id,
-                question: &s.question,
-                title: &s.title,
-                repo_root: &s.repo_root,
-                snapshot: &s.snapshot,
-                analysis: &s.analysis,
-                panel: &s.panel,
-            })
-            .unwrap();
+        store.create_debate(&NewDebate::of(&s)).unwrap();
         (store, s.id)
     }
 

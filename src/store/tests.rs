@@ -13,7 +13,7 @@ use crate::model::{
 const FIRST: Opening = Opening { framing: "Round 1.", guidance: None, seats: &[0, 1] };
 
 fn create(store: &Store, state: &DebateState) {
-    store.create_debate(&NewDebate::of(&state)).unwrap();
+    store.create_debate(&NewDebate::of(state)).unwrap();
 }
 
 fn call(text: &str) -> Completion {
