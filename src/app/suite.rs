@@ -286,6 +286,7 @@ fn scored(result: &mut Debated, card: &Scorecard) {
     result.scores =
         crate::model::Criterion::iter().filter_map(|c| Some((c, (card.mean(c)? * 10.0).round() / 10.0))).collect();
     result.disagreements = card.disagreements();
+    result.uniform = card.uniform();
     result.checks_passed = card.checks.iter().filter(|c| c.passed()).count();
     result.checks = card.checks.len();
     result.failed_checks = card.failed_checks().map(|c| c.kind).collect();

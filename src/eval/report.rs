@@ -62,6 +62,8 @@ pub struct Debated {
     /// Each criterion's mark: the mean of the evaluators that gave one.
     pub scores: BTreeMap<Criterion, f64>,
     pub disagreements: Vec<Disagreement>,
+    /// Every model that scored it gave all criteria one mark: its scores say nothing.
+    pub uniform: bool,
     pub checks_passed: usize,
     pub checks: usize,
     /// The checks that found something.
@@ -86,6 +88,8 @@ pub struct Totals {
     /// Each criterion's mean over the scored debates.
     pub scores: BTreeMap<Criterion, f64>,
     pub disagreements: usize,
+    /// Scored records whose every mark was the same, by every model that scored them.
+    pub uniform: usize,
     pub checks_passed: usize,
     pub checks: usize,
 }
@@ -112,6 +116,7 @@ impl Totals {
             weighed_options: done.iter().map(|d| d.weighed_options.len()).sum(),
             scores,
             disagreements: done.iter().map(|d| d.disagreements.len()).sum(),
+            uniform: done.iter().filter(|d| d.uniform).count(),
             checks_passed: done.iter().map(|d| d.checks_passed).sum(),
             checks: done.iter().map(|d| d.checks).sum(),
         }
@@ -168,6 +173,16 @@ pub fn markdown(report: &Report) -> String {
             out,
             "\n> **{}**: the marks were composed from the records' text by the offline provider — not a model's judgement.",
             cell(&run.model)
+        );
+    }
+    for run in report.runs.iter().filter(|run| run.totals.uniform > 0) {
+        let _ = writeln!(
+            out,
+            "\n> **{}**: in {} of {} scored records the evaluators gave every criterion the same mark — marks that \
+             do not tell the criteria apart say nothing about a record.",
+            cell(&run.model),
+            run.totals.uniform,
+            run.totals.completed
         );
     }
     for run in &report.runs {
@@ -308,6 +323,7 @@ mod tests {
             weighed_options: vec!["Postgres".into()],
             scores: [(Criterion::Decision, decision), (Criterion::Options, 6.0)].into_iter().collect(),
             disagreements: Vec::new(),
+            uniform: false,
             checks_passed: 3,
             checks: 4,
             failed_checks: vec![CheckKind::Placeholders],
@@ -330,6 +346,30 @@ mod tests {
         assert!((t.cost_usd.unwrap() - 0.03).abs() < 1e-9);
         let unknown = Debated { cost_usd: None, ..debated("G?", true, 1.0, None) };
         assert_eq!(Totals::of(&[unknown]).cost_usd, None);
+    }
+
+    #[test]
+    fn records_a_model_marked_alike_on_every_criterion_are_counted_and_said() {
+        let debates = vec![
+            Debated { uniform: true, ..debated("A or B?", true, 10.0, None) },
+            debated("C or D?", true, 7.0, None),
+        ];
+        let totals = Totals::of(&debates);
+        assert_eq!(totals.uniform, 1);
+        let run =
+            Run { model: "gemma".into(), evaluators: vec!["gemma".into()], judged_by_a_model: true, totals, debates };
+        let report = Report {
+            suite: "s.yaml".into(),
+            date: "2026-11-27".into(),
+            tool: "debate".into(),
+            max_rounds: None,
+            runs: vec![run],
+        };
+        let text = markdown(&report);
+        assert!(
+            text.contains("> **gemma**: in 1 of 2 scored records the evaluators gave every criterion the same mark"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -358,6 +398,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("> **offline**: the marks were composed from the records' text"), "{text}");
+        assert!(!text.contains("the same mark"), "{text}");
         assert!(
             text.contains("| 1 | data | A or B? | max-rounds | 1.5 s | 120 | 1 | Postgres | Postgres ✓ | 8.0 |"),
             "{text}"

@@ -78,6 +78,15 @@ impl Evaluator {
     pub fn mark(&self, criterion: Criterion) -> Option<&Mark> {
         self.marks.iter().find(|m| m.criterion == criterion)
     }
+
+    /// The one mark a model gave every criterion, when it did: marks that do not tell
+    /// the criteria apart say nothing about the record (a weak model gives 10 to all).
+    pub fn uniform(&self) -> Option<u8> {
+        use strum::IntoEnumIterator;
+        let first = self.marks.first()?.score;
+        let every = self.marks.len() == Criterion::iter().count() && self.marks.iter().all(|m| m.score == first);
+        (self.reasoned && every).then_some(first)
+    }
 }
 
 /// A check that needs no model.
@@ -191,6 +200,12 @@ impl Scorecard {
             .collect()
     }
 
+    /// Every model that judged the record gave all criteria one mark: no signal.
+    pub fn uniform(&self) -> bool {
+        let judged: Vec<&Evaluator> = self.evaluators.iter().filter(|e| e.reasoned && !e.marks.is_empty()).collect();
+        !judged.is_empty() && judged.iter().all(|e| e.uniform().is_some())
+    }
+
     /// The checks that found something.
     pub fn failed_checks(&self) -> impl Iterator<Item = &Check> {
         self.checks.iter().filter(|c| !c.passed())
@@ -241,6 +256,20 @@ mod tests {
         assert_eq!(apart[0], context);
         assert_eq!(apart[1].criterion, Criterion::Dissent, "four apart is more than three");
         assert_eq!(card.mean(Criterion::Decision), Some(6.5), "three apart is not a disagreement");
+    }
+
+    #[test]
+    fn one_mark_for_every_criterion_is_no_signal() {
+        let tens = evaluator("gemma", [10; 5]);
+        assert_eq!(tens.uniform(), Some(10));
+        assert!(card(vec![tens.clone()]).uniform());
+        assert!(!card(vec![tens, evaluator("b", [8, 7, 2, 5, 9])]).uniform(), "another model told them apart");
+        let mut composed = evaluator("offline", [5; 5]);
+        composed.reasoned = false;
+        assert_eq!(composed.uniform(), None, "composed marks are said to be so already");
+        let mut partial = evaluator("c", [7; 5]);
+        partial.marks.truncate(2);
+        assert_eq!(partial.uniform(), None, "two marks alike are not every criterion");
     }
 
     #[test]

@@ -34,6 +34,15 @@ pub fn scorecard(card: &Scorecard, state: &DebateState) -> String {
             }
         }
     }
+    for evaluator in &card.evaluators {
+        if let Some(mark) = evaluator.uniform() {
+            let _ = writeln!(
+                out,
+                "  {} gave every criterion {mark}: marks that do not tell the criteria apart say nothing about this record.",
+                evaluator.model
+            );
+        }
+    }
     for d in card.disagreements() {
         let _ = writeln!(
             out,
@@ -103,6 +112,22 @@ fn indented(text: &str, by: &str) -> String {
 mod tests {
     use super::*;
     use crate::model::fixture;
+
+    #[test]
+    fn a_model_that_gives_every_criterion_one_mark_is_named() {
+        let mut state = fixture::complete(1);
+        let mut card = fixture::scorecard(false);
+        card.evaluators.truncate(1);
+        for mark in &mut card.evaluators[0].marks {
+            mark.score = 10;
+        }
+        state.scorecards = vec![card];
+        let text = block(&state);
+        assert!(
+            text.contains("m gave every criterion 10: marks that do not tell the criteria apart say nothing"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn every_mark_is_shown_with_its_reason_and_the_disagreement_named() {
