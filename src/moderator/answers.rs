@@ -190,13 +190,27 @@ fn words(text: &str) -> String {
         .join(" ")
 }
 
-/// `text` with every JSON string that only spells out one of `descriptions` made a
+/// `text` with every JSON string that only spells out one of `descriptions`, or three
+/// or more of its words in a row ("in one sentence" of "why, in one sentence"), made a
 /// placeholder, which `without_placeholders` then empties.
 fn without_descriptions(text: &str, descriptions: &HashSet<String>) -> String {
-    static STRING: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""((?:[^"\\\n]|\\.)*)""#).expect("valid"));
+    // A string and, when it is a key, the colon after it: keys are never echoes.
+    static STRING: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""((?:[^"\\\n]|\\.)*)"(\s*:)?"#).expect("valid"));
+    // A run counts only from a description's instruction, never from its example.
+    let instruction = |d: &String| {
+        let end = [" such as ", " e g ", " for example "].iter().filter_map(|m| d.find(m)).min().unwrap_or(d.len());
+        format!(" {} ", &d[..end])
+    };
+    let echoes = |value: &str| {
+        let said = words(value);
+        let run =
+            said.split(' ').count() >= 3 && descriptions.iter().any(|d| instruction(d).contains(&format!(" {said} ")));
+        descriptions.contains(&said) || run
+    };
     STRING
-        .replace_all(text, |c: &regex::Captures| {
-            if descriptions.contains(&words(&c[1])) { r#""<echo>""#.to_string() } else { c[0].to_string() }
+        .replace_all(text, |c: &regex::Captures| match c.get(2).is_none() && echoes(&c[1]) {
+            true => r#""<echo>""#.to_string(),
+            false => c[0].to_string(),
         })
         .into_owned()
 }
@@ -311,6 +325,10 @@ mod tests {
         let echoed = r#"{"reason": "<why, in a sentence>", "points": ["<points raised>", "real point", "<more>"], "stop": true, "winner": null}"#;
         let verdict = read::<Verdict>(echoed).unwrap();
         assert_eq!((verdict.reason.as_str(), verdict.points), ("", vec!["real point".to_string()]));
+        let part = r#"{"reason": "in a sentence", "points": ["a sentence of its own"], "stop": true, "winner": null}"#;
+        let verdict = read::<Verdict>(part).unwrap();
+        assert_eq!(verdict.reason, "", "three words of a description in a row are an echo");
+        assert_eq!(verdict.points, ["a sentence of its own"]);
         let cut = r#"{"reason": "<why", "points": ["<= 10 users", "<5 ms at p99"], "stop": true, "winner": null}"#;
         let verdict = read::<Verdict>(cut).unwrap();
         assert_eq!(verdict.reason, "", "a placeholder cut short is one too");

@@ -23,12 +23,13 @@ pub fn read_bounded(reader: impl std::io::Read, limit: usize) -> std::io::Result
     Ok(bytes)
 }
 
-/// The first sentence of a text, at most 240 characters; a markdown heading or a line of
-/// marks alone is no sentence.
+/// The first sentence of a text, at most 240 characters; a markdown heading, a quoted
+/// line (`> `: someone else's words, as prompts fence the debate) or a line of marks
+/// alone is no sentence.
 pub fn first_sentence(text: &str) -> String {
     let prose = |line: &&str| {
         let bare = line.trim();
-        !bare.starts_with('#') && bare.chars().any(char::is_alphanumeric)
+        !bare.starts_with(['#', '>']) && bare.chars().any(char::is_alphanumeric)
     };
     let start = text.lines().find(prose).map_or(text.len(), |line| line.as_ptr() as usize - text.as_ptr() as usize);
     let text = text[start..].trim();
@@ -143,6 +144,7 @@ mod tests {
     fn first_sentence_stops_at_the_first_end_mark() {
         assert_eq!(first_sentence("  Use Redis. It is fast."), "Use Redis.");
         assert_eq!(first_sentence("No end mark"), "No end mark");
+        assert_eq!(first_sentence("> $node_data.\n> quoted\nMy own point. More."), "My own point.");
         assert_eq!(first_sentence(""), "");
     }
 }
