@@ -1,12 +1,13 @@
 //! The next step, derived from the stored state alone. Pure: resuming a debate is
 //! just asking this again.
 
+use super::calls::{self, Ask};
 use crate::model::{
     Assessment, Confidence, ContributionKind, DebateState, EndReason, Evaluation, Outcome, Round, RoundMeasures,
     Source, Status, Synthesis,
 };
-use crate::moderator::detection;
 use crate::moderator::evaluation::{self, Said};
+use crate::moderator::{detection, noise};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
@@ -216,15 +217,19 @@ pub fn local_evaluation(state: &DebateState, round: u32, measures: &RoundMeasure
     let rules = &state.snapshot.debate;
     let stagnating = detection::stagnating(&history, rules.repetition_threshold.0, rules.novelty_threshold.0);
     let current = &state.rounds[round as usize - 1];
-    let said: Vec<Said> = current
+    // What each debater said itself: a line its prompt gave it is no summary of it.
+    let own: Vec<(usize, String, Option<&str>)> = current
         .arguments
         .iter()
         .filter(|c| !c.failed)
         .map(|c| {
             let latest = [current.rebuttal(c.seat), Some(c)].into_iter().flatten().find_map(|c| c.stance.as_ref());
-            Said { perspective: state.name(c.seat), text: &c.text, stance: latest.and_then(|s| s.option.as_deref()) }
+            let prompt = calls::prompt_text(state, &Ask::Debater { seat: c.seat, round, kind: c.kind });
+            (c.seat, noise::own_lines(&c.text, &prompt), latest.and_then(|s| s.option.as_deref()))
         })
         .collect();
+    let said: Vec<Said> =
+        own.iter().map(|(seat, text, stance)| Said { perspective: state.name(*seat), text, stance: *stance }).collect();
     evaluation::heuristic(&said, measures.novelty, stagnating)
 }
 

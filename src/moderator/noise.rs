@@ -35,6 +35,14 @@ pub fn echoes(text: &str, prompt: &str) -> bool {
     !runs.is_empty() && copied * 10 >= runs.len() * 7
 }
 
+/// `text` without the lines it copied from `prompt` (the debate so far, quoted as `> `
+/// lines, is not the prompt's own): what a debater said itself, to quote from.
+pub fn own_lines(text: &str, prompt: &str) -> String {
+    let prompt_lines: HashSet<String> =
+        prompt.lines().filter(|line| !line.starts_with('>')).map(plain).filter(|line| !line.is_empty()).collect();
+    text.lines().filter(|line| !prompt_lines.contains(&plain(line))).collect::<Vec<_>>().join("\n")
+}
+
 /// A line as it reads, whatever its markdown: lowercase, without list, quote or emphasis
 /// marks, its spaces collapsed.
 fn plain(line: &str) -> String {
@@ -80,6 +88,13 @@ mod tests {
             point: should mini-redis persist data with an append-only file? Yes, with fsync every second.\n\
             STANCE: {\"option\": \"append-only file\"}";
         assert!(!echoes(argument, PROMPT));
+    }
+
+    #[test]
+    fn the_lines_copied_from_the_prompt_are_not_the_debaters_own() {
+        let answer = "## Your part\nYou are the debater for the perspective \"Data Integrity\". Keep each answer under \
+            about 450 words.\nSnapshots lose everything since the last one.";
+        assert_eq!(own_lines(answer, PROMPT), "Snapshots lose everything since the last one.");
     }
 
     #[test]
