@@ -35,12 +35,18 @@ pub fn echoes(text: &str, prompt: &str) -> bool {
     !runs.is_empty() && copied * 10 >= runs.len() * 7
 }
 
-/// `text` without the lines it copied from `prompt` (the debate so far, quoted as `> `
-/// lines, is not the prompt's own): what a debater said itself, to quote from.
+/// `text` without the lines it copied from `prompt`, whole or a sentence of six words or
+/// more (the debate so far, quoted as `> ` lines, is not the prompt's own): what a
+/// debater said itself, to quote from.
 pub fn own_lines(text: &str, prompt: &str) -> String {
-    let prompt_lines: HashSet<String> =
-        prompt.lines().filter(|line| !line.starts_with('>')).map(plain).filter(|line| !line.is_empty()).collect();
-    text.lines().filter(|line| !prompt_lines.contains(&plain(line))).collect::<Vec<_>>().join("\n")
+    let prompt: Vec<String> = prompt.lines().filter(|line| !line.starts_with('>')).map(plain).collect();
+    let lines: HashSet<&String> = prompt.iter().filter(|line| !line.is_empty()).collect();
+    let whole = format!(" {} ", prompt.join(" "));
+    let copied = |line: &str| {
+        let line = plain(line);
+        lines.contains(&line) || (line.split(' ').count() >= 6 && whole.contains(&format!(" {line} ")))
+    };
+    text.lines().filter(|line| !copied(line)).collect::<Vec<_>>().join("\n")
 }
 
 /// A line as it reads, whatever its markdown: lowercase, without list, quote or emphasis
@@ -95,6 +101,12 @@ mod tests {
         let answer = "## Your part\nYou are the debater for the perspective \"Data Integrity\". Keep each answer under \
             about 450 words.\nSnapshots lose everything since the last one.";
         assert_eq!(own_lines(answer, PROMPT), "Snapshots lose everything since the last one.");
+        let part = "Write your round-1 argument as Data Integrity.\nAn append-only file loses one second.";
+        let prompt = PROMPT.replace(
+            "Write your round-1 argument as Data Integrity.",
+            "Write your round-1 argument as Data Integrity. Be brief.",
+        );
+        assert_eq!(own_lines(part, &prompt), "An append-only file loses one second.", "a sentence of a longer line");
     }
 
     #[test]
