@@ -19,19 +19,20 @@ pub fn on_disk(summary: Summary) -> Summary {
     }
 }
 
-/// The record's lifecycle word: from the work tree, else from the tip of the branch
-/// it was committed to.
+/// The record's lifecycle word: from the work tree (a file of the repository, never a
+/// link), else from the tip of the branch it was committed to.
 fn record_status(summary: &Summary) -> Option<String> {
-    let path = Path::new(summary.record_path.as_deref()?);
-    let text = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            let repo = git2::Repository::open(&summary.repository).ok()?;
-            let relative = path.strip_prefix(&summary.repository).ok()?;
-            record::git::read_at(&repo, summary.branch.as_deref()?, relative)?
+    const LIMIT: u64 = 1 << 20;
+    let (root, path) = (Path::new(&summary.repository), Path::new(summary.record_path.as_deref()?));
+    let text = match record::checked_out_text(root, path, LIMIT) {
+        Some(text) => text,
+        None => {
+            let repo = git2::Repository::open(root).ok()?;
+            let bytes = record::git::read_at(&repo, summary.branch.as_deref()?, path.strip_prefix(root).ok()?)?;
+            String::from_utf8_lossy(&bytes[..bytes.len().min(LIMIT as usize)]).into_owned()
         }
     };
-    record::current_status(&String::from_utf8_lossy(&text)).map(|status| record::lifecycle(&status))
+    record::current_status(&text).map(|status| record::lifecycle(&status))
 }
 
 /// The debate's issue draft, if one was written.

@@ -33,7 +33,7 @@ pub use error::{RecordError, Result};
 pub use failpoint::failpoint;
 pub use path::{date_of, default_branch, title_of};
 pub use publish::{check_revisable, commit_message, committed, path_for, publish, write};
-pub use read_back::{read_back, read_back_committed};
+pub use read_back::{checked_out_text, read_back, read_back_committed};
 pub use render::{Rendered, Templates, sidecar_path};
 pub use status::{current as current_status, lifecycle};
 pub use worktree::WorkTree;

@@ -8,6 +8,20 @@ use std::path::Path;
 use super::{RecordError, Result, Templates, WorkTree, carried, git, sidecar_path, status};
 use crate::model::DebateState;
 
+/// A record's text in the work tree, at most `limit` bytes, only when it is a file of
+/// the repository at `root`: what a pull replaced by a link (to a key file, say), or a
+/// path outside the repository, is not read.
+pub fn checked_out_text(root: &Path, path: &Path, limit: u64) -> Option<String> {
+    use std::io::Read;
+    let inside = path.canonicalize().ok()?.starts_with(root.canonicalize().ok()?);
+    if !inside || std::fs::symlink_metadata(path).ok()?.file_type().is_symlink() {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(path).ok()?.take(limit).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
 /// The debate in the record at `relative` under `root`, placed in this work tree, and the
 /// commit that holds the record as it is (none when the file differs from HEAD's).
 pub fn read_back(root: &Path, relative: &Path, templates: &Templates) -> Result<(DebateState, Option<String>)> {

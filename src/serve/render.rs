@@ -184,25 +184,16 @@ fn record(state: &DebateState) -> Option<Record> {
 /// The record's text, at most `MAX_RECORD_BYTES`: the file, or — on `--branch`, where no
 /// work tree holds it — as its commit does.
 pub fn record_text(state: &DebateState) -> Option<String> {
-    use std::io::Read;
-    let mut text = String::new();
     match &state.snapshot.branch {
         Some(_) => {
             let committed = crate::record::committed(state)?;
-            text = String::from_utf8_lossy(&committed[..committed.len().min(MAX_RECORD_BYTES as usize)]).into_owned();
+            Some(String::from_utf8_lossy(&committed[..committed.len().min(MAX_RECORD_BYTES as usize)]).into_owned())
         }
         None => {
-            // What a pull may have replaced by a link (to a key file, say) is not shown.
             let path = std::path::Path::new(state.record_path.as_deref()?);
-            let inside =
-                path.canonicalize().ok()?.starts_with(std::path::Path::new(&state.repo_root).canonicalize().ok()?);
-            if !inside || std::fs::symlink_metadata(path).ok()?.file_type().is_symlink() {
-                return None;
-            }
-            std::fs::File::open(path).ok()?.take(MAX_RECORD_BYTES).read_to_string(&mut text).ok()?;
+            crate::record::checked_out_text(std::path::Path::new(&state.repo_root), path, MAX_RECORD_BYTES)
         }
     }
-    Some(text)
 }
 
 #[cfg(test)]

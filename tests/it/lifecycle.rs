@@ -424,3 +424,18 @@ fn list_and_show_carry_the_records_status() {
     assert_eq!(listed[0]["branch"].as_str().map(|b| b.starts_with("decisions/")), Some(true), "{listed}");
     assert_eq!(listed[0]["record_status"], "proposed", "{listed}");
 }
+
+/// A record a pull replaced by a link is not read for its status: the link could point
+/// at any file of the machine.
+#[test]
+fn a_record_replaced_by_a_link_has_no_status_read() {
+    let sandbox = repository(&[]);
+    let (path, _) = debate(&sandbox, &["--offline", "-q", "-r", "1", QUESTION]);
+    let outside = sandbox.home.join("elsewhere.md");
+    std::fs::write(&outside, "---\nstatus: secret-word\n---\n# x\n").unwrap();
+    std::fs::remove_file(path.trim()).unwrap();
+    std::os::unix::fs::symlink(&outside, path.trim()).unwrap();
+    let (out, _) = debate(&sandbox, &["list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(listed[0]["record_status"], serde_json::Value::Null, "{listed}");
+}

@@ -27,16 +27,19 @@ fn identify(sandbox: &Sandbox) {
     git(&sandbox.repo, &["config", "user.email", "jane@example.com"]);
 }
 
+/// An offline debate's record, committed; its path relative to the repository.
+fn recorded(sandbox: &Sandbox, args: &[&str]) -> String {
+    let out = sandbox.cmd().args(["--offline", "-q"]).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    let path = PathBuf::from(text(&out.stdout).trim());
+    path.strip_prefix(&sandbox.repo).unwrap().to_string_lossy().into_owned()
+}
+
 /// Three records: the second supersedes the first and is accepted, the third rejected.
 /// Returns their paths relative to the repository, in that order.
 fn three_records(sandbox: &Sandbox) -> [String; 3] {
     identify(sandbox);
-    let run = |args: &[&str]| {
-        let out = sandbox.cmd().args(["--offline", "-q"]).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-        let path = PathBuf::from(text(&out.stdout).trim());
-        path.strip_prefix(&sandbox.repo).unwrap().to_string_lossy().into_owned()
-    };
+    let run = |args: &[&str]| recorded(sandbox, args);
     let first = run(&[FIRST]);
     let second = run(&["--supersedes", &first, SECOND]);
     let third = run(&[THIRD]);
@@ -143,12 +146,7 @@ fn every_record_has_a_status_section_that_follows_its_status() {
     let sandbox = Sandbox::new();
     identify(&sandbox);
     let read = |relative: &str| std::fs::read_to_string(sandbox.repo.join(relative)).unwrap();
-    let run = |args: &[&str]| {
-        let out = sandbox.cmd().args(["--offline", "-q"]).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-        let path = PathBuf::from(text(&out.stdout).trim());
-        path.strip_prefix(&sandbox.repo).unwrap().to_string_lossy().into_owned()
-    };
+    let run = |args: &[&str]| recorded(&sandbox, args);
     let first = run(&[FIRST]);
     assert_eq!(status_section(&read(&first)), "Proposed", "a fresh record, superseding nothing");
     sandbox.cmd().args(["accept", &first]).assert().success();
