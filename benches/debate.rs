@@ -929,6 +929,7 @@ fn populate(path: &Path, count: usize, root: &str) {
         started_on: None,
         project: Default::default(),
         supersedes: Vec::new(),
+        prices: Default::default(),
     };
     let usage = Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 40, latency_ms: 200 };
     let call = |text: &str| Completion {

@@ -84,6 +84,7 @@ pub async fn run(
         }),
         project,
         supersedes,
+        prices: Default::default(),
     };
     store.create_debate(&NewDebate {
         id: &id,

@@ -29,7 +29,7 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
     let suite = suite::parse(&text, &origin)
         .map_err(|why| Error::input(why).with_hint("see docs/eval/suite.yaml for the format"))?;
     let base = request.suite.parent().map(Path::to_path_buf).unwrap_or_default();
-    check_context_files(&suite, &base)?;
+    let context = read_context_files(&suite, &base)?;
     let here = crate::repo::around_working_directory()?;
     let loaded = settings::load(&here, request.config.as_deref(), &FlagOverrides::default())?;
     // Every model is resolved before the first debate: a typo costs nothing.
@@ -45,7 +45,7 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
         for (q, question) in suite.questions.iter().enumerate() {
             progress.working(&format!("{} · {}", model.label, question.question));
             let repo = scratch.path().join(format!("m{m}-q{q}"));
-            let debated = debate(request, &suite, question, &base, model, &repo, &db).await?;
+            let debated = debate(request, &suite, question, &context[q], model, &repo, &db).await?;
             let done = debates.len() + 1 + m * suite.questions.len();
             progress.done(&format!(
                 "[{done}/{total}] {} · {}: {}",
@@ -130,21 +130,40 @@ fn described(role: &RoleChoice, settings: &Settings) -> String {
     }
 }
 
-/// Every question's context files are there before anything runs.
-fn check_context_files(suite: &Suite, base: &Path) -> Result<()> {
+/// A context file of a suite, read before anything runs: its name and bytes.
+type ContextFile = (std::ffi::OsString, Vec<u8>);
+
+/// Every question's context files, read before anything runs as a repository's files are
+/// read: a suite is as untrusted as a cloned repository (a shared one may name
+/// `~/.ssh/id_rsa`). Plain names inside the suite's folder, never through a link, never a
+/// hidden file or one whose name says it holds secrets; anything else is refused before
+/// a model is called.
+fn read_context_files(suite: &Suite, base: &Path) -> Result<Vec<Vec<ContextFile>>> {
+    let folder = if base.as_os_str().is_empty() { Path::new(".") } else { base };
+    let tree = crate::record::WorkTree::open(folder)?;
+    let refused = |at: usize, file: &Path, why: String| {
+        Error::input(format!("question {} of the suite names the context file {}: {why}", at + 1, file.display()))
+            .with_hint("context files are files of the suite's folder, named relative to the suite file")
+    };
+    let mut read = Vec::new();
     for (at, question) in suite.questions.iter().enumerate() {
+        let mut files = Vec::new();
         for file in &question.context {
-            if !base.join(file).is_file() {
-                return Err(Error::input(format!(
-                    "question {} of the suite names the context file {}, which is not there",
-                    at + 1,
-                    base.join(file).display()
-                ))
-                .with_hint("context files are named relative to the suite file"));
+            let hidden = file.components().any(|c| c.as_os_str().to_string_lossy().starts_with(['.', '~']));
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if hidden || crate::context::secret(&name) {
+                return Err(refused(at, file, "a hidden file, or one that may hold secrets, is never read".into()));
             }
+            let bytes = match tree.read(file) {
+                Ok(Some(bytes)) => bytes,
+                Ok(None) => return Err(refused(at, file, "it is not there".into())),
+                Err(err) => return Err(refused(at, file, err.to_string())),
+            };
+            files.push((file.file_name().unwrap_or(file.as_os_str()).to_os_string(), bytes));
         }
+        read.push(files);
     }
-    Ok(())
+    Ok(read)
 }
 
 /// Nobody attends a suite's debates: no checkpoint, no clarifying question, nothing shown.
@@ -159,12 +178,12 @@ async fn debate(
     request: &SuiteRequest,
     suite: &Suite,
     question: &Question,
-    base: &Path,
+    context: &[ContextFile],
     model: &Model,
     repo: &Path,
     db: &Path,
 ) -> Result<(Debated, Option<Scorecard>)> {
-    let context = throwaway_repository(repo, base, &question.context)?;
+    let context = throwaway_repository(repo, context)?;
     let start = StartRequest {
         question: QuestionSource::Text(question.question.clone()),
         config: request.config.clone(),
@@ -226,14 +245,14 @@ async fn debate(
 
 /// A new git repository at `repo` holding the context files (by their names), and the
 /// paths the debaters read them from.
-fn throwaway_repository(repo: &Path, base: &Path, files: &[PathBuf]) -> Result<Vec<PathBuf>> {
+fn throwaway_repository(repo: &Path, files: &[ContextFile]) -> Result<Vec<PathBuf>> {
     let scratch = |err: std::io::Error| Error::config(format!("cannot write {}: {err}", repo.display()));
     std::fs::create_dir_all(repo).map_err(scratch)?;
     git2::Repository::init(repo).map_err(|err| Error::config(format!("cannot make a repository: {err}")))?;
     let mut copies = Vec::new();
-    for file in files {
-        let copy = repo.join(file.file_name().unwrap_or(file.as_os_str()));
-        std::fs::copy(base.join(file), &copy).map_err(scratch)?;
+    for (name, bytes) in files {
+        let copy = repo.join(name);
+        std::fs::write(&copy, bytes).map_err(scratch)?;
         copies.push(copy);
     }
     Ok(copies)

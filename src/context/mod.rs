@@ -13,6 +13,8 @@ pub mod manifests;
 mod readme;
 mod walk;
 
+pub use walk::secret;
+
 use std::io::Read;
 use std::path::Path;
 

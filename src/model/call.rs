@@ -164,14 +164,37 @@ pub struct Usage {
     pub latency_ms: u64,
 }
 
+impl Usage {
+    /// The most any one figure of a call may be: a billion tokens, or a billion
+    /// milliseconds (eleven days). Far past any real call, and far enough under what
+    /// SQLite's integers hold that its sums over every stored call never overflow.
+    pub const LIMIT: u64 = 1_000_000_000;
+
+    /// Each figure at most `LIMIT`: what the store keeps of a call.
+    pub fn bounded(self) -> Usage {
+        Usage {
+            prompt_tokens: self.prompt_tokens.min(Self::LIMIT),
+            cached_tokens: self.cached_tokens.min(Self::LIMIT),
+            completion_tokens: self.completion_tokens.min(Self::LIMIT),
+            latency_ms: self.latency_ms.min(Self::LIMIT),
+        }
+    }
+
+    /// Whether every figure is one a call can have.
+    pub fn within_limit(&self) -> bool {
+        *self == self.bounded()
+    }
+}
+
+/// Saturating: totals of figures read from outside never wrap.
 impl std::ops::Add for Usage {
     type Output = Usage;
     fn add(self, other: Usage) -> Usage {
         Usage {
-            prompt_tokens: self.prompt_tokens + other.prompt_tokens,
-            cached_tokens: self.cached_tokens + other.cached_tokens,
-            completion_tokens: self.completion_tokens + other.completion_tokens,
-            latency_ms: self.latency_ms + other.latency_ms,
+            prompt_tokens: self.prompt_tokens.saturating_add(other.prompt_tokens),
+            cached_tokens: self.cached_tokens.saturating_add(other.cached_tokens),
+            completion_tokens: self.completion_tokens.saturating_add(other.completion_tokens),
+            latency_ms: self.latency_ms.saturating_add(other.latency_ms),
         }
     }
 }

@@ -61,7 +61,8 @@ pub struct PriceList {
 
 impl PriceList {
     pub fn of(snapshot: &Snapshot) -> PriceList {
-        let priced = snapshot.providers.values().flat_map(|d| d.prices.iter().map(|(m, p)| (m.clone(), *p))).collect();
+        let providers = snapshot.providers.values().flat_map(|d| &d.prices);
+        let priced = providers.chain(&snapshot.prices).map(|(m, p)| (m.clone(), *p)).collect();
         let mut roles = std::iter::once(&snapshot.moderator).chain(&snapshot.seat_models).chain([&snapshot.debater]);
         // The scripted provider reports whatever model its script names.
         let all_free = roles.all(|role| matches!(role.kind, ProviderKind::Offline | ProviderKind::Scripted));

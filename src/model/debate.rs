@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use strum::{Display, EnumString, IntoStaticStr};
 
 use super::{
-    Analysis, Confidence, DebateSettings, EarlierDecision, Evaluation, Outcome, PerspectiveDef, ProjectContext,
+    Analysis, Confidence, DebateSettings, EarlierDecision, Evaluation, Outcome, PerspectiveDef, Price, ProjectContext,
     ProviderDef, RecordSettings, RoleChoice, RoundMeasures, Scorecard, Stance, Usage,
 };
 
@@ -103,6 +103,10 @@ pub struct Snapshot {
     /// when it started.
     #[serde(default)]
     pub supersedes: Vec<EarlierDecision>,
+    /// The prices of the providers the debate used, by model, once they stay home: a
+    /// record carries them so that a clone estimates its cost as the author's did.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, Price>,
 }
 
 impl Snapshot {

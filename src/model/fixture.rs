@@ -48,6 +48,7 @@ pub fn state() -> DebateState {
             started_on: None,
             project: Default::default(),
             supersedes: Vec::new(),
+            prices: Default::default(),
         },
         analysis: Analysis {
             domains: vec!["data".into()],

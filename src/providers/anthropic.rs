@@ -198,7 +198,9 @@ fn counted(usage: &Value, output: Option<u64>) -> Counted {
     let part = |name: &str| usage[name].as_u64();
     let cached = part("cache_read_input_tokens").unwrap_or(0);
     Counted {
-        prompt: part("input_tokens").map(|input| input + cached + part("cache_creation_input_tokens").unwrap_or(0)),
+        // Checked: a figure past u64 is no figure (`Counted::completion` estimates it).
+        prompt: part("input_tokens")
+            .and_then(|input| input.checked_add(cached)?.checked_add(part("cache_creation_input_tokens").unwrap_or(0))),
         cached,
         output,
         truncated: false,

@@ -277,13 +277,15 @@ pub struct Counted {
 impl Counted {
     /// A completion with these counts, or estimates where the server gave none.
     pub fn completion(self, request: &Request, text: String, model: &str) -> Completion {
-        let prompt_tokens = self.prompt.unwrap_or_else(|| {
+        // A figure no call can have (a proxy's i64::MAX) is no figure: estimated instead.
+        let real = |count: u64| count <= Usage::LIMIT;
+        let prompt_tokens = self.prompt.filter(|n| real(*n)).unwrap_or_else(|| {
             estimate_tokens(&request.system) + estimate_tokens(&request.context) + estimate_tokens(&request.prompt)
         });
         let usage = Usage {
             prompt_tokens,
-            cached_tokens: self.cached.min(prompt_tokens),
-            completion_tokens: self.output.unwrap_or_else(|| estimate_tokens(&text)),
+            cached_tokens: Some(self.cached).filter(|n| real(*n)).unwrap_or(0).min(prompt_tokens),
+            completion_tokens: self.output.filter(|n| real(*n)).unwrap_or_else(|| estimate_tokens(&text)),
             latency_ms: 0,
         };
         Completion { model: model.to_string(), usage, text, truncated: self.truncated, format: None, looped: false }

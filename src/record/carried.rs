@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use super::markdown;
-use crate::model::{DebateState, Status, is_debate_id};
+use crate::model::{DebateState, Status, Usage, is_debate_id};
 
 const STATE: &str = "<!-- debate:state ";
 const END: &str = " -->";
@@ -102,6 +102,17 @@ fn digest(texts: &[String]) -> String {
 fn without_what_stays_home(mut state: DebateState) -> DebateState {
     // Written while it is being recorded, read back as what it then is.
     state.status = Status::Complete;
+    // The model each role asked for travels in the role, not in the provider that stays:
+    // the record names it, and a clone must render the same name (not the dated one a
+    // server answered with).
+    let snapshot = &mut state.snapshot;
+    for role in [&mut snapshot.moderator, &mut snapshot.debater].into_iter().chain(&mut snapshot.seat_models) {
+        if role.model.is_none() {
+            role.model = snapshot.providers.get(&role.provider).and_then(|p| p.model.clone());
+        }
+    }
+    let prices = snapshot.providers.values().flat_map(|p| p.prices.clone());
+    snapshot.prices.extend(prices.collect::<Vec<_>>());
     state.snapshot.providers.clear();
     state.snapshot.project.text.clear();
     state.snapshot.branch = None;
@@ -164,6 +175,10 @@ fn whole(state: &DebateState) -> Result<(), String> {
     if !is_debate_id(&state.id) {
         return Err(format!("{:?} is no debate id", state.id));
     }
+    let json = serde_json::to_value(state).map_err(|err| err.to_string())?;
+    if let Some(number) = out_of_range(&json) {
+        return Err(format!("it holds {number}, a number no debate has (counts go up to {})", Usage::LIMIT));
+    }
     let seats = state.panel.len();
     if !(2..=4).contains(&seats) {
         return Err(format!("a panel of {seats}"));
@@ -188,6 +203,22 @@ fn whole(state: &DebateState) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A number in `json` past what the store keeps of any figure, or negative: what a
+/// hand-made line could bring to make the state's sums overflow.
+fn out_of_range(json: &serde_json::Value) -> Option<&serde_json::Number> {
+    use serde_json::Value;
+    match json {
+        Value::Number(n) => {
+            let fits = n.as_u64().is_some_and(|n| n <= Usage::LIMIT)
+                || n.as_f64().is_some_and(|f| (0.0..=Usage::LIMIT as f64).contains(&f));
+            (!fits).then_some(n)
+        }
+        Value::Array(items) => items.iter().find_map(out_of_range),
+        Value::Object(fields) => fields.values().find_map(out_of_range),
+        _ => None,
+    }
 }
 
 /// A path a record may carry for another record: relative, of plain names, none of them

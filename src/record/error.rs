@@ -94,6 +94,8 @@ pub enum RecordError {
     NotCarried { path: PathBuf, why: super::carried::CarryError },
     #[error("{} was edited by hand since debate wrote it{}, so it is no longer the debate it carries", path.display(), if sections.is_empty() { String::new() } else { format!(" (in {})", sections.join(", ")) })]
     EditedByHand { path: PathBuf, sections: Vec<String> },
+    #[error("the record debate rendered would not read back as its debate ({0}); nothing was written")]
+    WouldNotReadBack(String),
     #[error("{} is larger than {} MiB, more than any record debate writes", path.display(), limit >> 20)]
     TooLarge { path: PathBuf, limit: usize },
     #[error("cannot read {}: {source}", path.display())]
@@ -114,6 +116,7 @@ impl RecordError {
             | RecordError::TooLarge { .. }
             | RecordError::EditedByHand { .. } => 2,
             RecordError::ReadTemplate { .. } | RecordError::Template { .. } => 4,
+            RecordError::WouldNotReadBack(_) => 1,
             RecordError::Repository(err) => err.exit_code(),
             _ => 5,
         }
@@ -169,6 +172,9 @@ impl RecordError {
                 format!("commit or stash the changes to {} first, then write the scores again", path.display())
             }
             RecordError::Read { .. } => "check the path and that the file is readable".into(),
+            RecordError::WouldNotReadBack(_) => {
+                "this is a defect of debate: please report it with this message; the debate is kept, and `debate resume ID` writes the record once it is fixed".into()
+            }
             RecordError::NotCarried { .. } => {
                 "show, review or answer it where the debate ran, or debate it anew with --supersedes".into()
             }

@@ -3,12 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
+use super::carried::CarryError;
 use super::commit::{self, Written};
 use super::error::{RecordError, Result};
 use super::failpoint::failpoint;
 use super::git;
 use super::path::plan_path;
 use super::pull_request;
+use super::read_back;
 use super::render::{Rendered, Templates, sidecar_path};
 use super::worktree::WorkTree;
 use super::{status, supersede};
@@ -90,7 +92,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         published.warnings.extend(warning);
         return Ok(published);
     };
-    let rendered = templates.decision(state, path)?;
+    let rendered = rendered(state, templates, path)?;
     let sidecar = sidecar_path(relative).filter(|_| rendered.sidecar.is_some());
     // On the checked-out branch the files are written first, and committed as written
     // (a status a reviewer gave is kept); with --branch only the commit holds them.
@@ -274,7 +276,26 @@ fn holds(text: &str, id: &str, rendered: &str) -> bool {
 /// review revised it): replaced, keeping the status a reviewer gave it. Each file appears
 /// whole or not at all, and never over another's file.
 pub fn write(state: &DebateState, templates: &Templates, path: &Path) -> Result<()> {
-    write_rendered(state, path, templates.decision(state, path)?)
+    write_rendered(state, path, rendered(state, templates, path)?)
+}
+
+/// The record, rendered and read back as a clone would read it: what debate writes, it
+/// reads back, or it writes nothing.
+fn rendered(state: &DebateState, templates: &Templates, path: &Path) -> Result<Rendered> {
+    let rendered = templates.decision(state, path)?;
+    let root = Path::new(&state.repo_root);
+    let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
+    let sidecar = rendered.sidecar.as_deref().map(str::as_bytes);
+    let why = match read_back::read_back_committed(root, relative, rendered.decision.as_bytes(), sidecar, templates) {
+        // A repository's template may leave the transcript out: nothing to read back.
+        Ok(_) | Err(RecordError::NotCarried { why: CarryError::Missing, .. }) => return Ok(rendered),
+        Err(RecordError::EditedByHand { sections, .. }) => {
+            format!("a clone would render its {} otherwise", sections.join(", "))
+        }
+        Err(RecordError::NotCarried { why, .. }) => why.to_string(),
+        Err(other) => other.to_string(),
+    };
+    Err(RecordError::WouldNotReadBack(why))
 }
 
 fn write_rendered(state: &DebateState, path: &Path, rendered: Rendered) -> Result<()> {

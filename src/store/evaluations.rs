@@ -138,7 +138,7 @@ fn insert(conn: &Connection, id: &str, card: &Scorecard) -> Result<()> {
         params![id, card.number, card.revision, to_json(&card.checks), card.written, card.created_at],
     )?;
     for (position, evaluator) in card.evaluators.iter().enumerate() {
-        let usage = &evaluator.usage;
+        let usage = evaluator.usage.bounded();
         conn.execute(
             "INSERT INTO evaluators (debate_id, number, position, provider, model, reasoned, prompt_tokens,
                                      cached_tokens, completion_tokens, latency_ms)

@@ -83,6 +83,7 @@ impl Store {
             insert_discarded(&tx, id, *round, state.name(c.seat), c)?;
         }
         for (model, usage) in carried(state) {
+            let usage = usage.bounded();
             tx.execute(
                 "INSERT INTO carried_usage (debate_id, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -109,7 +110,7 @@ fn insert_discarded(
     perspective: &str,
     c: &Contribution,
 ) -> Result<()> {
-    let u = &c.usage;
+    let u = c.usage.bounded();
     tx.execute(
         "INSERT INTO discarded (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
                                 completion_tokens, latency_ms, created_at)

@@ -37,6 +37,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0016_looped.sql"),
     include_str!("migrations/0017_clarifying_questions.sql"),
     include_str!("migrations/0018_evaluations.sql"),
+    include_str!("migrations/0019_bounded_usage.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -267,6 +267,48 @@ fn an_old_database_is_migrated_and_its_debates_still_load() {
     assert_eq!(loaded.rounds, Vec::<Round>::new());
 }
 
+/// A call's figures are stored at most `Usage::LIMIT`, so sums over every call never
+/// overflow; a database an earlier version filled with i64::MAX is repaired on opening.
+#[test]
+fn figures_past_any_real_call_are_stored_bounded_and_old_ones_repaired() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.sqlite3");
+    let store = Store::open(&path).unwrap();
+    let mut state = fixture::complete(1);
+    let absurd = Usage {
+        prompt_tokens: u64::MAX,
+        cached_tokens: u64::MAX,
+        completion_tokens: i64::MAX as u64,
+        latency_ms: u64::MAX,
+    };
+    state.rounds[0].arguments[0].usage = absurd;
+    write(&store, &state);
+    let mut big = fixture::complete(1);
+    big.id = "DEB-big002".into();
+    write(&store, &big);
+    let loaded = store.load(&state.id).unwrap();
+    assert_eq!(loaded.rounds[0].arguments[0].usage, absurd.bounded());
+    let listed = store.list(None, 10).unwrap();
+    let row = listed.iter().find(|row| row.id == state.id).unwrap();
+    assert!(row.totals.prompt_tokens >= Usage::LIMIT && row.totals.prompt_tokens < 2 * Usage::LIMIT);
+
+    // As version 18 left it: i64::MAX in rows of two debates, whose sums overflow.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "UPDATE contributions SET latency_ms = 9223372036854775807, completion_tokens = 9223372036854775807;
+         UPDATE moderator_calls SET prompt_tokens = -3;",
+    )
+    .unwrap();
+    conn.pragma_update(None, "user_version", 18).unwrap();
+    assert!(conn.query_row("SELECT SUM(completion_tokens) FROM contributions", [], |r| r.get::<_, i64>(0)).is_err());
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.list(None, 10).unwrap().len(), 2);
+    let repaired = store.load(&big.id).unwrap();
+    assert_eq!(repaired.rounds[0].arguments[0].usage.completion_tokens, Usage::LIMIT);
+    assert!(repaired.totals.latency_ms >= Usage::LIMIT);
+}
+
 #[test]
 fn a_database_from_a_newer_version_is_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -175,13 +175,24 @@ impl Store {
         stance: &Stance,
         usage: Usage,
     ) -> Result<()> {
+        let usage = usage.bounded();
         self.conn.execute(
-            "UPDATE contributions SET stance = ?5, prompt_tokens = prompt_tokens + ?6, cached_tokens = cached_tokens + ?7,
-                                      completion_tokens = completion_tokens + ?8, latency_ms = latency_ms + ?9
+            "UPDATE contributions SET stance = ?5, prompt_tokens = MIN(prompt_tokens + ?6, ?10),
+                                      cached_tokens = MIN(cached_tokens + ?7, ?10),
+                                      completion_tokens = MIN(completion_tokens + ?8, ?10),
+                                      latency_ms = MIN(latency_ms + ?9, ?10)
              WHERE debate_id = ?1 AND round = ?2 AND seat = ?3 AND kind = ?4",
             params![
-                id, round, seat, kind, to_json(stance), usage.prompt_tokens, usage.cached_tokens,
-                usage.completion_tokens, usage.latency_ms
+                id,
+                round,
+                seat,
+                kind,
+                to_json(stance),
+                usage.prompt_tokens,
+                usage.cached_tokens,
+                usage.completion_tokens,
+                usage.latency_ms,
+                Usage::LIMIT
             ],
         )?;
         Ok(())
@@ -354,7 +365,7 @@ pub(super) fn write_contribution(
     perspective: &str,
     c: &Contribution,
 ) -> Result<()> {
-    let u = &c.usage;
+    let u = c.usage.bounded();
     let inserted = conn.execute(
         "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
                                     completion_tokens, latency_ms, truncated, stance, created_at, failed, looped)
@@ -380,7 +391,7 @@ pub(super) fn write_panel(conn: &Connection, id: &str, panel: &[Seat]) -> Result
 }
 
 fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: &Completion) -> Result<()> {
-    let u = &call.usage;
+    let u = call.usage.bounded();
     let inserted = conn.execute(
         "INSERT INTO moderator_calls (debate_id, purpose, round, text, model, prompt_tokens, cached_tokens, completion_tokens,
                                       latency_ms, truncated, created_at, format)

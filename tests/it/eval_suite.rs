@@ -94,7 +94,7 @@ fn a_bad_suite_is_refused_with_its_place_before_anything_runs() {
     for (yaml, said) in [
         ("questions:\n  - question: X or Y?\n    choice: X\n", "suite.yaml:3:"),
         ("questions: []\n", "`questions` is empty"),
-        ("questions:\n  - question: X or Y?\n    context: [missing.md]\n", "missing.md, which is not there"),
+        ("questions:\n  - question: X or Y?\n    context: [missing.md]\n", "missing.md: it is not there"),
     ] {
         write(&sandbox.repo, "suite.yaml", yaml);
         let out = sandbox.cmd().args(["eval", "--suite", "suite.yaml", "--offline"]).output().unwrap();
@@ -106,4 +106,46 @@ fn a_bad_suite_is_refused_with_its_place_before_anything_runs() {
     let out = sandbox.cmd().args(["eval", "DEB-abc123", "--models", "m"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "--models goes with --suite: {}", text(&out.stderr));
     assert!(!sandbox.repo.join("eval-report.md").exists() && !sandbox.db().exists());
+}
+
+/// A suite is as untrusted as a cloned repository's files: a context file outside its
+/// folder (by `..`, an absolute path, `~` or a link) or a hidden or secret one is refused
+/// before any model call, and its contents go nowhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_suites_context_file_outside_its_folder_is_refused_before_any_call() {
+    let mock = MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let secret = "SECRET-LINE-7f3a: the outside file's words";
+    let outside = sandbox.home.join("notes.txt");
+    std::fs::write(&outside, secret).unwrap();
+    std::fs::create_dir_all(sandbox.home.join(".ssh")).unwrap();
+    std::fs::write(sandbox.home.join(".ssh/id_rsa"), secret).unwrap();
+    let suites = sandbox.repo.join("suites");
+    std::fs::create_dir_all(&suites).unwrap();
+    std::os::unix::fs::symlink(&outside, suites.join("linked.md")).unwrap();
+    std::os::unix::fs::symlink(&sandbox.home, suites.join("home")).unwrap();
+    std::fs::write(suites.join(".env"), secret).unwrap();
+    std::fs::write(suites.join("id_rsa"), secret).unwrap();
+    for named in [
+        "../../home/notes.txt".to_string(),
+        outside.display().to_string(),
+        "~/.ssh/id_rsa".into(),
+        "linked.md".into(),
+        "home/notes.txt".into(),
+        ".env".into(),
+        "id_rsa".into(),
+    ] {
+        let yaml = format!("questions:\n  - question: Redis or Postgres?\n    context: [\"{named}\"]\n");
+        std::fs::write(suites.join("suite.yaml"), yaml).unwrap();
+        let mut cmd = sandbox.std_cmd();
+        cmd.arg("--config").arg(&config).args(["eval", "--suite", "suites/suite.yaml"]).env("DEBATE_TEST_KEY", "k");
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{named}: {stderr}");
+        assert!(stderr.contains("context file"), "{named}: {stderr}");
+        assert!(!stderr.contains("SECRET-LINE"), "{named}: {stderr}");
+        assert!(mock.requests().is_empty(), "{named}: no model was called");
+    }
+    assert!(!sandbox.repo.join("eval-report.md").exists());
 }

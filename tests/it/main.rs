@@ -32,6 +32,7 @@ mod interactive;
 mod lifecycle;
 mod list_show_resume;
 mod other_adr_tools;
+mod outside_numbers;
 mod providers_e2e;
 mod providers_wire;
 mod readme;

@@ -315,6 +315,35 @@ fn a_forged_line_count_is_refused_not_a_crash() {
     assert_eq!(status(&clone), "");
 }
 
+/// A carried figure no debate has (2^63−1 tokens, a latency of 292 million years), in
+/// a field the record does not render: `show` refuses the record, stores nothing, and
+/// `list --all` and `delete` of other debates go on working.
+#[test]
+fn a_forged_count_is_refused_and_the_history_stays_readable() {
+    let sandbox = authors_repository();
+    let relative = debated(&sandbox, &sandbox.repo, QUESTION, &[]);
+    let id = id_of_record(&sandbox.repo.join(&relative));
+    for field in ["\"latency_ms\":", "\"completion_tokens\":", "\"prompt_tokens\":"] {
+        let (clone, home) = fresh_clone(&sandbox, &format!("clone-{}", field.len()), &[]);
+        forge(&clone, &relative, |record| {
+            let state = record.find("<!-- debate:state ").unwrap();
+            let at = state + record[state..].find(field).expect("a carried figure") + field.len();
+            let end = at + record[at..].find([',', '}']).unwrap();
+            format!("{}9223372036854775807{}", &record[..at], &record[end..])
+        });
+        let out = run_as(&sandbox, &clone, &home, &["show", &relative]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{field}: {stderr}");
+        assert!(stderr.contains("9223372036854775807") && stderr.contains("no debate has"), "{field}: {stderr}");
+        let listed = run_as(&sandbox, &clone, &home, &["list", "--all", "--json"]);
+        assert!(listed.status.success(), "{field}: {}", text(&listed.stderr));
+        assert_eq!(text(&listed.stdout).trim(), "[]", "{field}: nothing was imported");
+        let deleted = run_as(&sandbox, &clone, &home, &["delete", &id]);
+        assert_eq!(deleted.status.code(), Some(2), "{field}: no such debate here: {}", text(&deleted.stderr));
+        assert_eq!(status(&clone), "", "{field}");
+    }
+}
+
 // ── 6. A CRLF checkout is the same record ──────────────────────────────────────
 
 /// The record checked out with `core.autocrlf=true`, in a fresh clone.

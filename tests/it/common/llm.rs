@@ -67,6 +67,26 @@ impl MockLlm {
         MockLlm { server, log }
     }
 
+    /// A server that speaks Anthropic's Messages API at `/v1/messages`, naming the model
+    /// `rule(body)` returns (`None`: the one it was asked for), answering as `reply` does.
+    pub async fn anthropic(model: impl Fn(&Value) -> Option<String> + Send + Sync + 'static) -> MockLlm {
+        let server = MockServer::start().await;
+        let log: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let seen = log.clone();
+        Mock::given(matchers::method("POST"))
+            .and(matchers::path("/v1/messages"))
+            .respond_with(move |request: &Request| {
+                let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+                let key = request.headers.get("x-api-key").map(|v| v.to_str().unwrap_or("").to_string());
+                seen.lock().unwrap().push(json!({"body": body, "authorization": key}));
+                let named = model(&body).unwrap_or_else(|| body["model"].as_str().unwrap_or("mock-model").to_string());
+                anthropic_ok(&named, &body, &reply(&body))
+            })
+            .mount(&server)
+            .await;
+        MockLlm { server, log }
+    }
+
     pub fn base_url(&self) -> String {
         format!("{}/v1", self.server.uri())
     }
@@ -79,12 +99,15 @@ impl MockLlm {
 
 /// The prompt text (system and user) of a chat-completions body, its content a string or
 /// a list of text parts (as a gateway such as LiteLLM sends it on).
+/// An Anthropic Messages body's system prompt (`system`) comes first.
 pub fn prompt_of(body: &Value) -> String {
     let text = |content: &Value| match content {
         Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join(""),
         other => other.as_str().unwrap_or_default().to_string(),
     };
-    body["messages"].as_array().into_iter().flatten().map(|m| text(&m["content"])).collect::<Vec<_>>().join("\n")
+    let system = body.get("system").map(text);
+    let messages = body["messages"].as_array().into_iter().flatten().map(|m| text(&m["content"]));
+    system.into_iter().chain(messages).collect::<Vec<_>>().join("\n")
 }
 
 fn answer(body: &Value) -> ResponseTemplate {
@@ -184,4 +207,39 @@ pub fn streamed_body(model: &str, text: &str, finish: &str) -> String {
         json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage()});
     sse.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
     sse
+}
+
+/// `text` as the Messages API answers it, streamed (its events) if the request asked.
+pub fn anthropic_ok(model: &str, body: &Value, text: &str) -> ResponseTemplate {
+    let usage = json!({"input_tokens": PROMPT_TOKENS - CACHED_TOKENS, "cache_read_input_tokens": CACHED_TOKENS,
+                       "output_tokens": COMPLETION_TOKENS});
+    if body["stream"] != true {
+        return ResponseTemplate::new(200).set_body_json(json!({
+            "id": "msg_mock", "type": "message", "role": "assistant", "model": model,
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "usage": usage,
+        }));
+    }
+    let event = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
+    let mut sse = event(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": "msg_mock", "type": "message", "role": "assistant",
+               "model": model, "content": [], "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}}),
+    );
+    sse += &event(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": 0,
+                                                 "content_block": {"type": "text", "text": ""}}),
+    );
+    for piece in text.split_inclusive(' ') {
+        sse += &event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+                                                     "delta": {"type": "text_delta", "text": piece}}),
+        );
+    }
+    sse += &event("content_block_stop", json!({"type": "content_block_stop", "index": 0}));
+    sse +=
+        &event("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": usage}));
+    sse += &event("message_stop", json!({"type": "message_stop"}));
+    ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(sse)
 }
