@@ -26,10 +26,12 @@ pub enum TokenParameter {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
+    #[serde(deserialize_with = "super::bounds::price")]
     pub input: f64,
+    #[serde(deserialize_with = "super::bounds::price")]
     pub output: f64,
     /// Prompt tokens served from the prefix cache; the input price when not given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::bounds::optional_price")]
     pub cached_input: Option<f64>,
 }
 

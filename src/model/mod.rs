@@ -3,6 +3,7 @@
 //! with serde; this module imports nothing else of ours, and everything else builds on
 //! it.
 
+pub mod bounds;
 mod call;
 mod cost;
 mod debate;

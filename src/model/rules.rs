@@ -169,17 +169,22 @@ impl From<Fraction> for f64 {
     }
 }
 
-/// A positive number of seconds.
+/// A positive number of seconds, a month at most (past it, a clock's deadline would
+/// overflow long before anyone waited that long).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "i64", into = "u64")]
 pub struct Seconds(pub u64);
+
+impl Seconds {
+    pub const MAX: u64 = 31 * 86_400;
+}
 
 impl TryFrom<i64> for Seconds {
     type Error = String;
     fn try_from(value: i64) -> Result<Self, String> {
         match u64::try_from(value) {
-            Ok(n) if n > 0 => Ok(Seconds(n)),
-            _ => Err(format!("expected a positive number of seconds, not {value}")),
+            Ok(n @ 1..=Seconds::MAX) => Ok(Seconds(n)),
+            _ => Err(format!("expected a number of seconds from 1 to {} (31 days), not {value}", Seconds::MAX)),
         }
     }
 }

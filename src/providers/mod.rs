@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::model::{ProviderDef, ProviderKind, RoleChoice};
+use crate::model::{ProviderDef, ProviderKind, RoleChoice, bounds};
 use crate::settings::Settings;
 use crate::text::secrets::{self, Masker};
 
@@ -370,9 +370,13 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
     // behind the first — until it says or shows it serves more (`probe`).
     let local = http::on_this_machine(&base_url);
     let concurrency = if local { 1 } else { 8 };
+    // Bounded again: a debate stored by an earlier version may hold any number.
+    let seconds = |given: Option<u64>, default: u64| {
+        Duration::from_secs(given.unwrap_or(default).clamp(1, bounds::MOST_CALL_SECONDS))
+    };
     let limits = http::Limits {
-        timeout: Duration::from_secs(definition.timeout_seconds.unwrap_or(900).max(1)),
-        max_concurrency: definition.max_concurrency.unwrap_or(concurrency).max(1),
+        timeout: seconds(definition.timeout_seconds, 900),
+        max_concurrency: definition.max_concurrency.unwrap_or(concurrency).clamp(1, bounds::MOST_AT_ONCE),
     };
     let client = http::client(&base_url, &limits)?;
     Ok(http::Endpoint {
@@ -381,14 +385,14 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
         key: key.value,
         key_source: key.source,
         model,
-        max_retries: definition.max_retries.unwrap_or(5),
+        max_retries: definition.max_retries.unwrap_or(5).min(bounds::MOST_RETRIES),
         client,
         in_flight: Arc::new(tokio::sync::Semaphore::new(limits.max_concurrency)),
         at_once: Arc::new(std::sync::atomic::AtomicUsize::new(limits.max_concurrency)),
         learns_at_once: local && definition.max_concurrency.is_none(),
         anthropic: definition.kind == ProviderKind::Anthropic,
-        first_token: Duration::from_secs(definition.first_token_timeout_seconds.unwrap_or(300).max(1)),
-        idle: Duration::from_secs(definition.idle_timeout_seconds.unwrap_or(60).max(1)),
+        first_token: seconds(definition.first_token_timeout_seconds, 300),
+        idle: seconds(definition.idle_timeout_seconds, 60),
     })
 }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::http::{Endpoint, Failure, error_chain};
-use crate::model::{AtOnce, Completion, ServerSays};
+use crate::model::{AtOnce, Completion, ServerSays, bounds};
 
 /// How long a question about the server itself may take.
 const ASKED: Duration = Duration::from_secs(5);
@@ -35,7 +35,8 @@ pub async fn said(endpoint: &Endpoint) -> Result<(ServerSays, Option<AtOnce>), S
             let props = get(endpoint, &root(endpoint, "props")).await.ok().flatten();
             let slots = props.and_then(|(props, _)| props["total_slots"].as_u64());
             let at_once = slots.map(|slots| AtOnce {
-                requests: slots.max(1) as usize,
+                // A server's own count is bounded as a setting is: 2^64 slots is no count.
+                requests: slots.clamp(1, bounds::MOST_AT_ONCE as u64) as usize,
                 learned_from: format!("llama.cpp's /props: {slots} slots (--parallel)"),
             });
             (Some("llama.cpp"), at_once)

@@ -97,6 +97,9 @@ pub fn read_back_committed(
         let sections = crate::adr::sections_that_differ(&expected, &text);
         return Err(RecordError::EditedByHand { path: relative.to_path_buf(), sections });
     }
+    // Only the scores the record shows are its own: an earlier card the line carries
+    // (before a review) is not rendered, so nothing vouches for it.
+    state.scorecards = state.written_scorecard().cloned().into_iter().collect();
     // Reviewed here, the revision is committed here, whatever the author's settings were.
     state.snapshot.record.commit = true;
     state.snapshot.record.issue_draft = false;

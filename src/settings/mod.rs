@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
 use crate::model::{CatalogFile, CatalogOverlay, DebateSettings, RecordSettings};
-use crate::model::{Price, ProviderDef};
+use crate::model::{Price, ProviderDef, bounds};
 mod error;
 mod paths;
 mod trust;
@@ -149,14 +149,19 @@ pub struct ProviderConfig {
     /// For `kind: scripted`: the YAML script to answer from (relative to the settings file).
     pub script: Option<PathBuf>,
     /// Retries of a failed request (429, 5xx, timeouts, dropped connections); default 5.
+    #[serde(default, deserialize_with = "bounds::whole::<_, _, 0, { bounds::MOST_RETRIES as u64 }>")]
     pub max_retries: Option<u32>,
     /// Requests in flight at once; default 8, or 1 for a server on this machine.
+    #[serde(default, deserialize_with = "bounds::whole::<_, _, 1, { bounds::MOST_AT_ONCE as u64 }>")]
     pub max_concurrency: Option<usize>,
     /// Longest a whole call may take, in seconds; default 900.
+    #[serde(default, deserialize_with = "bounds::whole::<_, _, 1, { bounds::MOST_CALL_SECONDS }>")]
     pub timeout_seconds: Option<u64>,
     /// Longest wait for an answer to begin, in seconds; default 300.
+    #[serde(default, deserialize_with = "bounds::whole::<_, _, 1, { bounds::MOST_CALL_SECONDS }>")]
     pub first_token_timeout_seconds: Option<u64>,
     /// Longest silence once an answer has begun, in seconds; default 60.
+    #[serde(default, deserialize_with = "bounds::whole::<_, _, 1, { bounds::MOST_CALL_SECONDS }>")]
     pub idle_timeout_seconds: Option<u64>,
     /// `max_tokens` or `max_completion_tokens` (default: the latter for api.openai.com).
     pub token_parameter: Option<TokenParameter>,
@@ -229,6 +234,7 @@ pub struct Roles {
 pub struct RoleSettings {
     pub provider: Option<String>,
     pub model: Option<String>,
+    #[serde(deserialize_with = "bounds::temperature")]
     pub temperature: Option<f32>,
     /// Debaters only: models handed out to the seats in turn, each `provider:model` or a
     /// model of the role's provider (a heterogeneous panel).

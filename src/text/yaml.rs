@@ -23,7 +23,7 @@ fn describe(err: &serde_saphyr::Error, text: &str, origin: &str) -> String {
     match err.location() {
         Some(location) => {
             let line = location.line() as usize;
-            let key = key_on_line(text, line);
+            let key = key_on_line(text, line, location.column() as usize);
             let about = match key {
                 Some(key) if !message.contains(&format!("`{key}`")) => format!("key `{key}`: "),
                 _ => String::new(),
@@ -35,9 +35,13 @@ fn describe(err: &serde_saphyr::Error, text: &str, origin: &str) -> String {
 }
 
 /// The mapping key written on a 1-based line, if the line holds one.
-fn key_on_line(text: &str, line: usize) -> Option<String> {
+/// The key whose value is at `column` of `line`: in a flow mapping (`{a: 1, b: 2}`) the
+/// last one written before the column, else the line's own.
+fn key_on_line(text: &str, line: usize, column: usize) -> Option<String> {
     let source = text.lines().nth(line.checked_sub(1)?)?;
-    let source = source.trim_start().trim_start_matches("- ");
+    let before: String = source.chars().take(column.saturating_sub(1)).collect();
+    let in_flow = before.rsplit([',', '{']).next().filter(|part| before.contains('{') && part.contains(':'));
+    let source = in_flow.unwrap_or(source).trim_start().trim_start_matches("- ");
     let (key, _) = source.split_once(':')?;
     let key = key.trim().trim_matches(|c| c == '"' || c == '\'');
     (!key.is_empty() && !key.contains(' ')).then(|| key.to_string())
@@ -52,6 +56,13 @@ mod tests {
     #[allow(dead_code)]
     struct Sample {
         rounds: Option<u8>,
+    }
+
+    #[test]
+    fn a_value_in_a_flow_mapping_names_its_own_key() {
+        let text = "providers: {mock: {kind: openai, max_concurrency: 99}}\n";
+        assert_eq!(key_on_line(text, 1, 52).as_deref(), Some("max_concurrency"));
+        assert_eq!(key_on_line(text, 1, 1).as_deref(), Some("providers"));
     }
 
     #[test]

@@ -108,3 +108,46 @@ async fn a_record_reads_back_whatever_name_the_server_gives_its_model() {
         }
     }
 }
+
+/// 5. A number in the settings past what can be acted on is a configuration error
+/// naming its file and key, never a panic; one a server claims of itself (llama.cpp's
+/// `/props` with u64::MAX slots) is taken at most at the bound.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_number_from_settings_or_a_server_is_bounded() {
+    let mock = MockLlm::serving(|_, _| None, "llamacpp").await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path("/props"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"total_slots": u64::MAX})))
+        .mount(&mock.server)
+        .await;
+    let sandbox = Sandbox::new();
+    identity(&sandbox.repo);
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let out = run(&sandbox, &config, &["-r", "1", "-q", QUESTION]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(sandbox.cmd().args(["list", "--all"]).output().unwrap().status.success());
+
+    for (extra, debate, key) in [
+        (", max_concurrency: 4611686018427387904", "", "max_concurrency"),
+        (", max_retries: 99999999999", "", "max_retries"),
+        (", timeout_seconds: 18446744073709551615", "", "timeout_seconds"),
+        (", idle_timeout_seconds: -4", "", "idle_timeout_seconds"),
+        (", prices: {mock-model: {input: 1e308, output: 1}}", "", "input"),
+        ("", "  round_timeout_seconds: 9223372036854775807\n", "round_timeout_seconds"),
+    ] {
+        let config = sandbox.openai_compatible(&mock.base_url(), extra, debate);
+        let before = mock.requests().len();
+        let out = run(&sandbox, &config, &["-r", "1", QUESTION]).await;
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{key}: {stderr}");
+        assert!(stderr.contains("settings.yaml") && stderr.contains(key), "{key}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{key}: {stderr}");
+        assert_eq!(mock.requests().len(), before, "{key}: nothing was sent");
+    }
+    let roles = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let settings = std::fs::read_to_string(&roles).unwrap();
+    std::fs::write(&roles, format!("{settings}roles:\n  debater: {{temperature: 1e30}}\n")).unwrap();
+    let out = run(&sandbox, &roles, &["-r", "1", QUESTION]).await;
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("temperature"), "{}", text(&out.stderr));
+}

@@ -344,6 +344,55 @@ fn a_forged_count_is_refused_and_the_history_stays_readable() {
     }
 }
 
+/// A record shows only its latest scores: an earlier scorecard forged into the line it
+/// carries (another model, other marks) is never read back as the record's own.
+#[test]
+fn a_forged_scorecard_the_record_does_not_show_is_not_imported() {
+    let sandbox = authors_repository();
+    let relative = debated(&sandbox, &sandbox.repo, QUESTION, &[]);
+    let id = id_of_record(&sandbox.repo.join(&relative));
+    let out = run_in(&sandbox, &sandbox.repo, &["eval", &id, "--write", "-q"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (clone, home) = fresh_clone(&sandbox, "clone", &[]);
+    forge(&clone, &relative, |record| {
+        let at = record.find("\"scorecards\":[{").expect("the record's scores travel") + "\"scorecards\":[".len();
+        let card = &record[at..at + json_value_length(&record[at..])];
+        let invented =
+            card.replacen("\"number\":1", "\"number\":7", 1).replace("\"model\":\"", "\"model\":\"gpt-fabricated-");
+        assert!(invented.contains("gpt-fabricated") && invented.contains("\"number\":7"), "{card}");
+        format!("{}{invented},{}", &record[..at], &record[at..])
+    });
+    let out = run_as(&sandbox, &clone, &home, &["show", &id, "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let evaluations = shown["evaluations"].as_array().unwrap();
+    assert_eq!(evaluations.len(), 1, "{evaluations:?}");
+    assert!(!out.stdout.windows(14).any(|w| w == b"gpt-fabricated"), "{}", text(&out.stdout));
+}
+
+/// How long the JSON object or array that `json` starts with is, in bytes.
+fn json_value_length(json: &str) -> usize {
+    let (mut depth, mut in_string, mut escaped) = (0, false, false);
+    for (at, byte) in json.bytes().enumerate() {
+        match (in_string, escaped, byte) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'{' | b'[') => depth += 1,
+            (false, _, b'}' | b']') => {
+                depth -= 1;
+                if depth == 0 {
+                    return at + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("no whole JSON value in {json}")
+}
+
 // ── 6. A CRLF checkout is the same record ──────────────────────────────────────
 
 /// The record checked out with `core.autocrlf=true`, in a fresh clone.
