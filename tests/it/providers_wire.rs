@@ -998,6 +998,27 @@ async fn openai_stream_cut_before_done_then_a_full_stream() {
     assert!(shown.ends_with(&completion.text), "the sink saw the full answer last: {shown:?}");
 }
 
+/// A `data:` line that never ends (20 MiB in 64 KiB pieces, no newline) is read in one
+/// pass and given up at the event bound as a broken stream, which is tried again; a
+/// reader that rescanned its buffer would hold a core for minutes on it.
+#[tokio::test]
+async fn an_endless_event_line_is_given_up_at_its_bound_and_tried_again() {
+    let mut endless = b"data: {\"choices\":[{\"delta\":{\"content\":\"".to_vec();
+    endless.extend(std::iter::repeat_n(b'a', 20 << 20));
+    let pieces: Vec<Vec<u8>> = endless.chunks(64 << 10).map(<[u8]>::to_vec).collect();
+    let mut endless_plan = sse_close_delimited(&[]);
+    endless_plan.extend(pieces.into_iter().map(Step::Send));
+    let full = openai_stream(None);
+    let server = raw_server(vec![endless_plan, sse_chunked(&openai_pieces(&full), true)], Duration::ZERO).await;
+    let mut config = openai(&server.base);
+    config.timeout_seconds = Some(600);
+    let provider = build(config);
+    let (request, _) = streaming();
+    let completion = expect_ok(provider.complete(&request).await);
+    assert_eq!(server.count(), 2, "the broken stream is tried again");
+    assert_eq!(completion.text, OPENAI_DELTAS.concat());
+}
+
 #[tokio::test]
 async fn anthropic_stream_cut_before_message_stop_then_a_full_stream() {
     let cut = anthropic_stream(Some(2));
