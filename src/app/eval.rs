@@ -43,14 +43,21 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
     if request.write {
         existing::here(&state)?;
         in_this_work_tree(&state)?;
-        record::scores::check_writable(&state, &templates)?;
+        // The record and the debate as they are once no other command is writing them
+        // (another `eval --write` may have just added its scores to both).
+        let _lock = record::CommitLock::at(&root)?;
+        record::scores::check_writable(&store.load(&state.id)?, &templates)?;
     }
     let who = Evaluators { named: &request.evaluators, offline: request.offline };
     let card = score(who, &store, &state, &loaded.settings, &templates, terminal).await?;
     let number = store.save_scorecard(&state.id, &card)?;
     let mut after = state.clone();
-    after.scorecards.push(Scorecard { number, written: request.write, ..card });
+    after.scorecards.push(Scorecard { number, written: request.write, ..card.clone() });
     if request.write {
+        let _lock = record::CommitLock::at(&root)?;
+        after = store.load(&state.id)?;
+        after.scorecards.retain(|c| c.number != number);
+        after.scorecards.push(Scorecard { number, written: true, ..card });
         let scored = record::scores::write_scores(&after, &templates, &loaded.settings.record)?;
         store.save_written(&state.id, number, scored.commit.as_deref())?;
         for warning in &scored.warnings {

@@ -155,9 +155,9 @@ mod tests {
 
     #[test]
     fn events_are_read_whatever_their_line_ends_and_wherever_the_bytes_split() {
-        let whole = "event: message_start\ndata: {\"a\":1}\n\n: ping\n\ndata: one\r\ndata: two\r\n\r\ndata:x\r\rdata: é\n\n";
-        let expected =
-            vec![event("message_start", "{\"a\":1}"), event("", "one\ntwo"), event("", "x"), event("", "é")];
+        let whole =
+            "event: message_start\ndata: {\"a\":1}\n\n: ping\n\ndata: one\r\ndata: two\r\n\r\ndata:x\r\rdata: é\n\n";
+        let expected = vec![event("message_start", "{\"a\":1}"), event("", "one\ntwo"), event("", "x"), event("", "é")];
         assert_eq!(read(&[whole.as_bytes()]).unwrap(), expected);
         let bytes = whole.as_bytes();
         for at in 1..bytes.len() {

@@ -67,7 +67,15 @@ pub fn commit(
     let signer = Signer::for_repository(repo, signature.email().ok())?;
     let authored = git::Authored { message, signature: &signature, signer: signer.as_ref() };
     let mut index = index::Indexer::new(repo, target, settings);
-    let commit = git::commit_record(repo, target, changes, &mut |p, c| index.derive(p, c), &authored)?;
+    let commit = git::commit_record(repo, target, changes, &mut |p, c| index.derive(p, c), &authored);
+    let commit = match commit {
+        Ok(commit) => commit,
+        Err(err) => {
+            // Best effort: the commit's own failure is what to report.
+            let _ = index.put_back();
+            return Err(err);
+        }
+    };
     warnings.extend(index.warnings());
     warnings.extend(hooks_warning(repo));
     Ok((commit, warnings))

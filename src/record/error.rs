@@ -62,6 +62,8 @@ pub enum RecordError {
     IndexLocked(PathBuf),
     #[error("{0} kept moving: other commits landed on it (or changed the record) while the record was being committed")]
     Busy(String),
+    #[error("another debate command has been committing in this repository for a minute (it holds {})", .0.display())]
+    Committing(PathBuf),
     #[error("{0}")]
     Sign(String),
     #[error("{} is a symbolic link{}: debate writes records only into directories inside the repository", path.display(), target.as_ref().map(|t| format!(" to {}", t.display())).unwrap_or_default())]
@@ -117,6 +119,8 @@ impl RecordError {
             | RecordError::EditedByHand { .. } => 2,
             RecordError::ReadTemplate { .. } | RecordError::Template { .. } => 4,
             RecordError::WouldNotReadBack(_) => 1,
+            // EX_TEMPFAIL: nothing was changed, and the same command may well work now.
+            RecordError::Busy(_) | RecordError::Committing(_) => 75,
             RecordError::Repository(err) => err.exit_code(),
             _ => 5,
         }
@@ -149,7 +153,10 @@ impl RecordError {
                 lock.display()
             ),
             RecordError::Busy(_) => {
-                "look at what landed (`git log -1 -p`), then run the command again (`debate resume` for a debate)".into()
+                "nothing of this command was committed or left in the work tree: look at what landed (`git log -1 -p`), then try again (`debate resume` for a debate)".into()
+            }
+            RecordError::Committing(_) => {
+                "try again when it is done; if no debate command runs, another process holds the lock".into()
             }
             RecordError::Sign(_) => {
                 "fix commit signing (check with `git commit -S --allow-empty`) or turn commit.gpgsign off, then `debate resume`"

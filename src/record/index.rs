@@ -33,11 +33,14 @@ pub struct Indexer<'a> {
     warnings: Vec<String>,
     /// What this commit wrote into the work tree, so a later attempt may replace it.
     written: Vec<Vec<u8>>,
+    /// Each index file as the work tree held it before this commit wrote it (`None`: it
+    /// was not there), to put back when the commit fails.
+    found: Vec<(std::path::PathBuf, Option<Vec<u8>>)>,
 }
 
 impl<'a> Indexer<'a> {
     pub fn new(repo: &'a Repository, target: &'a git::Target, settings: &'a RecordSettings) -> Indexer<'a> {
-        Indexer { repo, target, settings, warnings: Vec::new(), written: Vec::new() }
+        Indexer { repo, target, settings, warnings: Vec::new(), written: Vec::new(), found: Vec::new() }
     }
 
     /// The indexes a commit of `changes` on `parent` writes: the `README.md` of every
@@ -70,10 +73,16 @@ impl<'a> Indexer<'a> {
             }
             if *self.target == git::Target::Head
                 && let Some(root) = self.repo.workdir()
-                && WorkTree::open(root)?.read(&relative)?.as_deref() != Some(content.as_slice())
             {
-                WorkTree::open(root)?.replace(&relative, &content)?;
-                self.written.push(content.clone());
+                let tree = WorkTree::open(root)?;
+                let before = tree.read(&relative)?;
+                if before.as_deref() != Some(content.as_slice()) {
+                    if !self.found.iter().any(|(path, _)| *path == relative) {
+                        self.found.push((relative.clone(), before));
+                    }
+                    tree.replace(&relative, &content)?;
+                    self.written.push(content.clone());
+                }
             }
             indexes.push(git::Derived { relative, content });
         }
@@ -83,6 +92,19 @@ impl<'a> Indexer<'a> {
     /// Why an index was left alone.
     pub fn warnings(self) -> Vec<String> {
         self.warnings
+    }
+
+    /// The commit failed: every index file as it was before.
+    pub fn put_back(&self) -> Result<()> {
+        let Some(root) = self.repo.workdir() else { return Ok(()) };
+        let tree = WorkTree::open(root)?;
+        for (relative, before) in &self.found {
+            match before {
+                Some(bytes) => tree.put_back(&[(relative, bytes)]),
+                None => tree.remove(relative)?,
+            }
+        }
+        Ok(())
     }
 
     /// Why the index at `relative` must not be written, if it must not: it is

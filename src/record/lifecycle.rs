@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::commit::{self, Written};
 use super::git::{self, Target};
+use super::lock::CommitLock;
 use super::{RecordError, Result, WorkTree, status};
 use crate::adr;
 use crate::model::{RecordSettings, TITLE_LIMIT};
@@ -80,6 +81,7 @@ pub fn change(request: &Request) -> Result<Changed> {
     let (root, relative) = (request.root, request.relative);
     let path = root.join(relative);
     let repo = crate::repo::open(root)?;
+    let _lock = repo.as_ref().map(CommitLock::acquire).transpose()?;
     let not_committed =
         commit::held_back(root, repo.as_ref(), request.settings.commit, &Target::Head, relative, Written::Status);
     let on_disk = WorkTree::open(root)?.read_existing(relative)?;
@@ -127,12 +129,14 @@ pub fn change(request: &Request) -> Result<Changed> {
         return Err(RecordError::Changed(path));
     }
     commit::check_signing(&repo)?;
+    let tree = WorkTree::open(root)?;
     if !git::same_content(&on_disk, content.as_bytes()) {
-        WorkTree::open(root)?.replace(relative, content.as_bytes())?;
+        tree.replace(relative, content.as_bytes())?;
     }
     let message = message(request.verdict, &text, relative, &previous);
     let change = [git::Change { relative, content: content.as_bytes() }];
-    let (commit, warnings) = commit::commit(&repo, &Target::Head, &change, &message, request.settings)?;
+    let (commit, warnings) = commit::commit(&repo, &Target::Head, &change, &message, request.settings)
+        .inspect_err(|_| tree.put_back(&[(relative, &on_disk)]))?;
     changed.warnings.extend(warnings);
     changed.commit = Some(commit.to_string());
     Ok(changed)

@@ -12,6 +12,7 @@ pub mod issue;
 pub mod lifecycle;
 mod links;
 pub mod listing;
+mod lock;
 mod markdown;
 mod path;
 mod publish;
@@ -31,6 +32,7 @@ use crate::model::RecordSettings;
 
 pub use error::{RecordError, Result};
 pub use failpoint::failpoint;
+pub use lock::CommitLock;
 pub use path::{date_of, default_branch, title_of};
 pub use publish::{check_revisable, commit_message, committed, path_for, publish, write};
 pub use read_back::{checked_out_text, read_back, read_back_committed};

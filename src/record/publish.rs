@@ -8,6 +8,7 @@ use super::commit::{self, Written};
 use super::error::{RecordError, Result};
 use super::failpoint::failpoint;
 use super::git;
+use super::lock::CommitLock;
 use super::path::plan_path;
 use super::pull_request;
 use super::read_back;
@@ -65,6 +66,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         pull_request: Vec::new(),
     };
     let repo = crate::repo::open(root)?;
+    let _lock = repo.as_ref().map(CommitLock::acquire).transpose()?;
     let branch = state.snapshot.branch.clone();
     // A record's branch that is checked out now (a review, say) is the checkout's: the
     // work tree and the index follow the commit.
@@ -176,7 +178,10 @@ pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits
     let path = PathBuf::from(state.record_path.clone().unwrap_or_default());
     let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.clone()))?;
     let tree = WorkTree::open(root)?;
-    let (Some(repo), Some(commit)) = (crate::repo::open(root)?, state.commit_id.as_deref()) else {
+    let repo = crate::repo::open(root)?;
+    // Not in the middle of another command's commit of the same record.
+    let _lock = repo.as_ref().map(CommitLock::acquire).transpose()?;
+    let (Some(repo), Some(commit)) = (repo, state.commit_id.as_deref()) else {
         // Never committed: the file must still be what the debate wrote.
         let written = tree.read(relative)?.map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n"));
         let rendered = templates.decision(state, &path)?.decision;

@@ -25,8 +25,11 @@ pub struct Scored {
 /// The record of `before` (the debate as stored, without the scores to write), as it is
 /// in the work tree: only a record debate wrote, whatever status it was given since,
 /// with no changes that are not committed, takes scores — they would be committed too.
+/// Called with the repository's `CommitLock` held, and `before` read under it: no other
+/// command is halfway through writing the record.
 pub fn check_writable(before: &DebateState, templates: &Templates) -> Result<()> {
     let (root, path, relative) = place(before)?;
+    let repo = crate::repo::open(&root)?;
     let tree = WorkTree::open(&root)?;
     let on_disk = tree.read_existing(&relative)?;
     let text = String::from_utf8_lossy(&on_disk).replace("\r\n", "\n");
@@ -40,39 +43,57 @@ pub fn check_writable(before: &DebateState, templates: &Templates) -> Result<()>
         let sections = crate::adr::sections_that_differ(&rendered.decision, &text);
         return Err(RecordError::EditedByHand { path: relative, sections });
     }
-    if let Some(repo) = crate::repo::open(&root)? {
-        let committed = |relative: &Path| {
-            let on_disk = tree.read(relative).ok().flatten().unwrap_or_default();
-            match git::read_at_head(&repo, relative) {
-                Some(at_head) => {
-                    git::same_content(&on_disk, &at_head)
-                        && git::staged_id(&repo, relative) == git::blob_id(&at_head).ok()
-                }
-                None => !git::exists_at_head(&repo, relative) && git::staged_id(&repo, relative).is_none(),
-            }
-        };
-        if let Some(changed) = std::iter::once(relative.as_path()).chain(sidecar.as_deref()).find(|r| !committed(r)) {
-            return Err(RecordError::Unsaved(root.join(changed)));
-        }
+    match repo {
+        Some(repo) => unsaved(&repo, &tree, std::iter::once(relative.as_path()).chain(sidecar.as_deref())),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Refused when one of `paths` holds changes that are not committed, staged or not: the
+/// scores' commit would take them along.
+fn unsaved<'p>(repo: &git2::Repository, tree: &WorkTree, mut paths: impl Iterator<Item = &'p Path>) -> Result<()> {
+    let committed = |relative: &Path| {
+        let on_disk = tree.read(relative).ok().flatten().unwrap_or_default();
+        match git::read_at_head(repo, relative) {
+            Some(at_head) => {
+                git::same_content(&on_disk, &at_head) && git::staged_id(repo, relative) == git::blob_id(&at_head).ok()
+            }
+            None => !git::exists_at_head(repo, relative) && git::staged_id(repo, relative).is_none(),
+        }
+    };
+    match paths.find(|relative| !committed(relative)) {
+        Some(changed) => Err(RecordError::Unsaved(tree.root().join(changed))),
+        None => Ok(()),
+    }
 }
 
 /// Write the record of `after` (the debate with its scores written), keeping the status
 /// the file states, and commit it alone with the commit rules of `settings`: not
-/// committed without a repository, with committing off or on a detached HEAD.
+/// committed without a repository, with committing off or on a detached HEAD. Called
+/// with the repository's `CommitLock` held, until the database says the scores are
+/// written: the record and the database then agree for the next command.
 pub fn write_scores(after: &DebateState, templates: &Templates, settings: &RecordSettings) -> Result<Scored> {
     let (root, path, relative) = place(after)?;
+    let repo = crate::repo::open(&root)?;
     let tree = WorkTree::open(&root)?;
-    let before = String::from_utf8_lossy(&tree.read_existing(&relative)?).replace("\r\n", "\n");
+    let found = tree.read_existing(&relative)?;
+    let before = String::from_utf8_lossy(&found).replace("\r\n", "\n");
     let rendered = templates.decision(after, &path)?;
     let decision = status::keep(&before, &rendered.decision);
     let sidecar = sidecar_path(&relative).zip(rendered.sidecar);
+    // Checked again now that no other command can be writing it.
+    if let Some(repo) = &repo {
+        unsaved(
+            repo,
+            &tree,
+            std::iter::once(relative.as_path()).chain(sidecar.as_ref().map(|(side, _)| side.as_path())),
+        )?;
+    }
+    let found_sidecar = sidecar.as_ref().map(|(side, _)| tree.read(side)).transpose()?.flatten();
     tree.replace(&relative, decision.as_bytes())?;
     if let Some((side, text)) = &sidecar {
         tree.replace(side, text.as_bytes())?;
     }
-    let repo = crate::repo::open(&root)?;
     let mut scored = Scored { path, commit: None, not_committed: None, warnings: Vec::new() };
     let held_back = commit::held_back(&root, repo.as_ref(), settings.commit, &Target::Head, &relative, Written::Scores);
     let (Some(repo), None) = (repo, &held_back) else {
@@ -85,7 +106,14 @@ pub fn write_scores(after: &DebateState, templates: &Templates, settings: &Recor
     if let Some((side, text)) = &sidecar {
         changes.push(git::Change { relative: side, content: text.as_bytes() });
     }
-    let (commit, warnings) = commit::commit(&repo, &Target::Head, &changes, &message(after), settings)?;
+    let (commit, warnings) =
+        commit::commit(&repo, &Target::Head, &changes, &message(after), settings).inspect_err(|_| {
+            let mut found = vec![(relative.as_path(), found.as_slice())];
+            if let (Some((side, _)), Some(bytes)) = (&sidecar, &found_sidecar) {
+                found.push((side.as_path(), bytes.as_slice()));
+            }
+            tree.put_back(&found);
+        })?;
     scored.commit = Some(commit.to_string());
     scored.warnings.extend(warnings);
     Ok(scored)

@@ -116,6 +116,30 @@ impl WorkTree {
         self.sync(&dir, relative)
     }
 
+    /// Remove the regular file at `relative`, if it is there; never a link or what it
+    /// points to.
+    pub fn remove(&self, relative: &Path) -> Result<()> {
+        let (parent, name) = self.split(relative)?;
+        let Walked { dir, whole: true, .. } = self.walk(parent, false)? else { return Ok(()) };
+        match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {}
+            Ok(_) => return Err(self.refused(&dir, relative, Errno::LOOP)),
+            Err(Errno::NOENT) => return Ok(()),
+            Err(errno) => return Err(self.write_error(relative, errno)),
+        }
+        rustix::fs::unlinkat(&dir, name, AtFlags::empty()).map_err(|errno| self.write_error(relative, errno))?;
+        self.sync(&dir, relative)
+    }
+
+    /// Each file as it was found, after a command that wrote them could not commit:
+    /// nothing of it is left behind. Best effort: the command's own error is the one to
+    /// report.
+    pub fn put_back(&self, found: &[(&Path, &[u8])]) {
+        for (relative, bytes) in found {
+            let _ = self.replace(relative, bytes);
+        }
+    }
+
     /// A new file beside `name` holding `bytes`, synced: created with the umask, then
     /// given `mode` when it replaces a file that had one.
     fn temporary(

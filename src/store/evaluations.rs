@@ -13,7 +13,7 @@ impl Store {
     /// Store `card` as the debate's next evaluation, whatever number it carries; the
     /// number it is stored under.
     pub fn save_scorecard(&self, id: &str, card: &Scorecard) -> Result<u32> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         let number: u32 =
             tx.query_row("SELECT COALESCE(MAX(number), 0) + 1 FROM evaluations WHERE debate_id = ?1", [id], |row| {
                 row.get(0)
@@ -26,7 +26,7 @@ impl Store {
     /// Evaluation `number` is in the record's provenance now, committed in `commit` (when
     /// it was committed): that commit holds the debate's record as it is from now on.
     pub fn save_written(&self, id: &str, number: u32, commit: Option<&str>) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         tx.execute("UPDATE evaluations SET written = 1 WHERE debate_id = ?1 AND number = ?2", params![id, number])?;
         if let Some(commit) = commit {
             tx.execute("UPDATE debates SET commit_id = ?2 WHERE id = ?1", params![id, commit])?;
@@ -38,7 +38,7 @@ impl Store {
     /// The evaluations a debate read back from its record carries, that this database
     /// does not have yet (each under its own number).
     pub fn keep_carried_scorecards(&self, state: &DebateState) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         for card in &state.scorecards {
             let known: Option<u32> = tx
                 .query_row(

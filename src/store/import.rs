@@ -16,7 +16,7 @@ impl Store {
     /// revised since.
     pub fn import(&self, state: &DebateState, record_path: &str, commit: Option<&str>, replacing: bool) -> Result<()> {
         let id = state.id.as_str();
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         if replacing {
             tx.execute("DELETE FROM debates WHERE id = ?1", [id])?;
         }

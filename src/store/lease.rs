@@ -9,7 +9,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{OptionalExtension, params};
 
 use super::{Result, Store, StoreError};
 
@@ -103,7 +103,7 @@ impl Store {
     /// Take the lease on `id` for this process, unless another live process holds it.
     pub fn acquire(&self, id: &str) -> Result<Lease<'_>> {
         let owner = Owner::this_process();
-        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        let tx = self.writing()?;
         if let Some((holder, heartbeat)) = holder(&tx, id)? {
             let silent = now() - heartbeat;
             let taken = match holder.liveness() {

@@ -191,6 +191,15 @@ impl Store {
     }
 }
 
+impl Store {
+    /// A transaction that writes: it takes the write lock when it begins, so a second
+    /// process waits for it (up to the busy timeout). A deferred one that reads first
+    /// fails at once with "database is locked" when another wrote in between.
+    fn writing(&self) -> rusqlite::Result<rusqlite::Transaction<'_>> {
+        rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)
+    }
+}
+
 /// Switch the database to WAL. That takes an exclusive lock, and SQLite reports BUSY at
 /// once, without its busy handler, while another process opens the same new file: wait
 /// and try again, up to the busy timeout. Once one process has set it, it stays set.

@@ -63,7 +63,7 @@ impl<'a> NewDebate<'a> {
 
 impl Store {
     pub fn create_debate(&self, new: &NewDebate) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         let time = now();
         tx.execute(
             "INSERT INTO debates (id, question, title, repo_root, status, snapshot, analysis, created_at, updated_at)
@@ -94,7 +94,7 @@ impl Store {
         analysis: &Analysis,
         call: &Completion,
     ) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         tx.execute(
             "INSERT INTO clarifications (debate_id, question, answer, settled, created_at) VALUES (?1, ?2, NULL, ?3, ?4)",
             params![id, gate(&questions.join("\n")), questions.is_empty(), now()],
@@ -108,7 +108,7 @@ impl Store {
     /// What became of the clarifying questions: the answer, with the analysis and panel
     /// the question and its answer give; or `None`, left open.
     pub fn settle_clarification(&self, id: &str, answered: Option<(&str, &Analysis, &[Seat])>) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         tx.execute(
             "UPDATE clarifications SET answer = ?2, settled = 1 WHERE debate_id = ?1",
             params![id, answered.map(|(answer, _, _)| gate(answer))],
@@ -126,7 +126,7 @@ impl Store {
     /// The analysis step's result: the panel and the considered options, as the
     /// moderator refined them.
     pub fn save_panel(&self, id: &str, panel: &[Seat], analysis: &Analysis, call: &Completion) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         tx.execute("UPDATE debates SET analysis = ?2 WHERE id = ?1", params![id, to_json(analysis)])?;
         tx.execute("DELETE FROM panel WHERE debate_id = ?1", [id])?;
         write_panel(&tx, id, panel)?;
@@ -147,7 +147,7 @@ impl Store {
 
     /// Open round `number` with its framing, guidance and roster (the seats that speak).
     pub fn start_round(&self, id: &str, number: u32, opening: &Opening) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         once(
             id,
             tx.execute(
@@ -206,7 +206,7 @@ impl Store {
         evaluation: &Evaluation,
         call: &Completion,
     ) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         write_evaluation(&tx, id, round, measures, evaluation)?;
         insert_call(&tx, id, Purpose::Evaluation, round, call)?;
         touch(&tx, id)?;
@@ -218,7 +218,7 @@ impl Store {
     /// arguments ran alongside its evaluation) leave the debate, their arguments kept as
     /// discarded.
     pub fn discard_after(&self, id: &str, judged: u32) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         tx.execute(
             "INSERT INTO discarded (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
                                     completion_tokens, latency_ms, created_at)
@@ -245,7 +245,7 @@ impl Store {
     /// The synthesis of the debate's `revision`-th conclusion (0 the first; a review
     /// reopening the debate makes the next).
     pub fn save_outcome(&self, id: &str, outcome: &Outcome, call: &Completion, revision: u32) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         write_outcome(&tx, id, outcome, call, revision)?;
         tx.commit()?;
         Ok(())
@@ -261,7 +261,7 @@ impl Store {
         call: &Completion,
         revision: u32,
     ) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         write_evaluation(&tx, id, last.round, last.measures, last.evaluation)?;
         tx.execute("UPDATE debates SET end_reason = ?2 WHERE id = ?1", params![id, last.reason])?;
         write_outcome(&tx, id, outcome, call, revision)?;
@@ -317,7 +317,7 @@ impl Store {
 
     /// The repository moved: the debate, and its record's path, go with it.
     pub fn move_repository(&self, id: &str, from: &Path, to: &Path) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.writing()?;
         let record: Option<String> =
             tx.query_row("SELECT record_path FROM debates WHERE id = ?1", [id], |row| row.get(0))?;
         let record = record.map(|path| match Path::new(&path).strip_prefix(from) {

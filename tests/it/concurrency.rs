@@ -150,12 +150,13 @@ fn sigterm_and_sighup_pause_the_debate_like_ctrl_c() {
     }
 }
 
+/// Two debates recording in one repository at once commit one after the other: the
+/// second waits for the first's commit (held here before it moves the branch), then
+/// commits on top of it, and the index each writes lists every record.
 #[test]
 fn two_debates_committing_to_one_branch_both_land() {
     let sandbox = Sandbox::new();
     identity(&sandbox.repo);
-    // The first is held after it built its commit on the branch as it was (unborn) and
-    // before it moves the branch, until the second has committed on the branch.
     let known = commit_objects(&sandbox.repo);
     let mut first = sandbox.std_cmd();
     let gate = sandbox.home.join("gate");
@@ -166,25 +167,70 @@ fn two_debates_committing_to_one_branch_both_land() {
         .stderr(Stdio::piped());
     let mut first = first.spawn().unwrap();
     let held = Held::before_ref_update(&mut first, &sandbox.repo, "main", &known, &gate);
-    let second = sandbox.cmd().args(["--offline", "-q", "Monolith or microservices for billing?"]).output().unwrap();
-    assert!(second.status.success(), "{}", text(&second.stderr));
-    let lost = held.commit.clone();
+    let mut second = sandbox.std_cmd();
+    second.args(["--offline", "-q", "Monolith or microservices for billing?"]).stdout(Stdio::null());
+    let second = second.stderr(Stdio::piped()).spawn().unwrap();
+    let built = held.commit.clone();
     held.release();
     let first = first.wait_with_output().unwrap();
-    assert!(first.status.success(), "the slower commit is made again on top: {}", text(&first.stderr));
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let second = second.wait_with_output().unwrap();
+    assert!(second.status.success(), "the second waited for the first: {}", text(&second.stderr));
     let trailers = git(&sandbox.repo, &["log", "--format=%(trailers:key=Debate-Id,valueonly)"]);
     assert_eq!(trailers.lines().filter(|l| l.starts_with("DEB-")).count(), 2, "{trailers}");
-    // The first debate built its commit on the old tip, lost the race while it was held,
-    // and made its commit again on top of the second's.
+    // Nobody committed in between: the first's commit, built before the second began to
+    // record, is the one on the branch, and the second's is on top of it.
     let history = git(&sandbox.repo, &["log", "--format=%H"]);
-    assert!(!history.contains(&lost), "the commit built on the old tip is not on the branch: {history}");
+    assert!(history.contains(&built), "the first's commit stands: {history}");
     let subjects = git(&sandbox.repo, &["log", "--format=%s"]);
     let subjects: Vec<&str> = subjects.lines().collect();
-    assert!(subjects[0].contains("Redis or Postgres") && subjects[1].contains("Monolith"), "{subjects:?}");
+    assert!(subjects[0].contains("Monolith") && subjects[1].contains("Redis or Postgres"), "{subjects:?}");
     assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "both records are committed and staged");
-    // The commit made again on the newer tip wrote the index again from that tip.
     let index = git(&sandbox.repo, &["show", "HEAD:docs/decisions/README.md"]);
     assert!(index.contains("Monolith or microservices for billing") && index.contains("Redis or Postgres"), "{index}");
+    assert_eq!(std::fs::read_to_string(sandbox.repo.join("docs/decisions/README.md")).unwrap(), index);
+}
+
+/// Debates, status changes and scores started together in one repository all land, one
+/// after another: every record in the committed index, HEAD, the work tree and the
+/// database agreeing on each record's status, nothing left modified or staged.
+#[test]
+fn debates_status_changes_and_scores_at_once_all_land() {
+    let sandbox = Sandbox::new();
+    identity(&sandbox.repo);
+    git(&sandbox.repo, &["commit", "-q", "--allow-empty", "-m", "start"]);
+    let recorded = sandbox.cmd().args(["--offline", "-q", "-r", "1", QUESTION]).output().unwrap();
+    assert!(recorded.status.success(), "{}", text(&recorded.stderr));
+    let id = sandbox.only_id();
+    let questions =
+        ["Monolith or microservices for billing?", "Kafka or RabbitMQ for order events?", "Go or Rust for the CLI?"];
+    let spawn =
+        |args: &[&str]| sandbox.std_cmd().args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut running: Vec<(String, Child)> =
+        questions.iter().map(|q| (q.to_string(), spawn(&["--offline", "-q", "-r", "1", q]))).collect();
+    running.push(("accept".into(), spawn(&["accept", &id, "-q"])));
+    running.push(("reject".into(), spawn(&["reject", &id, "-q"])));
+    running.push(("eval 1".into(), spawn(&["eval", &id, "--write", "-q"])));
+    running.push(("eval 2".into(), spawn(&["eval", &id, "--write", "-q"])));
+    for (what, child) in running {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{what}: {}", text(&out.stderr));
+    }
+    assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "nothing left modified or staged");
+    let index = git(&sandbox.repo, &["show", "HEAD:docs/decisions/README.md"]);
+    for question in
+        questions.iter().map(|q| q.trim_end_matches('?')).chain(["Should we use Redis or Postgres for caching"])
+    {
+        assert!(index.contains(question), "{question} is in the index: {index}");
+    }
+    let record = sandbox.show(&id)["record_path"].as_str().unwrap().to_string();
+    let relative = record.strip_prefix(&format!("{}/", sandbox.repo.display())).unwrap_or(&record).to_string();
+    let at_head = git(&sandbox.repo, &["show", &format!("HEAD:{relative}")]);
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), at_head, "the work tree holds what HEAD holds");
+    let status = at_head.lines().find_map(|l| l.strip_prefix("status: ")).unwrap().to_string();
+    assert!(["accepted", "rejected"].contains(&status.as_str()), "{status}");
+    assert_eq!(sandbox.listed().iter().find(|d| d["id"] == id.as_str()).unwrap()["record_status"], status.as_str());
+    assert_eq!(sandbox.show(&id)["evaluations"].as_array().unwrap().len(), 2, "both evaluations are stored");
 }
 
 #[test]

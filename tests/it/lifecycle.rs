@@ -388,10 +388,17 @@ fn a_status_change_that_lost_the_race_for_its_record_stops() {
 
     held.release();
     let out = slow.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(75), "try again: {}", text(&out.stderr));
     assert!(text(&out.stderr).contains("kept moving"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("try again"), "{}", text(&out.stderr));
     assert_eq!(head(&sandbox.repo), commit, "their commit stands, not undone by ours");
     assert_eq!(git(&sandbox.repo, &["show", &format!("HEAD:{MADR_PATH}")]), theirs);
+    // The work tree and the index as the command found them: its rejection is nowhere.
+    assert_eq!(std::fs::read_to_string(sandbox.repo.join(MADR_PATH)).unwrap(), MADR);
+    let staged = git(&sandbox.repo, &["show", &format!(":{MADR_PATH}")]);
+    assert_eq!(staged, MADR, "the index holds what it held");
+    let index = sandbox.repo.join("docs/decisions/README.md");
+    assert!(!index.exists(), "the index it wrote for its commit is gone with it");
 }
 
 /// Issue 32: `list`, `show` and their `--json` carry the record's lifecycle status beside
