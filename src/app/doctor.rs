@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -26,6 +26,22 @@ const CONTRIBUTION_TOKENS: u64 = 600;
 const EVALUATION_TOKENS: u64 = 300;
 const OPENING_AND_CLOSING_TOKENS: u64 = 1_300;
 const PROMPT_TOKENS: u64 = 3_000;
+
+/// The longest doctor waits for any one answer of a server (its model list, a probe's
+/// answer): a minute, or less where the provider's `first_token_timeout_seconds` says
+/// so. A server that answers slower is reported as such, and doctor goes on.
+const MOST_PROBE_SECONDS: u64 = 60;
+
+/// What a probe that ran out of time says, and how to fix it.
+fn too_slow(name: &str, url: &str, what: &str, limit: Duration) -> Problem {
+    Problem {
+        what: format!("{url} did not answer {what} within {} s", limit.as_secs()),
+        fix: format!(
+            "a model that is still loading answers later: run `debate doctor` again; a slow machine needs a larger providers.{name}.first_token_timeout_seconds"
+        ),
+        setup: false,
+    }
+}
 
 /// One provider's checkup.
 #[derive(Debug, Serialize)]
@@ -174,13 +190,20 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         // The offline and scripted providers need no server and always answer.
         return checkup;
     }
+    let limit = Duration::from_secs(
+        definition.first_token_timeout_seconds.unwrap_or(MOST_PROBE_SECONDS).clamp(1, MOST_PROBE_SECONDS),
+    );
+    let url = checkup.base_url.clone().unwrap_or_default();
     // A model the server does not list may still be answered (llama-cpp-python and a
     // one-model llama.cpp serve their model under any name): the first call decides.
     let mut unlisted: Option<Problem> = None;
-    match provider.server_says().await {
+    let Ok(says) = tokio::time::timeout(limit, provider.server_says()).await else {
+        checkup.problems.push(too_slow(name, &url, "the request for its models", limit));
+        return checkup;
+    };
+    match says {
         Some(Err(why)) => {
             checkup.reachable = Some(false);
-            let url = checkup.base_url.clone().unwrap_or_default();
             checkup.problems.push(Problem {
                 what: format!("nothing answers at {url} ({why})"),
                 fix: format!("start the server, or correct providers.{name}.base_url"),
@@ -211,7 +234,11 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         None => {}
     }
     // A structured answer, as the moderator asks for one.
-    match provider.complete(&structured_probe()).await {
+    let Ok(structured) = tokio::time::timeout(limit, provider.complete(&structured_probe())).await else {
+        checkup.problems.push(too_slow(name, &url, "a structured question", limit));
+        return checkup;
+    };
+    match structured {
         Ok(answer) => {
             let structured = answer.format.unwrap_or_else(|| "tool".into());
             if let (Some(base_url), Some(model)) = (&checkup.base_url, &checkup.model) {
@@ -243,7 +270,11 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         }
     }));
     let started = Instant::now();
-    match provider.complete(&prose).await {
+    let Ok(prose) = tokio::time::timeout(limit, provider.complete(&prose)).await else {
+        checkup.problems.push(too_slow(name, &url, "a short prose answer", limit));
+        return checkup;
+    };
+    match prose {
         Ok(answer) => {
             let times = times.lock().unwrap_or_else(|e| e.into_inner()).clone();
             checkup.streams = Some(times.len() > 1);
@@ -258,7 +289,15 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         }
         Err(err) => return with_problem(checkup, &err, false),
     }
-    checkup.at_once = match provider.serves_at_once().await {
+    let Ok(at_once) = tokio::time::timeout(limit, provider.serves_at_once()).await else {
+        checkup.notes.push(format!(
+            "how many requests it serves at once is not known: finding out took over {} s",
+            limit.as_secs()
+        ));
+        checkup.default_debate = Some(estimate(settings, &checkup, &definition));
+        return checkup;
+    };
+    checkup.at_once = match at_once {
         Some(learned) => {
             if let Some(base_url) = provider.learning_server() {
                 let _ = store.save_at_once(base_url, &learned);

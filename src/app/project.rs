@@ -36,7 +36,7 @@ pub fn groundwork(
     keys: &Masker,
     terminal: &Terminal,
 ) -> Result<Groundwork> {
-    let files = read_context(&request.context, keys, terminal)?;
+    let files = read_context(&request.context, root, keys, terminal)?;
     let committed = loaded.settings.record.commit && request.branch.is_none();
     let supersedes = superseded(root, &request.supersedes, &loaded.settings.record, committed, keys)?;
     let mut settings = loaded.settings.context.clone();
@@ -48,16 +48,28 @@ pub fn groundwork(
 }
 
 /// The `--context` files, whole and with secrets masked; the budget cuts them later.
-fn read_context(paths: &[PathBuf], keys: &Masker, terminal: &Terminal) -> Result<Vec<ContextFile>> {
+fn read_context(paths: &[PathBuf], root: &Path, keys: &Masker, terminal: &Terminal) -> Result<Vec<ContextFile>> {
     paths
         .iter()
         .map(|path| {
             let origin = format!("the context file {}", path.display());
             let text = input::read_text_file(path, &origin)?;
-            let path = path.display().to_string();
+            let path = recorded_name(path, root);
             Ok(ContextFile { text: input::without_secrets(&text, &path, keys, terminal), path })
         })
         .collect()
+}
+
+/// How the prompts and the record name a `--context` file: by its path in the repository,
+/// or by its file name alone when it is outside (the layout of the author's machine is
+/// nobody's business, and means nothing in a clone).
+fn recorded_name(path: &Path, root: &Path) -> String {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let file = canonical(path);
+    match file.strip_prefix(canonical(root)) {
+        Ok(inside) => inside.display().to_string(),
+        Err(_) => file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+    }
 }
 
 /// The project context of a new debate, and the `--context` files as the debaters read

@@ -36,16 +36,59 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
     let models = models(request, &loaded.settings)?;
     let scratch =
         tempfile::tempdir().map_err(|err| Error::config(format!("cannot make a scratch directory: {err}")))?;
-    let db = scratch.path().join("debates.sqlite3");
     let total = (models.len() * suite.questions.len()) as u64;
     let progress = SuiteProgress::new(total, terminal);
+    let every = every_run(request, &suite, &models, &context, scratch.path(), &progress, terminal);
+    // A signal stops the suite where it is, as it stops a debate: its debates are the
+    // scratch directory's, so nothing is kept of them and no call is sent after it.
+    let runs = tokio::select! {
+        runs = every => runs?,
+        signal = super::drive::stop_signal() => {
+            progress.finish();
+            return Err(Error::Stopped { signal: signal? });
+        }
+    };
+    progress.finish();
+    let report = Report {
+        suite: origin,
+        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+        tool: format!("debate {}", env!("CARGO_PKG_VERSION")),
+        max_rounds: request
+            .max_rounds
+            .or(suite.max_rounds.filter(|_| suite.questions.iter().all(|q| q.max_rounds.is_none()))),
+        runs,
+    };
+    let json_path = request.report.with_extension("json");
+    let document = secrets::gated_json(&report, true).expect("the report serialises");
+    write(&request.report, &secrets::gate(&report::markdown(&report)))?;
+    write(&json_path, &format!("{document}\n"))?;
+    terminal.say(&format!("Report written to {} and {}.", request.report.display(), json_path.display()));
+    match json {
+        true => terminal::print_json(&report)?,
+        false => terminal::print_out(&format!("{}\n{}\n", request.report.display(), json_path.display()))?,
+    }
+    Ok(())
+}
+
+/// Every question debated and scored with every model, in turn.
+async fn every_run(
+    request: &SuiteRequest,
+    suite: &Suite,
+    models: &[Model],
+    context: &[Vec<ContextFile>],
+    scratch: &Path,
+    progress: &SuiteProgress,
+    terminal: &Terminal,
+) -> Result<Vec<Run>> {
+    let db = scratch.join("debates.sqlite3");
+    let total = (models.len() * suite.questions.len()) as u64;
     let mut runs = Vec::new();
     for (m, model) in models.iter().enumerate() {
         let mut debates = Vec::new();
         for (q, question) in suite.questions.iter().enumerate() {
             progress.working(&format!("{} · {}", model.label, question.question));
-            let repo = scratch.path().join(format!("m{m}-q{q}"));
-            let debated = debate(request, &suite, question, &context[q], model, &repo, &db).await?;
+            let repo = scratch.join(format!("m{m}-q{q}"));
+            let debated = debate(request, suite, question, &context[q], model, &repo, &db).await?;
             let done = debates.len() + 1 + m * suite.questions.len();
             progress.done(&format!(
                 "[{done}/{total}] {} · {}: {}",
@@ -68,26 +111,7 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
             debates,
         });
     }
-    progress.finish();
-    let report = Report {
-        suite: origin,
-        date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
-        tool: format!("debate {}", env!("CARGO_PKG_VERSION")),
-        max_rounds: request
-            .max_rounds
-            .or(suite.max_rounds.filter(|_| suite.questions.iter().all(|q| q.max_rounds.is_none()))),
-        runs,
-    };
-    let json_path = request.report.with_extension("json");
-    let document = secrets::gated_json(&report, true).expect("the report serialises");
-    write(&request.report, &secrets::gate(&report::markdown(&report)))?;
-    write(&json_path, &format!("{document}\n"))?;
-    terminal.say(&format!("Report written to {} and {}.", request.report.display(), json_path.display()));
-    match json {
-        true => terminal::print_json(&report)?,
-        false => terminal::print_out(&format!("{}\n{}\n", request.report.display(), json_path.display()))?,
-    }
-    Ok(())
+    Ok(runs)
 }
 
 /// What debates the suite in one run: as configured, offline, or one `--models` entry.

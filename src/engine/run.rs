@@ -63,7 +63,8 @@ enum Stop {
     Failed(Error),
     /// Paused at a checkpoint (by the human, end of input, or no answer in time).
     Paused(&'static str),
-    Interrupted,
+    /// Ctrl-C at a question, or the terminal gone (as SIGHUP).
+    Signalled(Signal),
 }
 
 impl From<Error> for Stop {
@@ -213,7 +214,7 @@ impl Engine<'_> {
                     self.events.paused(id, why);
                     return Ok(self.store.load(id)?);
                 }
-                Err(Stop::Interrupted) => return Err(self.pause(id, Error::Stopped { signal: Signal::Interrupt })),
+                Err(Stop::Signalled(signal)) => return Err(self.pause(id, Error::Stopped { signal })),
             }
         }
     }
@@ -311,7 +312,7 @@ impl Engine<'_> {
             None => Clarified::Skipped,
         };
         match answered {
-            Clarified::Interrupted => Err(Stop::Interrupted),
+            Clarified::Interrupted => Err(Stop::Signalled(Signal::Interrupt)),
             Clarified::Skipped => Ok(self.store.settle_clarification(&state.id, None)?),
             Clarified::Answer(text) => {
                 let answer = self.scrubbed(&text, "your answer");
@@ -379,7 +380,8 @@ impl Engine<'_> {
                 Decision::TimedOut => return Err(Stop::Paused("no answer at the checkpoint in time")),
                 Decision::EndOfInput => return Err(Stop::Paused("input ended at the checkpoint")),
                 Decision::Pause => return Err(Stop::Paused("paused at the checkpoint")),
-                Decision::Interrupted => return Err(Stop::Interrupted),
+                Decision::Interrupted => return Err(Stop::Signalled(Signal::Interrupt)),
+                Decision::HungUp => return Err(Stop::Signalled(Signal::HangUp)),
                 Decision::End => {
                     self.store.save_end(&state.id, EndReason::Human)?;
                     self.events.ended(state, EndReason::Human);

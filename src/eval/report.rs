@@ -138,7 +138,10 @@ pub fn markdown(report: &Report) -> String {
         "Suite `{}`: {questions} questions, run {} by {}, each debated in a throwaway repository with checkpoints \
          off, for {rounds}. Scores are from 1 to 10: each criterion's mark, the evaluators' mean, averaged over the \
          completed debates.\n",
-        report.suite, report.date, report.tool
+        // A code span shows anything but a backtick as it is.
+        crate::text::untrusted::one_line(&report.suite).replace('`', "'"),
+        report.date,
+        report.tool
     );
     out.push_str("## Models\n\n");
     let _ = writeln!(
@@ -264,9 +267,10 @@ fn title(criterion: Criterion) -> &'static str {
     }
 }
 
-/// Text for a table cell: one line, and no `|` that would end it.
+/// Text for a table cell, as a record's are: one line, no markup or HTML of its own, no
+/// `|` that would end it (a suite's question is anyone's text).
 fn cell(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").replace('|', "\\|")
+    crate::text::markdown::cell(text)
 }
 
 fn seconds(s: f64) -> String {
@@ -369,6 +373,36 @@ mod tests {
         assert!(
             text.contains("> **gemma**: in 1 of 2 scored records the evaluators gave every criterion the same mark"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn what_the_report_quotes_is_text_never_markup() {
+        let mut report = Report {
+            suite: "suites/`odd`.yaml".into(),
+            date: "2026-11-27".into(),
+            tool: "debate 0.1.0".into(),
+            max_rounds: None,
+            runs: Vec::new(),
+        };
+        let mut hostile = debated("Redis <script>alert(1)</script> | or\n# Postgres?", true, 7.0, None);
+        hostile.chosen_option = Some("<img src=x onerror=alert(1)>".into());
+        report.runs.push(Run {
+            model: "m<b>".into(),
+            evaluators: vec!["e".into()],
+            judged_by_a_model: true,
+            totals: Totals::of(std::slice::from_ref(&hostile)),
+            debates: vec![hostile],
+        });
+        let text = markdown(&report);
+        assert!(!text.contains("<script>") && !text.contains("<img") && !text.contains("<b>"), "{text}");
+        assert!(!text.contains("\n# Postgres"), "{text}");
+        assert!(text.contains("Suite `suites/'odd'.yaml`"), "{text}");
+        let row = text.lines().find(|l| l.contains("alert(1)") && l.contains("Redis")).unwrap();
+        assert_eq!(
+            row.matches(" | ").count() + 2,
+            text.lines().find(|l| l.starts_with("| # |")).unwrap().matches('|').count(),
+            "{row}"
         );
     }
 

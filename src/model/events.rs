@@ -23,8 +23,10 @@ pub enum Decision {
     /// Go to synthesis now.
     End,
     Pause,
-    /// Input ended: nobody can answer; the debate pauses.
+    /// Input ended (Ctrl-D): nobody can answer; the debate pauses.
     EndOfInput,
+    /// The terminal went away (closed, hung up): the debate pauses as SIGHUP pauses it.
+    HungUp,
     /// Nobody answered in time; the debate pauses.
     TimedOut,
     /// Ctrl-C.

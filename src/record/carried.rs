@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use super::markdown;
 use crate::model::{DebateState, Status, Usage, is_debate_id};
+use crate::text::markdown;
 
 const STATE: &str = "<!-- debate:state ";
 const END: &str = " -->";

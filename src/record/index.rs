@@ -4,11 +4,12 @@
 //! marker line is somebody's own and is never touched. The same records give the same
 //! bytes: rows in number order (dated names by date), every value made a safe cell.
 
+use crate::text::markdown;
 use std::path::Path;
 
 use git2::{Repository, Tree};
 
-use super::{Result, WorkTree, git, links, markdown};
+use super::{Result, WorkTree, git, links};
 use crate::adr::{self, DECISION_DIRECTORIES, Fields};
 use crate::model::RecordSettings;
 use crate::text::record_number;

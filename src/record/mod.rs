@@ -13,7 +13,6 @@ pub mod lifecycle;
 mod links;
 pub mod listing;
 mod lock;
-mod markdown;
 mod path;
 mod publish;
 mod pull_request;

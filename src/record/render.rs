@@ -2,6 +2,7 @@
 //! `templates/transcript.md` (or the repository's `.debate/templates/…`) with minijinja.
 //! The templates see plain data.
 
+use crate::text::markdown;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -9,7 +10,7 @@ use minijinja::{AutoEscape, Environment, Value};
 use serde::Serialize;
 use serde_json::json;
 
-use super::{RecordError, Result, carried, date_of, front_matter, links, markdown};
+use super::{RecordError, Result, carried, date_of, front_matter, links};
 use crate::model::{
     CheckKind, Consequences, Cost, Criterion, DebateState, Discarded, Dissent, EarlierDecision, EndReason,
     OptionAssessment, ProviderKind, Revision, RoleChoice, Round, Scorecard, Stance, TranscriptPlacement, tokens,

@@ -12,7 +12,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::front_matter::{flow, scalar};
-use super::markdown;
+use crate::text::markdown;
 use crate::text::untrusted::one_line;
 use crate::text::yaml;
 

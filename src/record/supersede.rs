@@ -3,11 +3,12 @@
 //! a line of status history, in the same commit as the new record. A record with
 //! uncommitted changes is refused rather than committed along.
 
+use crate::text::markdown;
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
-use super::{RecordError, Result, WorkTree, git, links, markdown, status};
+use super::{RecordError, Result, WorkTree, git, links, status};
 use crate::model::DebateState;
 
 /// An earlier record as the commit leaves it.

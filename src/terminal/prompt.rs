@@ -238,6 +238,7 @@ fn stopped(key: Key) -> Decision {
     match key {
         Key::Interrupt => Decision::Interrupted,
         Key::TimedOut => Decision::TimedOut,
+        Key::Gone => Decision::HungUp,
         _ => Decision::EndOfInput,
     }
 }

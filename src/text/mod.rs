@@ -1,8 +1,9 @@
 //! Text helpers shared by the moderator, the providers, the settings and the record:
-//! reading JSON a model wrote and YAML a person wrote, shortening, first sentences and
-//! token estimates.
+//! reading JSON a model wrote and YAML a person wrote, untrusted text made safe for a
+//! terminal and for markdown, shortening, first sentences and token estimates.
 
 pub mod json;
+pub mod markdown;
 pub mod secrets;
 pub mod untrusted;
 pub mod yaml;

@@ -28,12 +28,14 @@ pub fn one_line(text: &str) -> String {
     for_terminal(text).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Whether `text` would show anything: some character that is not whitespace, a
-/// control, a bidirectional mark or an invisible format character (zero-width spaces
-/// and joiners, the word joiner, the byte-order mark, soft hyphens, variation
-/// selectors, tags). Text that shows nothing is empty, however many bytes it has.
+/// Whether `text` would show anything once its escape sequences are gone: some
+/// character that is not whitespace, a control, a bidirectional mark, an invisible
+/// format character (zero-width spaces and joiners, the word joiner, the byte-order
+/// mark, soft hyphens, variation selectors, tags) or a blank (the braille blank, the
+/// Hangul fillers). Text that shows nothing is empty, however many bytes it has.
 pub fn shows_anything(text: &str) -> bool {
-    text.chars().any(|c| !(c.is_whitespace() || c.is_control() || is_bidi_control(c) || is_invisible(c)))
+    let shown = for_terminal(text);
+    shown.chars().any(|c| !(c.is_whitespace() || c.is_control() || is_bidi_control(c) || is_invisible(c)))
 }
 
 fn is_invisible(c: char) -> bool {
@@ -48,6 +50,7 @@ fn is_invisible(c: char) -> bool {
             | '\u{180b}'..='\u{180f}'
             | '\u{200b}'..='\u{200d}'
             | '\u{2060}'..='\u{2064}'
+            | '\u{2800}'
             | '\u{206a}'..='\u{206f}'
             | '\u{3164}'
             | '\u{fe00}'..='\u{fe0f}'
@@ -109,6 +112,9 @@ mod tests {
             "\u{202e}\u{2066}\u{200f}",
             "\u{feff}\u{ad}\u{2060}",
             "\u{1b}\u{7}\u{e0041}",
+            "\u{2800}\u{2800} \u{2800}",
+            "\u{1b}[31m\u{1b}[0m\u{1b}]0;title\u{7}\u{1b}[2J",
+            "\u{9b}31m",
         ] {
             assert!(!shows_anything(blank), "{blank:?}");
         }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::llm::MockLlm;
+use crate::common::llm::{self, MockLlm};
 use crate::common::*;
 use serde_json::Value;
 
@@ -148,4 +148,42 @@ async fn a_suites_context_file_outside_its_folder_is_refused_before_any_call() {
         assert!(mock.requests().is_empty(), "{named}: no model was called");
     }
     assert!(!sandbox.repo.join("eval-report.md").exists());
+}
+
+/// Ctrl-C (or SIGTERM) stops a suite as it stops a debate: at once, with the signal's
+/// exit code, no call sent after it, and the scratch directory gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_stops_a_suite_and_nothing_is_sent_after_it() {
+    for signal_name in ["INT", "TERM"] {
+        // The evaluators are slow: the signal comes while a record is being scored,
+        // between two debates, where no debate's own handling hears it.
+        let mock = MockLlm::with_rule(|body, _| {
+            let scoring = llm::prompt_of(body).contains(llm::RUBRIC);
+            let delay = std::time::Duration::from_millis(if scoring { 400 } else { 0 });
+            Some(llm::ok(body, &llm::reply(body)).set_delay(delay))
+        })
+        .await;
+        let sandbox = Sandbox::new();
+        let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+        let scratch = sandbox.home.join("tmp");
+        std::fs::create_dir_all(&scratch).unwrap();
+        let questions: String =
+            (0..6).map(|n| format!("  - question: Should service {n} use Redis or Postgres?\n")).collect();
+        write(&sandbox.repo, "suite.yaml", &format!("questions:\n{questions}"));
+        let mut cmd = sandbox.std_cmd();
+        cmd.arg("--config").arg(&config).args(["eval", "--suite", "suite.yaml"]);
+        cmd.env("DEBATE_TEST_KEY", "k").env("TMPDIR", &scratch).stdout(std::process::Stdio::null());
+        let child = cmd.stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let scoring = || mock.requests().iter().any(|r| llm::prompt_of(&r["body"]).contains(llm::RUBRIC));
+        wait_for_async("the suite to score a record", async || scoring()).await;
+        signal(child.id(), signal_name);
+        let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+        let expected = if signal_name == "INT" { 130 } else { 143 };
+        assert_eq!(out.status.code(), Some(expected), "{signal_name}: {}", text(&out.stderr));
+        let sent = mock.requests().len();
+        tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+        assert_eq!(mock.requests().len(), sent, "{signal_name}: no call after the process ended");
+        assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0, "{signal_name}: the scratch directory is gone");
+        assert!(!sandbox.repo.join("eval-report.md").exists());
+    }
 }

@@ -437,5 +437,6 @@ fn a_terminal_that_goes_away_pauses_the_debate_and_the_process_ends() {
     drop(master);
     let ended = wait_for("the process to end after its terminal went away", || child.try_wait().unwrap());
     assert!(ended.code().is_some(), "it ended by itself, not by a signal's default action: {ended:?}");
+    assert_eq!(ended.code(), Some(129), "as SIGHUP ends a debate, whichever noticed first");
     assert_eq!((status(&sandbox).as_str(), rounds(&sandbox)), ("paused", 1), "paused with round 1 kept");
 }

@@ -140,6 +140,24 @@ fn a_review_in_another_repository_of_a_debate_run_elsewhere_is_refused() {
     assert_eq!(sandbox.show(&id)["rounds"], 1, "A's debate was not reopened");
 }
 
+/// `accept` in C of the copy needs no debate: C's file gets its status, committed in C,
+/// by path or by id; A's record, repository and debate are left as they were.
+#[test]
+fn accept_in_another_repository_changes_only_its_own_copy() {
+    let (sandbox, a, c, relative, id) = copied_to_another_repository();
+    let a_head = head(&a);
+    for target in [relative.as_str(), id.as_str()] {
+        let out = run_in(&sandbox, &c, &["accept", target, "-q"]);
+        assert!(out.status.success(), "accept {target}: {}", text(&out.stderr));
+    }
+    assert!(std::fs::read_to_string(c.join(&relative)).unwrap().contains("status: accepted"));
+    assert!(git(&c, &["log", "-1", "--format=%s"]).starts_with("docs(decisions): accept"));
+    assert_eq!(status(&c), "");
+    assert_eq!(head(&a), a_head, "nothing committed in A");
+    assert!(std::fs::read_to_string(a.join(&relative)).unwrap().contains("status: proposed"));
+    assert_eq!(sandbox.show(&id)["record_status"], "proposed", "A's record keeps its status");
+}
+
 /// `show` of a record in C reads that record, never the debate this database ran in A
 /// under its id: an exact copy is shown from the record there, a forged record that
 /// names A's id and carries no debate is refused.
@@ -562,14 +580,12 @@ fn a_question_or_guidance_of_invisible_characters_is_empty() {
     let id = id_of_record(&sandbox.repo.join(&relative));
     let before = head(&sandbox.repo);
 
-    let out = run_in(
-        &sandbox,
-        &sandbox.repo,
-        &["new", "--offline", "--no-checkpoints", "-r", "1", "\u{200b}\u{202e}\u{200b}"],
-    );
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("is empty"), "{stderr}");
+    for blank in ["\u{200b}\u{202e}\u{200b}", "\u{2800}\u{2800}\u{2800}", "\u{1b}[31m\u{1b}]0;x\u{7}\u{1b}[0m"] {
+        let out = run_in(&sandbox, &sandbox.repo, &["new", "--offline", "--no-checkpoints", "-r", "1", blank]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{blank:?}: {stderr}");
+        assert!(stderr.contains("is empty"), "{blank:?}: {stderr}");
+    }
 
     let out = run_in(&sandbox, &sandbox.repo, &["review", &id, "--guide", "\u{200b}", "--no-checkpoints"]);
     let stderr = text(&out.stderr);

@@ -427,3 +427,33 @@ fn on_a_new_branch_the_supersede_is_committed_there_and_the_checkout_is_untouche
     );
     assert_eq!(git(&sandbox.repo, &["show", "--name-only", "--format=", "decide-cache"]).lines().count(), 3);
 }
+
+/// A `--context` file outside the repository is named by its file name alone in the
+/// prompts, the terminal, the record and the database: the author's layout stays home.
+/// One inside is named by its path in the repository, wherever the command ran.
+#[test]
+fn a_context_file_outside_the_repository_is_named_by_its_name_only() {
+    let sandbox = Sandbox::new();
+    git(&sandbox.repo, &["config", "user.name", "Test"]);
+    git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
+    let private = sandbox.home.join("alice-private-layout");
+    std::fs::create_dir_all(&private).unwrap();
+    std::fs::write(private.join("load-notes.md"), "Peak load is 2,000 reads a second.").unwrap();
+    write(&sandbox.repo, "docs/sizing.md", "We have 40 GB of product pages.");
+    std::fs::create_dir_all(sandbox.repo.join("src")).unwrap();
+    let outside = private.join("load-notes.md");
+    let out = sandbox
+        .cmd()
+        .current_dir(sandbox.repo.join("src"))
+        .args(["--offline", "--no-checkpoints", "-r", "1", "--context", outside.to_str().unwrap()])
+        .args(["--context", "../docs/sizing.md", QUESTION])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(record.contains("load-notes.md") && record.contains("docs/sizing.md"), "{record}");
+    assert!(!record.contains("alice-private-layout") && !record.contains("../docs"), "{record}");
+    assert!(!text(&out.stderr).contains("alice-private-layout"), "{}", text(&out.stderr));
+    let stored: String = sandbox.sqlite().query_row("SELECT snapshot FROM debates", [], |row| row.get(0)).unwrap();
+    assert!(!stored.contains("alice-private-layout"), "{stored}");
+}

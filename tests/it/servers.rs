@@ -471,3 +471,34 @@ async fn a_call_cut_at_its_whole_limit_is_never_sent_again() {
     assert!(shown(&err).contains("timeout_seconds"), "{}", shown(&err));
     assert_eq!(requests.load(std::sync::atomic::Ordering::SeqCst), 1, "sent once, never again");
 }
+
+/// `debate doctor` against a server that takes 30 s over every answer: each probe has
+/// its deadline (here the provider's first-token limit of 1 s), doctor says which one
+/// the server missed and what to do, and ends long before the server would have.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_gives_a_slow_server_a_deadline_per_probe() {
+    let slow = std::time::Duration::from_secs(30);
+    for (listing, missed) in [(true, "the request for its models"), (false, "a structured question")] {
+        let server = MockServer::start().await;
+        let models = serde_json::json!({"object": "list", "data": [{"id": "mock-model", "object": "model"}]});
+        let listed = ResponseTemplate::new(200).set_body_json(models);
+        Mock::given(method("GET"))
+            .and(path("/v1/models"))
+            .respond_with(if listing { listed.set_delay(slow) } else { listed })
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_delay(slow).set_body_string("{}"))
+            .mount(&server)
+            .await;
+        let sandbox = Sandbox::new();
+        let config = sandbox.openai_compatible(&format!("{}/v1", server.uri()), ", first_token_timeout_seconds: 1", "");
+        let mut cmd = sandbox.std_cmd();
+        cmd.env("DEBATE_TEST_KEY", "sk-test").arg("--config").arg(&config).arg("doctor");
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains(&format!("did not answer {missed} within 1 s")), "{stderr}");
+        assert!(stderr.contains("run `debate doctor` again"), "{stderr}");
+    }
+}

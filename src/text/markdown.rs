@@ -5,7 +5,7 @@
 
 use pulldown_cmark::{Event, Parser, Tag};
 
-use crate::text::untrusted::{for_terminal, one_line};
+use super::untrusted::{for_terminal, one_line};
 
 /// Paragraphs, lists and code blocks kept; headings, setext underlines and HTML
 /// neutralised; a code fence left open is closed where the text ends. The result is
