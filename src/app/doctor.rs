@@ -28,8 +28,8 @@ const OPENING_AND_CLOSING_TOKENS: u64 = 1_300;
 const PROMPT_TOKENS: u64 = 3_000;
 
 /// The longest doctor waits for any one answer of a server (its model list, a probe's
-/// answer): a minute, or less where the provider's `first_token_timeout_seconds` says
-/// so. A server that answers slower is reported as such, and doctor goes on.
+/// answer): a minute, or less where the provider's `first_token_timeout_seconds` is
+/// less. A server that answers slower is reported as such.
 const MOST_PROBE_SECONDS: u64 = 60;
 
 /// What a probe that ran out of time says, and how to fix it.
@@ -190,9 +190,9 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         // The offline and scripted providers need no server and always answer.
         return checkup;
     }
-    let limit = Duration::from_secs(
-        definition.first_token_timeout_seconds.unwrap_or(MOST_PROBE_SECONDS).clamp(1, MOST_PROBE_SECONDS),
-    );
+    // A second past the provider's own limit, so that its more precise word comes first.
+    let own = definition.first_token_timeout_seconds.unwrap_or(MOST_PROBE_SECONDS);
+    let limit = Duration::from_secs(own.saturating_add(1).clamp(1, MOST_PROBE_SECONDS));
     let url = checkup.base_url.clone().unwrap_or_default();
     // A model the server does not list may still be answered (llama-cpp-python and a
     // one-model llama.cpp serve their model under any name): the first call decides.

@@ -473,12 +473,16 @@ async fn a_call_cut_at_its_whole_limit_is_never_sent_again() {
 }
 
 /// `debate doctor` against a server that takes 30 s over every answer: each probe has
-/// its deadline (here the provider's first-token limit of 1 s), doctor says which one
-/// the server missed and what to do, and ends long before the server would have.
+/// its deadline (here a second past the provider's first-token limit of 1 s), doctor
+/// says which answer the server missed, and ends long before the server would have.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_gives_a_slow_server_a_deadline_per_probe() {
     let slow = std::time::Duration::from_secs(30);
-    for (listing, missed) in [(true, "the request for its models"), (false, "a structured question")] {
+    let missed = [
+        (true, "did not answer the request for its models within 2 s"),
+        (false, "did not answer for 1 s (first_token_timeout_seconds)"),
+    ];
+    for (listing, missed) in missed {
         let server = MockServer::start().await;
         let models = serde_json::json!({"object": "list", "data": [{"id": "mock-model", "object": "model"}]});
         let listed = ResponseTemplate::new(200).set_body_json(models);
@@ -498,7 +502,6 @@ async fn doctor_gives_a_slow_server_a_deadline_per_probe() {
         let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "{stderr}");
-        assert!(stderr.contains(&format!("did not answer {missed} within 1 s")), "{stderr}");
-        assert!(stderr.contains("run `debate doctor` again"), "{stderr}");
+        assert!(stderr.contains(missed), "{stderr}");
     }
 }
