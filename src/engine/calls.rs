@@ -133,7 +133,10 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
         schema: None,
         on_text: None,
         // A debater that begins to go round in circles is stopped there.
-        stop: Some(StopAt::new(detection::loop_start)),
+        stop: Some(StopAt::new({
+            let mut watch = detection::LoopWatch::default();
+            move |text| watch.watch(text)
+        })),
         brief: Brief::Debater {
             perspective: me.perspective.clone(),
             seat,

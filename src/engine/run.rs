@@ -51,10 +51,23 @@ struct Judged {
 /// An evaluation on its way.
 type Judging<'s> = LocalBoxFuture<'s, providers::Result<Judged>>;
 
-/// A call of a step that landed: a debater's, or the evaluation running alongside.
+/// A call of a step that landed: a debater's, the evaluation running alongside, or a
+/// stance the round before did not state, asked alongside.
 enum Landed {
     Argued(usize, providers::Result<Completion>),
     Judged(u32, providers::Result<Judged>),
+    Stance(u32, ContributionKind, usize, providers::Result<Completion>),
+}
+
+/// What runs alongside a wave of debaters: the evaluation of the round before, and the
+/// stances contributions did not state (round, kind, seat).
+struct Alongside<'s> {
+    judging: Option<(u32, Judging<'s>)>,
+    stances: Vec<(u32, ContributionKind, usize)>,
+}
+
+impl Alongside<'_> {
+    const NOTHING: Alongside<'static> = Alongside { judging: None, stances: Vec::new() };
 }
 
 /// Why a step stopped short.
@@ -163,16 +176,23 @@ impl Engine<'_> {
                 Step::StartRound(round) => self.start_round(&state, *round).await,
                 Step::Argue { round, seats } => {
                     let deadline = round_deadline(*round);
-                    self.debaters(&state, *round, ContributionKind::Argument, seats, None, deadline).await
+                    self.debaters(&state, *round, ContributionKind::Argument, seats, Alongside::NOTHING, deadline).await
                 }
-                Step::EvaluateWhileArguing { evaluate, round, seats } => {
+                Step::EvaluateWhileArguing { evaluate, round, seats, stances } => {
                     let deadline = round_deadline(*round);
-                    let judging = Some((*evaluate, self.judging(&state, *evaluate)));
-                    self.debaters(&state, *round, ContributionKind::Argument, seats, judging, deadline).await
+                    let alongside = Alongside {
+                        judging: Some((*evaluate, self.judging(&state, *evaluate))),
+                        stances: stances.iter().map(|&seat| (*evaluate, ContributionKind::Rebuttal, seat)).collect(),
+                    };
+                    self.debaters(&state, *round, ContributionKind::Argument, seats, alongside, deadline).await
                 }
-                Step::Rebut { round, seats } => {
+                Step::Rebut { round, seats, stances } => {
                     let deadline = round_deadline(*round);
-                    self.debaters(&state, *round, ContributionKind::Rebuttal, seats, None, deadline).await
+                    let alongside = Alongside {
+                        judging: None,
+                        stances: stances.iter().map(|&seat| (*round, ContributionKind::Argument, seat)).collect(),
+                    };
+                    self.debaters(&state, *round, ContributionKind::Rebuttal, seats, alongside, deadline).await
                 }
                 Step::ReadStances { round, kind, seats } => {
                     self.read_stances(&state, *round, *kind, seats, round_deadline(*round)).await
@@ -407,7 +427,7 @@ impl Engine<'_> {
         round: u32,
         kind: ContributionKind,
         seats: &[usize],
-        alongside: Option<(u32, Judging<'_>)>,
+        alongside: Alongside<'_>,
         deadline: Deadlines,
     ) -> Result<(), Stop> {
         // Sequential rebuttals go one per step, so each sees the ones stored before it.
@@ -447,9 +467,21 @@ impl Engine<'_> {
                 .boxed_local()
             })
             .collect();
-        if let Some((evaluate, judging)) = alongside {
+        if let Some((evaluate, judging)) = alongside.judging {
             self.events.moderating(&format!("evaluating round {evaluate}"));
             pending.push(judging.map(move |judged| Landed::Judged(evaluate, judged)).boxed_local());
+        }
+        for (stated, of, seat) in alongside.stances {
+            let (provider, secrets, strict) =
+                (self.providers.debater(seat).clone(), secrets.clone(), self.providers.strict.clone());
+            pending.push(
+                async move {
+                    let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict };
+                    let ask = Ask::Stance { seat, round: stated, kind: of };
+                    Landed::Stance(stated, of, seat, calls::ask(to, state, &ask, None).await)
+                }
+                .boxed_local(),
+            );
         }
         let (mut judged_failure, mut judged_ends) = (None, false);
 
@@ -484,6 +516,10 @@ impl Engine<'_> {
                         Ok(judged) => judged_ends = self.save_judged(state, evaluate, judged)?,
                         Err(err) => judged_failure = Some(err),
                     }
+                    continue;
+                }
+                Some(Landed::Stance(stated, of, seat, answer)) => {
+                    self.save_read_stance(state, stated, seat, of, answer)?;
                     continue;
                 }
             };
@@ -549,27 +585,46 @@ impl Engine<'_> {
         seats: &[usize],
         deadline: Deadlines,
     ) -> Result<(), Stop> {
-        for &seat in seats {
-            let ask = Ask::Stance { seat, round, kind };
-            let asked = calls::ask(self.debater(seat), state, &ask, None);
-            let asked = tokio::select! {
-                asked = asked => Ok(asked),
-                () = deadline_passed(deadline) => Err(()),
+        // All at once, each stored as it lands: one wave, however many were cut short.
+        let mut asked: FuturesUnordered<LocalBoxFuture<'_, (usize, providers::Result<Completion>)>> = seats
+            .iter()
+            .map(|&seat| {
+                let to = self.debater(seat);
+                async move { (seat, calls::ask(to, state, &Ask::Stance { seat, round, kind }, None).await) }
+                    .boxed_local()
+            })
+            .collect();
+        loop {
+            let landed = tokio::select! {
+                landed = asked.next() => landed,
+                () = deadline_passed(deadline) => return Err(Stop::TimedOut("reading the debaters' stances")),
             };
-            let (stance, usage) = match asked {
-                Ok(Ok(completion)) => {
-                    let read = answers::read::<StanceAnswer>(&completion.text).ok();
-                    let stance = read
-                        .and_then(|answer| stance::from_answer(answer, &state.analysis.options))
-                        .map(|s| first_listed(state, s, seat, round, kind));
-                    (stance.unwrap_or_else(Stance::unknown), completion.usage)
-                }
-                Ok(Err(_)) => (Stance::unknown(), Usage::default()),
-                Err(_) => return Err(Stop::TimedOut("reading the debaters' stances")),
-            };
-            self.store.save_stance(&state.id, round, seat, kind, &stance, usage)?;
+            let Some((seat, answer)) = landed else { return Ok(()) };
+            self.save_read_stance(state, round, seat, kind, answer)?;
         }
-        Ok(())
+    }
+
+    /// The stance a debater gave when asked once more; one that cannot be read (or a
+    /// failed call) is unknown.
+    fn save_read_stance(
+        &self,
+        state: &DebateState,
+        round: u32,
+        seat: usize,
+        kind: ContributionKind,
+        answer: providers::Result<Completion>,
+    ) -> Result<(), Stop> {
+        let (stance, usage) = match answer {
+            Ok(completion) => {
+                let read = answers::read::<StanceAnswer>(&completion.text).ok();
+                let stance = read
+                    .and_then(|answer| stance::from_answer(answer, &state.analysis.options))
+                    .map(|s| first_listed(state, s, seat, round, kind));
+                (stance.unwrap_or_else(Stance::unknown), completion.usage)
+            }
+            Err(_) => (Stance::unknown(), Usage::default()),
+        };
+        Ok(self.store.save_stance(&state.id, round, seat, kind, &stance, usage)?)
     }
 
     /// A debater whose provider keeps failing leaves the panel when at least two others

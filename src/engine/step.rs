@@ -23,16 +23,20 @@ pub enum Step {
         seats: Vec<usize>,
     },
     /// Round `evaluate` is judged while the debaters at these seats argue `round`, the
-    /// one after it (opened early: nobody waits between rounds).
+    /// one after it (opened early: nobody waits between rounds), and the debaters at
+    /// `stances` are asked the stance their rebuttal in round `evaluate` did not state.
     EvaluateWhileArguing {
         evaluate: u32,
         round: u32,
         seats: Vec<usize>,
+        stances: Vec<usize>,
     },
-    /// Debaters at these seats still owe their rebuttal.
+    /// Debaters at these seats still owe their rebuttal; those at `stances` are asked
+    /// alongside for the stance their argument did not state.
     Rebut {
         round: u32,
         seats: Vec<usize>,
+        stances: Vec<usize>,
     },
     /// These contributions did not end with a readable stance: ask once more.
     ReadStances {
@@ -80,15 +84,31 @@ pub fn next(state: &DebateState, between: Between) -> Step {
     let missing = |has: &dyn Fn(usize) -> bool| active.iter().copied().filter(|&s| !has(s)).collect::<Vec<_>>();
     let arguments = missing(&|s| round.argument(s).is_some());
 
-    // This round opened before the previous one was judged.
+    let unread = |round: &Round, kind: ContributionKind| -> Vec<usize> {
+        round.contributions().filter(|c| c.kind == kind && c.stance.is_none()).map(|c| c.seat).collect()
+    };
+    // This round opened before the previous one was judged (and, it may be, before its
+    // rebuttals' stances were all read).
     if let [.., previous, _] = state.rounds.as_slice() {
         if previous.evaluation.is_none() {
-            return match arguments.is_empty() {
-                true => Step::Evaluate(previous.number),
-                false => {
-                    Step::EvaluateWhileArguing { evaluate: previous.number, round: round.number, seats: arguments }
+            let stances = unread(previous, ContributionKind::Rebuttal);
+            return match (arguments.is_empty(), stances.is_empty()) {
+                (true, true) => Step::Evaluate(previous.number),
+                (true, false) => {
+                    Step::ReadStances { round: previous.number, kind: ContributionKind::Rebuttal, seats: stances }
                 }
+                (false, _) => Step::EvaluateWhileArguing {
+                    evaluate: previous.number,
+                    round: round.number,
+                    seats: arguments,
+                    stances,
+                },
             };
+        }
+        // Judged, but stopped before its stances were all read (a crash in that wave).
+        let stances = unread(previous, ContributionKind::Rebuttal);
+        if !stances.is_empty() {
+            return Step::ReadStances { round: previous.number, kind: ContributionKind::Rebuttal, seats: stances };
         }
         // Its evaluation ended the debate: this round will not be argued.
         if let Some(reason) = ending(&state.through(previous.number)) {
@@ -96,22 +116,24 @@ pub fn next(state: &DebateState, between: Between) -> Step {
         }
     }
 
-    let unread = |kind: ContributionKind| -> Vec<usize> {
-        round.contributions().filter(|c| c.kind == kind && c.stance.is_none()).map(|c| c.seat).collect()
-    };
     if !arguments.is_empty() {
         return Step::Argue { round: round.number, seats: arguments };
     }
-    let stances = unread(ContributionKind::Argument);
+    // An argument's stance asked for again goes alongside the rebuttals, which read
+    // the arguments' texts, never their stances: not a wave of its own.
+    let stances = unread(round, ContributionKind::Argument);
+    let rebuttals = missing(&|s| round.rebuttal(s).is_some());
+    if !rebuttals.is_empty() {
+        return Step::Rebut { round: round.number, seats: rebuttals, stances };
+    }
     if !stances.is_empty() {
         return Step::ReadStances { round: round.number, kind: ContributionKind::Argument, seats: stances };
     }
-    let rebuttals = missing(&|s| round.rebuttal(s).is_some());
-    if !rebuttals.is_empty() {
-        return Step::Rebut { round: round.number, seats: rebuttals };
-    }
-    let stances = unread(ContributionKind::Rebuttal);
-    if !stances.is_empty() {
+    let stances = unread(round, ContributionKind::Rebuttal);
+    let opens_next = round.evaluation.is_none() && between == Between::Nobody && !last_allowed(state, round.number);
+    // With nobody between rounds, the stances are read alongside the next round's
+    // arguments: a wave of their own would hold the whole debate back.
+    if !stances.is_empty() && !opens_next {
         return Step::ReadStances { round: round.number, kind: ContributionKind::Rebuttal, seats: stances };
     }
     if round.evaluation.is_none() {
@@ -428,7 +450,7 @@ mod tests {
                     s.rounds[0].evaluation = None;
                     s
                 },
-                Step::Rebut { round: 1, seats: vec![0, 1] },
+                Step::Rebut { round: 1, seats: vec![0, 1], stances: vec![] },
             ),
             (
                 "all in, not evaluated",
@@ -718,12 +740,12 @@ mod tests {
             (
                 "round 2 open",
                 || opened_early(0),
-                Step::EvaluateWhileArguing { evaluate: 1, round: 2, seats: vec![0, 1] },
+                Step::EvaluateWhileArguing { evaluate: 1, round: 2, seats: vec![0, 1], stances: vec![] },
             ),
             (
                 "one argument in",
                 || opened_early(1),
-                Step::EvaluateWhileArguing { evaluate: 1, round: 2, seats: vec![1] },
+                Step::EvaluateWhileArguing { evaluate: 1, round: 2, seats: vec![1], stances: vec![] },
             ),
             ("every argument in, round 1 still unjudged", || opened_early(2), Step::Evaluate(1)),
             (
@@ -763,6 +785,40 @@ mod tests {
         for (what, build, expected) in cases {
             assert_eq!(next(&build(), Between::Nobody), *expected, "{what}");
         }
+    }
+
+    /// A rebuttal's stance asked for again goes alongside the next round's arguments when
+    /// nobody waits between rounds: not a wave of its own. With a checkpoint, or after
+    /// the last round, it is read before anything else.
+    #[test]
+    fn stances_asked_again_go_alongside_the_next_rounds_arguments() {
+        let argued = || {
+            let mut s = with_rounds(1);
+            (s.rounds[0].evaluation, s.rounds[0].measures) = (None, None);
+            s.rounds[0].rebuttals[0].stance = None;
+            s.rounds[0].rebuttals[1].stance = None;
+            s
+        };
+        assert_eq!(next(&argued(), Between::Nobody), Step::StartRound(2));
+        let reading = Step::ReadStances { round: 1, kind: ContributionKind::Rebuttal, seats: vec![0, 1] };
+        assert_eq!(next(&argued(), Between::Checkpoint), reading);
+        let mut last = argued();
+        last.snapshot.debate.max_rounds = crate::model::Rounds(1);
+        assert_eq!(next(&last, Between::Nobody), reading, "the synthesis reads every stance");
+
+        let mut opened = opened_early(1);
+        opened.rounds[0].rebuttals[1].stance = None;
+        let alongside = Step::EvaluateWhileArguing { evaluate: 1, round: 2, seats: vec![1], stances: vec![1] };
+        assert_eq!(next(&opened, Between::Nobody), alongside);
+        let mut argued_all = opened_early(2);
+        argued_all.rounds[0].rebuttals[1].stance = None;
+        let left = Step::ReadStances { round: 1, kind: ContributionKind::Rebuttal, seats: vec![1] };
+        assert_eq!(next(&argued_all, Between::Nobody), left, "before the evaluation, if the wave stopped short");
+        let mut judged = opened_early(1);
+        judged.rounds[0] = fixture::round(1);
+        judged.rounds[0].rebuttals[0].stance = None;
+        let left = Step::ReadStances { round: 1, kind: ContributionKind::Rebuttal, seats: vec![0] };
+        assert_eq!(next(&judged, Between::Nobody), left, "judged, but stopped before its stances were read");
     }
 
     #[test]

@@ -44,20 +44,68 @@ const LOOP_WORDS: usize = 12;
 /// `LOOP_WORDS` words it already wrote (the loop's second turn), as a byte offset —
 /// the text before it is kept. `None` while it does not.
 pub fn loop_start(text: &str) -> Option<usize> {
-    // Each word with its offset, bare: a loop that changes only punctuation or case is one.
-    let words: Vec<(usize, String)> = text
-        .split_whitespace()
-        .filter_map(|word| {
+    LoopWatch::default().read(text, true)
+}
+
+/// `loop_start` kept up as a streamed answer grows: each call reads only the words
+/// written since the one before, so watching an answer costs what reading it once does
+/// (asked again of the whole text at every token, a 500-word answer cost a tenth of a
+/// second of the runtime's thread). A text that does not continue the one before — the
+/// same call asked again — is watched from its start.
+#[derive(Default)]
+pub struct LoopWatch {
+    /// The text read so far: up to its last whitespace.
+    seen: String,
+    /// The last `LOOP_WORDS` words read, each with its offset, bare.
+    window: std::collections::VecDeque<(usize, String)>,
+    runs: HashSet<Vec<String>>,
+    found: Option<usize>,
+}
+
+impl LoopWatch {
+    /// Where `text`, the answer so far, begins to loop. Its last word may be cut
+    /// short, so it is read with the next call, unless `whole`.
+    pub fn watch(&mut self, text: &str) -> Option<usize> {
+        self.read(text, false)
+    }
+
+    fn read(&mut self, text: &str, whole: bool) -> Option<usize> {
+        // A comparison of bytes per call, which costs next to nothing against reading
+        // the words again.
+        if !text.starts_with(&self.seen) {
+            *self = LoopWatch::default();
+        }
+        if self.found.is_some() {
+            return self.found;
+        }
+        let read = self.seen.len();
+        let end = match whole {
+            true => text.len(),
+            false => text.rfind(char::is_whitespace).map_or(0, |at| at + 1).max(read),
+        };
+        let fresh = text.get(read..end)?;
+        for word in fresh.split_whitespace() {
             let offset = word.as_ptr() as usize - text.as_ptr() as usize;
+            // Bare: a loop that changes only punctuation or case is one.
             let bare: String = word.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
-            (!bare.is_empty()).then_some((offset, bare))
-        })
-        .collect();
-    let mut runs: HashSet<Vec<&str>> = HashSet::new();
-    words.windows(LOOP_WORDS).find_map(|run| {
-        let key: Vec<&str> = run.iter().map(|(_, word)| word.as_str()).collect();
-        (!runs.insert(key)).then_some(run[0].0)
-    })
+            if bare.is_empty() {
+                continue;
+            }
+            self.window.push_back((offset, bare));
+            if self.window.len() > LOOP_WORDS {
+                self.window.pop_front();
+            }
+            if self.window.len() == LOOP_WORDS {
+                let run: Vec<String> = self.window.iter().map(|(_, word)| word.clone()).collect();
+                if !self.runs.insert(run) {
+                    self.found = Some(self.window[0].0);
+                    break;
+                }
+            }
+        }
+        self.seen.push_str(fresh);
+        self.found
+    }
 }
 
 /// Share of `current`'s shingles already present in `previous` (0 when `current` is empty).
@@ -226,5 +274,23 @@ mod tests {
         assert!(loop_start(&stuck).is_some_and(|at| at > prose.len()), "a word stuck is a loop too");
         let cased = format!("{turn}{}", turn.to_uppercase().replace('.', "!"));
         assert_eq!(loop_start(&cased), Some(turn.len()), "case and punctuation do not hide a loop");
+        // Watched as it streams in, token by token, cut anywhere: the same place.
+        for text in [&looping, &stuck, &cased, &prose.to_string()] {
+            let mut watch = LoopWatch::default();
+            let mut found = None;
+            for end in (1..=text.len()).filter(|end| text.is_char_boundary(*end)) {
+                found = found.or(watch.watch(&text[..end]));
+            }
+            let found = found.or(watch.read(text, true));
+            assert_eq!(found, loop_start(text), "{text}");
+        }
+        let mut again = LoopWatch::default();
+        assert!(again.watch(&looping).is_some());
+        assert_eq!(again.watch("A new answer, "), None, "a text that does not go on from the last is a new answer");
+        let mut retried = LoopWatch::default();
+        let opening = &looping[..looping.len() / 2];
+        assert_eq!(retried.watch(opening).is_some(), loop_start(opening).is_some());
+        let other = format!("Something else entirely. {}", &looping[..looping.len() / 3]);
+        assert_eq!(retried.watch(&other), loop_start(&other), "an answer asked again is read from its start");
     }
 }

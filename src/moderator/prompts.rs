@@ -323,7 +323,14 @@ enum Upto {
 /// it. Once the rounds in full outgrow `size.account`, the older ones stand as their
 /// summaries from then on (the account's start changes once, then grows again).
 fn so_far(state: &DebateState, round: u32, upto: Upto, size: Size) -> String {
-    let first = first_in_full(state, round, size);
+    // A round's arguments read the account as the round before them was told, with that
+    // round's rebuttals added: its start moves on (older rounds to their summaries) only
+    // from the rebuttals on, so the wave that opens a round always continues the prefix
+    // the wave before sent, even in a debate whose every round outgrows the budget.
+    let first = match upto {
+        Upto::Framing if round > 1 && size.account > 0 => first_in_full(state, round - 1, size),
+        _ => first_in_full(state, round, size),
+    };
     let mut text = String::from("## The debate so far\n");
     let summarised: Vec<&Round> = state.rounds.iter().filter(|r| r.number < first).collect();
     if !summarised.is_empty() {
@@ -783,9 +790,10 @@ mod sharing {
     }
 
     /// Rounds in full that outgrow the account's budget stand as their summaries from then
-    /// on (guidance kept in force), and the account grows again from there.
+    /// on (guidance kept in force), from a round's rebuttals: its arguments still continue
+    /// the account the round before sent, and every call after them continues theirs.
     #[test]
-    fn an_account_that_outgrows_its_budget_summarises_its_oldest_rounds_once() {
+    fn an_account_that_outgrows_its_budget_summarises_its_oldest_rounds_from_the_rebuttals() {
         let mut state = with_rounds(4);
         for round in &mut state.rounds {
             for c in round.arguments.iter_mut().chain(round.rebuttals.iter_mut()) {
@@ -793,17 +801,23 @@ mod sharing {
             }
         }
         state.rounds[0].guidance = Some("Assume the EU data centre".into());
-        let account = |round: u32| shared_part(&argument(&state, 0, round, Size::NORMAL));
-        assert!(!account(2).contains("Earlier rounds, as the moderator summarised them"));
-        let third = account(3);
+        let argued = |round: u32| shared_part(&argument(&state, 0, round, Size::NORMAL));
+        let rebutted = |round: u32| shared_part(&rebuttal(&state, 0, round, Size::NORMAL));
+        let judged = |round: u32| {
+            let measures = state.rounds[round as usize - 1].measures.clone().unwrap();
+            shared_part(&evaluation(&state, round, &measures, Size::NORMAL))
+        };
+        assert!(!argued(2).contains("Earlier rounds, as the moderator summarised them"));
+        assert!(argued(3).starts_with(&judged(2)), "the arguments continue the round before");
+        assert!(argued(3).contains("### Round 1\n"), "{}", argued(3));
+        let third = rebutted(3);
         assert!(
             third.contains("- Round 1: ") && third.contains("still in force: Assume the EU data centre"),
             "{third}"
         );
-        assert!(!third.contains("### Round 1\n"), "round 1 stands as its summary");
-        let measures = state.rounds[2].measures.clone().unwrap();
-        let judged = shared_part(&evaluation(&state, 3, &measures, Size::NORMAL));
-        assert!(judged.starts_with(&third), "the round's calls continue its account");
+        assert!(!third.contains("### Round 1\n"), "round 1 stands as its summary from round 3's rebuttals");
+        assert!(judged(3).starts_with(&third), "the round's calls continue its account");
+        assert!(argued(4).starts_with(&judged(3)), "and the next round's arguments continue theirs");
     }
 
     #[test]

@@ -199,22 +199,24 @@ impl std::fmt::Debug for TextSink {
 }
 
 /// Where to stop reading an answer that has gone wrong (a model looping): given the
-/// text so far, the byte offset to cut it at. Checked as the answer streams in; the rest
-/// is never read, and the server stops writing it when the connection closes.
+/// text so far, the byte offset to cut it at. Checked as the answer streams in, by a
+/// watcher that keeps what it read (each call gives the whole text so far); the rest is
+/// never read, and the server stops writing it when the connection closes.
 #[derive(Clone)]
-pub struct StopAt(Arc<CutAt>);
+pub struct StopAt(Arc<std::sync::Mutex<Box<CutAt>>>);
 
 /// Where to cut a text, if anywhere.
-type CutAt = dyn Fn(&str) -> Option<usize> + Send + Sync;
+type CutAt = dyn FnMut(&str) -> Option<usize> + Send;
 
 impl StopAt {
-    pub fn new(at: impl Fn(&str) -> Option<usize> + Send + Sync + 'static) -> StopAt {
-        StopAt(Arc::new(at))
+    pub fn new(at: impl FnMut(&str) -> Option<usize> + Send + 'static) -> StopAt {
+        StopAt(Arc::new(std::sync::Mutex::new(Box::new(at))))
     }
 
     /// Where to cut `text`, if it has gone wrong (a char boundary within it).
     pub fn check(&self, text: &str) -> Option<usize> {
-        (self.0)(text).filter(|at| *at <= text.len() && text.is_char_boundary(*at))
+        let mut at = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        (at)(text).filter(|at| *at <= text.len() && text.is_char_boundary(*at))
     }
 }
 
