@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand};
 
+use crate::model::{Rounds, Seats};
+
 /// What only a new debate takes; the flag forms of the other commands refuse it.
 const NEW_ONLY: [&str; 9] = [
     "question",
@@ -204,9 +206,8 @@ pub struct EvalArgs {
     pub models: Vec<String>,
 
     /// With --suite: cap every question's rounds, 1–20 [default: the suite's, else the settings']
-    #[arg(short = 'r', long, value_name = "N", requires = "suite",
-          value_parser = clap::value_parser!(u8).range(1..=20))]
-    pub max_rounds: Option<u8>,
+    #[arg(short = 'r', long, value_name = "N", requires = "suite")]
+    pub max_rounds: Option<Rounds>,
 
     /// With --suite: the markdown report; the JSON report goes beside it (.json)
     /// [default: eval-report.md]
@@ -262,9 +263,8 @@ pub struct StartArgs {
     pub file: Option<PathBuf>,
 
     /// Number of debaters, 2–4 (default: the moderator decides)
-    #[arg(short = 'p', long = "perspectives", value_name = "N",
-          value_parser = clap::value_parser!(u8).range(2..=4))]
-    pub perspectives: Option<u8>,
+    #[arg(short = 'p', long = "perspectives", value_name = "N")]
+    pub perspectives: Option<Seats>,
 
     /// Force a perspective from the catalog (repeatable)
     #[arg(long = "with", value_name = "NAME")]
@@ -301,9 +301,8 @@ pub struct StartArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Cap on rounds, 1–20 [default: 5]
-    #[arg(short = 'r', long, value_name = "N",
-          value_parser = clap::value_parser!(u8).range(1..=20))]
-    pub max_rounds: Option<u8>,
+    #[arg(short = 'r', long, value_name = "N")]
+    pub max_rounds: Option<Rounds>,
 
     /// Run to completion without pausing at checkpoints
     #[arg(long)]

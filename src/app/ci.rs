@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::record::{RecordError, WorkTree, carried, sidecar_path};
-use crate::settings::{self, FlagOverrides, Settings};
+use crate::settings::{self, Settings};
 use crate::terminal::Terminal;
 
 const WORKFLOW: &str = include_str!("../../templates/github-review.yml");
@@ -66,7 +66,7 @@ pub fn write(install: Option<&str>, force: bool, config: Option<&Path>, terminal
         "Wrote {WORKFLOW_PATH}. Commit it to the default branch, and add the keys of the providers your records use as repository secrets ({}). An optional DEBATE_PUSH_TOKEN secret lets the repository's checks run on each revision (docs/guide.md, \"The review loop in the pull request\").",
         keys.join(", ")
     ));
-    let settings = settings::load(&root, config, &FlagOverrides::default())?.settings;
+    let settings = settings::load(&root, config)?.settings;
     for warning in unreachable(&root, &settings, &keys) {
         terminal.warn(&warning);
     }

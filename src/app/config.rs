@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::Result;
-use crate::settings::{self, FlagOverrides};
+use crate::settings;
 use crate::terminal;
 
 /// One setting as it is in effect.
@@ -36,7 +36,7 @@ struct Report {
 
 pub fn run(config: Option<&Path>, db: Option<&Path>, json: bool) -> Result<()> {
     let root = crate::repo::around_working_directory()?;
-    let loaded = settings::load(&root, config, &FlagOverrides::default())?;
+    let loaded = settings::load(&root, config)?;
     let value = serde_json::to_value(&loaded.settings).unwrap_or(Value::Null);
     let settings = settings::leaves(&value)
         .into_iter()

@@ -9,11 +9,11 @@ use futures::future::LocalBoxFuture;
 
 use super::drive::stop_signal;
 use super::request::{QuestionSource, ResumeRequest, ServeRequest, StartRequest};
+use super::resolve::RunFlags;
 use super::{report, resume, start};
-use crate::error::{Error, Result};
-use crate::model::{DebateState, Events, Rounds};
+use crate::error::Result;
+use crate::model::{DebateState, Events};
 use crate::serve::{self, Launch, NewDebate};
-use crate::settings::FlagOverrides;
 use crate::terminal::{Terminal, Verbosity};
 use crate::view::Summary;
 
@@ -49,7 +49,7 @@ struct Launcher {
 impl Launch for Launcher {
     fn start<'a>(&'a self, debate: NewDebate, events: &'a mut dyn Events) -> LocalBoxFuture<'a, Result<DebateState>> {
         Box::pin(async move {
-            let request = start_request(&debate, self.config.clone(), self.offline)?;
+            let request = start_request(&debate, self.config.clone(), self.offline);
             // Warnings still reach the server's terminal; the debate itself goes to `events`.
             let mut terminal = Terminal::new(Verbosity::Quiet);
             start::run(&request, &self.db, &PathBuf::from(&debate.repository), &mut terminal, Some(events)).await
@@ -64,8 +64,11 @@ impl Launch for Launcher {
     ) -> LocalBoxFuture<'a, Result<DebateState>> {
         Box::pin(async move {
             // A resumed debate keeps the providers it started with.
-            let request =
-                ResumeRequest { id: id.to_string(), config: self.config.clone(), issue, ..Default::default() };
+            let request = ResumeRequest {
+                id: id.to_string(),
+                flags: RunFlags { config: self.config.clone(), issue, ..RunFlags::default() },
+                ..Default::default()
+            };
             let mut terminal = Terminal::new(Verbosity::Quiet);
             resume::run(&request, &self.db, &mut terminal, Some(events)).await
         })
@@ -76,63 +79,55 @@ impl Launch for Launcher {
     }
 
     fn record_directory(&self, repo_root: &str) -> String {
-        let settings = crate::settings::load(Path::new(repo_root), self.config.as_deref(), &FlagOverrides::default());
+        let settings = crate::settings::load(Path::new(repo_root), self.config.as_deref());
         let record = settings.map(|loaded| loaded.settings.record).unwrap_or_default();
         record.directory.0
     }
 }
 
-/// The form's debate as the command line would ask for it, with the limits the command
-/// line's flags have.
-fn start_request(debate: &NewDebate, config: Option<PathBuf>, offline: bool) -> Result<StartRequest> {
-    if let Some(n) = debate.perspectives.filter(|n| !(2..=4).contains(n)) {
-        return Err(Error::input(format!("{n} perspectives: a panel has 2 to 4")).with_hint("choose 2, 3 or 4"));
-    }
-    if let Some(n) = debate.max_rounds.filter(|n| !(1..=Rounds::MAX).contains(n)) {
-        return Err(Error::input(format!("{n} rounds: a debate has 1 to {}", Rounds::MAX))
-            .with_hint(format!("choose 1 to {} rounds", Rounds::MAX)));
-    }
-    Ok(StartRequest {
+/// The form's debate as the command line would ask for it (its rounds and panel size
+/// bounded by their types, as the command line's flags are).
+fn start_request(debate: &NewDebate, config: Option<PathBuf>, offline: bool) -> StartRequest {
+    StartRequest {
         question: QuestionSource::Text(debate.question.clone()),
-        config,
-        flags: FlagOverrides {
+        flags: RunFlags {
+            config,
             perspectives: debate.perspectives,
             max_rounds: debate.max_rounds,
             no_checkpoints: !debate.checkpoints,
-            ..FlagOverrides::default()
+            offline,
+            ..RunFlags::default()
         },
-        offline,
-        with: Vec::new(),
-        branch: None,
-        context: Vec::new(),
-        no_repo_context: false,
-        supersedes: Vec::new(),
-    })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Rounds, Seats};
 
     fn form(perspectives: Option<u8>, max_rounds: Option<u8>) -> NewDebate {
-        NewDebate { question: "-".into(), repository: "/repo".into(), perspectives, max_rounds, checkpoints: false }
+        NewDebate {
+            question: "-".into(),
+            repository: "/repo".into(),
+            perspectives: perspectives.map(|n| Seats::try_from(i64::from(n)).unwrap()),
+            max_rounds: max_rounds.map(|n| Rounds::try_from(i64::from(n)).unwrap()),
+            checkpoints: false,
+        }
     }
 
     #[test]
-    fn the_form_gets_the_limits_of_the_command_line() {
-        for (perspectives, rounds) in [(Some(1), None), (Some(5), None), (None, Some(0)), (None, Some(21))] {
-            let err = start_request(&form(perspectives, rounds), None, false).unwrap_err();
-            assert_eq!(err.exit_code(), 2, "{err}");
-        }
-        let request = start_request(&form(Some(3), Some(20)), None, true).unwrap();
-        assert_eq!((request.flags.perspectives, request.flags.max_rounds), (Some(3), Some(20)));
-        assert!(request.flags.no_checkpoints && request.offline);
+    fn the_forms_flags_are_the_command_lines() {
+        let request = start_request(&form(Some(3), Some(20)), None, true);
+        let flags = &request.flags;
+        assert_eq!((flags.perspectives.map(Seats::get), flags.max_rounds.map(Rounds::get)), (Some(3), Some(20)));
+        assert!(flags.no_checkpoints && flags.offline);
     }
 
     #[test]
     fn the_forms_question_is_text_even_when_it_is_a_dash() {
         // A dash on the command line reads stdin; from a form it is only text.
-        let request = start_request(&form(None, None), None, false).unwrap();
+        let request = start_request(&form(None, None), None, false);
         assert_eq!(request.question, QuestionSource::Text("-".into()));
     }
 }

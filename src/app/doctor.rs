@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::model::{AtOnce, ProviderKind, Purpose, RoleChoice, Usage};
 use crate::providers::{self, ProviderError, Request, Schema, TextSink};
-use crate::settings::{self, FlagOverrides, Settings};
+use crate::settings::{self, Settings};
 use crate::store::{Server, Store};
 use crate::terminal::{self, Terminal};
 
@@ -95,7 +95,7 @@ pub async fn run(
     terminal: &Terminal,
 ) -> Result<()> {
     let root = crate::repo::around_working_directory()?;
-    let settings = settings::load(&root, config, &FlagOverrides::default())?.settings;
+    let settings = settings::load(&root, config)?.settings;
     let defaults = default_providers(&settings);
     let names: Vec<String> = match only {
         Some(name) => vec![name.to_string()],
@@ -344,7 +344,7 @@ fn structured_probe() -> Request {
 /// What a default debate would take at the speed measured, one request at a time or as
 /// many as the server serves, and its price where the settings give one.
 fn estimate(settings: &Settings, checkup: &Checkup, definition: &crate::model::ProviderDef) -> String {
-    let rounds = u64::from(settings.debate.max_rounds.0);
+    let rounds = u64::from(settings.debate.max_rounds.get());
     let calls = rounds * (DEBATERS * 2 + 1) + 2;
     let generated = rounds * (DEBATERS * 2 * CONTRIBUTION_TOKENS + EVALUATION_TOKENS) + OPENING_AND_CLOSING_TOKENS;
     let together = checkup.at_once.as_ref().map_or(DEBATERS, |a| (a.requests as u64).clamp(1, DEBATERS));

@@ -17,7 +17,7 @@ use crate::model::{DebateState, Evaluator, ProviderDef, ProviderKind, RoleChoice
 use crate::moderator::analysis;
 use crate::providers::{self, Provider};
 use crate::record::{self, Templates};
-use crate::settings::{self, FlagOverrides, Settings};
+use crate::settings::{self, Settings};
 use crate::store::{Server, Store};
 use crate::terminal::{self, Terminal};
 use crate::text::secrets::Masker;
@@ -38,7 +38,7 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
         .with_hint(format!("finish it with `debate resume {}` first", state.id)));
     }
     let root = PathBuf::from(&state.repo_root);
-    let loaded = settings::load(&root, request.config.as_deref(), &FlagOverrides::default())?;
+    let loaded = settings::load(&root, request.config.as_deref())?;
     let templates = Templates::load(&root)?;
     if request.write {
         existing::here(&state)?;

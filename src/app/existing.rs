@@ -8,7 +8,7 @@ use super::project;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Status, is_debate_id};
 use crate::record::{self, Templates};
-use crate::settings::{self, FlagOverrides};
+use crate::settings;
 use crate::store::{Store, StoreError};
 use crate::text::shell_quote;
 
@@ -267,7 +267,7 @@ fn record_with_id(root: &Path, id: &str, config: Option<&Path>) -> Result<Option
     if !is_debate_id(&whole) {
         return Ok(None);
     }
-    let settings = settings::load(root, config, &FlagOverrides::default())?.settings;
+    let settings = settings::load(root, config)?.settings;
     if crate::context::records_with_id(root, &whole, &settings.record.directory.0).is_empty() {
         return Ok(None);
     }
@@ -293,7 +293,7 @@ fn on_other_branches(
     if !is_debate_id(&whole) {
         return Ok(None);
     }
-    let settings = settings::load(root, config, &FlagOverrides::default())?.settings;
+    let settings = settings::load(root, config)?.settings;
     Ok(record::listing::on_other_branches(root, &settings.record.directory.0, &whole).into_iter().next())
 }
 
@@ -358,7 +358,7 @@ impl RecordHere {
 /// The record `target` names here: a path, or a whole id its front matter carries.
 fn record_here(target: &str, config: Option<&Path>) -> Result<RecordHere> {
     let root = crate::repo::around_working_directory()?;
-    let settings = settings::load(&root, config, &FlagOverrides::default())?.settings;
+    let settings = settings::load(&root, config)?.settings;
     let relative = project::locate(&root, target, &settings.record, "the record")?;
     Ok(RecordHere { root, relative })
 }

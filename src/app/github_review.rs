@@ -10,6 +10,7 @@ use std::path::Path;
 use futures::FutureExt;
 
 use super::request::{GithubReviewRequest, QuestionSource, ResumeRequest, Review};
+use super::resolve::RunFlags;
 use super::resume;
 use crate::error::{Error, Result};
 use crate::github::api::{Client, Pull};
@@ -158,14 +159,8 @@ async fn review_each(
     for record in records {
         let review = ResumeRequest {
             id: record.clone(),
-            config: request.config.clone(),
-            max_rounds: request.max_rounds,
-            provider: request.provider.clone(),
-            model: request.model.clone(),
-            offline: request.offline,
-            no_checkpoints: true,
+            flags: RunFlags { no_checkpoints: true, ..request.flags.clone() },
             review: Some(Review { objection: QuestionSource::Text(objection.to_string()), discard_edits: false }),
-            ..ResumeRequest::default()
         };
         match resume::run(&review, db_path, terminal, None).await {
             Ok(state) => reviewed.push((record, state)),

@@ -9,7 +9,7 @@ use super::{existing, project};
 use crate::error::{Error, Result};
 use crate::model::Status;
 use crate::record::lifecycle::{self, Changed, Request};
-use crate::settings::{self, FlagOverrides};
+use crate::settings;
 use crate::store::{Store, StoreError};
 use crate::terminal::{self, Terminal};
 use crate::view::StatusChange;
@@ -19,8 +19,8 @@ pub fn run(args: &LifecycleRequest, db_path: &Path, json: bool, terminal: &Termi
     let what = verdict.verb();
     let here = crate::repo::around_working_directory()?;
     let (root, relative) = locate(args, &here, db_path, what)?;
-    let flags = FlagOverrides { no_commit: args.no_commit, ..FlagOverrides::default() };
-    let loaded = settings::load(&root, args.config.as_deref(), &flags)?;
+    let mut loaded = settings::load(&root, args.config.as_deref())?;
+    loaded.settings.record.commit &= !args.no_commit;
     let date = today();
     let request = Request {
         root: &root,
@@ -78,7 +78,7 @@ fn locate(args: &LifecycleRequest, here: &Path, db_path: &Path, what: &str) -> R
             Lookup::Here(root, relative) => {
                 // The stored path gets the checks a path on the command line gets: a
                 // link, `.git` or a nested repository is no record to rewrite.
-                let record = settings::load(&root, args.config.as_deref(), &FlagOverrides::default())?.settings.record;
+                let record = settings::load(&root, args.config.as_deref())?.settings.record;
                 let relative = project::locate(&root, &relative, &record, what)?;
                 return Ok((root, relative));
             }
@@ -90,7 +90,7 @@ fn locate(args: &LifecycleRequest, here: &Path, db_path: &Path, what: &str) -> R
             Lookup::Unknown => {}
         }
     }
-    let record = settings::load(here, args.config.as_deref(), &FlagOverrides::default())?.settings.record;
+    let record = settings::load(here, args.config.as_deref())?.settings.record;
     let located = project::locate(here, &target, &record, what);
     // A pull request's record a reviewer on the default branch names by its id.
     if located.is_err()

@@ -19,6 +19,7 @@ mod manual;
 mod project;
 mod report;
 pub mod request;
+pub mod resolve;
 mod resume;
 mod start;
 mod suite;

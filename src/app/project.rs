@@ -36,11 +36,12 @@ pub fn groundwork(
     keys: &Masker,
     terminal: &Terminal,
 ) -> Result<Groundwork> {
-    let files = read_context(&request.context, root, keys, terminal)?;
-    let committed = loaded.settings.record.commit && request.branch.is_none();
-    let supersedes = superseded(root, &request.supersedes, &loaded.settings.record, committed, keys)?;
+    let flags = &request.flags;
+    let files = read_context(&flags.context, root, keys, terminal)?;
+    let committed = loaded.settings.record.commit && flags.branch.is_none();
+    let supersedes = superseded(root, &flags.supersedes, &loaded.settings.record, committed, keys)?;
     let mut settings = loaded.settings.context.clone();
-    settings.repository &= !request.no_repo_context;
+    settings.repository &= !flags.no_repo_context;
     let (project, context) = brief(root, question, files, &settings, &supersedes, keys, terminal);
     let mut record = loaded.settings.record.clone();
     follow_convention(&mut record, project.convention.as_ref(), loaded.chosen, terminal);

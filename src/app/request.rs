@@ -7,10 +7,11 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use super::flags;
+use super::resolve::RunFlags;
 use crate::cli::{Cli, Command, EvalArgs, Lifecycle, ListArgs, RunArgs, StartArgs};
 use crate::error::{Error, Result};
+use crate::model::Rounds;
 use crate::record::lifecycle::Verdict;
-use crate::settings::FlagOverrides;
 use crate::terminal::Verbosity;
 use crate::text::shell_word;
 
@@ -92,7 +93,7 @@ pub struct SuiteRequest {
     /// `--offline`: debated and scored by the offline provider.
     pub offline: bool,
     /// `-r`: every question's rounds.
-    pub max_rounds: Option<u8>,
+    pub max_rounds: Option<Rounds>,
     /// The markdown report; the JSON one goes beside it.
     pub report: PathBuf,
     pub config: Option<PathBuf>,
@@ -117,13 +118,10 @@ pub struct EvalRequest {
 pub struct GithubReviewRequest {
     /// The event file (`$GITHUB_EVENT_PATH`).
     pub event: PathBuf,
-    pub config: Option<PathBuf>,
-    pub max_rounds: Option<u8>,
-    /// `--provider`, `--model`, `--offline`: what the job reviews with, where the records'
-    /// own providers cannot run in it (a server on the author's machine).
-    pub provider: Option<String>,
-    pub model: Option<String>,
-    pub offline: bool,
+    /// Each review's flags: `--provider`, `--model`, `--offline` say what the job
+    /// reviews with, where the records' own providers cannot run in it (a server on the
+    /// author's machine).
+    pub flags: RunFlags,
 }
 
 /// Where text the user gives comes from: a new debate's question, a reviewer's objection.
@@ -134,41 +132,18 @@ pub enum QuestionSource {
     File(PathBuf),
 }
 
-/// A new debate, as `debate QUESTION` or the dashboard's form asks for it.
+/// A new debate, as `debate QUESTION`, the dashboard's form or a suite asks for it.
 #[derive(Debug, Clone)]
 pub struct StartRequest {
     pub question: QuestionSource,
-    /// `--config`: a settings file over the user's and the repository's.
-    pub config: Option<PathBuf>,
-    /// What the command line sets over the settings.
-    pub flags: FlagOverrides,
-    /// `--offline`: the built-in offline debater in every role.
-    pub offline: bool,
-    /// `--with`: perspectives the panel must have.
-    pub with: Vec<String>,
-    /// `--branch`: the branch the record goes to; empty: the default name.
-    pub branch: Option<String>,
-    /// `--context`: files the debaters read.
-    pub context: Vec<PathBuf>,
-    /// `--no-repo-context`.
-    pub no_repo_context: bool,
-    /// `--supersedes`: earlier records, by path or debate id.
-    pub supersedes: Vec<String>,
+    pub flags: RunFlags,
 }
 
 /// Continue a debate, or reopen a complete one for review.
 #[derive(Debug, Clone, Default)]
 pub struct ResumeRequest {
     pub id: String,
-    pub config: Option<PathBuf>,
-    pub max_rounds: Option<u8>,
-    pub no_checkpoints: bool,
-    pub issue: bool,
-    pub no_commit: bool,
-    pub branch: Option<String>,
-    pub model: Option<String>,
-    pub provider: Option<String>,
-    pub offline: bool,
+    pub flags: RunFlags,
     /// `--guide` on a complete debate: a reviewer's objection.
     pub review: Option<Review>,
 }
@@ -223,19 +198,7 @@ impl Invocation {
             })
         };
         let resume = |id: String, run: RunArgs, review: Option<Review>| {
-            Mode::Resume(ResumeRequest {
-                id,
-                config: config.clone(),
-                max_rounds: run.max_rounds,
-                no_checkpoints: run.no_checkpoints,
-                issue: run.issue,
-                no_commit: run.no_commit,
-                branch: run.branch.map(|name| name.trim().to_string()),
-                model: run.model,
-                provider: run.provider,
-                offline: run.offline,
-                review,
-            })
+            Mode::Resume(ResumeRequest { id, flags: run_flags(run, config.clone()), review })
         };
         let review = |objection: Option<QuestionSource>, discard_edits| {
             objection.map(|objection| Review { objection, discard_edits })
@@ -267,14 +230,9 @@ impl Invocation {
             ),
             Some(Command::Review(args)) => {
                 match (args.github_event, args.target, flags::resume(before, args.run, "review")?) {
-                    (Some(event), _, run) => Mode::GithubReview(GithubReviewRequest {
-                        event,
-                        config: config.clone(),
-                        max_rounds: run.max_rounds,
-                        provider: run.provider,
-                        model: run.model,
-                        offline: run.offline,
-                    }),
+                    (Some(event), _, run) => {
+                        Mode::GithubReview(GithubReviewRequest { event, flags: run_flags(run, config.clone()) })
+                    }
                     (None, target, run) => {
                         let file = |path: PathBuf| {
                             if path == Path::new("-") { QuestionSource::Stdin } else { QuestionSource::File(path) }
@@ -397,31 +355,36 @@ fn start_mode(args: StartArgs, config: Option<PathBuf>, forced: bool) -> Result<
     if let (Some(word), false) = (args.question.as_deref(), forced) {
         refuse_one_word(word)?;
     }
-    let run = args.run;
-    let start = StartRequest {
-        question: question_source(args.question, args.file)?,
-        config,
-        flags: FlagOverrides {
-            max_rounds: run.max_rounds,
-            perspectives: args.perspectives,
-            no_checkpoints: run.no_checkpoints,
-            no_commit: run.no_commit,
-            issue: run.issue,
-            provider: run.provider,
-            model: run.model,
-            models: args.models,
-        },
-        offline: run.offline,
+    let flags = RunFlags {
+        perspectives: args.perspectives,
         with: args.with,
-        branch: run.branch.map(|name| name.trim().to_string()),
         context: args.context,
         no_repo_context: args.no_repo_context,
         supersedes: args.supersedes,
+        models: args.models,
+        ..run_flags(args.run, config)
     };
+    let start = StartRequest { question: question_source(args.question, args.file)?, flags };
     Ok(match args.context_preview {
         true => Mode::Preview(start),
         false => Mode::Start(start),
     })
+}
+
+/// The flags every run takes, as the command line gives them.
+fn run_flags(run: RunArgs, config: Option<PathBuf>) -> RunFlags {
+    RunFlags {
+        config,
+        max_rounds: run.max_rounds,
+        no_checkpoints: run.no_checkpoints,
+        issue: run.issue,
+        no_commit: run.no_commit,
+        branch: run.branch.map(|name| name.trim().to_string()),
+        provider: run.provider,
+        model: run.model,
+        offline: run.offline,
+        ..RunFlags::default()
+    }
 }
 
 /// The question argument, `--file`, or stdin (`-` for either).
@@ -523,9 +486,9 @@ mod tests {
         let run = invocation(&["-r", "3", "--no-checkpoints", "--branch= x ", "Redis or Postgres?"]);
         let Mode::Start(start) = run.mode else { panic!("{:?}", run.mode) };
         assert_eq!(start.question, QuestionSource::Text("Redis or Postgres?".into()));
-        assert_eq!(start.flags.max_rounds, Some(3));
+        assert_eq!(start.flags.max_rounds, Rounds::new(3));
         assert!(start.flags.no_checkpoints);
-        assert_eq!(start.branch.as_deref(), Some("x"), "the branch name is trimmed once, here");
+        assert_eq!(start.flags.branch.as_deref(), Some("x"), "the branch name is trimmed once, here");
     }
 
     #[test]
@@ -588,13 +551,13 @@ mod tests {
         assert!(matches!(invocation(&["delete", "DEB-0ym064"]).mode, Mode::GiveUp { delete: true, .. }));
         let Mode::Resume(review) = invocation(&["review", "0y", "--guide", "cost?", "-r", "4"]).mode else { panic!() };
         assert_eq!(
-            (review.review.unwrap().objection, review.max_rounds),
+            (review.review.unwrap().objection, review.flags.max_rounds.map(Rounds::get)),
             (QuestionSource::Text("cost?".into()), Some(4))
         );
         let Mode::Resume(from_file) = invocation(&["review", "docs/a.md", "--guide-file", "-"]).mode else { panic!() };
         assert_eq!((from_file.id.as_str(), from_file.review.unwrap().objection), ("docs/a.md", QuestionSource::Stdin));
         let Mode::Resume(resume) = invocation(&["resume", "0y", "--no-checkpoints"]).mode else { panic!() };
-        assert!(resume.no_checkpoints && resume.review.is_none());
+        assert!(resume.flags.no_checkpoints && resume.review.is_none());
     }
 
     #[test]
@@ -672,8 +635,8 @@ mod tests {
         let Mode::Start(start) = invocation(&["--offline", "--no-checkpoints", "-r", "1", "new", "Q?"]).mode else {
             panic!()
         };
-        assert!(start.offline && start.flags.no_checkpoints);
-        assert_eq!(start.flags.max_rounds, Some(1));
+        assert!(start.flags.offline && start.flags.no_checkpoints);
+        assert_eq!(start.flags.max_rounds, Rounds::new(1));
     }
 
     #[test]

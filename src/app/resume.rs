@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 
 use super::drive::{self, Run};
 use super::input::{read_objection, without_secrets};
-use super::request::ResumeRequest;
-use super::{existing, report, start};
+use super::request::{ResumeRequest, Review};
+use super::{existing, report};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
-use crate::model::{DebateState, Events, Published, Revision, RoleChoice, Rounds, Snapshot, Status};
+use crate::model::{DebateState, Events, Published, Revision, Snapshot, Status};
 use crate::providers;
 use crate::record::{self, RecordError, Templates};
-use crate::settings::{self, FlagOverrides};
+use crate::settings;
 use crate::store::Store;
 use crate::terminal::Terminal;
 
@@ -23,7 +23,8 @@ pub async fn run(
     terminal: &mut Terminal,
     events: Option<&mut dyn Events>,
 ) -> Result<DebateState> {
-    let (store, state, imported) = existing::find(db_path, &request.id, request.config.as_deref())?;
+    let flags = &request.flags;
+    let (store, state, imported) = existing::find(db_path, &request.id, flags.config.as_deref())?;
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
     }
@@ -47,24 +48,9 @@ pub async fn run(
     }
     let root = locate_repository(&store, &state, terminal)?;
     let state = store.load(&state.id)?;
-    let loaded = settings::load(&root, request.config.as_deref(), &FlagOverrides::default())?;
+    let loaded = settings::load(&root, flags.config.as_deref())?;
     let catalog = Catalog::build(&loaded.overlays)?;
-    let mut snapshot = state.snapshot.clone();
-    apply_resume_flags(request, &state, &mut snapshot, &root)?;
-    let switch_to = if request.offline { Some("offline") } else { request.provider.as_deref() };
-    if let Some(name) = switch_to {
-        snapshot.moderator = providers::switch(&snapshot.moderator, &loaded.settings, name)?;
-        snapshot.debater = providers::switch(&snapshot.debater, &loaded.settings, name)?;
-        // One provider for every role now: the seats' own models no longer apply.
-        snapshot.seat_models.clear();
-    }
-    // Debates stored before their providers were: take them from the settings now.
-    let roles: Vec<RoleChoice> = [snapshot.moderator.clone()].into_iter().chain(snapshot.debater_roles()).collect();
-    for role in &roles {
-        if !snapshot.providers.contains_key(&role.provider) {
-            snapshot.providers.extend(providers::definitions(&loaded.settings, &[role])?);
-        }
-    }
+    let mut snapshot = flags.onto(&state, &loaded.settings, &root, request.review.is_some())?;
     let providers =
         providers::build_panel(&snapshot.moderator, &snapshot.debater_roles(), &snapshot.providers, &loaded.settings)?;
     let templates = Templates::load(&root)?;
@@ -72,7 +58,7 @@ pub async fn run(
     if let Some(review) = &request.review {
         let objection =
             without_secrets(&read_objection(&review.objection)?, "your guidance", &providers.secrets, terminal);
-        reopen(objection.trim(), request, &store, &state, &mut snapshot, &templates, terminal)?;
+        reopen(objection.trim(), review, &store, &state, &mut snapshot, &templates, terminal)?;
     }
     if snapshot != state.snapshot {
         store.save_snapshot(&state.id, &snapshot)?;
@@ -83,85 +69,20 @@ pub async fn run(
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }
 
-/// The flags a resumed debate can still take: its remaining rounds, checkpoints, the
-/// model, and, until its record is being written, where the record goes. The others
-/// (question, panel, context) were fixed when it started; clap refuses them.
-fn apply_resume_flags(
-    request: &ResumeRequest,
-    state: &DebateState,
-    snapshot: &mut Snapshot,
-    root: &Path,
-) -> Result<()> {
-    if let Some(rounds) = request.max_rounds {
-        snapshot.debate.max_rounds = Rounds(rounds);
-    }
-    if request.no_checkpoints {
-        snapshot.debate.checkpoints = false;
-    }
-    if request.issue {
-        snapshot.record.issue_draft = true;
-    }
-    if let Some(model) = &request.model {
-        // Seats of several providers cannot share one model name.
-        let one_provider = request.provider.is_some() || request.offline;
-        if !one_provider && snapshot.seat_models.iter().any(|seat| seat.provider != snapshot.debater.provider) {
-            return Err(Error::input(format!(
-                "{} seats models of several providers, so one --model cannot replace them all",
-                state.id
-            ))
-            .with_hint("add --provider NAME to go on with one provider and that model for every role"));
-        }
-        snapshot.moderator.model = Some(model.clone());
-        snapshot.debater.model = Some(model.clone());
-        for seat in &mut snapshot.seat_models {
-            seat.model = Some(model.clone());
-        }
-    }
-    // Once the record is being written, what it says and where it goes are fixed; a
-    // review rewrites the record where it is, with whichever provider it is given.
-    let reviewing = request.review.is_some() && state.status == Status::Complete;
-    let fixed = [
-        (request.no_commit, "--no-commit"),
-        (request.branch.is_some(), "--branch"),
-        (request.offline && !reviewing, "--offline"),
-        (request.provider.is_some() && !reviewing, "--provider"),
-    ];
-    if let (Some(path), Some((_, flag))) = (&state.record_path, fixed.iter().find(|(given, _)| *given)) {
-        let why = match reviewing {
-            true => {
-                format!("{}'s review rewrites its record {path} where it is, so {flag} cannot change that", state.id)
-            }
-            false => format!("{}'s record is already being written to {path}, so {flag} cannot change it", state.id),
-        };
-        return Err(Error::input(why).with_hint(format!("run it without {flag}")));
-    }
-    if request.no_commit || request.branch.is_some() {
-        snapshot.record.commit &= !request.no_commit;
-        if let Some(name) = request.branch.as_deref() {
-            start::check_branch(root, name)?;
-            snapshot.branch =
-                Some(if name.is_empty() { record::default_branch(&state.id, &state.title) } else { name.to_string() });
-        }
-    }
-    Ok(())
-}
-
 /// A review's objection reopens a completed debate: its conclusion becomes a revision,
-/// and it runs one more round (or up to `--max-rounds`) with the objection as guidance.
+/// and it runs the rounds its rules now allow (one more, or up to `--max-rounds`) with
+/// the objection as guidance.
 fn reopen(
     objection: &str,
-    request: &ResumeRequest,
+    review: &Review,
     store: &Store,
     state: &DebateState,
     snapshot: &mut Snapshot,
     templates: &Templates,
     terminal: &Terminal,
 ) -> Result<()> {
-    let discard_edits = request.review.as_ref().is_some_and(|review| review.discard_edits);
-    record::check_revisable(state, templates, discard_edits)?;
+    record::check_revisable(state, templates, review.discard_edits)?;
     let done = state.rounds.len() as u32;
-    let rounds = review_rounds(&state.id, state.record_path.as_deref(), done, request.max_rounds)?;
-    snapshot.debate.max_rounds = Rounds(rounds);
     let outcome =
         state.outcome.as_ref().ok_or_else(|| Error::input(format!("{} has no conclusion to review", state.id)))?;
     let revision = Revision {
@@ -174,31 +95,14 @@ fn reopen(
         reopened_by: objection.to_string(),
     };
     store.reopen(&state.id, &revision, snapshot)?;
+    let more = u32::from(snapshot.debate.max_rounds) - done;
     terminal.say(&format!(
-        "Reopened {} for review: {} more round{} with your guidance, then a new synthesis rewrites {}.",
+        "Reopened {} for review: {more} more round{} with your guidance, then a new synthesis rewrites {}.",
         state.id,
-        u32::from(rounds) - done,
-        if u32::from(rounds) - done == 1 { "" } else { "s" },
+        if more == 1 { "" } else { "s" },
         state.record_path.as_deref().unwrap_or("its record")
     ));
     Ok(())
-}
-
-/// How many rounds a reviewed debate may have: `--max-rounds`, which must add one, or
-/// one more than it argued, up to the most a debate may.
-fn review_rounds(id: &str, record: Option<&str>, done: u32, max_rounds: Option<u8>) -> Result<u8> {
-    Ok(match max_rounds {
-        Some(max) if u32::from(max) <= done => {
-            return Err(Error::input(format!("{id} has argued {done} rounds; --max-rounds {max} adds none"))
-                .with_hint(format!("give --max-rounds more than {done}, or leave it out for one more round")));
-        }
-        Some(max) => max,
-        None if done < u32::from(Rounds::MAX) => (done + 1) as u8,
-        None => {
-            return Err(Error::input(format!("{id} has argued {done} rounds, the most a debate may"))
-                .with_hint(format!("debate the objection anew with --supersedes {}", record.unwrap_or("<record>"))));
-        }
-    })
 }
 
 /// `--resume` of a complete debate: its record as it is. `--issue` writes the issue
@@ -209,16 +113,7 @@ fn resume_complete(
     state: &DebateState,
     terminal: &mut Terminal,
 ) -> Result<DebateState> {
-    let changes = [
-        (request.max_rounds.is_some(), "--max-rounds"),
-        (request.no_checkpoints, "--no-checkpoints"),
-        (request.no_commit, "--no-commit"),
-        (request.branch.is_some(), "--branch"),
-        (request.model.is_some(), "--model"),
-        (request.provider.is_some(), "--provider"),
-        (request.offline, "--offline"),
-    ];
-    if let Some((_, flag)) = changes.iter().find(|(given, _)| *given) {
+    if let Some(flag) = request.flags.changing() {
         let record = state.record_path.as_deref().unwrap_or("(none)");
         return Err(Error::input(format!(
             "{} is already complete, so {flag} cannot change it; its record is {record}",
@@ -227,7 +122,7 @@ fn resume_complete(
         .with_hint("start a new debate to debate the question again"));
     }
     terminal.say(&format!("Debate {} is already complete.", state.id));
-    if request.issue && report::issue_draft(&state.repo_root, &state.id, state.decision_title()).is_none() {
+    if request.flags.issue && report::issue_draft(&state.repo_root, &state.id, state.decision_title()).is_none() {
         // Written into the repository where it is now, never where it used to be.
         let root = locate_repository(store, state, terminal)?;
         let state = &store.load(&state.id)?;
@@ -269,19 +164,4 @@ fn locate_repository(store: &Store, state: &DebateState, terminal: &Terminal) ->
         here.display()
     ));
     Ok(here)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_review_adds_one_round_unless_max_rounds_says_more() {
-        assert_eq!(review_rounds("DEB-a", None, 2, None).unwrap(), 3);
-        assert_eq!(review_rounds("DEB-a", None, 2, Some(5)).unwrap(), 5);
-        let none_added = review_rounds("DEB-a", None, 3, Some(3)).unwrap_err();
-        assert_eq!(none_added.to_string(), "DEB-a has argued 3 rounds; --max-rounds 3 adds none");
-        let full = review_rounds("DEB-a", Some("docs/decisions/x.md"), u32::from(Rounds::MAX), None).unwrap_err();
-        assert!(full.hint().unwrap().ends_with("--supersedes docs/decisions/x.md"), "{full:?}");
-    }
 }

@@ -7,13 +7,13 @@ use super::drive::{self, Run};
 use super::input::{self, without_secrets};
 use super::project::{self, Groundwork};
 use super::request::StartRequest;
+use super::resolve;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, PanelSize, Snapshot};
 use crate::moderator::{analysis, selection};
 use crate::providers;
 use crate::record::{self, Templates};
-use crate::settings;
 use crate::store::{NewDebate, Store};
 use crate::terminal::{self, Terminal};
 use crate::text::secrets;
@@ -31,9 +31,10 @@ pub async fn run(
 ) -> Result<DebateState> {
     let question = input::read_question(&request.question)?;
     let root = root.to_path_buf();
-    let loaded = settings::load(&root, request.config.as_deref(), &request.flags)?;
+    let flags = &request.flags;
+    let loaded = flags.settings(&root)?;
     let catalog = Catalog::build(&loaded.overlays)?;
-    let roles = providers::choose_roles(&loaded.settings, request.offline)?;
+    let roles = providers::choose_roles(&loaded.settings, flags.offline)?;
     let definitions = providers::definitions(&loaded.settings, &roles.all())?;
     let providers::Roles { moderator, debater, seat_models } = roles;
     let debaters = if seat_models.is_empty() { vec![debater.clone()] } else { seat_models.clone() };
@@ -46,9 +47,9 @@ pub async fn run(
         terminal.say(&format!("This debate's record will supersede {} (\"{}\").", earlier.path, earlier.title));
     }
     let templates = Templates::load(&root)?;
-    let requested_branch = request.branch.as_deref();
+    let requested_branch = flags.branch.as_deref();
     if let Some(name) = requested_branch {
-        check_branch(&root, name)?;
+        resolve::check_branch(&root, name)?;
     }
     record::preflight(&root, &record_settings, requested_branch.is_some())?;
 
@@ -56,10 +57,10 @@ pub async fn run(
     // the panel is final.
     let analysis = analysis::analyse(&question);
     let requested_size = match loaded.settings.debate.default_perspectives {
-        PanelSize::Fixed(n) => Some(n),
+        PanelSize::Fixed(seats) => Some(seats.get()),
         PanelSize::Auto => None,
     };
-    let wanted = selection::Request { size: requested_size, forced: &request.with };
+    let wanted = selection::Request { size: requested_size, forced: &flags.with };
     let panel = selection::select(&catalog, &question, &analysis, &wanted)?;
 
     // Every input is checked; from here on the debate is stored.
@@ -75,7 +76,7 @@ pub async fn run(
         decision_makers: crate::repo::user_name(crate::repo::open(&root)?.as_ref()).into_iter().collect(),
         context,
         requested_size,
-        forced: request.with.clone(),
+        forced: flags.with.clone(),
         providers: definitions,
         started_on: crate::repo::head_id(&root),
         branch: requested_branch.map(|name| match name {
@@ -102,17 +103,6 @@ pub async fn run(
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }
 
-/// `--branch` needs a repository with a valid, unused branch name.
-pub fn check_branch(root: &Path, name: &str) -> Result<()> {
-    match crate::repo::open(root)? {
-        None => Err(Error::input("--branch needs a git repository")
-            .with_hint("run debate inside a git work tree, or drop --branch")),
-        // The default name holds the new debate's id, so it cannot be taken yet.
-        Some(_) if name.is_empty() => Ok(()),
-        Some(repo) => Ok(record::git::check_new_branch(&repo, name)?),
-    }
-}
-
 /// `DEB-` and six characters of [0-9a-z], not taken yet.
 fn new_id(store: &Store) -> Result<String> {
     const ALPHABET: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
@@ -131,7 +121,7 @@ fn new_id(store: &Store) -> Result<String> {
 pub fn preview(request: &StartRequest, json: bool, terminal: &Terminal) -> Result<()> {
     let question = input::read_question(&request.question)?;
     let root = crate::repo::around_working_directory()?;
-    let loaded = settings::load(&root, request.config.as_deref(), &request.flags)?;
+    let loaded = request.flags.settings(&root)?;
     secrets::guard(providers::configured_keys(&loaded.settings));
     let keys = secrets::keys();
     let question = without_secrets(&question, "the question", &keys, terminal);

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use super::eval::{self, Evaluators};
 use super::request::{QuestionSource, StartRequest, SuiteRequest};
+use super::resolve::RunFlags;
 use super::{input, start};
 use crate::error::{Error, Result};
 use crate::eval::report::{self, Debated, Report, Run, Totals};
@@ -17,7 +18,7 @@ use crate::model::{Cost, DebateState, Events, RoleChoice, Scorecard, Status};
 use crate::moderator::naming;
 use crate::providers;
 use crate::record::Templates;
-use crate::settings::{self, FlagOverrides, Settings};
+use crate::settings::{self, Settings};
 use crate::store::Store;
 use crate::terminal::suite::SuiteProgress;
 use crate::terminal::{self, Terminal, Verbosity};
@@ -31,7 +32,7 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
     let base = request.suite.parent().map(Path::to_path_buf).unwrap_or_default();
     let context = read_context_files(&suite, &base)?;
     let here = crate::repo::around_working_directory()?;
-    let loaded = settings::load(&here, request.config.as_deref(), &FlagOverrides::default())?;
+    let loaded = settings::load(&here, request.config.as_deref())?;
     // Every model is resolved before the first debate: a typo costs nothing.
     let models = models(request, &loaded.settings)?;
     let scratch =
@@ -210,21 +211,17 @@ async fn debate(
     let context = throwaway_repository(repo, context)?;
     let start = StartRequest {
         question: QuestionSource::Text(question.question.clone()),
-        config: request.config.clone(),
-        flags: FlagOverrides {
+        flags: RunFlags {
+            config: request.config.clone(),
             max_rounds: question.rounds(suite, request.max_rounds),
             no_checkpoints: true,
             no_commit: true,
             provider: model.provider.clone(),
             model: model.model.clone(),
-            ..FlagOverrides::default()
+            offline: request.offline,
+            context,
+            ..RunFlags::default()
         },
-        offline: request.offline,
-        with: Vec::new(),
-        branch: None,
-        context,
-        no_repo_context: false,
-        supersedes: Vec::new(),
     };
     let mut quiet = Terminal::new(Verbosity::Quiet);
     let started = Instant::now();
@@ -252,7 +249,7 @@ async fn debate(
         return Ok((result, None));
     }
     let who = Evaluators { named: &request.evaluators, offline: request.offline };
-    let settings = settings::load(repo, request.config.as_deref(), &FlagOverrides::default())?.settings;
+    let settings = settings::load(repo, request.config.as_deref())?.settings;
     let store = Store::open(db)?;
     match eval::score(who, &store, &state, &settings, &Templates::load(repo)?, &quiet).await {
         Ok(card) => {

@@ -415,7 +415,7 @@ impl Engine<'_> {
         let seats = state.roster_for(round);
         let opening = Opening { framing: &framing, guidance: guidance.as_deref(), seats: &seats };
         self.store.start_round(&state.id, round, &opening)?;
-        self.events.round_started(round, u32::from(state.snapshot.debate.max_rounds.0), &framing);
+        self.events.round_started(round, u32::from(state.snapshot.debate.max_rounds.get()), &framing);
         Ok(())
     }
 

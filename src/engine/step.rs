@@ -152,7 +152,7 @@ pub fn next(state: &DebateState, between: Between) -> Step {
 /// Round `number` is the last the rules allow: whatever its evaluation would find, the
 /// debate ends with it, so the synthesis judges it.
 fn last_allowed(state: &DebateState, number: u32) -> bool {
-    number >= u32::from(state.snapshot.debate.max_rounds.0)
+    number >= u32::from(state.snapshot.debate.max_rounds.get())
 }
 
 /// The status a debate is in when work on it resumes.
@@ -181,7 +181,7 @@ pub fn ending(state: &DebateState) -> Option<EndReason> {
     }
     let evaluation = round.evaluation.as_ref()?;
     let rules = &state.snapshot.debate;
-    let settled = round.number >= u32::from(rules.min_rounds.0.min(rules.max_rounds.0));
+    let settled = round.number >= u32::from(rules.min_rounds.get().min(rules.max_rounds.get()));
     if settled && evaluation.agreement && stances_agree(state) {
         return Some(EndReason::Agreement);
     }
@@ -192,7 +192,7 @@ pub fn ending(state: &DebateState) -> Option<EndReason> {
     if measured || moderator_finds_stagnation(state) {
         return Some(EndReason::Stagnation);
     }
-    if round.number >= u32::from(rules.max_rounds.0) {
+    if round.number >= u32::from(rules.max_rounds.get()) {
         // The rounds a review asked for end because a person set their number.
         return Some(if state.reviewed(round.number) { EndReason::Human } else { EndReason::MaxRounds });
     }
@@ -476,7 +476,7 @@ mod tests {
                 "with min_rounds 1, round 1 may end in agreement",
                 || {
                     let mut s = with_rounds(1);
-                    s.snapshot.debate.min_rounds = crate::model::Rounds(1);
+                    s.snapshot.debate.min_rounds = crate::model::Rounds::new(1).unwrap();
                     evaluated(&mut s, |e| e.agreement = true);
                     same_stance(&mut s);
                     s
@@ -665,7 +665,7 @@ mod tests {
     /// opened with; five rounds at most.
     fn flagged_rounds(flags: &[&[&str]]) -> DebateState {
         let mut state = fixture::state();
-        state.snapshot.debate.max_rounds = crate::model::Rounds(5);
+        state.snapshot.debate.max_rounds = crate::model::Rounds::new(5).unwrap();
         state.panel.push(state.panel[1].clone());
         state.panel[2].perspective.name = "Cost Control".into();
         for (index, off_topic) in flags.iter().enumerate() {
@@ -762,7 +762,7 @@ mod tests {
                 || {
                     let mut s = opened_early(1);
                     s.rounds[0] = fixture::round(1);
-                    s.snapshot.debate.min_rounds = crate::model::Rounds(1);
+                    s.snapshot.debate.min_rounds = crate::model::Rounds::new(1).unwrap();
                     evaluated_round(&mut s.rounds[0], |e| e.agreement = true);
                     let round = &mut s.rounds[0];
                     for c in round.arguments.iter_mut().chain(&mut round.rebuttals) {
@@ -803,7 +803,7 @@ mod tests {
         let reading = Step::ReadStances { round: 1, kind: ContributionKind::Rebuttal, seats: vec![0, 1] };
         assert_eq!(next(&argued(), Between::Checkpoint), reading);
         let mut last = argued();
-        last.snapshot.debate.max_rounds = crate::model::Rounds(1);
+        last.snapshot.debate.max_rounds = crate::model::Rounds::new(1).unwrap();
         assert_eq!(next(&last, Between::Nobody), reading, "the synthesis reads every stance");
 
         let mut opened = opened_early(1);

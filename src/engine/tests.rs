@@ -216,7 +216,7 @@ fn round_events(round: u32) -> Vec<String> {
 
 #[tokio::test]
 async fn a_debate_runs_every_step_in_order_and_records_once() {
-    let setup = setup(|s| s.snapshot.debate.max_rounds = crate::model::Rounds(2));
+    let setup = setup(|s| s.snapshot.debate.max_rounds = crate::model::Rounds::new(2).unwrap());
     let mut events = Recorder::default();
     let done = setup.run(&mut events).await.unwrap();
 
@@ -253,7 +253,7 @@ async fn a_debate_runs_every_step_in_order_and_records_once() {
 
 #[tokio::test]
 async fn a_failure_pauses_and_resume_redoes_only_the_failed_call() {
-    let setup = setup(|s| s.snapshot.debate.max_rounds = crate::model::Rounds(2));
+    let setup = setup(|s| s.snapshot.debate.max_rounds = crate::model::Rounds::new(2).unwrap());
     setup.model.faults.lock().unwrap().failing.push((Purpose::Argument, 2, "Operational Simplicity"));
     let err = setup.run(&mut Recorder::default()).await.unwrap_err();
     assert!(matches!(&err, Error::Paused { id, .. } if *id == setup.id), "{err:?}");
@@ -283,7 +283,7 @@ async fn a_failure_pauses_and_resume_redoes_only_the_failed_call() {
 
 #[tokio::test]
 async fn a_contribution_without_a_stance_is_asked_once_more_and_never_fails_the_debate() {
-    let setup = setup(|s| s.snapshot.debate.max_rounds = crate::model::Rounds(1));
+    let setup = setup(|s| s.snapshot.debate.max_rounds = crate::model::Rounds::new(1).unwrap());
     {
         let mut faults = setup.model.faults.lock().unwrap();
         faults.stanceless.push((Purpose::Argument, 1, "Operational Simplicity"));
@@ -381,7 +381,7 @@ async fn a_debater_that_fails_leaves_a_panel_of_three() {
         let mut third = s.panel[0].clone();
         third.perspective.name = "Cost Control".into();
         s.panel.push(third);
-        s.snapshot.debate.max_rounds = crate::model::Rounds(1);
+        s.snapshot.debate.max_rounds = crate::model::Rounds::new(1).unwrap();
     });
     setup.model.faults.lock().unwrap().failing.push((Purpose::Argument, 1, "Cost Control"));
     let done = setup.run(&mut Recorder::default()).await.unwrap();
@@ -404,7 +404,7 @@ async fn a_debater_that_fails_leaves_a_panel_of_three() {
 #[tokio::test]
 async fn with_a_human_at_each_checkpoint_every_round_waits_for_its_evaluation() {
     let setup = setup(|s| {
-        s.snapshot.debate.max_rounds = crate::model::Rounds(2);
+        s.snapshot.debate.max_rounds = crate::model::Rounds::new(2).unwrap();
         s.snapshot.debate.checkpoints = true;
     });
     let mut events = Recorder { attended: true, decisions: vec![Decision::Continue], ..Recorder::default() };
@@ -420,8 +420,8 @@ async fn with_a_human_at_each_checkpoint_every_round_waits_for_its_evaluation() 
 #[tokio::test]
 async fn arguments_for_a_round_the_evaluation_ends_are_kept_as_discarded() {
     let setup = setup(|s| {
-        s.snapshot.debate.max_rounds = crate::model::Rounds(3);
-        s.snapshot.debate.min_rounds = crate::model::Rounds(1);
+        s.snapshot.debate.max_rounds = crate::model::Rounds::new(3).unwrap();
+        s.snapshot.debate.min_rounds = crate::model::Rounds::new(1).unwrap();
     });
     setup.model.faults.lock().unwrap().agreeing.push(1);
     let done = setup.run(&mut Recorder::default()).await.unwrap();

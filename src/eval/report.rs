@@ -9,7 +9,7 @@ use std::fmt::Write;
 use serde::Serialize;
 use strum::IntoEnumIterator;
 
-use crate::model::{CheckKind, Criterion, Disagreement, Usage, dollars};
+use crate::model::{CheckKind, Criterion, Disagreement, Rounds, Usage, dollars};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -19,7 +19,7 @@ pub struct Report {
     pub date: String,
     pub tool: String,
     /// The rounds every question was debated for at most, when they were the same.
-    pub max_rounds: Option<u8>,
+    pub max_rounds: Option<Rounds>,
     /// One per model, in the order they ran.
     pub runs: Vec<Run>,
 }
@@ -128,7 +128,7 @@ impl Totals {
 pub fn markdown(report: &Report) -> String {
     let mut out = String::from("# Evaluation suite report\n\n");
     let questions = report.runs.first().map_or(0, |r| r.totals.questions);
-    let rounds = match report.max_rounds {
+    let rounds = match report.max_rounds.map(Rounds::get) {
         Some(1) => "at most 1 round each".to_string(),
         Some(n) => format!("at most {n} rounds each"),
         None => "the rounds each question and the settings allow".to_string(),
@@ -420,7 +420,7 @@ mod tests {
             suite: "docs/eval/suite.yaml".into(),
             date: "2026-11-27".into(),
             tool: "debate 0.1.0".into(),
-            max_rounds: Some(1),
+            max_rounds: Rounds::try_from(1).ok(),
             runs: vec![run],
         };
         let text = markdown(&report);

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use crate::model::Rounds;
+
 /// ```yaml
 /// max_rounds: 1                  # optional: rounds per question (1–20)
 /// questions:
@@ -20,7 +22,7 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields)]
 pub struct Suite {
     #[serde(default)]
-    pub max_rounds: Option<u8>,
+    pub max_rounds: Option<Rounds>,
     pub questions: Vec<Question>,
 }
 
@@ -37,13 +39,13 @@ pub struct Question {
     #[serde(default)]
     pub chosen: Option<String>,
     #[serde(default)]
-    pub max_rounds: Option<u8>,
+    pub max_rounds: Option<Rounds>,
 }
 
 impl Question {
     /// The rounds this question is debated for: `forced` (`-r`), its own, the suite's,
     /// or the settings' (`None`).
-    pub fn rounds(&self, suite: &Suite, forced: Option<u8>) -> Option<u8> {
+    pub fn rounds(&self, suite: &Suite, forced: Option<Rounds>) -> Option<Rounds> {
         forced.or(self.max_rounds).or(suite.max_rounds)
     }
 }
@@ -55,17 +57,10 @@ pub fn parse(text: &str, origin: &str) -> Result<Suite, String> {
     if suite.questions.is_empty() {
         return Err(format!("{origin}: `questions` is empty: a suite needs one question at least"));
     }
-    let rounds = |n: Option<u8>| n.is_none_or(|n| (1..=20).contains(&n));
-    if !rounds(suite.max_rounds) {
-        return Err(format!("{origin}: `max_rounds` must be 1–20"));
-    }
     for (at, q) in suite.questions.iter().enumerate() {
         let which = format!("{origin}: question {}", at + 1);
         if q.question.trim().is_empty() {
             return Err(format!("{which} is empty"));
-        }
-        if !rounds(q.max_rounds) {
-            return Err(format!("{which}: `max_rounds` must be 1–20"));
         }
         if let Some(chosen) = &q.chosen
             && !q.options.is_empty()
@@ -89,9 +84,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(suite.questions.len(), 2);
-        assert_eq!(suite.questions[0].rounds(&suite, None), Some(2));
-        assert_eq!(suite.questions[1].rounds(&suite, None), Some(1));
-        assert_eq!(suite.questions[1].rounds(&suite, Some(3)), Some(3), "-r wins");
+        let rounds = |n: i64| Some(Rounds::try_from(n).unwrap());
+        assert_eq!(suite.questions[0].rounds(&suite, None), rounds(2));
+        assert_eq!(suite.questions[1].rounds(&suite, None), rounds(1));
+        assert_eq!(suite.questions[1].rounds(&suite, rounds(3)), rounds(3), "-r wins");
         assert!(suite.questions[1].context.is_empty() && suite.questions[1].chosen.is_none());
     }
 
@@ -105,6 +101,7 @@ mod tests {
             err("questions:\n  - question: X or Y?\n    options: [X, Y]\n    chosen: Z\n"),
             "s.yaml: question 1: `chosen` (\"Z\") is not one of its `options`"
         );
-        assert_eq!(err("max_rounds: 0\nquestions:\n  - question: X or Y?\n"), "s.yaml: `max_rounds` must be 1–20");
+        let rounds = err("max_rounds: 0\nquestions:\n  - question: X or Y?\n");
+        assert!(rounds.starts_with("s.yaml:1:") && rounds.contains("from 1 to 20, not 0"), "{rounds}");
     }
 }

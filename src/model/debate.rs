@@ -320,7 +320,7 @@ impl DebateState {
 
     /// The part a round plays: the first opens, the last closes, those between rebut.
     pub fn phase(&self, round: u32) -> &'static str {
-        let last = u32::from(self.snapshot.debate.max_rounds.0);
+        let last = u32::from(self.snapshot.debate.max_rounds.get());
         match (round == 1, round >= last) {
             (true, true) => "opening and closing",
             (true, false) => "opening",

@@ -34,7 +34,7 @@ pub fn state() -> DebateState {
         status: Status::InRound,
         created_at: "2026-11-22T10:00:00.000Z".into(),
         snapshot: Snapshot {
-            debate: DebateSettings { max_rounds: Rounds(3), ..DebateSettings::default() },
+            debate: DebateSettings { max_rounds: Rounds::new(3).unwrap(), ..DebateSettings::default() },
             record: RecordSettings::default(),
             moderator: role(0.2),
             debater: role(0.8),

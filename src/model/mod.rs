@@ -37,6 +37,6 @@ pub use project::{
 };
 pub use rules::{
     DebateSettings, FilenameTemplate, Fraction, PanelSize, Rebuttals, RecordDirectory, RecordSettings, Rounds, Scalar,
-    Seconds, TokenBudget, TranscriptPlacement,
+    Seats, Seconds, TokenBudget, TranscriptPlacement,
 };
 pub use scores::{Check, CheckKind, Criterion, Disagreement, Evaluator, Mark, Scorecard};

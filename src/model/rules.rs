@@ -50,23 +50,44 @@ impl Default for DebateSettings {
     }
 }
 
-/// A number of rounds, 1–20.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A number of rounds, 1–20: the one place a debate's rounds are bounded. The command
+/// line, the settings, the dashboard's form and a suite all read rounds through it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(try_from = "i64", into = "u8")]
-pub struct Rounds(pub u8);
+pub struct Rounds(u8);
 
 impl Rounds {
     /// The most rounds a debate may have.
-    pub const MAX: u8 = 20;
+    pub const MAX: Rounds = Rounds(20);
+
+    /// `n` rounds, if a debate may have that many.
+    pub const fn new(n: u8) -> Option<Rounds> {
+        match n {
+            1..=20 => Some(Rounds(n)),
+            _ => None,
+        }
+    }
+
+    pub fn get(self) -> u8 {
+        self.0
+    }
 }
 
 impl TryFrom<i64> for Rounds {
     type Error = String;
     fn try_from(value: i64) -> Result<Self, String> {
-        match u8::try_from(value) {
-            Ok(n @ 1..=Rounds::MAX) => Ok(Rounds(n)),
-            _ => Err(format!("rounds must be a whole number from 1 to 20, not {value}")),
-        }
+        u8::try_from(value)
+            .ok()
+            .and_then(Rounds::new)
+            .ok_or_else(|| format!("rounds must be a whole number from 1 to {}, not {value}", Rounds::MAX.0))
+    }
+}
+
+impl std::str::FromStr for Rounds {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let value = text.trim().parse::<i64>().map_err(|_| format!("rounds must be a whole number, not {text:?}"))?;
+        Rounds::try_from(value)
     }
 }
 
@@ -76,12 +97,60 @@ impl From<Rounds> for u8 {
     }
 }
 
+impl From<Rounds> for u32 {
+    fn from(rounds: Rounds) -> u32 {
+        rounds.0.into()
+    }
+}
+
+impl fmt::Display for Rounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// How many perspectives debate, 2–4: the one place a panel's size is bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "i64", into = "u8")]
+pub struct Seats(u8);
+
+impl Seats {
+    pub fn get(self) -> u8 {
+        self.0
+    }
+}
+
+impl TryFrom<i64> for Seats {
+    type Error = String;
+    fn try_from(value: i64) -> Result<Self, String> {
+        match value {
+            2..=4 => Ok(Seats(value as u8)),
+            _ => Err(format!("a panel has 2, 3 or 4 perspectives, not {value}")),
+        }
+    }
+}
+
+impl std::str::FromStr for Seats {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        let value =
+            text.trim().parse::<i64>().map_err(|_| format!("perspectives must be a whole number, not {text:?}"))?;
+        Seats::try_from(value)
+    }
+}
+
+impl From<Seats> for u8 {
+    fn from(seats: Seats) -> u8 {
+        seats.0
+    }
+}
+
 /// `auto` or a panel size of 2–4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "Scalar", into = "Scalar")]
 pub enum PanelSize {
     Auto,
-    Fixed(u8),
+    Fixed(Seats),
 }
 
 /// The completion limit per debater and round; `None` is unlimited.
@@ -100,10 +169,11 @@ pub enum Scalar {
 impl TryFrom<Scalar> for PanelSize {
     type Error = String;
     fn try_from(value: Scalar) -> Result<Self, String> {
-        match value {
+        let wrong = |value: &Scalar| format!("default_perspectives must be `auto` or 2, 3 or 4, not {value}");
+        match &value {
             Scalar::Text(text) if text.eq_ignore_ascii_case("auto") => Ok(PanelSize::Auto),
-            Scalar::Number(n @ 2..=4) => Ok(PanelSize::Fixed(n as u8)),
-            other => Err(format!("default_perspectives must be `auto` or 2, 3 or 4, not {other}")),
+            Scalar::Number(n) => Seats::try_from(*n).map(PanelSize::Fixed).map_err(|_| wrong(&value)),
+            Scalar::Text(_) => Err(wrong(&value)),
         }
     }
 }
@@ -112,7 +182,7 @@ impl From<PanelSize> for Scalar {
     fn from(size: PanelSize) -> Scalar {
         match size {
             PanelSize::Auto => Scalar::Text("auto".into()),
-            PanelSize::Fixed(n) => Scalar::Number(n.into()),
+            PanelSize::Fixed(n) => Scalar::Number(n.get().into()),
         }
     }
 }

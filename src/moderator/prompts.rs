@@ -164,7 +164,7 @@ pub fn shared(state: &DebateState) -> String {
 /// 1 the question, later an agenda from the previous round's open tensions and new
 /// points, the summary, and who drifted off the question.
 pub fn framing(state: &DebateState, round: u32) -> String {
-    let of = state.snapshot.debate.max_rounds.0;
+    let of = state.snapshot.debate.max_rounds.get();
     // The limit named as a limit: a record quotes this after the debate ended earlier.
     let mut text = format!("Round {round} of at most {of} ({}).", state.phase(round));
     let Some(previous) = round.checked_sub(2).and_then(|i| state.rounds.get(i as usize)) else {

@@ -5,7 +5,7 @@ use futures::future::LocalBoxFuture;
 use serde::Deserialize;
 
 use crate::error::Result;
-use crate::model::{DebateState, Events};
+use crate::model::{DebateState, Events, Rounds, Seats};
 use crate::view::Summary;
 
 /// What the dashboard asks of the commands: start and resume debates exactly as
@@ -34,12 +34,12 @@ pub struct NewDebate {
     pub question: String,
     /// One of the repositories the database knows (or the one `debate serve` runs in).
     pub repository: String,
-    /// 2–4; none: the moderator decides.
+    /// None: the moderator decides.
     #[serde(default)]
-    pub perspectives: Option<u8>,
-    /// 1–20; none: the settings' cap.
+    pub perspectives: Option<Seats>,
+    /// None: the settings' cap.
     #[serde(default)]
-    pub max_rounds: Option<u8>,
+    pub max_rounds: Option<Rounds>,
     #[serde(default = "checkpoints_on")]
     pub checkpoints: bool,
 }

@@ -1,5 +1,6 @@
 //! Settings: built-in defaults < user file < repository file < `--config` file <
-//! environment (`DEBATE_*`) < flags (docs/reference.md, "Settings").
+//! environment (`DEBATE_*`) (docs/reference.md, "Settings"); a run's flags go over them
+//! in `app::run`, typed.
 //!
 //! Each file is parsed into the typed [`Settings`] first, so an unknown key or a wrong
 //! type is reported with the file, line and key. The layers are then merged as plain
@@ -260,20 +261,6 @@ pub struct Chosen {
     pub record_filename: bool,
 }
 
-/// What the command line contributes to settings.
-#[derive(Debug, Default, Clone)]
-pub struct FlagOverrides {
-    pub max_rounds: Option<u8>,
-    pub perspectives: Option<u8>,
-    pub no_checkpoints: bool,
-    pub no_commit: bool,
-    pub issue: bool,
-    pub provider: Option<String>,
-    pub model: Option<String>,
-    /// `--models`: the debaters' models, seat by seat.
-    pub models: Vec<String>,
-}
-
 /// Environment variables that set a key, and the key they set. Read here rather than
 /// through clap's `env`: they are settings, layered and checked as the files are.
 const ENVIRONMENT: &[(&str, &[&str])] = &[
@@ -301,7 +288,7 @@ const ENVIRONMENT: &[(&str, &[&str])] = &[
 ];
 
 /// Load every layer. `repo_root` is the repository (or working directory) the debate is about.
-pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> Result<Loaded> {
+pub fn load(repo_root: &Path, config: Option<&Path>) -> Result<Loaded> {
     let mut merged = Value::Object(Map::new());
     let mut overlays = Vec::new();
     let mut files = Vec::new();
@@ -339,9 +326,6 @@ pub fn load(repo_root: &Path, config: Option<&Path>, flags: &FlagOverrides) -> R
         note_origin(&mut origins, &patch, name);
         merge(&mut merged, patch);
     }
-    let flags = flags_layer(flags);
-    note_origin(&mut origins, &flags, "the command line");
-    merge(&mut merged, flags);
 
     let set = |key: &str| merged.get("record").and_then(|record| record.get(key)).is_some_and(|v| !v.is_null());
     let chosen = Chosen { record_directory: set("directory"), record_filename: set("filename") };
@@ -497,39 +481,6 @@ fn hidden<S: Serializer>(key: &Option<String>, serializer: S) -> Result<S::Ok, S
     }
 }
 
-fn flags_layer(flags: &FlagOverrides) -> Value {
-    let mut layer = Value::Object(Map::new());
-    let mut set = |key: &[&str], value: Value| merge(&mut layer, nest(key, value));
-    if let Some(n) = flags.max_rounds {
-        set(&["debate", "max_rounds"], json!(n));
-    }
-    if let Some(n) = flags.perspectives {
-        set(&["debate", "default_perspectives"], json!(n));
-    }
-    if flags.no_checkpoints {
-        set(&["debate", "checkpoints"], json!(false));
-    }
-    if flags.no_commit {
-        set(&["record", "commit"], json!(false));
-    }
-    if flags.issue {
-        set(&["record", "issue_draft"], json!(true));
-    }
-    if let Some(provider) = &flags.provider {
-        set(&["providers", "default"], json!(provider));
-        set(&["roles", "moderator", "provider"], json!(provider));
-        set(&["roles", "debater", "provider"], json!(provider));
-    }
-    if let Some(model) = &flags.model {
-        set(&["roles", "moderator", "model"], json!(model));
-        set(&["roles", "debater", "model"], json!(model));
-    }
-    if !flags.models.is_empty() {
-        set(&["roles", "debater", "models"], json!(flags.models));
-    }
-    layer
-}
-
 fn nest(key: &[&str], value: Value) -> Value {
     key.iter().rev().fold(value, |inner, part| json!({ *part: inner }))
 }
@@ -562,7 +513,7 @@ mod tests {
     fn the_example_settings_file_parses_with_its_models_line_on() {
         let example = include_str!("../../settings.example.yaml");
         let settings = parse(example).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(settings.debate.max_rounds, Rounds(5));
+        assert_eq!(settings.debate.max_rounds, Rounds::new(5).unwrap());
         let switched_on = example
             .lines()
             .map(|line| match line.trim_start().strip_prefix("# ") {
@@ -578,7 +529,7 @@ mod tests {
     #[test]
     fn defaults_match_the_spec() {
         let s = Settings::default();
-        assert_eq!(s.debate.max_rounds, Rounds(5));
+        assert_eq!(s.debate.max_rounds, Rounds::new(5).unwrap());
         assert_eq!(s.debate.token_budget_per_round, TokenBudget(Some(2000)));
         assert_eq!(s.debate.repetition_threshold, Fraction(0.6));
         assert_eq!(s.debate.rebuttals, Rebuttals::Parallel);

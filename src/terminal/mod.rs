@@ -175,7 +175,7 @@ impl Terminal {
         self.say(&format!("Panel: {}", state.panel_names().join(", ")));
         let rounds = state.rounds.len();
         self.say(&format!("{rounds} round{} so far; status {}", if rounds == 1 { "" } else { "s" }, state.status));
-        self.rounds = u32::from(state.snapshot.debate.max_rounds.0);
+        self.rounds = u32::from(state.snapshot.debate.max_rounds.get());
         let judged = state.rounds.iter().rev().find(|r| r.evaluation.is_some());
         if let Some(round) = judged {
             self.round_report(state, round);

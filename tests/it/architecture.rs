@@ -11,7 +11,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("model", &[]),
     ("text", &[]),
     ("adr", &["text"]),
-    ("cli", &[]),
+    // Clap's definitions, which parse the model's bounded values (rounds, seats).
+    ("cli", &["model"]),
     ("view", &["model"]),
     ("catalog", &["model", "text"]),
     ("settings", &["model", "text"]),

@@ -199,7 +199,8 @@ async fn a_debate_started_here_runs_to_a_committed_record() {
         assert_eq!(status, StatusCode::BAD_REQUEST, "checked as the command checks it: {error}");
         let (status, error) =
             d.post("/api/debates", json!({"question": QUESTION, "repository": d.repo, "max_rounds": 0})).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "the bound of every round count: {error}");
+        assert!(error["error"].as_str().unwrap().contains("rounds must be a whole number from 1 to 20"), "{error}");
         let (status, error) = d.post("/api/debates", json!({"question": QUESTION})).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
         assert!(error["error"].as_str().unwrap().contains("repository"), "{error}");

@@ -17,7 +17,7 @@ use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use crate::catalog::Catalog;
 use crate::cli::Cli;
 use crate::error::{Error, Result};
-use crate::settings::{self, FlagOverrides};
+use crate::settings;
 use crate::store::Store;
 use crate::terminal::{self, OutputError};
 use shells::{SHELLS, typed};
@@ -120,9 +120,7 @@ fn id_completing(typed: &str, id: &str) -> Option<String> {
 fn record_paths(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok(root) = crate::repo::around_working_directory() else { return Vec::new() };
     let Ok(here) = std::env::current_dir() else { return Vec::new() };
-    let also = settings::load(&root, None, &FlagOverrides::default())
-        .map(|loaded| loaded.settings.record.directory.0)
-        .unwrap_or_default();
+    let also = settings::load(&root, None).map(|loaded| loaded.settings.record.directory.0).unwrap_or_default();
     let shown = |relative: String| {
         let path = root.join(&relative);
         path.strip_prefix(&here).map(|p| p.display().to_string()).unwrap_or(relative)
@@ -134,7 +132,7 @@ fn record_paths(current: &OsStr) -> Vec<CompletionCandidate> {
 /// each with its priorities.
 fn perspectives(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok(root) = crate::repo::around_working_directory() else { return Vec::new() };
-    let Ok(loaded) = settings::load(&root, None, &FlagOverrides::default()) else { return Vec::new() };
+    let Ok(loaded) = settings::load(&root, None) else { return Vec::new() };
     let Ok(catalog) = Catalog::build(&loaded.overlays) else { return Vec::new() };
     matching(current, catalog.entries().iter().map(|p| (p.name.clone(), Some(p.priorities.join(", ")))))
 }
@@ -142,7 +140,7 @@ fn perspectives(current: &OsStr) -> Vec<CompletionCandidate> {
 /// The providers a role may take here.
 fn provider_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok(root) = crate::repo::around_working_directory() else { return Vec::new() };
-    let settings = settings::load(&root, None, &FlagOverrides::default()).map(|l| l.settings).unwrap_or_default();
+    let settings = settings::load(&root, None).map(|l| l.settings).unwrap_or_default();
     matching(current, crate::providers::names(&settings).into_iter().map(|name| (name, None)))
 }
 
