@@ -11,7 +11,11 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
 
 use crate::model::{Rounds, Seats};
 
-/// What only a new debate takes; the flag forms of the other commands refuse it.
+/// What only a new debate's question takes; the flag forms of the other commands refuse
+/// it.
+const QUESTION_ONLY: [&str; 3] = ["question", "file", "context_preview"];
+
+/// What only a new debate takes; the flag forms of the commands that run none refuse it.
 const NEW_ONLY: [&str; 9] = [
     "question",
     "file",
@@ -50,7 +54,7 @@ pub struct Cli {
     pub start: StartArgs,
 
     /// Continue a paused or interrupted debate (any case, unique prefix); as `debate resume`
-    #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
+    #[arg(long, value_name = "ID", conflicts_with_all = QUESTION_ONLY)]
     pub resume: Option<String>,
 
     /// With --resume of a completed debate: a reviewer's objection (as `debate review`)
@@ -262,6 +266,22 @@ pub struct StartArgs {
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
 
+    /// Print exactly what the debaters would read about the project, with token counts,
+    /// and exit without calling a model
+    #[arg(long)]
+    pub context_preview: bool,
+
+    #[command(flatten)]
+    pub starting: Starting,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// What a debate fixes when it starts: its panel, what its debaters read, the records it
+/// supersedes, the debaters' models. `resume` and `review` take it only to refuse it.
+#[derive(Debug, Default, Args)]
+pub struct Starting {
     /// Number of debaters, 2–4 (default: the moderator decides)
     #[arg(short = 'p', long = "perspectives", value_name = "N")]
     pub perspectives: Option<Seats>,
@@ -283,22 +303,30 @@ pub struct StartArgs {
     #[arg(long, value_name = "PATH|ID")]
     pub supersedes: Vec<String>,
 
-    /// Print exactly what the debaters would read about the project, with token counts,
-    /// and exit without calling a model
-    #[arg(long)]
-    pub context_preview: bool,
-
     /// Seat different models at the debate, handed out to the perspectives in turn:
     /// each `provider:model` or a model of the debaters' provider (comma-separated)
     #[arg(long, value_name = "MODELS", value_delimiter = ',', conflicts_with_all = ["model", "offline"])]
     pub models: Vec<String>,
+}
 
+/// `Starting`, in the commands that continue a debate: taken only to be refused with the
+/// reason, so their help leaves it out.
+#[derive(Debug, Default, Args)]
+#[command(
+    mut_arg("perspectives", |a| a.hide(true)),
+    mut_arg("with", |a| a.hide(true)),
+    mut_arg("context", |a| a.hide(true)),
+    mut_arg("no_repo_context", |a| a.hide(true)),
+    mut_arg("supersedes", |a| a.hide(true)),
+    mut_arg("models", |a| a.hide(true))
+)]
+pub struct FixedAtStart {
     #[command(flatten)]
-    pub run: RunArgs,
+    pub starting: Starting,
 }
 
 /// What both a new debate and a resumed one take.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct RunArgs {
     /// Cap on rounds, 1–20 [default: 5]
     #[arg(short = 'r', long, value_name = "N")]
@@ -362,6 +390,9 @@ pub struct ResumeArgs {
     pub discard_edits: bool,
 
     #[command(flatten)]
+    pub fixed: FixedAtStart,
+
+    #[command(flatten)]
     pub run: RunArgs,
 }
 
@@ -391,6 +422,9 @@ pub struct ReviewArgs {
     /// wrote it differ (they stay in git history)
     #[arg(long)]
     pub discard_edits: bool,
+
+    #[command(flatten)]
+    pub fixed: FixedAtStart,
 
     #[command(flatten)]
     pub run: RunArgs,

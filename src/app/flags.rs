@@ -3,7 +3,7 @@
 //! top-level arguments; here they join the subcommand's own, and a flag the subcommand
 //! does not take is refused rather than dropped.
 
-use crate::cli::{EvalArgs, ListArgs, RunArgs, StartArgs};
+use crate::cli::{EvalArgs, ListArgs, RunArgs, StartArgs, Starting};
 use crate::error::{Error, Result};
 
 /// The flags a new debate takes, given before the subcommand, joined to `after` (the
@@ -15,20 +15,12 @@ pub fn start(before: StartArgs, after: StartArgs) -> Result<StartArgs> {
     let joined = StartArgs {
         question: after.question,
         file: once(before.file, after.file, "--file")?,
-        perspectives: once(before.perspectives, after.perspectives, "--perspectives")?,
-        with: [before.with, after.with].concat(),
-        context: [before.context, after.context].concat(),
-        no_repo_context: before.no_repo_context || after.no_repo_context,
-        supersedes: [before.supersedes, after.supersedes].concat(),
         context_preview: before.context_preview || after.context_preview,
-        models: match (before.models.is_empty(), after.models.is_empty()) {
-            (false, false) if before.models != after.models => return Err(twice("--models")),
-            (false, _) => before.models,
-            (true, _) => after.models,
-        },
+        starting: starting(before.starting, after.starting)?,
         run: run(before.run, after.run)?,
     };
-    if !joined.models.is_empty() && (joined.run.model.is_some() || joined.run.offline) {
+    let models = &joined.starting.models;
+    if !models.is_empty() && (joined.run.model.is_some() || joined.run.offline) {
         let other = if joined.run.offline { "--offline" } else { "--model" };
         return Err(Error::input(format!("--models cannot be used with {other}")));
     }
@@ -39,12 +31,15 @@ pub fn start(before: StartArgs, after: StartArgs) -> Result<StartArgs> {
 }
 
 /// The flags a resumed or reviewed debate takes, given before `command`, joined to the
-/// subcommand's own; a new debate's flag (`--with`, `--context`, …) is refused.
-pub fn resume(before: StartArgs, after: RunArgs, command: &str) -> Result<RunArgs> {
-    if let Some(flag) = new_only(&before).first() {
+/// subcommand's own. What a debate fixes when it starts is joined too, for the run to
+/// refuse with the reason; the question is no flag of theirs.
+pub fn resume(before: StartArgs, after: (Starting, RunArgs), command: &str) -> Result<(Starting, RunArgs)> {
+    let question = [(before.question.is_some(), "the question"), (before.file.is_some(), "--file")];
+    let context_preview = [(before.context_preview, "--context-preview")];
+    if let Some((_, flag)) = question.into_iter().chain(context_preview).find(|(given, _)| *given) {
         return Err(stray(flag, command));
     }
-    run(before.run, after)
+    Ok((starting(before.starting, after.0)?, run(before.run, after.1)?))
 }
 
 /// The flags `debate eval` takes given before it (`--offline`, and with `--suite`
@@ -53,9 +48,9 @@ pub fn eval(before: StartArgs, after: EvalArgs) -> Result<EvalArgs> {
     let joined = EvalArgs {
         offline: before.run.offline || after.offline,
         max_rounds: once(before.run.max_rounds, after.max_rounds, "--max-rounds")?,
-        models: match (before.models.is_empty(), after.models.is_empty()) {
-            (false, false) if before.models != after.models => return Err(twice("--models")),
-            (false, _) => before.models,
+        models: match (before.starting.models.is_empty(), after.models.is_empty()) {
+            (false, false) if before.starting.models != after.models => return Err(twice("--models")),
+            (false, _) => before.starting.models,
             (true, _) => after.models,
         },
         ..after
@@ -105,6 +100,22 @@ pub fn only(before: &StartArgs, listing: &ListArgs, command: &str, taken: &[&str
     }
 }
 
+fn starting(before: Starting, after: Starting) -> Result<Starting> {
+    let joined = Starting {
+        perspectives: once(before.perspectives, after.perspectives, "--perspectives")?,
+        with: [before.with, after.with].concat(),
+        context: [before.context, after.context].concat(),
+        no_repo_context: before.no_repo_context || after.no_repo_context,
+        supersedes: [before.supersedes, after.supersedes].concat(),
+        models: match (before.models.is_empty(), after.models.is_empty()) {
+            (false, false) if before.models != after.models => return Err(twice("--models")),
+            (false, _) => before.models,
+            (true, _) => after.models,
+        },
+    };
+    Ok(joined)
+}
+
 fn run(before: RunArgs, after: RunArgs) -> Result<RunArgs> {
     let joined = RunArgs {
         max_rounds: once(before.max_rounds, after.max_rounds, "--max-rounds")?,
@@ -145,15 +156,16 @@ fn stray(flag: &str, command: &str) -> Error {
 
 /// The flags only a new debate takes that are set in `args`.
 fn new_only(args: &StartArgs) -> Vec<&'static str> {
+    let starting = &args.starting;
     [
         (args.file.is_some(), "--file"),
-        (args.perspectives.is_some(), "--perspectives"),
-        (!args.with.is_empty(), "--with"),
-        (!args.context.is_empty(), "--context"),
-        (args.no_repo_context, "--no-repo-context"),
-        (!args.supersedes.is_empty(), "--supersedes"),
+        (starting.perspectives.is_some(), "--perspectives"),
+        (!starting.with.is_empty(), "--with"),
+        (!starting.context.is_empty(), "--context"),
+        (starting.no_repo_context, "--no-repo-context"),
+        (!starting.supersedes.is_empty(), "--supersedes"),
         (args.context_preview, "--context-preview"),
-        (!args.models.is_empty(), "--models"),
+        (!starting.models.is_empty(), "--models"),
     ]
     .into_iter()
     .filter_map(|(given, flag)| given.then_some(flag))

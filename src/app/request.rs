@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::flags;
 use super::resolve::RunFlags;
-use crate::cli::{Cli, Command, EvalArgs, Lifecycle, ListArgs, RunArgs, StartArgs};
+use crate::cli::{Cli, Command, EvalArgs, Lifecycle, ListArgs, RunArgs, StartArgs, Starting};
 use crate::error::{Error, Result};
 use crate::model::Rounds;
 use crate::record::lifecycle::Verdict;
@@ -197,8 +197,8 @@ impl Invocation {
                 config: config.clone(),
             })
         };
-        let resume = |id: String, run: RunArgs, review: Option<Review>| {
-            Mode::Resume(ResumeRequest { id, flags: run_flags(run, config.clone()), review })
+        let resume = |id: String, (starting, run): (Starting, RunArgs), review: Option<Review>| {
+            Mode::Resume(ResumeRequest { id, flags: run_flags(starting, run, config.clone()), review })
         };
         let review = |objection: Option<QuestionSource>, discard_edits| {
             objection.map(|objection| Review { objection, discard_edits })
@@ -225,14 +225,19 @@ impl Invocation {
             Some(Command::Show { id, no_pager: after }) => Mode::Show { id, paged: !(no_pager || after) },
             Some(Command::Resume(args)) => resume(
                 args.id,
-                flags::resume(before, args.run, "resume")?,
+                flags::resume(before, (args.fixed.starting, args.run), "resume")?,
                 review(args.guide.map(QuestionSource::Text), args.discard_edits),
             ),
             Some(Command::Review(args)) => {
-                match (args.github_event, args.target, flags::resume(before, args.run, "review")?) {
-                    (Some(event), _, run) => {
-                        Mode::GithubReview(GithubReviewRequest { event, flags: run_flags(run, config.clone()) })
-                    }
+                match (
+                    args.github_event,
+                    args.target,
+                    flags::resume(before, (args.fixed.starting, args.run), "review")?,
+                ) {
+                    (Some(event), _, (starting, run)) => Mode::GithubReview(GithubReviewRequest {
+                        event,
+                        flags: run_flags(starting, run, config.clone()),
+                    }),
                     (None, target, run) => {
                         let file = |path: PathBuf| {
                             if path == Path::new("-") { QuestionSource::Stdin } else { QuestionSource::File(path) }
@@ -276,7 +281,8 @@ impl Invocation {
                     }
                     (_, Some(id), ..) => Mode::Show { id, paged: !no_pager },
                     (_, _, Some(id), ..) => {
-                        resume(id, before.run, review(cli.guide.map(QuestionSource::Text), cli.discard_edits))
+                        let run = (before.starting, before.run);
+                        resume(id, run, review(cli.guide.map(QuestionSource::Text), cli.discard_edits))
                     }
                     (.., Some(id), _) => Mode::GiveUp { id, delete: false },
                     (.., Some(id)) => Mode::GiveUp { id, delete: true },
@@ -355,15 +361,7 @@ fn start_mode(args: StartArgs, config: Option<PathBuf>, forced: bool) -> Result<
     if let (Some(word), false) = (args.question.as_deref(), forced) {
         refuse_one_word(word)?;
     }
-    let flags = RunFlags {
-        perspectives: args.perspectives,
-        with: args.with,
-        context: args.context,
-        no_repo_context: args.no_repo_context,
-        supersedes: args.supersedes,
-        models: args.models,
-        ..run_flags(args.run, config)
-    };
+    let flags = run_flags(args.starting, args.run, config);
     let start = StartRequest { question: question_source(args.question, args.file)?, flags };
     Ok(match args.context_preview {
         true => Mode::Preview(start),
@@ -371,10 +369,16 @@ fn start_mode(args: StartArgs, config: Option<PathBuf>, forced: bool) -> Result<
     })
 }
 
-/// The flags every run takes, as the command line gives them.
-fn run_flags(run: RunArgs, config: Option<PathBuf>) -> RunFlags {
+/// The flags of a run, as the command line gives them.
+fn run_flags(starting: Starting, run: RunArgs, config: Option<PathBuf>) -> RunFlags {
     RunFlags {
         config,
+        perspectives: starting.perspectives,
+        with: starting.with,
+        context: starting.context,
+        no_repo_context: starting.no_repo_context,
+        supersedes: starting.supersedes,
+        models: starting.models,
         max_rounds: run.max_rounds,
         no_checkpoints: run.no_checkpoints,
         issue: run.issue,
@@ -383,7 +387,6 @@ fn run_flags(run: RunArgs, config: Option<PathBuf>) -> RunFlags {
         provider: run.provider,
         model: run.model,
         offline: run.offline,
-        ..RunFlags::default()
     }
 }
 
@@ -643,7 +646,6 @@ mod tests {
     fn a_flag_before_a_command_that_does_not_take_it_is_refused_not_dropped() {
         let err = refused(&["--offline", "show", "DEB-0ym064"]);
         assert_eq!((err.to_string().as_str(), err.exit_code()), ("--offline does not go with `debate show`", 2));
-        assert!(refused(&["--with", "Cost Control", "review", "x", "--guide", "y"]).to_string().contains("--with"));
         assert!(refused(&["-r", "2", "new", "-r", "3", "Q?"]).to_string().contains("given twice"));
         assert!(refused(&["--offline", "new", "--provider", "p", "Q?"]).to_string().contains("--offline"));
         assert!(refused(&["--all", "show", "x"]).to_string().contains("--all"));

@@ -44,6 +44,7 @@ mod record_review;
 mod record_travels;
 mod repository_context;
 mod resume;
+mod run_flags;
 mod say_what_runs;
 mod secret_gate;
 mod secrets;
