@@ -178,7 +178,7 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         Err(err) => return with_problem(checkup, &err, true),
     };
     checkup.kind = definition.kind;
-    checkup.base_url = definition.base_url.clone().or_else(|| providers::default_base_url(definition.kind));
+    checkup.base_url = definition.base_url();
     checkup.model = definition.model.clone();
     let definitions = [(name.to_string(), definition.clone())].into_iter().collect();
     let chosen = role(name, definition.kind);

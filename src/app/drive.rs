@@ -47,10 +47,10 @@ fn provider_lines(snapshot: &Snapshot) -> Vec<String> {
             Some(label) => format!("Provider: {label}"),
             None => {
                 let definition = snapshot.providers.get(&role.provider);
-                let model = role.model.clone().or_else(|| definition?.model.clone()).unwrap_or_else(|| "?".into());
+                let model = snapshot.model_of(role).unwrap_or("?");
                 let at =
                     definition.and_then(|d| d.base_url.as_deref()).map(|url| format!(" at {url}")).unwrap_or_default();
-                let price = match definition.and_then(|d| d.prices.get(&model)) {
+                let price = match definition.and_then(|d| d.prices.get(model)) {
                     Some(p) => format!("${} in, ${} out per million tokens", p.input, p.output),
                     None => "price unknown (none in the settings)".to_string(),
                 };

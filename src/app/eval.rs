@@ -184,13 +184,16 @@ fn shown_model<'a>(role: &'a RoleChoice, definitions: &'a BTreeMap<String, Provi
     if providers::label(role.kind).is_some() {
         return None;
     }
-    role.model.as_deref().or_else(|| definitions.get(&role.provider)?.model.as_deref())
+    match definitions.get(&role.provider) {
+        Some(definition) => definition.model_for(role),
+        None => role.model.as_deref(),
+    }
 }
 
 /// The model and base URL a role's structured formats are learned under.
 fn server_of(role: &RoleChoice, definitions: &BTreeMap<String, ProviderDef>) -> Option<(String, String)> {
     let definition = definitions.get(&role.provider)?;
-    Some((shown_model(role, definitions)?.to_string(), definition.base_url.clone()?))
+    Some((shown_model(role, definitions)?.to_string(), definition.base_url()?))
 }
 
 /// The record as it is in the work tree, else as debate renders it from the debate

@@ -893,6 +893,5 @@ fn usable(mut completion: Completion, what: &str) -> providers::Result<Completio
 fn moderator_server(state: &DebateState) -> Option<(String, String, String)> {
     let role = &state.snapshot.moderator;
     let definition = state.snapshot.providers.get(&role.provider)?;
-    let model = role.model.clone().or_else(|| definition.model.clone())?;
-    Some((role.provider.clone(), model, definition.base_url.clone()?))
+    Some((role.provider.clone(), definition.model_for(role)?.to_string(), definition.base_url()?))
 }

@@ -14,6 +14,44 @@ pub enum ProviderKind {
     Scripted,
 }
 
+impl ProviderKind {
+    /// Where a provider of this kind sends its requests when its settings name no
+    /// `base_url`; none for those that need no server.
+    pub fn default_base_url(self) -> Option<&'static str> {
+        match self {
+            ProviderKind::Openai => Some("https://api.openai.com/v1"),
+            ProviderKind::Anthropic => Some("https://api.anthropic.com/v1"),
+            ProviderKind::Offline | ProviderKind::Scripted => None,
+        }
+    }
+
+    /// The variable its key is read from when its settings name none.
+    pub fn default_key_variable(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            ProviderKind::Openai | ProviderKind::Offline | ProviderKind::Scripted => "OPENAI_API_KEY",
+        }
+    }
+
+    /// A model answers over the network (not the offline or scripted provider).
+    pub fn over_the_network(self) -> bool {
+        matches!(self, ProviderKind::Openai | ProviderKind::Anthropic)
+    }
+}
+
+/// Whether `url` names a server on this machine (`localhost`, a loopback address): a
+/// model server of one's own, which needs no key and serves as many requests at once as
+/// it says.
+pub fn on_this_machine(url: &str) -> bool {
+    let host = url.split("://").nth(1).unwrap_or(url).split(['/', '?']).next().unwrap_or_default();
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 /// The name of the completion-limit field an OpenAI-compatible endpoint understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -78,6 +116,32 @@ pub struct ProviderDef {
 }
 
 impl ProviderDef {
+    /// Where its requests go: its own `base_url`, else its kind's.
+    pub fn base_url(&self) -> Option<String> {
+        self.base_url.clone().or_else(|| self.kind.default_base_url().map(str::to_string))
+    }
+
+    /// The variable its key is read from.
+    pub fn key_variable(&self) -> String {
+        self.api_key_env.clone().unwrap_or_else(|| self.kind.default_key_variable().to_string())
+    }
+
+    /// Its server runs on this machine.
+    pub fn on_this_machine(&self) -> bool {
+        self.base_url().is_some_and(|url| on_this_machine(&url))
+    }
+
+    /// A hosted API, which takes no request without a key.
+    pub fn hosted(&self) -> bool {
+        let url = self.base_url().unwrap_or_default();
+        ["api.openai.com", "api.anthropic.com", "openrouter.ai"].iter().any(|host| url.contains(host))
+    }
+
+    /// The model `role` asks this provider for: its own, else the provider's.
+    pub fn model_for<'a>(&'a self, role: &'a RoleChoice) -> Option<&'a str> {
+        role.model.as_deref().or(self.model.as_deref())
+    }
+
     pub fn new(kind: ProviderKind) -> ProviderDef {
         ProviderDef {
             kind,

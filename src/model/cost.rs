@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::call::{Price, ProviderKind, Usage};
+use super::call::{Price, Usage};
 use super::debate::{DebateState, Snapshot};
 
 /// The estimate for a set of calls.
@@ -65,7 +65,7 @@ impl PriceList {
         let priced = providers.chain(&snapshot.prices).map(|(m, p)| (m.clone(), *p)).collect();
         let mut roles = std::iter::once(&snapshot.moderator).chain(&snapshot.seat_models).chain([&snapshot.debater]);
         // The scripted provider reports whatever model its script names.
-        let all_free = roles.all(|role| matches!(role.kind, ProviderKind::Offline | ProviderKind::Scripted));
+        let all_free = roles.all(|role| !role.kind.over_the_network());
         PriceList { priced, all_free }
     }
 

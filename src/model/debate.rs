@@ -118,6 +118,15 @@ impl Snapshot {
         }
     }
 
+    /// The model `role` asks for: its own, else its provider's (none for a provider
+    /// without a model, or one this debate does not store).
+    pub fn model_of<'a>(&'a self, role: &'a RoleChoice) -> Option<&'a str> {
+        match self.providers.get(&role.provider) {
+            Some(definition) => definition.model_for(role),
+            None => role.model.as_deref(),
+        }
+    }
+
     /// Who argues at `seat`: the seat models in turn, or the one debater role.
     pub fn debater_for(&self, seat: usize) -> &RoleChoice {
         match self.seat_models.is_empty() {

@@ -18,7 +18,7 @@ mod scores;
 
 pub use call::{
     AtOnce, Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, RoleChoice, ServerSays, TokenParameter,
-    Usage,
+    Usage, on_this_machine,
 };
 pub use cost::{Cost, PriceList, dollars};
 pub use debate::{

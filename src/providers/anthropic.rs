@@ -9,10 +9,9 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
-use super::{Counted, Provider, Request, Result, probe, sse};
-use crate::model::{AtOnce, Completion, Identity, ProviderKind, ServerSays};
-
-const API_VERSION: &str = "2023-06-01";
+use super::remote::Wire;
+use super::{Counted, Request, sse};
+use crate::model::{Completion, ProviderKind};
 /// The Messages API requires a completion limit; used when the budget is unlimited.
 const DEFAULT_MAX_TOKENS: u32 = 8_192;
 
@@ -29,18 +28,12 @@ fn content(request: &Request) -> Value {
     Value::Array(blocks)
 }
 
-pub struct Anthropic {
-    endpoint: Endpoint,
-}
+pub struct Anthropic;
 
 impl Anthropic {
-    pub fn new(endpoint: Endpoint) -> Anthropic {
-        Anthropic { endpoint }
-    }
-
-    fn body(&self, request: &Request) -> Value {
+    fn body(&self, endpoint: &Endpoint, request: &Request) -> Value {
         let mut body = json!({
-            "model": self.endpoint.model,
+            "model": endpoint.model,
             "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
             "system": request.system,
             "messages": [{"role": "user", "content": content(request)}],
@@ -58,29 +51,13 @@ impl Anthropic {
         body
     }
 
-    async fn attempt(&self, request: &Request) -> std::result::Result<Completion, Failure> {
-        let mut call = self
-            .endpoint
-            .client
-            .post(messages_url(&self.endpoint.base_url))
-            .header("anthropic-version", API_VERSION)
-            .json(&self.body(request));
-        if let Some(key) = &self.endpoint.key {
-            call = call.header("x-api-key", key);
-        }
-        let response = self.endpoint.send(call, |_, _| None).await?;
-        match sse::whole(&response) {
-            true => self.read_whole(request, response).await,
-            false => self.read_stream(request, response).await,
-        }
-    }
-
     async fn read_whole(
         &self,
+        endpoint: &Endpoint,
         request: &Request,
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
-        let parsed = self.endpoint.json(response).await?;
+        let parsed = endpoint.json(response).await?;
         let mut text = String::new();
         for block in parsed["content"].as_array().into_iter().flatten() {
             match block["type"].as_str() {
@@ -91,15 +68,16 @@ impl Anthropic {
         }
         let mut counted = counted(&parsed["usage"], parsed["usage"]["output_tokens"].as_u64());
         counted.truncated = cut_off(&parsed["stop_reason"]);
-        Ok(counted.completion(request, text, parsed["model"].as_str().unwrap_or(&self.endpoint.model)))
+        Ok(counted.completion(request, text, parsed["model"].as_str().unwrap_or(&endpoint.model)))
     }
 
     async fn read_stream(
         &self,
+        endpoint: &Endpoint,
         request: &Request,
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
-        let mut events = std::pin::pin!(sse::events(&self.endpoint, response));
+        let mut events = std::pin::pin!(sse::events(endpoint, response));
         let (mut text, mut tool_input) = (String::new(), String::new());
         let (mut usage, mut model, mut finished, mut truncated) = (serde_json::Map::new(), None, false, false);
         let mut looped = false;
@@ -108,11 +86,11 @@ impl Anthropic {
             let data: Value = match event.event.as_str() {
                 "ping" => continue,
                 _ => serde_json::from_str(&event.data).map_err(|_| {
-                    Failure::retry(format!("a stream event is not JSON: {}", self.endpoint.preview(&event.data)))
+                    Failure::retry(format!("a stream event is not JSON: {}", endpoint.preview(&event.data)))
                 })?,
             };
             // Anthropic's `error` event, or a gateway's bare `data: {"error": …}` line.
-            if let Some(failure) = self.endpoint.error_in(&data) {
+            if let Some(failure) = endpoint.error_in(&data) {
                 return Err(failure);
             }
             match data["type"].as_str().unwrap_or(event.event.as_str()) {
@@ -157,7 +135,7 @@ impl Anthropic {
         let usage = Value::Object(usage);
         let mut counts = counted(&usage, usage["output_tokens"].as_u64().filter(|_| !looped));
         counts.truncated = truncated;
-        let mut completion = counts.completion(request, answer, model.as_deref().unwrap_or(&self.endpoint.model));
+        let mut completion = counts.completion(request, answer, model.as_deref().unwrap_or(&endpoint.model));
         completion.looped = looped;
         Ok(completion)
     }
@@ -208,34 +186,15 @@ fn counted(usage: &Value, output: Option<u64>) -> Counted {
 }
 
 #[async_trait]
-impl Provider for Anthropic {
-    fn identity(&self) -> Identity {
-        Identity { kind: ProviderKind::Anthropic, reasoned: true }
-    }
+impl Wire for Anthropic {
+    const KIND: ProviderKind = ProviderKind::Anthropic;
 
-    fn learning_server(&self) -> Option<&str> {
-        self.endpoint.learns_at_once.then_some(self.endpoint.base_url.as_str())
-    }
-
-    async fn serves_at_once(&self) -> Option<AtOnce> {
-        let probe = Request::probe("Say OK.", 4);
-        self.endpoint.learns_at_once.then_some(())?;
-        probe::at_once(&self.endpoint, || self.attempt(&probe)).await
-    }
-
-    fn send_at_once(&self, requests: usize) {
-        self.endpoint.send_at_once(requests);
-    }
-
-    fn sends_at_once(&self) -> usize {
-        self.endpoint.at_once.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    async fn server_says(&self) -> Option<std::result::Result<ServerSays, String>> {
-        Some(probe::said(&self.endpoint).await.map(|(says, _)| says))
-    }
-
-    async fn complete(&self, request: &Request) -> Result<Completion> {
-        self.endpoint.with_retries(|| self.attempt(request)).await.map_err(|failure| self.endpoint.give_up(failure))
+    async fn attempt(&self, endpoint: &Endpoint, request: &Request) -> std::result::Result<Completion, Failure> {
+        let call = endpoint.client.post(messages_url(&endpoint.base_url)).json(&self.body(endpoint, request));
+        let response = endpoint.send(endpoint.authorized(call), |_, _| None).await?;
+        match sse::whole(&response) {
+            true => self.read_whole(endpoint, request, response).await,
+            false => self.read_stream(endpoint, request, response).await,
+        }
     }
 }

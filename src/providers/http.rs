@@ -13,6 +13,9 @@ use tokio::sync::Semaphore;
 use super::{ProviderError, Result};
 use crate::text::secrets::Masker;
 
+/// The version of the Messages API the Anthropic format speaks.
+const ANTHROPIC_VERSION: &str = "2023-06-01";
+
 /// How a provider reaches its server.
 #[derive(Clone)]
 pub struct Endpoint {
@@ -299,12 +302,19 @@ impl Endpoint {
         Masker::new(self.key.clone()).mask(text)
     }
 
-    /// `request` with the key, as the server's format takes it.
+    /// `request` with the key, as the server's format takes it (and, for the Anthropic
+    /// format, the API version it speaks, key or not).
     pub fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match (&self.key, self.anthropic) {
-            (Some(key), true) => request.header("x-api-key", key).header("anthropic-version", "2023-06-01"),
-            (Some(key), false) => request.bearer_auth(key),
-            (None, _) => request,
+        match (self.anthropic, &self.key) {
+            (true, key) => {
+                let request = request.header("anthropic-version", ANTHROPIC_VERSION);
+                match key {
+                    Some(key) => request.header("x-api-key", key),
+                    None => request,
+                }
+            }
+            (false, Some(key)) => request.bearer_auth(key),
+            (false, None) => request,
         }
     }
 
@@ -422,17 +432,6 @@ fn is_context_length(message: &str) -> bool {
     ]
     .iter()
     .any(|needle| lower.contains(needle))
-}
-
-/// A base URL on the loopback interface.
-pub fn on_this_machine(base_url: &str) -> bool {
-    let host = base_url.split("://").nth(1).unwrap_or(base_url).split(['/', '?']).next().unwrap_or_default();
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    let host = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or_default(),
-        None => host.split(':').next().unwrap_or_default(),
-    };
-    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ mod http;
 mod offline;
 mod openai;
 pub mod probe;
+mod remote;
 mod scripted;
 mod sse;
 
@@ -16,12 +17,13 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::model::{ProviderDef, ProviderKind, RoleChoice, bounds};
+use crate::model::{ProviderDef, ProviderKind, RoleChoice, bounds, on_this_machine};
 use crate::settings::Settings;
 use crate::text::secrets::{self, Masker};
 
 pub use contract::{Brief, Counted, Provider, ProviderError, Request, Result, Schema, StopAt, TextSink};
 pub use offline::OFFLINE_LABEL;
+use remote::Remote;
 pub use scripted::SCRIPTED_LABEL;
 
 /// How a provider that no model stands behind is named wherever its words appear.
@@ -58,11 +60,18 @@ impl Panel {
     }
 }
 
-/// Providers that exist without settings, and the key variable that enables each.
-const BUILT_IN: &[(&str, ProviderKind, &str, &str, &str)] = &[
-    ("openai", ProviderKind::Openai, "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini"),
-    ("anthropic", ProviderKind::Anthropic, "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
-    ("openrouter", ProviderKind::Openai, "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openai/gpt-4o-mini"),
+/// Providers that exist without settings: name, kind, base URL (none: the kind's), the
+/// key variable that enables each, and the model it uses unless told.
+const BUILT_IN: &[(&str, ProviderKind, Option<&str>, &str, &str)] = &[
+    ("openai", ProviderKind::Openai, None, "OPENAI_API_KEY", "gpt-4o-mini"),
+    ("anthropic", ProviderKind::Anthropic, None, "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+    (
+        "openrouter",
+        ProviderKind::Openai,
+        Some("https://openrouter.ai/api/v1"),
+        "OPENROUTER_API_KEY",
+        "openai/gpt-4o-mini",
+    ),
 ];
 
 /// Every provider name a role may take: the built-in ones and those the settings add.
@@ -80,7 +89,7 @@ fn definition_for(settings: &Settings, name: &str) -> Result<ProviderDef> {
     let built_in = match name {
         "offline" => Some(ProviderDef::new(ProviderKind::Offline)),
         _ => BUILT_IN.iter().find(|b| b.0 == name).map(|(_, kind, base_url, key_env, model)| ProviderDef {
-            base_url: Some(base_url.to_string()),
+            base_url: base_url.or(kind.default_base_url()).map(str::to_string),
             api_key_env: Some(key_env.to_string()),
             model: Some(model.to_string()),
             ..ProviderDef::new(*kind)
@@ -257,9 +266,7 @@ pub fn build_panel<'a>(
 pub fn configured_keys(settings: &Settings) -> Vec<String> {
     let from_env = |name: &str| std::env::var(name).ok();
     let configured = settings.providers.named.iter().flat_map(|(name, config)| {
-        let variable = definition_for(settings, name)
-            .map(|d| d.api_key_env.unwrap_or_else(|| default_key_env(d.kind).to_string()))
-            .ok();
+        let variable = definition_for(settings, name).map(|d| d.key_variable()).ok();
         [config.api_key.clone(), variable.as_deref().and_then(from_env)]
     });
     configured.flatten().chain(environment_keys()).collect()
@@ -268,13 +275,6 @@ pub fn configured_keys(settings: &Settings) -> Vec<String> {
 /// The keys in the well-known variables (`OPENAI_API_KEY`, …), whatever the settings say.
 pub fn environment_keys() -> Vec<String> {
     BUILT_IN.iter().filter_map(|b| std::env::var(b.3).ok()).collect()
-}
-
-fn default_key_env(kind: ProviderKind) -> &'static str {
-    match kind {
-        ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
-        _ => "OPENAI_API_KEY",
-    }
 }
 
 /// A provider's key and where it came from (for messages); local servers need none.
@@ -296,7 +296,7 @@ fn key_for(name: &str, definition: &ProviderDef, settings: &Settings) -> Result<
             )),
         };
     }
-    let variable = definition.api_key_env.clone().unwrap_or_else(|| default_key_env(definition.kind).to_string());
+    let variable = definition.key_variable();
     Ok(Key { value: std::env::var(&variable).ok().filter(|k| !k.trim().is_empty()), source: variable })
 }
 
@@ -313,24 +313,11 @@ pub fn build(name: &str, definition: &ProviderDef, model: Option<String>, key: K
             Ok(Arc::new(scripted::Scripted::load(path, model)?))
         }
         ProviderKind::Openai => {
-            let endpoint = endpoint(name, definition, model, key)?;
-            Ok(Arc::new(openai::OpenAi::new(endpoint, definition)))
+            Ok(Arc::new(Remote::new(endpoint(name, definition, model, key)?, openai::OpenAi::new(definition))))
         }
-        ProviderKind::Anthropic => Ok(Arc::new(anthropic::Anthropic::new(endpoint(name, definition, model, key)?))),
-    }
-}
-
-/// A hosted API, which takes no request without a key.
-fn hosted(base_url: &str) -> bool {
-    ["api.openai.com", "api.anthropic.com", "openrouter.ai"].iter().any(|host| base_url.contains(host))
-}
-
-/// Where a provider of `kind` without a `base_url` sends its requests.
-pub fn default_base_url(kind: ProviderKind) -> Option<String> {
-    match kind {
-        ProviderKind::Anthropic => Some("https://api.anthropic.com/v1".into()),
-        ProviderKind::Openai => Some("https://api.openai.com/v1".into()),
-        ProviderKind::Offline | ProviderKind::Scripted => None,
+        ProviderKind::Anthropic => {
+            Ok(Arc::new(Remote::new(endpoint(name, definition, model, key)?, anthropic::Anthropic)))
+        }
     }
 }
 
@@ -339,7 +326,7 @@ pub fn default_base_url(kind: ProviderKind) -> Option<String> {
 /// one's own without a key).
 pub fn key_status(settings: &Settings, name: &str) -> Option<(String, bool)> {
     let definition = definition_for(settings, name).ok()?;
-    if !matches!(definition.kind, ProviderKind::Openai | ProviderKind::Anthropic) {
+    if !definition.kind.over_the_network() {
         return None;
     }
     let status = match key_for(name, &definition, settings) {
@@ -347,19 +334,18 @@ pub fn key_status(settings: &Settings, name: &str) -> Option<(String, bool)> {
         Err(_) => ("a settings file that is not loaded now".into(), false),
     };
     // A server of one's own (llama.cpp, Ollama) takes requests without one.
-    let base_url = definition.base_url.clone().or_else(|| default_base_url(definition.kind)).unwrap_or_default();
-    (status.1 || hosted(&base_url)).then_some(status)
+    (status.1 || definition.hosted()).then_some(status)
 }
 
 fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Key) -> Result<http::Endpoint> {
-    let base_url = definition.base_url.clone().or_else(|| default_base_url(definition.kind)).unwrap_or_default();
+    let base_url = definition.base_url().unwrap_or_default();
     let model = model.ok_or_else(|| {
         ProviderError::setup(
             format!("provider {name:?} has no model"),
             format!("set providers.{name}.model, or pass --model"),
         )
     })?;
-    if key.value.is_none() && hosted(&base_url) {
+    if key.value.is_none() && definition.hosted() {
         return Err(ProviderError::setup(
             format!("provider {name:?} needs an API key, and {} is not set", key.source),
             format!("export {}=…, set providers.{name}.api_key_env, or run with --offline", key.source),
@@ -368,7 +354,7 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
     // A server on this machine starts at one request at a time — llama-cpp-python and a
     // default Ollama compute one answer at a time, and a second request would only queue
     // behind the first — until it says or shows it serves more (`probe`).
-    let local = http::on_this_machine(&base_url);
+    let local = definition.on_this_machine();
     let concurrency = if local { 1 } else { 8 };
     // Bounded again: a debate stored by an earlier version may hold any number.
     let seconds = |given: Option<u64>, default: u64| {
@@ -411,7 +397,7 @@ pub fn unreachable_in_ci(settings: &Settings, name: &str, keys: &[&str]) -> Opti
         ProviderKind::Scripted => return Some("it answers from a script of this machine's settings".into()),
         ProviderKind::Openai | ProviderKind::Anthropic => {}
     }
-    if let Some(url) = definition.base_url.as_deref().filter(|url| http::on_this_machine(url)) {
+    if let Some(url) = definition.base_url.as_deref().filter(|url| on_this_machine(url)) {
         return Some(format!("it is a server on this machine ({url})"));
     }
     if !built_in {

@@ -13,9 +13,10 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use super::http::{self, Endpoint, Failure};
-use super::{Counted, Provider, Request, Result, probe, sse};
-use crate::model::{AtOnce, Completion, Identity, ProviderDef, ProviderKind, ServerSays};
+use super::http::{Endpoint, Failure};
+use super::remote::Wire;
+use super::{Counted, Request, sse};
+use crate::model::{Completion, ProviderDef, ProviderKind};
 use crate::settings::TokenParameter;
 
 /// How structured output is asked for, from most to least strict.
@@ -26,7 +27,6 @@ const INSTRUCTIONS: u8 = 2;
 const FORMATS: [&str; 3] = ["json_schema", "json_object", "instructions"];
 
 pub struct OpenAi {
-    endpoint: Endpoint,
     token_parameter: TokenParameter,
     /// Send the debate's id as `prompt_cache_key`.
     cache_key: bool,
@@ -36,20 +36,19 @@ pub struct OpenAi {
 }
 
 impl OpenAi {
-    pub fn new(endpoint: Endpoint, definition: &ProviderDef) -> OpenAi {
+    pub fn new(definition: &ProviderDef) -> OpenAi {
         // OpenAI's own API wants max_completion_tokens and routes a debate's calls to one
         // prefix cache by prompt_cache_key; compatible servers know max_tokens, cache on
         // their own, and some refuse fields they do not know.
-        let openai = endpoint.base_url.contains("api.openai.com");
+        let openai = definition.base_url().is_some_and(|url| url.contains("api.openai.com"));
         let default = if openai { TokenParameter::MaxCompletionTokens } else { TokenParameter::MaxTokens };
         // A local model's chat template may drop the system message (llama-cpp-python's
         // `gemma` format does): there the rules travel in the user's turn.
-        let system_message = definition.system_message.unwrap_or(!http::on_this_machine(&endpoint.base_url));
+        let system_message = definition.system_message.unwrap_or(!definition.on_this_machine());
         OpenAi {
             token_parameter: definition.token_parameter.unwrap_or(default),
             cache_key: definition.prompt_cache_key.unwrap_or(openai),
             system_message,
-            endpoint,
             format: AtomicU8::new(JSON_SCHEMA),
         }
     }
@@ -67,9 +66,9 @@ impl OpenAi {
         json!([{"role": "user", "content": user.join("\n\n")}])
     }
 
-    fn body(&self, request: &Request, format: u8) -> Value {
+    fn body(&self, endpoint: &Endpoint, request: &Request, format: u8) -> Value {
         let mut body = json!({
-            "model": self.endpoint.model,
+            "model": endpoint.model,
             "messages": self.messages(request),
             "temperature": request.temperature,
         });
@@ -102,48 +101,25 @@ impl OpenAi {
         body
     }
 
-    async fn attempt(&self, request: &Request) -> std::result::Result<Completion, Failure> {
-        let format = self.format.load(Ordering::Relaxed);
-        let mut call =
-            self.endpoint.client.post(self.endpoint.url("chat/completions")).json(&self.body(request, format));
-        if let Some(key) = &self.endpoint.key {
-            call = call.bearer_auth(key);
-        }
-        let schema = request.schema.is_some();
-        // Servers reject a format they do not know with 400, 422 or even 500: any refusal
-        // that names the format steps down at once, with no retries.
-        let rejects_schema = |status: reqwest::StatusCode, body: &str| {
-            let refusal = status.is_client_error() && status.as_u16() != 429 || status.is_server_error();
-            (refusal && schema && format < INSTRUCTIONS && rejects_format(body)).then_some(Failure::FormatRejected)
-        };
-        let response = self.endpoint.send(call, rejects_schema).await?;
-        // A server that does not stream answers with the whole document (JSON, or a
-        // proxy's error page).
-        let mut completion = match sse::whole(&response) {
-            true => self.read_whole(request, response).await,
-            false => self.read_stream(request, response).await,
-        }?;
-        completion.format = schema.then(|| FORMATS[usize::from(format)].to_string());
-        Ok(completion)
-    }
-
     async fn read_whole(
         &self,
+        endpoint: &Endpoint,
         request: &Request,
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
-        let parsed = self.endpoint.json(response).await?;
+        let parsed = endpoint.json(response).await?;
         let text = parsed["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string();
         let counted = counted(&parsed["usage"], &parsed["choices"][0]["finish_reason"]);
-        Ok(counted.completion(request, text, parsed["model"].as_str().unwrap_or(&self.endpoint.model)))
+        Ok(counted.completion(request, text, parsed["model"].as_str().unwrap_or(&endpoint.model)))
     }
 
     async fn read_stream(
         &self,
+        endpoint: &Endpoint,
         request: &Request,
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
-        let mut events = std::pin::pin!(sse::events(&self.endpoint, response));
+        let mut events = std::pin::pin!(sse::events(endpoint, response));
         let (mut text, mut usage, mut model, mut finished) = (String::new(), Value::Null, None, false);
         let (mut finish_reason, mut looped) = (Value::Null, false);
         while let Some(event) = events.next().await {
@@ -153,9 +129,9 @@ impl OpenAi {
                 break;
             }
             let chunk: Value = serde_json::from_str(&event.data).map_err(|_| {
-                Failure::retry(format!("a stream event is not JSON: {}", self.endpoint.preview(&event.data)))
+                Failure::retry(format!("a stream event is not JSON: {}", endpoint.preview(&event.data)))
             })?;
-            if let Some(failure) = self.endpoint.error_in(&chunk) {
+            if let Some(failure) = endpoint.error_in(&chunk) {
                 return Err(failure);
             }
             if let Some(delta) = chunk["choices"][0]["delta"]["content"].as_str() {
@@ -193,7 +169,7 @@ impl OpenAi {
             return Err(Failure::retry("the stream ended before the answer was complete"));
         }
         let mut completion =
-            counted(&usage, &finish_reason).completion(request, text, model.as_deref().unwrap_or(&self.endpoint.model));
+            counted(&usage, &finish_reason).completion(request, text, model.as_deref().unwrap_or(&endpoint.model));
         completion.looped = looped;
         Ok(completion)
     }
@@ -212,50 +188,44 @@ fn counted(usage: &Value, finish_reason: &Value) -> Counted {
 }
 
 #[async_trait]
-impl Provider for OpenAi {
-    fn identity(&self) -> Identity {
-        Identity { kind: ProviderKind::Openai, reasoned: true }
+impl Wire for OpenAi {
+    const KIND: ProviderKind = ProviderKind::Openai;
+
+    async fn attempt(&self, endpoint: &Endpoint, request: &Request) -> std::result::Result<Completion, Failure> {
+        let format = self.format.load(Ordering::Relaxed);
+        let call = endpoint.client.post(endpoint.url("chat/completions")).json(&self.body(endpoint, request, format));
+        let schema = request.schema.is_some();
+        // Servers reject a format they do not know with 400, 422 or even 500: any refusal
+        // that names the format steps down at once, with no retries.
+        let rejects_schema = |status: reqwest::StatusCode, body: &str| {
+            let refusal = status.is_client_error() && status.as_u16() != 429 || status.is_server_error();
+            (refusal && schema && format < INSTRUCTIONS && rejects_format(body)).then_some(Failure::FormatRejected)
+        };
+        let response = endpoint.send(endpoint.authorized(call), rejects_schema).await?;
+        // A server that does not stream answers with the whole document (JSON, or a
+        // proxy's error page).
+        let mut completion = match sse::whole(&response) {
+            true => self.read_whole(endpoint, request, response).await,
+            false => self.read_stream(endpoint, request, response).await,
+        }?;
+        completion.format = schema.then(|| FORMATS[usize::from(format)].to_string());
+        Ok(completion)
+    }
+
+    /// A server that refused the structured format steps down once for this and every
+    /// later call of the run.
+    fn step_down(&self, failure: &Failure) -> bool {
+        if !matches!(failure, Failure::FormatRejected) {
+            return false;
+        }
+        let current = self.format.load(Ordering::Relaxed);
+        self.format.store((current + 1).min(INSTRUCTIONS), Ordering::Relaxed);
+        true
     }
 
     fn start_with_format(&self, format: &str) {
         if let Some(at) = FORMATS.iter().position(|f| *f == format) {
             self.format.store(at as u8, Ordering::Relaxed);
-        }
-    }
-
-    fn learning_server(&self) -> Option<&str> {
-        self.endpoint.learns_at_once.then_some(self.endpoint.base_url.as_str())
-    }
-
-    async fn serves_at_once(&self) -> Option<AtOnce> {
-        let probe = Request::probe("Say OK.", 4);
-        self.endpoint.learns_at_once.then_some(())?;
-        probe::at_once(&self.endpoint, || self.attempt(&probe)).await
-    }
-
-    fn send_at_once(&self, requests: usize) {
-        self.endpoint.send_at_once(requests);
-    }
-
-    fn sends_at_once(&self) -> usize {
-        self.endpoint.at_once.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    async fn server_says(&self) -> Option<std::result::Result<ServerSays, String>> {
-        Some(probe::said(&self.endpoint).await.map(|(says, _)| says))
-    }
-
-    async fn complete(&self, request: &Request) -> Result<Completion> {
-        loop {
-            match self.endpoint.with_retries(|| self.attempt(request)).await {
-                Ok(completion) => return Ok(completion),
-                Err(Failure::FormatRejected) => {
-                    // Step down once for this and every later call of the run.
-                    let current = self.format.load(Ordering::Relaxed);
-                    self.format.store((current + 1).min(INSTRUCTIONS), Ordering::Relaxed);
-                }
-                Err(failure) => return Err(self.endpoint.give_up(failure)),
-            }
         }
     }
 }

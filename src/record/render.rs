@@ -422,8 +422,7 @@ struct RoleEntry<'a> {
 impl<'a> RoleEntry<'a> {
     /// `role` as it ran: its model, else its provider's, else the one that answered.
     fn of(state: &'a DebateState, role: &'a RoleChoice, answered: Option<&'a str>) -> RoleEntry<'a> {
-        let configured =
-            role.model.as_deref().or_else(|| state.snapshot.providers.get(&role.provider)?.model.as_deref());
+        let configured = state.snapshot.model_of(role);
         RoleEntry {
             perspective: None,
             provider: &role.provider,
