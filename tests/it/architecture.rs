@@ -11,6 +11,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("model", &[]),
     ("text", &[]),
     ("adr", &["text"]),
+    // What makes a record checkable offline: canonical JSON, SSH signatures by the key
+    // git signs with, allowed signers, Open Decision Receipts. Below `record` and `app`.
+    ("attest", &[]),
     ("cli", &[]),
     ("view", &["model"]),
     ("catalog", &["model", "text"]),

@@ -1,0 +1,11 @@
+//! Attestation: what makes a record checkable by anyone, offline — its canonical form
+//! and digest, an SSH signature by the key git signs with, who that key belongs to
+//! (git's allowed-signers file), and the Open Decision Receipt a peer's verifier
+//! (`aragora-verify`) accepts. Pure but for reading a key file and talking to an
+//! ssh-agent; the record, the commands and the settings that say which key signs wire
+//! it in.
+
+pub mod canonical;
+pub mod error;
+
+pub use error::{AttestError, Result};
