@@ -7,5 +7,11 @@
 
 pub mod canonical;
 pub mod error;
+pub mod key;
+pub mod sshsig;
+#[cfg(test)]
+mod testing;
 
 pub use error::{AttestError, Result};
+pub use key::{PublicKey, Signer};
+pub use sshsig::{NAMESPACE, SshSignature};
