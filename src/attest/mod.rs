@@ -5,6 +5,7 @@
 //! ssh-agent; the record, the commands and the settings that say which key signs wire
 //! it in.
 
+pub mod allowed;
 pub mod canonical;
 pub mod error;
 pub mod key;
@@ -12,6 +13,7 @@ pub mod sshsig;
 #[cfg(test)]
 mod testing;
 
+pub use allowed::AllowedSigners;
 pub use error::{AttestError, Result};
 pub use key::{PublicKey, Signer};
 pub use sshsig::{NAMESPACE, SshSignature};
