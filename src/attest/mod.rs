@@ -9,6 +9,8 @@ pub mod allowed;
 pub mod canonical;
 pub mod error;
 pub mod key;
+pub mod odr;
+pub mod receipt;
 pub mod sshsig;
 #[cfg(test)]
 mod testing;
@@ -16,4 +18,6 @@ mod testing;
 pub use allowed::AllowedSigners;
 pub use error::{AttestError, Result};
 pub use key::{PublicKey, Signer};
+pub use odr::{Failure, Signing, Verified};
+pub use receipt::{Acceptance, Decision, Participant, Receipt, Role, Stance};
 pub use sshsig::{NAMESPACE, SshSignature};
