@@ -133,7 +133,8 @@ impl Failure {
 /// none does, one labelled with another id that verifies with this key is a
 /// relabelling. Unlike
 /// aragora-verify without `--strict-expiry`, an expired signature fails. The digest is
-/// computed from the document as written, members debate does not know included.
+/// computed from the document as written, members debate does not know included; the
+/// receipt's schema and quorum are aragora-verify's to check, not this function's.
 pub fn verify(text: &str, public: &PublicKey, now: DateTime<Utc>) -> std::result::Result<Verified, Failure> {
     let document: Value = serde_json::from_str(text).map_err(|err| Failure::Malformed(format!("not JSON: {err}")))?;
     let version = document.get("odr_version").and_then(Value::as_str);
