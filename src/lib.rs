@@ -7,6 +7,7 @@
 
 pub mod adr;
 pub mod app;
+pub mod attest;
 pub mod catalog;
 pub mod cli;
 pub mod context;

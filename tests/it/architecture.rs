@@ -13,6 +13,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("adr", &["text"]),
     // Clap's definitions, which parse the model's bounded values (rounds, seats).
     ("cli", &["model"]),
+    // What makes a record checkable offline: canonical JSON, SSH signatures by the key
+    // git signs with, allowed signers, Open Decision Receipts. Below `record` and `app`.
+    ("attest", &[]),
     ("view", &["model"]),
     ("catalog", &["model", "text"]),
     ("settings", &["model", "text"]),

@@ -37,6 +37,7 @@ mod providers_e2e;
 mod providers_wire;
 mod readme;
 mod real_model;
+mod receipts;
 mod record_format;
 mod record_git;
 mod record_integrity;

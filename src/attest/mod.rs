@@ -1,0 +1,23 @@
+//! Attestation: what makes a record checkable by anyone, offline — its canonical form
+//! and digest, an SSH signature by the key git signs with, who that key belongs to
+//! (git's allowed-signers file), and the Open Decision Receipt a peer's verifier
+//! (`aragora-verify`) accepts. Pure but for reading a key file and talking to an
+//! ssh-agent; the record, the commands and the settings that say which key signs wire
+//! it in.
+
+pub mod allowed;
+pub mod canonical;
+pub mod error;
+pub mod key;
+pub mod odr;
+pub mod receipt;
+pub mod sshsig;
+#[cfg(test)]
+mod testing;
+
+pub use allowed::AllowedSigners;
+pub use error::{AttestError, Result};
+pub use key::{PublicKey, Signer};
+pub use odr::{Failure, Signing, Verified};
+pub use receipt::{Acceptance, Decision, Participant, Receipt, Role, Stance};
+pub use sshsig::{NAMESPACE, SshSignature};
