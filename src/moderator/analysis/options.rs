@@ -28,8 +28,8 @@ pub struct Reading {
     /// The alternatives the question names itself: things ("Redis", "Python"), or
     /// courses of action it spells out.
     pub named: Vec<String>,
-    /// `named` are courses of action ("hire a contractor").
-    pub acting: bool,
+    /// `named` are courses of action ("hire a contractor"): see `names`.
+    acting: bool,
 }
 
 impl Reading {
