@@ -15,7 +15,6 @@ use crate::error::{Error, Result};
 use crate::eval::report::{self, Debated, Report, Run, Totals};
 use crate::eval::suite::{self, Question, Suite};
 use crate::model::{Cost, DebateState, Events, RoleChoice, Scorecard, Status};
-use crate::moderator::naming;
 use crate::providers;
 use crate::record::Templates;
 use crate::settings::{self, Settings};
@@ -280,7 +279,7 @@ fn throwaway_repository(repo: &Path, files: &[ContextFile]) -> Result<Vec<PathBu
 }
 
 /// What the debate came to: its tokens, cost, rounds, end, the option it chose against
-/// the team's, and which expected options it weighed.
+/// the team's, the options it debated and which expected ones it weighed (one to one).
 fn describe(result: &mut Debated, state: &DebateState, question: &Question) {
     result.completed = state.status == Status::Complete;
     result.tokens = state.totals;
@@ -290,34 +289,17 @@ fn describe(result: &mut Debated, state: &DebateState, question: &Question) {
     let synthesis = state.outcome.as_ref().map(|o| &o.synthesis);
     result.chosen_option = synthesis.and_then(|s| s.chosen_option.clone());
     result.matches_team = match (&question.chosen, result.completed) {
-        (Some(team), true) => Some(result.chosen_option.as_deref().is_some_and(|chosen| same_option(chosen, team))),
+        (Some(team), true) => {
+            Some(result.chosen_option.as_deref().is_some_and(|chosen| report::is_option(chosen, team)))
+        }
         _ => None,
     };
-    let weighed: Vec<String> = match synthesis.filter(|s| !s.options.is_empty()) {
+    let debated: Vec<String> = match synthesis.filter(|s| !s.options.is_empty()) {
         Some(s) => s.options.iter().map(|o| o.option.clone()).collect(),
         None => state.analysis.options.clone(),
     };
-    result.weighed_options = question
-        .options
-        .iter()
-        .filter(|expected| weighed.iter().any(|option| same_option(option, expected)))
-        .cloned()
-        .collect();
-}
-
-/// Whether the debate's `option` is the suite's `expected` one: the same name (case,
-/// punctuation and small misspellings aside), or one holding the other's words.
-fn same_option(option: &str, expected: &str) -> bool {
-    let words = |text: &str| {
-        text.to_lowercase()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let (option, expected) = (words(option), words(expected));
-    naming::matching(&option, std::slice::from_ref(&expected)).is_some()
-        || (!option.is_empty() && !expected.is_empty() && (option.contains(&expected) || expected.contains(&option)))
+    result.weighed_options = report::weighed(&question.options, &debated);
+    result.debated_options = debated;
 }
 
 /// The scorecard's marks (each criterion's evaluators' mean), disagreements and checks.
@@ -371,19 +353,4 @@ fn write(path: &Path, text: &str) -> Result<()> {
         Error::input(format!("cannot write the report {}: {err}", path.display()))
             .with_hint("pass --report PATH where it can be written")
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_option_is_the_expected_one_by_name_or_by_its_words() {
-        assert!(same_option("postgres", "Postgres"));
-        assert!(same_option("Postgress", "Postgres"), "a small misspelling");
-        assert!(same_option("Keep billing in the monolith as a module", "keep billing in the monolith"));
-        assert!(same_option("mTLS", "mTLS (mutual TLS)"));
-        assert!(!same_option("Redis", "Postgres"));
-        assert!(!same_option("", "Postgres"));
-    }
 }

@@ -1,7 +1,8 @@
 //! A suite run's report: per model, each question's debate — whether it completed, its
 //! wall time, tokens, cost and rounds, the option it chose against the team's, the
-//! expected options it weighed, the evaluators' marks — and the totals that compare the
-//! models; as JSON (the types serialise) and as markdown. Pure.
+//! options it debated beside those expected and which of them it weighed (one to one),
+//! the evaluators' marks — and the totals that compare the models; as JSON (the types
+//! serialise) and as markdown. Pure.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -56,9 +57,11 @@ pub struct Debated {
     pub team_chose: Option<String>,
     /// Whether the debate chose it (`None` without a team's choice or a finished debate).
     pub matches_team: Option<bool>,
-    /// The options the suite expects weighed, and those of them the debate weighed.
+    /// The options the suite expects weighed, those of them the debate weighed (`weighed`)
+    /// and the options it debated.
     pub expected_options: Vec<String>,
     pub weighed_options: Vec<String>,
+    pub debated_options: Vec<String>,
     /// Each criterion's mark: the mean of the evaluators that gave one.
     pub scores: BTreeMap<Criterion, f64>,
     pub disagreements: Vec<Disagreement>,
@@ -92,6 +95,33 @@ pub struct Totals {
     pub uniform: usize,
     pub checks_passed: usize,
     pub checks: usize,
+}
+
+/// Whether a debated option is the expected one: the same words, case, punctuation and
+/// articles aside ("an outbox table" is "outbox table"). Holding its words is not being
+/// it: "Write the new CLI in Go" is not "Go".
+pub fn is_option(debated: &str, expected: &str) -> bool {
+    let expected = plain(expected);
+    !expected.is_empty() && plain(debated) == expected
+}
+
+/// The expected options a debate weighed, read one to one: each that exactly one debated
+/// option is, and that one no other expected option. A debated option that holds two
+/// ("Write the new CLI in Go or in Rust") is neither of them.
+pub fn weighed(expected: &[String], debated: &[String]) -> Vec<String> {
+    let one_to_one = |wanted: &String| match debated.iter().filter(|d| is_option(d, wanted)).collect::<Vec<_>>()[..] {
+        [one] => expected.iter().filter(|other| is_option(one, other)).count() == 1,
+        _ => false,
+    };
+    expected.iter().filter(|wanted| one_to_one(wanted)).cloned().collect()
+}
+
+/// An option's words, lowercase, without punctuation or articles.
+fn plain(option: &str) -> String {
+    let lower = option.to_lowercase();
+    let words =
+        lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty() && !["a", "an", "the"].contains(w));
+    words.collect::<Vec<_>>().join(" ")
 }
 
 impl Totals {
@@ -193,10 +223,15 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(out, "Scored by {}.\n", cell(&run.evaluators.join(", ")));
         let _ = writeln!(
             out,
-            "| # | Domain | Question | Result | Time | Tokens | Rounds | Chosen | Team chose |{} Checks |",
+            "| # | Domain | Question | Result | Time | Tokens | Rounds | Chosen | Team chose |{} Checks | Expected \
+             options | Debated options |",
             criteria_header()
         );
-        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|{}---|", "---|".repeat(Criterion::iter().count()));
+        let _ = writeln!(
+            out,
+            "|---|---|---|---|---|---|---|---|---|{}---|---|---|",
+            "---|".repeat(Criterion::iter().count())
+        );
         for (at, d) in run.debates.iter().enumerate() {
             let result = match (&d.error, d.completed) {
                 (Some(error), _) => format!("failed: {error}"),
@@ -210,7 +245,7 @@ pub fn markdown(report: &Report) -> String {
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{} {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |{} {} | {} | {} |",
                 at + 1,
                 cell(d.domain.as_deref().unwrap_or("—")),
                 cell(&d.question),
@@ -222,6 +257,8 @@ pub fn markdown(report: &Report) -> String {
                 cell(&team),
                 criteria_cells(&d.scores),
                 checks(d),
+                cell(&expected(d)),
+                cell(&listed(&d.debated_options)),
             );
         }
         let disagreements: Vec<String> = run
@@ -289,6 +326,23 @@ fn cost(usd: Option<f64>) -> String {
     }
 }
 
+/// The expected options, each marked weighed or not: "Redis ✓ · Postgres ✗".
+fn expected(d: &Debated) -> String {
+    let marked = d.expected_options.iter().map(|o| match d.weighed_options.contains(o) {
+        true => format!("{o} ✓"),
+        false => format!("{o} ✗"),
+    });
+    listed(&marked.collect::<Vec<_>>())
+}
+
+/// Options in a cell, apart by a dot: an option may hold a comma of its own.
+fn listed(options: &[String]) -> String {
+    match options.is_empty() {
+        true => "—".into(),
+        false => options.join(" · "),
+    }
+}
+
 /// "3/4", and the checks that failed: "2/4: placeholders, options".
 fn checks(d: &Debated) -> String {
     let failed: Vec<&str> = d.failed_checks.iter().map(|c| c.as_str()).collect();
@@ -325,6 +379,7 @@ mod tests {
             matches_team: matches,
             expected_options: vec!["Redis".into(), "Postgres".into()],
             weighed_options: vec!["Postgres".into()],
+            debated_options: vec!["Redis as a cache".into(), "Postgres".into()],
             scores: [(Criterion::Decision, decision), (Criterion::Options, 6.0)].into_iter().collect(),
             disagreements: Vec::new(),
             uniform: false,
@@ -332,6 +387,31 @@ mod tests {
             checks: 4,
             failed_checks: vec![CheckKind::Placeholders],
         }
+    }
+
+    #[test]
+    fn an_expected_option_is_weighed_when_one_debated_option_is_it() {
+        let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let weighs = |expected: &[&str], debated: &[&str]| weighed(&strings(expected), &strings(debated));
+        assert_eq!(weighs(&["Redis", "Postgres"], &["redis", "Postgres."]), ["Redis", "Postgres"], "case, punctuation");
+        assert_eq!(weighs(&["outbox table"], &["SQS", "an outbox table"]), ["outbox table"], "articles");
+        assert_eq!(
+            weighs(&["Go", "Rust"], &["Write the new CLI in Go or in Rust", "Keep what we have"]),
+            Vec::<String>::new(),
+            "a debated option that holds both is neither"
+        );
+        assert_eq!(
+            weighs(&["Go", "Rust"], &["Write the new CLI in Go", "Rust"]),
+            ["Rust"],
+            "holding its words is not being it"
+        );
+        assert_eq!(
+            weighs(&["Redis"], &["Redis", "redis"]),
+            Vec::<String>::new(),
+            "two debated options for one: no one to one"
+        );
+        assert!(is_option("Keep Python", "keep Python") && !is_option("Keep Python", "Python"));
+        assert!(!is_option("", "") && !is_option("The", "a"), "no words is no option");
     }
 
     #[test]
@@ -439,5 +519,10 @@ mod tests {
         );
         assert!(text.contains("| 2 | data | E \\| F? | failed: the server is down |"), "{text}");
         assert!(text.contains("| 3/4: placeholders |"), "{text}");
+        assert!(text.contains("| Checks | Expected options | Debated options |"), "{text}");
+        assert!(
+            text.contains("| Redis ✗ · Postgres ✓ | Redis as a cache · Postgres |"),
+            "the debated beside the expected: {text}"
+        );
     }
 }

@@ -28,26 +28,21 @@ const MIN_WORDS: usize = 4;
 /// How far a small number may stand from a team word ("team of three").
 const TEAM_NUMBER_DISTANCE: usize = 3;
 
-/// What the question asks: its domains, its options (those it names, else a yes/no
-/// question's two ways), the constraints it implies, whether it is vague, and how many
-/// debaters it wants (two for a choice of two).
+/// What the question asks: its domains, its options (`options::read`), the constraints
+/// it implies, whether it is vague, and how many debaters it wants (two for a choice of
+/// two).
 pub fn analyse(question: &str) -> Analysis {
-    let named = options::named(question);
+    let reading = options::read(question);
+    let named = &reading.named;
     let terms = Terms::new(question, &[]).reserving(lexicon_words());
     let domains = domains(&terms);
     let mut constraints = implied(&terms);
     if let Some(team) = small_team(question).filter(|t| !constraints.iter().any(|c| c.meaning == t.meaning)) {
         constraints.push(team);
     }
-    constraints.extend(kind_of_choice(&named, &Terms::new(question, &named)));
+    constraints.extend(kind_of_choice(named, &Terms::new(question, reading.names())));
     let vague = named.len() < 2 && vague(question);
-    let options = match named.len() {
-        0 | 1 => options::yes_no(question).unwrap_or_default(),
-        _ => {
-            let kept = options::kept(question, &named);
-            named.into_iter().chain(kept).collect()
-        }
-    };
+    let options = reading.options;
     let panel_size = match options.len() {
         2 => 2,
         n if n >= 3 || domains.len() >= 3 => 4,
@@ -59,7 +54,7 @@ pub fn analyse(question: &str) -> Analysis {
 /// The question's terms for choosing perspectives. The names of the options it weighs
 /// do not count: "Redis or Postgres?" is no vote for what Redis is known for.
 pub fn keyword_terms(question: &str) -> Terms {
-    Terms::new(question, &options::named(question))
+    Terms::new(question, options::read(question).names())
 }
 
 /// Every word the domains and constraints look for: each means itself only.
@@ -188,6 +183,8 @@ mod tests {
     fn option_names_are_no_keywords() {
         let terms = keyword_terms("Should we use Redis or Postgres as the queue?");
         assert!(!terms.matches("redis") && terms.matches("queue"));
+        let acting = keyword_terms("Should we hire a contractor or train our team in Kubernetes?");
+        assert!(acting.matches("hire") && acting.matches("team"), "a course of action's words are what it is about");
     }
 
     #[test]

@@ -32,13 +32,24 @@ fn the_shipped_suite_completes_every_question_offline_and_writes_the_report() {
     let json = report_json(&report);
     let run = &json["runs"][0];
     let questions = run["debates"].as_array().unwrap();
-    assert!(questions.len() >= 12, "a suite of twelve questions at least");
+    assert!(questions.len() >= 34, "the fourteen first questions and twenty of the shapes of question at least");
     assert_eq!(run["totals"]["completed"], questions.len(), "{stderr}");
     assert_eq!(run["judged_by_a_model"], false);
     assert!(questions.iter().all(|q| q["rounds"] == 1), "-r 1 for every question");
     let domains: std::collections::BTreeSet<&str> = questions.iter().filter_map(|q| q["domain"].as_str()).collect();
     assert!(domains.len() >= 8, "the catalog's domains: {domains:?}");
     assert!(questions.iter().all(|q| q["scores"].as_object().unwrap().len() == 5), "every record scored");
+    // Read one to one, the reader weighs every option a reviewer expects, offline.
+    for q in questions {
+        let expected = q["expected_options"].as_array().unwrap();
+        assert!(!expected.is_empty(), "every question says what it expects: {q}");
+        assert_eq!(
+            &q["weighed_options"], &q["expected_options"],
+            "{}: debated {}",
+            q["question"], q["debated_options"]
+        );
+    }
+    assert_eq!(run["totals"]["weighed_options"], run["totals"]["expected_options"]);
     let markdown = std::fs::read_to_string(&report).unwrap();
     let row = format!("| offline | {n}/{n} |", n = questions.len());
     assert!(markdown.contains(&row), "{markdown}");

@@ -341,3 +341,34 @@ pub const CHOICES: &[Choice] = &[
         favours: &["Security Advocate", "User Experience"],
     },
 ];
+
+/// Verbs a course of action starts with, in their base form ("split the billing service
+/// out", "pay for Datadog"): the word after an "or" that is one of them (or its "-ing"
+/// form) makes the alternatives courses of action rather than names. Nouns that are
+/// verbs too ("cache", "queue", "version") are left out, so "Redis or cache keys?" stays
+/// a choice of names.
+pub const VERBS: &[&str] = &[
+    "accept", "add", "adopt", "allow", "anonymise", "anonymize", "archive", "automate", "avoid", "ban", "block", "build", "buy", "centralise",
+    "centralize", "change", "choose", "consolidate", "containerise", "containerize", "continue", "convert", "cut",
+    "decouple", "defer", "delete", "denormalise", "denormalize", "deploy", "deprecate", "disable", "drop", "embed",
+    "enable", "encrypt", "expose", "extract", "federate", "fork", "freeze", "give", "go", "hand", "hire", "host",
+    "implement", "inline", "introduce", "invest", "isolate", "keep", "let", "maintain", "make", "merge", "migrate",
+    "move", "normalise", "normalize", "open-source", "outsource", "partition", "pay", "persist", "pick", "pin",
+    "port", "postpone", "publish", "put", "rebuild", "redesign", "reduce", "refactor", "reimplement", "remain",
+    "remove", "rename", "replace", "replicate", "require", "restrict", "retire", "rewrite", "rotate", "run",
+    "self-host", "sell", "send", "shard", "share", "ship", "shut", "split", "standardise", "standardize", "start",
+    "stay", "stick", "stop", "store", "subscribe", "switch", "sync", "take", "terminate", "train", "try", "turn", "upgrade", "use",
+    "wait", "write",
+];
+
+/// Verbs that choose a thing rather than do something with it ("use Kafka", "move our
+/// services to Kubernetes", "stay with CloudFormation"): alternatives that all start
+/// with one name the things chosen, and those are the options.
+pub const CHOOSING: &[&str] = &[
+    "use", "adopt", "choose", "pick", "keep", "stay", "stick", "remain", "switch", "move", "migrate", "go", "run",
+    "deploy", "host", "standardise", "standardize",
+];
+
+/// Verbs that keep what exists ("stay with", "keep deploying them to"): what they name is
+/// the way the question already has, so none is added.
+pub const KEEPING: &[&str] = &["keep", "stay", "stick", "remain"];
