@@ -2,6 +2,10 @@
 //! and persists its result before the next step is chosen.
 
 pub mod calls;
+mod clock;
+mod moderating;
+mod recording;
+mod round;
 pub mod run;
 pub mod step;
 

@@ -1,0 +1,378 @@
+//! A round's waves: the human's checkpoint that opens it, the debaters' arguments and
+//! rebuttals (with what runs alongside them), and the stances asked for once more.
+//! Every call's result is stored the moment it lands.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::{FutureExt, LocalBoxFuture};
+use futures::stream::FuturesUnordered;
+
+use super::calls::{self, Ask, Asked};
+use super::clock::{Deadlines, deadline_passed};
+use super::moderating::{Judged, Judging};
+use super::run::{Engine, Stop};
+use crate::error::Signal;
+use crate::model::{
+    Completion, Contribution, ContributionKind, DebateState, Decision, EndReason, Events, Rebuttals, Stance, Status,
+    Usage,
+};
+use crate::moderator::answers;
+use crate::moderator::noise;
+use crate::moderator::prompts;
+use crate::moderator::stance::{self, StanceAnswer};
+use crate::providers::{self, ProviderError, TextSink};
+use crate::store::Opening;
+use crate::text::secrets::MaskedStream;
+
+/// A call of a step that landed: a debater's, the evaluation running alongside, or a
+/// stance the round before did not state, asked alongside.
+enum Landed {
+    Argued(usize, providers::Result<Completion>),
+    Judged(u32, providers::Result<Judged>),
+    Stance(u32, ContributionKind, usize, providers::Result<Completion>),
+}
+
+/// What runs alongside a wave of debaters: the evaluation of the round before, and the
+/// stances contributions did not state (round, kind, seat).
+struct Alongside<'s> {
+    judging: Option<(u32, Judging<'s>)>,
+    stances: Vec<(u32, ContributionKind, usize)>,
+}
+
+impl Alongside<'_> {
+    const NOTHING: Alongside<'static> = Alongside { judging: None, stances: Vec::new() };
+}
+
+impl Engine<'_> {
+    /// Open round N; from round 2 on, with checkpoints on and someone to answer, the
+    /// human decides first. An unanswered checkpoint is just a round not yet started.
+    pub(super) async fn start_round(&mut self, state: &DebateState, round: u32) -> Result<(), Stop> {
+        // A review's objection is this round's guidance, and was the human's answer.
+        let mut guidance = state.review_guidance(round).map(str::to_string);
+        let rules = &state.snapshot.debate;
+        let patience = Duration::from_secs(rules.checkpoint_timeout_seconds.0);
+        let ask = round > 1 && rules.checkpoints && guidance.is_none();
+        let question = if ask { self.events.checkpoint(state, round - 1, patience) } else { None };
+        if let Some(answer) = question {
+            self.store.set_status(&state.id, Status::Checkpoint)?;
+            match answer.await {
+                Decision::TimedOut => return Err(Stop::Paused("no answer at the checkpoint in time")),
+                Decision::EndOfInput => return Err(Stop::Paused("input ended at the checkpoint")),
+                Decision::Pause => return Err(Stop::Paused("paused at the checkpoint")),
+                Decision::Interrupted => return Err(Stop::Signalled(Signal::Interrupt)),
+                Decision::HungUp => return Err(Stop::Signalled(Signal::HangUp)),
+                Decision::End => {
+                    self.store.save_end(&state.id, EndReason::Human)?;
+                    self.events.ended(state, EndReason::Human);
+                    return Ok(());
+                }
+                Decision::Guide(text) => guidance = Some(self.scrubbed(&text, "your guidance")),
+                Decision::Continue => {}
+            }
+        }
+        let framing = prompts::framing(state, round);
+        let seats = state.roster_for(round);
+        let opening = Opening { framing: &framing, guidance: guidance.as_deref(), seats: &seats };
+        self.store.start_round(&state.id, round, &opening)?;
+        self.events.round_started(round, u32::from(state.snapshot.debate.max_rounds.get()), &framing);
+        Ok(())
+    }
+
+    /// The round's arguments, from the debaters at `seats`.
+    pub(super) async fn argue(
+        &mut self,
+        state: &DebateState,
+        round: u32,
+        seats: &[usize],
+        deadline: Deadlines,
+    ) -> Result<(), Stop> {
+        self.debaters(state, round, ContributionKind::Argument, seats, Alongside::NOTHING, deadline).await
+    }
+
+    /// The round's arguments while the round before is judged, and the stances its
+    /// rebuttals at `stances` did not state are asked for.
+    pub(super) async fn argue_while_judging(
+        &mut self,
+        state: &DebateState,
+        (evaluate, round): (u32, u32),
+        seats: &[usize],
+        stances: &[usize],
+        deadline: Deadlines,
+    ) -> Result<(), Stop> {
+        let alongside = Alongside {
+            judging: Some((evaluate, self.judging(state, evaluate))),
+            stances: stances.iter().map(|&seat| (evaluate, ContributionKind::Rebuttal, seat)).collect(),
+        };
+        self.debaters(state, round, ContributionKind::Argument, seats, alongside, deadline).await
+    }
+
+    /// The round's rebuttals, while the stances its arguments at `stances` did not state
+    /// are asked for.
+    pub(super) async fn rebut(
+        &mut self,
+        state: &DebateState,
+        round: u32,
+        seats: &[usize],
+        stances: &[usize],
+        deadline: Deadlines,
+    ) -> Result<(), Stop> {
+        let alongside = Alongside {
+            judging: None,
+            stances: stances.iter().map(|&seat| (round, ContributionKind::Argument, seat)).collect(),
+        };
+        self.debaters(state, round, ContributionKind::Rebuttal, seats, alongside, deadline).await
+    }
+
+    /// The debaters at `seats` write their `kind` of `round`, each stored as it lands;
+    /// an evaluation of the round before runs `alongside` them and is stored the same way.
+    async fn debaters(
+        &mut self,
+        state: &DebateState,
+        round: u32,
+        kind: ContributionKind,
+        seats: &[usize],
+        alongside: Alongside<'_>,
+        deadline: Deadlines,
+    ) -> Result<(), Stop> {
+        // Sequential rebuttals go one per step, so each sees the ones stored before it.
+        let sequential = kind == ContributionKind::Rebuttal && state.snapshot.debate.rebuttals == Rebuttals::Sequential;
+        let seats = if sequential { &seats[..1] } else { seats };
+        let named: Vec<(usize, String)> = seats.iter().map(|&s| (s, state.panel[s].name().to_string())).collect();
+        self.events.working(round, kind, &named);
+
+        // On a terminal the text streams in; the terminal keeps parallel debaters apart.
+        let (live_tx, mut live_rx) = tokio::sync::mpsc::unbounded_channel::<(usize, String)>();
+        let live = self.events.live();
+        let secrets = self.providers.secrets.clone();
+        let mut pending: FuturesUnordered<LocalBoxFuture<'_, Landed>> = seats
+            .iter()
+            .map(|&seat| -> LocalBoxFuture<'_, Landed> {
+                let (provider, secrets, strict) =
+                    (self.providers.debater(seat).clone(), secrets.clone(), self.providers.strict.clone());
+                let live_tx = live_tx.clone();
+                let sink = live.then(|| {
+                    TextSink::new(move |text| {
+                        let _ = live_tx.send((seat, text.to_string()));
+                    })
+                });
+                async move {
+                    let what = format!("{} ({} {kind})", state.panel[seat].name(), round);
+                    let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict };
+                    let ask = Ask::Debater { seat, round, kind };
+                    let mut asked = calls::ask(to, state, &ask, sink.clone()).await;
+                    // An answer that only repeats the prompt's placeholders is asked for
+                    // once more; a second such answer is kept, marked failed.
+                    if let Some(first) = asked.as_ref().ok().filter(|c| answers::says_nothing(&c.text)).cloned() {
+                        let again = calls::ask_in_own_words(to, state, &ask, first.clone(), sink).await;
+                        asked = Ok(again.unwrap_or(first));
+                    }
+                    Landed::Argued(seat, asked.and_then(|c| usable(c, &what)))
+                }
+                .boxed_local()
+            })
+            .collect();
+        if let Some((evaluate, judging)) = alongside.judging {
+            self.events.moderating(&format!("evaluating round {evaluate}"));
+            pending.push(judging.map(move |judged| Landed::Judged(evaluate, judged)).boxed_local());
+        }
+        for (stated, of, seat) in alongside.stances {
+            let (provider, secrets, strict) =
+                (self.providers.debater(seat).clone(), secrets.clone(), self.providers.strict.clone());
+            pending.push(
+                async move {
+                    let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict };
+                    let ask = Ask::Stance { seat, round: stated, kind: of };
+                    Landed::Stance(stated, of, seat, calls::ask(to, state, &ask, None).await)
+                }
+                .boxed_local(),
+            );
+        }
+        let (mut judged_failure, mut judged_ends) = (None, false);
+
+        // Stored the moment they land; shown in panel order, not completion order.
+        let mut landed: BTreeMap<usize, Option<Contribution>> = BTreeMap::new();
+        let mut shown = 0;
+        let mut failures: Vec<(usize, ProviderError)> = Vec::new();
+        // Streamed text is shown masked, and never a part of a key.
+        let mut streams: BTreeMap<usize, MaskedStream> = BTreeMap::new();
+        let mut stream = |events: &mut dyn Events, seat: usize, text: &str| {
+            let ready = streams.entry(seat).or_default().push(&secrets, text);
+            if !ready.is_empty() {
+                events.delta(seat, &ready);
+            }
+        };
+        loop {
+            let next = tokio::select! {
+                biased;
+                Some((seat, text)) = live_rx.recv() => {
+                    stream(&mut *self.events, seat, &text);
+                    continue;
+                }
+                next = pending.next() => Some(next),
+                () = deadline_passed(deadline) => None,
+            };
+            let Some(next) = next else { return Err(Stop::TimedOut("a debate round")) };
+            let (seat, result) = match next {
+                None => break,
+                Some(Landed::Argued(seat, result)) => (seat, result),
+                Some(Landed::Judged(evaluate, judged)) => {
+                    match judged {
+                        Ok(judged) => judged_ends = self.save_judged(state, evaluate, judged)?,
+                        Err(err) => judged_failure = Some(err),
+                    }
+                    continue;
+                }
+                Some(Landed::Stance(stated, of, seat, answer)) => {
+                    self.save_read_stance(state, stated, seat, of, answer)?;
+                    continue;
+                }
+            };
+            while let Ok((seat, text)) = live_rx.try_recv() {
+                stream(&mut *self.events, seat, &text);
+            }
+            match result {
+                Ok(completion) => {
+                    let (text, stance) = stance::split(&completion.text, &state.analysis.options);
+                    let stance = stance.map(|s| first_listed(state, s, seat, round, kind));
+                    let contribution = Contribution {
+                        seat,
+                        kind,
+                        text,
+                        model: completion.model,
+                        usage: completion.usage,
+                        truncated: completion.truncated,
+                        looped: completion.looped,
+                        // Only the prompt's placeholders, headings or instructions given back.
+                        failed: answers::says_nothing(&completion.text)
+                            || noise::echoes(
+                                &completion.text,
+                                &calls::prompt_text(state, &Ask::Debater { seat, round, kind }),
+                            ),
+                        stance,
+                    };
+                    self.store.save_contribution(&state.id, round, state.panel[seat].name(), &contribution)?;
+                    landed.insert(seat, Some(contribution));
+                }
+                Err(err) => {
+                    landed.insert(seat, None);
+                    failures.push((seat, err));
+                }
+            }
+            while let Some(ready) = seats.get(shown).and_then(|seat| landed.get(seat)) {
+                match ready {
+                    Some(contribution) => {
+                        self.events.contribution(round, state.panel[contribution.seat].name(), contribution)
+                    }
+                    None => self.events.failed(round, seats[shown], state.name(seats[shown])),
+                }
+                shown += 1;
+            }
+        }
+        if judged_ends {
+            // This round will be discarded: a failure in it changes nothing.
+            return Ok(());
+        }
+        self.drop_or_fail(state, round, kind, failures)?;
+        match judged_failure {
+            Some(err) => Err(err.into()),
+            None => Ok(()),
+        }
+    }
+
+    /// Ask each of these debaters once more for the stance its contribution did not
+    /// state; one that still cannot be read (or a failed call) is unknown. Never fails.
+    pub(super) async fn read_stances(
+        &mut self,
+        state: &DebateState,
+        round: u32,
+        kind: ContributionKind,
+        seats: &[usize],
+        deadline: Deadlines,
+    ) -> Result<(), Stop> {
+        // All at once, each stored as it lands: one wave, however many were cut short.
+        let mut asked: FuturesUnordered<LocalBoxFuture<'_, (usize, providers::Result<Completion>)>> = seats
+            .iter()
+            .map(|&seat| {
+                let to = self.debater(seat);
+                async move { (seat, calls::ask(to, state, &Ask::Stance { seat, round, kind }, None).await) }
+                    .boxed_local()
+            })
+            .collect();
+        loop {
+            let landed = tokio::select! {
+                landed = asked.next() => landed,
+                () = deadline_passed(deadline) => return Err(Stop::TimedOut("reading the debaters' stances")),
+            };
+            let Some((seat, answer)) = landed else { return Ok(()) };
+            self.save_read_stance(state, round, seat, kind, answer)?;
+        }
+    }
+
+    /// The stance a debater gave when asked once more; one that cannot be read (or a
+    /// failed call) is unknown.
+    fn save_read_stance(
+        &self,
+        state: &DebateState,
+        round: u32,
+        seat: usize,
+        kind: ContributionKind,
+        answer: providers::Result<Completion>,
+    ) -> Result<(), Stop> {
+        let (stance, usage) = match answer {
+            Ok(completion) => {
+                let read = answers::read::<StanceAnswer>(&completion.text).ok();
+                let stance = read
+                    .and_then(|answer| stance::from_answer(answer, &state.analysis.options))
+                    .map(|s| first_listed(state, s, seat, round, kind));
+                (stance.unwrap_or_else(Stance::unknown), completion.usage)
+            }
+            Err(_) => (Stance::unknown(), Usage::default()),
+        };
+        Ok(self.store.save_stance(&state.id, round, seat, kind, &stance, usage)?)
+    }
+
+    /// A debater whose provider keeps failing leaves the panel when at least two others
+    /// remain (recorded, and the result is marked degraded); otherwise the debate pauses.
+    fn drop_or_fail(
+        &mut self,
+        state: &DebateState,
+        round: u32,
+        kind: ContributionKind,
+        failures: Vec<(usize, ProviderError)>,
+    ) -> Result<(), Stop> {
+        if failures.is_empty() {
+            return Ok(());
+        }
+        let droppable = failures.iter().all(|(_, err)| err.from_service());
+        let remaining = state.active_seats().len().saturating_sub(failures.len());
+        if !droppable || remaining < 2 {
+            let (_, err) = failures.into_iter().next().expect("not empty");
+            return Err(err.into());
+        }
+        for (seat, err) in failures {
+            let reason = format!("its {kind} in round {round} failed: {err}");
+            self.store.drop_seat(&state.id, seat, &reason)?;
+            self.events.dropped(state.panel[seat].name(), &reason);
+        }
+        Ok(())
+    }
+}
+
+/// `stance`, marked when it names the option its request listed first.
+fn first_listed(state: &DebateState, mut stance: Stance, seat: usize, round: u32, kind: ContributionKind) -> Stance {
+    stance.first_listed =
+        stance.option.is_some() && state.options_listed(seat, round, kind).first() == stance.option.as_ref();
+    stance
+}
+
+/// A debater's answer must say something.
+fn usable(mut completion: Completion, what: &str) -> providers::Result<Completion> {
+    let text = completion.text.trim();
+    if text.is_empty() {
+        return Err(ProviderError::Unusable(format!("the model returned an empty answer for {what}")));
+    }
+    completion.text = text.to_string();
+    Ok(completion)
+}
