@@ -9,7 +9,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::record::{RecordError, WorkTree, carried, sidecar_path};
+use crate::record::{RecordError, WorkTree, read::carried, sidecar_path};
 use crate::settings::{self, Settings};
 use crate::terminal::Terminal;
 

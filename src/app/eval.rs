@@ -46,7 +46,7 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
         // The record and the debate as they are once no other command is writing them
         // (another `eval --write` may have just added its scores to both).
         let _lock = record::CommitLock::at(&root)?;
-        record::scores::check_writable(&store.load(&state.id)?, &templates)?;
+        record::lifecycle::scores::check_writable(&store.load(&state.id)?, &templates)?;
     }
     let who = Evaluators { named: &request.evaluators, offline: request.offline };
     let card = score(who, &store, &state, &loaded.settings, &templates, terminal).await?;
@@ -58,7 +58,7 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
         after = store.load(&state.id)?;
         after.scorecards.retain(|c| c.number != number);
         after.scorecards.push(Scorecard { number, written: true, ..card });
-        let scored = record::scores::write_scores(&after, &templates, &loaded.settings.record)?;
+        let scored = record::lifecycle::scores::write_scores(&after, &templates, &loaded.settings.record)?;
         store.save_written(&state.id, number, scored.commit.as_deref())?;
         for warning in &scored.warnings {
             terminal.warn(warning);

@@ -287,14 +287,14 @@ fn on_other_branches(
     root: &Path,
     target: &str,
     config: Option<&Path>,
-) -> Result<Option<(record::listing::RepositoryRecord, String)>> {
+) -> Result<Option<(record::read::listing::RepositoryRecord, String)>> {
     let bare = target.trim().to_ascii_lowercase();
     let whole = format!("DEB-{}", bare.strip_prefix("deb-").unwrap_or(&bare));
     if !is_debate_id(&whole) {
         return Ok(None);
     }
     let settings = settings::load(root, config)?.settings;
-    Ok(record::listing::on_other_branches(root, &settings.record.directory.0, &whole).into_iter().next())
+    Ok(record::read::listing::on_other_branches(root, &settings.record.directory.0, &whole).into_iter().next())
 }
 
 /// The record a `decisions/*` branch not checked out holds for the whole id `target`,
@@ -302,7 +302,8 @@ fn on_other_branches(
 fn on_a_branch(root: &Path, target: &str, config: Option<&Path>) -> Result<Option<Located>> {
     let Some((found, text)) = on_other_branches(root, target, config)? else { return Ok(None) };
     let relative = Path::new(&found.path);
-    let sidecar = record::sidecar_path(relative).and_then(|side| record::listing::file_on(root, &found.branch, &side));
+    let sidecar =
+        record::sidecar_path(relative).and_then(|side| record::read::listing::file_on(root, &found.branch, &side));
     let templates = Templates::load(root)?;
     let state = record::read_back_committed(root, relative, text.as_bytes(), sidecar.as_deref(), &templates)?;
     Ok(Some(Located::OnBranch { branch: found.branch, relative: found.path, state: Box::new(state) }))

@@ -126,7 +126,7 @@ fn superseded(
             return Err(Error::input(format!("--supersedes {target}: it is already {}", earlier.status))
                 .with_hint("name the record that superseded it instead"));
         }
-        record::supersede::check(root, Path::new(&relative), committed).map_err(|err| {
+        record::lifecycle::supersede::check(root, Path::new(&relative), committed).map_err(|err| {
             let hint = match &err {
                 record::RecordError::Modified(_) => {
                     "commit or stash those changes first, then run the debate again".into()

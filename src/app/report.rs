@@ -28,7 +28,7 @@ fn record_status(summary: &Summary) -> Option<String> {
         Some(text) => text,
         None => {
             let repo = git2::Repository::open(root).ok()?;
-            let bytes = record::git::read_at(&repo, summary.branch.as_deref()?, path.strip_prefix(root).ok()?)?;
+            let bytes = record::write::git::read_at(&repo, summary.branch.as_deref()?, path.strip_prefix(root).ok()?)?;
             String::from_utf8_lossy(&bytes[..bytes.len().min(LIMIT as usize)]).into_owned()
         }
     };
@@ -37,9 +37,9 @@ fn record_status(summary: &Summary) -> Option<String> {
 
 /// The debate's issue draft, if one was written.
 pub fn issue_draft(repo_root: &str, id: &str, title: &str) -> Option<IssueDraft> {
-    let path = record::issue::draft_path(Path::new(repo_root), id);
+    let path = record::drafts::issue::draft_path(Path::new(repo_root), id);
     path.is_file().then(|| IssueDraft {
-        command: record::issue::command(Path::new(repo_root), title, &path),
+        command: record::drafts::issue::command(Path::new(repo_root), title, &path),
         path: path.display().to_string(),
     })
 }

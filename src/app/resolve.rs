@@ -206,7 +206,7 @@ pub fn check_branch(root: &Path, name: &str) -> Result<()> {
             .with_hint("run debate inside a git work tree, or drop --branch")),
         // The default name holds the new debate's id, so it cannot be taken yet.
         Some(_) if name.is_empty() => Ok(()),
-        Some(repo) => Ok(record::git::check_new_branch(&repo, name)?),
+        Some(repo) => Ok(record::write::git::check_new_branch(&repo, name)?),
     }
 }
 

@@ -135,7 +135,7 @@ fn resume_complete(
             warnings: Vec::new(),
             pull_request: Vec::new(),
         };
-        let draft = record::issue::write(state, &templates, &published)?;
+        let draft = record::drafts::issue::write(state, &templates, &published)?;
         terminal.say(&format!("Issue draft written to {}. File it with:\n  {}", draft.path.display(), draft.command));
     }
     Ok(state.clone())

@@ -33,7 +33,7 @@ impl Engine<'_> {
         record::failpoint("after-commit");
         let wanted = state.snapshot.record.issue_draft || self.wants_issue_draft(state).await;
         let draft = match wanted {
-            true => Some(record::issue::write(state, self.templates, &published)?),
+            true => Some(record::drafts::issue::write(state, self.templates, &published)?),
             false => None,
         };
         self.store.complete(&state.id, published.commit.as_deref())?;

@@ -93,7 +93,7 @@ pub enum RecordError {
     #[error("the checked-out branch does not hold {} as commit {commit} recorded it{}", path.display(), if branch.is_empty() { String::new() } else { format!(" (on {branch})") })]
     NotOnBranch { path: PathBuf, branch: String, commit: String },
     #[error("{} cannot be read back as its debate: {why}", path.display())]
-    NotCarried { path: PathBuf, why: super::carried::CarryError },
+    NotCarried { path: PathBuf, why: crate::record::read::carried::CarryError },
     #[error("{} was edited by hand since debate wrote it{}, so it is no longer the debate it carries", path.display(), if sections.is_empty() { String::new() } else { format!(" (in {})", sections.join(", ")) })]
     EditedByHand { path: PathBuf, sections: Vec<String> },
     #[error("the record debate rendered would not read back as its debate ({0}); nothing was written")]

@@ -22,7 +22,7 @@ use super::state::App;
 use super::stored::{existing, with_store};
 use super::web_events::Reply;
 use crate::model::{Decision, Status};
-use crate::record::listing::{self, RepositoryRecord};
+use crate::record::read::listing::{self, RepositoryRecord};
 use crate::view::{Detail, IssueDraft, Summary};
 
 /// Most debates a list shows.

@@ -30,7 +30,7 @@ fn transcript_structure(raw: &str) -> bool {
     })
 }
 
-/// The comment lines a record carries its debate in (`record::carried`); a model's text
+/// The comment lines a record carries its debate in (`record::read::carried`); a model's text
 /// reaches the record as Markdown that holds no HTML, so these are debate's own.
 fn carried(raw: &str) -> bool {
     raw.lines().all(|line| {

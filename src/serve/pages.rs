@@ -17,7 +17,7 @@ use super::render::record_text;
 use super::state::App;
 use super::stored::{existing, with_store};
 use crate::model::Status;
-use crate::record::listing;
+use crate::record::read::listing;
 use crate::view::Detail;
 
 const SCRIPT: &str = include_str!("assets/app.js");

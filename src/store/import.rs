@@ -1,4 +1,4 @@
-//! A completed debate read back from its committed record (`record::carried`), stored
+//! A completed debate read back from its committed record (`record::read::carried`), stored
 //! whole in one transaction: a clone that never ran it can then show and review it as
 //! its own. The tokens of the calls this database never saw are kept by model, so its
 //! totals and cost read as the record's.

@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::commit::{self, Written};
-use super::git::{self, Target};
-use super::render::{Templates, sidecar_path};
-use super::{RecordError, Result, WorkTree, status};
 use crate::model::{DebateState, RecordSettings, TITLE_LIMIT};
+use crate::record::render::{Templates, sidecar_path};
+use crate::record::write::commit::{self, Written};
+use crate::record::write::git::{self, Target};
+use crate::record::{RecordError, Result, WorkTree, lifecycle::status};
 use crate::text::shorten;
 use crate::text::untrusted::one_line;
 

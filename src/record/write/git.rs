@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use git2::{Commit, ErrorCode, Index, IndexEntry, IndexTime, Oid, Repository, Signature, Tree};
 
-use super::sign::Signer;
-use super::{RecordError, Result, failpoint};
+use crate::record::write::sign::Signer;
+use crate::record::{RecordError, Result, failpoint};
 use crate::text::record_number;
 
 /// How long the index may stay locked by another process before the record is given up
@@ -88,7 +88,7 @@ pub fn web_url(root: &Path, branch: Option<&str>, relative: &str) -> Option<(Str
     if !plain(&host) || !plain(&path) || !plain(&branch) {
         return None;
     }
-    let file = super::links::relative("", relative);
+    let file = crate::record::render::links::relative("", relative);
     Some((branch.clone(), format!("https://{host}/{path}/blob/{branch}/{file}")))
 }
 

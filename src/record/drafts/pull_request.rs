@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use super::issue::issue_title;
 use crate::model::DebateState;
+use crate::record::drafts::issue::issue_title;
 use crate::text::untrusted::one_line;
 use crate::text::{shell_quote, shorten};
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
-use super::{RecordError, Result, WorkTree, git, links, status};
 use crate::model::DebateState;
+use crate::record::{RecordError, Result, WorkTree, lifecycle::status, render::links, write::git};
 
 /// An earlier record as the commit leaves it.
 pub struct Superseded {
@@ -41,7 +41,7 @@ pub fn changes(
     // The link's text is the new record's file name without `.md`: log4brains reads a
     // record's `superseded by` as that slug.
     let slug = record.file_stem().map(|stem| markdown::link_text(&stem.to_string_lossy())).unwrap_or_default();
-    let (date, by) = (super::date_of(state), crate::repo::user_name(repo));
+    let (date, by) = (crate::record::date_of(state), crate::repo::user_name(repo));
     let entry = status::Entry { date: &date, by: by.as_deref() };
     state
         .snapshot

@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::{RecordError, Result};
+use crate::record::{RecordError, Result};
 use crate::text::secrets;
 
 /// A repository's work tree, opened once at its root.

@@ -3,19 +3,19 @@
 
 use std::path::{Path, PathBuf};
 
-use super::carried::CarryError;
-use super::commit::{self, Written};
-use super::error::{RecordError, Result};
-use super::failpoint::failpoint;
-use super::git;
-use super::lock::CommitLock;
-use super::path::plan_path;
-use super::pull_request;
-use super::read_back;
-use super::render::{Rendered, Templates, sidecar_path};
-use super::worktree::WorkTree;
-use super::{status, supersede};
 use crate::model::{DebateState, Published, TITLE_LIMIT};
+use crate::record::drafts::pull_request;
+use crate::record::error::{RecordError, Result};
+use crate::record::failpoint::failpoint;
+use crate::record::read::carried::CarryError;
+use crate::record::read_back_committed;
+use crate::record::render::{Rendered, Templates, sidecar_path};
+use crate::record::write::commit::{self, Written};
+use crate::record::write::git;
+use crate::record::write::lock::CommitLock;
+use crate::record::write::path::plan_path;
+use crate::record::write::worktree::WorkTree;
+use crate::record::{lifecycle::status, lifecycle::supersede};
 use crate::text::shorten;
 use crate::text::untrusted::one_line;
 
@@ -291,7 +291,7 @@ fn rendered(state: &DebateState, templates: &Templates, path: &Path) -> Result<R
     let root = Path::new(&state.repo_root);
     let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
     let sidecar = rendered.sidecar.as_deref().map(str::as_bytes);
-    let why = match read_back::read_back_committed(root, relative, rendered.decision.as_bytes(), sidecar, templates) {
+    let why = match read_back_committed(root, relative, rendered.decision.as_bytes(), sidecar, templates) {
         // A repository's template may leave the transcript out: nothing to read back.
         Ok(_) | Err(RecordError::NotCarried { why: CarryError::Missing, .. }) => return Ok(rendered),
         Err(RecordError::EditedByHand { sections, .. }) => {

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use git2::Repository;
 
-use super::{RecordError, Result};
+use crate::record::{RecordError, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {

@@ -6,12 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::commit::{self, Written};
-use super::git::{self, Target};
-use super::lock::CommitLock;
-use super::{RecordError, Result, WorkTree, status};
 use crate::adr;
 use crate::model::{RecordSettings, TITLE_LIMIT};
+use crate::record::write::commit::{self, Written};
+use crate::record::write::git::{self, Target};
+use crate::record::write::lock::CommitLock;
+use crate::record::{RecordError, Result, WorkTree, lifecycle::status};
 use crate::text::shorten;
 use crate::text::untrusted::one_line;
 

@@ -5,8 +5,10 @@
 
 use std::path::Path;
 
-use super::{RecordError, Result, Templates, WorkTree, carried, git, sidecar_path, status};
 use crate::model::DebateState;
+use crate::record::{
+    RecordError, Result, Templates, WorkTree, lifecycle::status, read::carried, sidecar_path, write::git,
+};
 
 /// A record's text in the work tree, at most `limit` bytes, only when it is a file of
 /// the repository at `root`: what a pull replaced by a link (to a key file, say), or a

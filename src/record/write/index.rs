@@ -9,9 +9,9 @@ use std::path::Path;
 
 use git2::{Repository, Tree};
 
-use super::{Result, WorkTree, git, links};
 use crate::adr::{self, DECISION_DIRECTORIES, Fields};
 use crate::model::RecordSettings;
+use crate::record::{Result, WorkTree, render::links, write::git};
 use crate::text::record_number;
 
 /// How a generated index begins; an index without it is hand-written.

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::error::Result;
-use super::{git, slug};
 use crate::model::{DebateState, TITLE_LIMIT};
+use crate::record::error::Result;
+use crate::record::{write::git, write::slug};
 use crate::text::untrusted::one_line;
 use crate::text::{record_number, shorten};
 

@@ -7,11 +7,11 @@ use std::path::Path;
 
 use git2::{Oid, Repository};
 
-use super::error::Result;
-use super::git::{self, Change, Target};
-use super::index;
-use super::sign::Signer;
 use crate::model::RecordSettings;
+use crate::record::error::Result;
+use crate::record::write::git::{self, Change, Target};
+use crate::record::write::index;
+use crate::record::write::sign::Signer;
 
 /// What a command writes, as its notes name it when it is not committed.
 #[derive(Debug, Clone, Copy)]

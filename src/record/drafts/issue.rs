@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{RecordError, Result, Templates, WorkTree, git, links};
 use crate::model::{DebateState, Draft, Published, TITLE_LIMIT};
+use crate::record::{RecordError, Result, Templates, WorkTree, render::links, write::git};
 use crate::text::untrusted::one_line;
 use crate::text::{shell_quote, shorten};
 

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::front_matter::{flow, scalar};
+use crate::record::render::front_matter::{flow, scalar};
 use crate::text::markdown;
 use crate::text::untrusted::one_line;
 use crate::text::yaml;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rustix::fs::FlockOperation;
 
-use super::{RecordError, Result};
+use crate::record::{RecordError, Result};
 
 /// How long a command waits for another's commit before it gives up: a commit takes
 /// milliseconds, a signed one with a hardware key a few seconds.
