@@ -14,12 +14,12 @@ fn main() -> ExitCode {
         );
     }));
     // A shell asking for completions gets them, and nothing else runs.
-    debate::app::completion::answer_the_shell();
+    debate::app::commands::completion::answer_the_shell();
     let mut cli = match debate::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
             let args: Vec<_> = std::env::args_os().collect();
-            return match debate::app::request::mistyped_command(&args) {
+            return match debate::app::invocation::request::mistyped_command(&args) {
                 Some(typo) => {
                     report(&typo, false);
                     ExitCode::from(typo.exit_code())

@@ -1,29 +1,10 @@
-//! The commands, one file each, over typed requests (`request`) resolved once from the
-//! command line. Each checks every input before it writes anything.
+//! The commands (`commands/`, one file each) over typed requests resolved once from the
+//! command line (`invocation/`), with what several of them share (`shared/`). Each checks
+//! every input before it writes anything.
 
-mod ci;
-pub mod completion;
-mod config;
-pub mod dashboard;
-mod doctor;
-mod drive;
-mod eval;
-mod existing;
-mod flags;
-mod github_review;
-mod give_up;
-mod input;
-mod lifecycle;
-mod list;
-mod manual;
-mod project;
-mod report;
-pub mod request;
-pub mod resolve;
-mod resume;
-mod start;
-mod suite;
-mod trust;
+pub mod commands;
+pub mod invocation;
+mod shared;
 
 use crate::cli::Cli;
 use crate::error::Result;
@@ -31,7 +12,12 @@ use crate::providers;
 use crate::terminal::{self, Terminal};
 use crate::text::secrets;
 use crate::view::Paused;
-use request::{Invocation, Mode};
+use commands::{
+    ci, completion, config, dashboard, doctor, eval, github_review, give_up, lifecycle, list, manual, resume, start,
+    suite, trust,
+};
+use invocation::request::{Invocation, Mode};
+use shared::report;
 
 pub async fn run(cli: Cli) -> Result<()> {
     // Whatever the command, no key in the environment leaves the process.

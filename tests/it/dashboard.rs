@@ -99,7 +99,7 @@ fn root(sandbox: &Sandbox) -> String {
 /// (as a signal would) when the test is done.
 async fn with_dashboard(sandbox: &Sandbox, config: &Path, bind: &str, test: impl AsyncFnOnce(&Dashboard)) {
     let options = Options { bind: bind.parse().unwrap(), port: 8023, db: sandbox.db(), here: Some(root(sandbox)) };
-    let launch = debate::app::dashboard::launcher(sandbox.db(), Some(config.to_path_buf()), false);
+    let launch = debate::app::commands::dashboard::launcher(sandbox.db(), Some(config.to_path_buf()), false);
     let (stop, stopping) = watch::channel(false);
     let built = serve::build(&options, launch, stopping).unwrap();
     let local = tokio::task::LocalSet::new();
@@ -405,7 +405,7 @@ async fn beyond_loopback_every_request_needs_the_token() {
     let sandbox = Sandbox::new();
     let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
     let options = Options { bind: "0.0.0.0".parse().unwrap(), port: 8023, db: sandbox.db(), here: None };
-    let launch = debate::app::dashboard::launcher(sandbox.db(), Some(config), false);
+    let launch = debate::app::commands::dashboard::launcher(sandbox.db(), Some(config), false);
     let built = serve::build(&options, launch, watch::channel(false).1).unwrap();
     let token = built.token.expect("a token beyond loopback");
     let d = Dashboard { router: built.router, csrf: String::new(), repo: String::new() };

@@ -97,7 +97,7 @@ async fn a_key_echoed_in_every_encoding_is_written_nowhere() {
     let root = sandbox.repo.canonicalize().unwrap().to_string_lossy().into_owned();
     let options =
         debate::serve::Options { bind: "127.0.0.1".parse().unwrap(), port: 8023, db: sandbox.db(), here: Some(root) };
-    let launch = debate::app::dashboard::launcher(sandbox.db(), Some(config.clone()), false);
+    let launch = debate::app::commands::dashboard::launcher(sandbox.db(), Some(config.clone()), false);
     let built = debate::serve::build(&options, launch, watch::channel(false).1).unwrap();
     for uri in
         ["/".to_string(), format!("/debates/{id}"), format!("/debates/{id}/record"), format!("/api/debates/{id}")]

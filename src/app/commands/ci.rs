@@ -13,7 +13,7 @@ use crate::record::{RecordError, WorkTree, read::carried, sidecar_path};
 use crate::settings::{self, Settings};
 use crate::terminal::Terminal;
 
-const WORKFLOW: &str = include_str!("../../templates/github-review.yml");
+const WORKFLOW: &str = include_str!("../../../templates/github-review.yml");
 pub const WORKFLOW_PATH: &str = ".github/workflows/debate-review.yml";
 
 /// The package this binary comes from, at this binary's version: never another crate's

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::existing;
+use crate::app::shared::existing;
 use crate::error::{Error, Result};
 use crate::model::Status;
 use crate::terminal::Terminal;

@@ -3,10 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::drive::{self, Run};
-use super::input::{read_objection, without_secrets};
-use super::request::{ResumeRequest, Review};
-use super::{existing, report};
+use crate::app::invocation::request::{ResumeRequest, Review};
+use crate::app::shared::drive::{self, Run};
+use crate::app::shared::existing;
+use crate::app::shared::input::{read_objection, without_secrets};
+use crate::app::shared::report;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, Published, Revision, Snapshot, Status};

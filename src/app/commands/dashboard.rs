@@ -7,10 +7,12 @@ use std::sync::Arc;
 
 use futures::future::LocalBoxFuture;
 
-use super::drive::stop_signal;
-use super::request::{QuestionSource, ResumeRequest, ServeRequest, StartRequest};
-use super::resolve::RunFlags;
-use super::{report, resume, start};
+use crate::app::commands::resume;
+use crate::app::commands::start;
+use crate::app::invocation::request::{QuestionSource, ResumeRequest, ServeRequest, StartRequest};
+use crate::app::invocation::resolve::RunFlags;
+use crate::app::shared::drive::stop_signal;
+use crate::app::shared::report;
 use crate::error::Result;
 use crate::model::{DebateState, Events};
 use crate::serve::{self, Launch, NewDebate};

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::project;
+use crate::app::shared::project;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Status, is_debate_id};
 use crate::record::{self, Templates};

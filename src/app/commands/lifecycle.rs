@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::request::LifecycleRequest;
-use super::{existing, project};
+use crate::app::invocation::request::LifecycleRequest;
+use crate::app::shared::existing;
+use crate::app::shared::project;
 use crate::error::{Error, Result};
 use crate::model::Status;
 use crate::record::lifecycle::{self, Changed, Request};

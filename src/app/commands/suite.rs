@@ -7,10 +7,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::eval::{self, Evaluators};
-use super::request::{QuestionSource, StartRequest, SuiteRequest};
-use super::resolve::RunFlags;
-use super::{input, start};
+use crate::app::commands::eval::{self, Evaluators};
+use crate::app::commands::start;
+use crate::app::invocation::request::{QuestionSource, StartRequest, SuiteRequest};
+use crate::app::invocation::resolve::RunFlags;
+use crate::app::shared::input;
 use crate::error::{Error, Result};
 use crate::eval::report::{self, Debated, Report, Run, Totals};
 use crate::eval::suite::{self, Question, Suite};
@@ -43,7 +44,7 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
     // scratch directory's, so nothing is kept of them and no call is sent after it.
     let runs = tokio::select! {
         runs = every => runs?,
-        signal = super::drive::stop_signal() => {
+        signal = crate::app::shared::drive::stop_signal() => {
             progress.finish();
             return Err(Error::Stopped { signal: signal? });
         }

@@ -6,8 +6,8 @@ use std::ffi::OsString;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
-use super::flags;
-use super::resolve::RunFlags;
+use crate::app::invocation::flags;
+use crate::app::invocation::resolve::RunFlags;
 use crate::cli::{Cli, Command, EvalArgs, Lifecycle, ListArgs, RunArgs, StartArgs, Starting};
 use crate::error::{Error, Result};
 use crate::model::Rounds;

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use super::drive::{self, Run};
-use super::input::{self, without_secrets};
-use super::project::{self, Groundwork};
-use super::request::StartRequest;
-use super::resolve;
+use crate::app::invocation::request::StartRequest;
+use crate::app::invocation::resolve;
+use crate::app::shared::drive::{self, Run};
+use crate::app::shared::input::{self, without_secrets};
+use crate::app::shared::project::{self, Groundwork};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, PanelSize, Snapshot};

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use super::existing;
-use super::request::EvalRequest;
+use crate::app::invocation::request::EvalRequest;
+use crate::app::shared::existing;
 use crate::engine::calls::{self, Ask, Asked};
 use crate::error::{Error, Result};
 use crate::eval::{checks, rubric};

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use super::{existing, report};
+use crate::app::shared::existing;
+use crate::app::shared::report;
 use crate::error::Result;
 use crate::model::Listing;
 use crate::store::Store;

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use futures::FutureExt;
 
-use super::request::{GithubReviewRequest, QuestionSource, ResumeRequest, Review};
-use super::resolve::RunFlags;
-use super::resume;
+use crate::app::commands::resume;
+use crate::app::invocation::request::{GithubReviewRequest, QuestionSource, ResumeRequest, Review};
+use crate::app::invocation::resolve::RunFlags;
 use crate::error::{Error, Result};
 use crate::github::api::{Client, Pull};
 use crate::github::event::{self, Comment};

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::input;
-use super::request::StartRequest;
+use crate::app::invocation::request::StartRequest;
+use crate::app::shared::input;
 use crate::context::{self, Gathered};
 use crate::error::{Error, Result};
 use crate::model::{

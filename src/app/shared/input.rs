@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-use super::request::QuestionSource;
+use crate::app::invocation::request::QuestionSource;
 use crate::error::{Error, Result};
 use crate::terminal::Terminal;
 use crate::text::secrets::{self, Masker};

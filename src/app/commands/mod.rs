@@ -1,0 +1,17 @@
+//! The commands, one file each: what each does with the typed request it is given.
+
+pub mod ci;
+pub mod completion;
+pub mod config;
+pub mod dashboard;
+pub mod doctor;
+pub mod eval;
+pub mod github_review;
+pub mod give_up;
+pub mod lifecycle;
+pub mod list;
+pub mod manual;
+pub mod resume;
+pub mod start;
+pub mod suite;
+pub mod trust;
