@@ -4,27 +4,27 @@
 
 use std::fmt::Write;
 
-use crate::model::{DebateState, Scorecard};
+use crate::view::{CriterionView, ScorecardView};
 
-/// The debate's evaluations, for `show`: the latest in full, the earlier ones a line
-/// each. Empty when it has none.
-pub fn block(state: &DebateState) -> String {
-    let Some((latest, earlier)) = state.scorecards.split_last() else { return String::new() };
+/// A debate's evaluations, for `show`, of a debate `reviews` reviews reopened: the latest
+/// in full, the earlier ones a line each. Empty when it has none.
+pub fn block(cards: &[ScorecardView], reviews: usize) -> String {
+    let Some((latest, earlier)) = cards.split_last() else { return String::new() };
     let mut out = String::from("\nEvaluations:\n");
     for card in earlier {
-        let _ = writeln!(out, "  {}", summary_line(card, state));
+        let _ = writeln!(out, "  {}", summary_line(card, reviews));
     }
-    out.push_str(&indented(&scorecard(latest, state), "  "));
+    out.push_str(&indented(&scorecard(latest, reviews), "  "));
     out
 }
 
 /// One evaluation in full.
-pub fn scorecard(card: &Scorecard, state: &DebateState) -> String {
-    let mut out = format!("{}\n", heading(card, state));
-    for criterion in criteria() {
-        let _ = writeln!(out, "  {}", criterion.label());
-        for evaluator in &card.evaluators {
-            match evaluator.mark(criterion) {
+pub fn scorecard(card: &ScorecardView, reviews: usize) -> String {
+    let mut out = format!("{}\n", heading(card, reviews));
+    for criterion in &card.criteria {
+        let _ = writeln!(out, "  {}", criterion.label);
+        for (index, evaluator) in card.evaluators.iter().enumerate() {
+            match criterion.marks.iter().find(|m| m.evaluator == index) {
                 Some(mark) => {
                     let _ = writeln!(out, "    {:>2}  {}: {}", mark.score, evaluator.model, or_none(&mark.reason));
                 }
@@ -35,7 +35,7 @@ pub fn scorecard(card: &Scorecard, state: &DebateState) -> String {
         }
     }
     for evaluator in &card.evaluators {
-        if let Some(mark) = evaluator.uniform() {
+        if let Some(mark) = evaluator.uniform {
             let _ = writeln!(
                 out,
                 "  {} gave every criterion {mark}: marks that do not tell the criteria apart say nothing about this record.",
@@ -43,7 +43,7 @@ pub fn scorecard(card: &Scorecard, state: &DebateState) -> String {
             );
         }
     }
-    for d in card.disagreements() {
+    for d in &card.disagreements {
         let _ = writeln!(
             out,
             "  The evaluators disagree on \"{}\": {} ({}) and {} ({}).",
@@ -54,23 +54,24 @@ pub fn scorecard(card: &Scorecard, state: &DebateState) -> String {
             d.highest_by
         );
     }
-    let passed = card.checks.iter().filter(|c| c.passed()).count();
+    let passed = card.checks.iter().filter(|c| c.passed).count();
     let _ = writeln!(out, "  Checks without a model: {passed} of {} passed", card.checks.len());
-    for check in card.failed_checks() {
-        let _ = writeln!(out, "    ✗ {}: {}", check.kind.label(), check.findings.join("; "));
+    for check in card.checks.iter().filter(|c| !c.passed) {
+        let _ = writeln!(out, "    ✗ {}: {}", check.label, check.findings.join("; "));
     }
     out
 }
 
 /// "Evaluation 2 · 2026-11-27 · mock-model, other · in the record's provenance".
-fn heading(card: &Scorecard, state: &DebateState) -> String {
+fn heading(card: &ScorecardView, reviews: usize) -> String {
     let by: Vec<&str> = card.evaluators.iter().map(|e| e.model.as_str()).collect();
-    let mut parts = vec![format!("Evaluation {}", card.number), date(card).to_string(), by.join(", ")];
-    if !card.judged_by_a_model() {
+    let date = card.created_at.get(..10).unwrap_or(&card.created_at);
+    let mut parts = vec![format!("Evaluation {}", card.number), date.to_string(), by.join(", ")];
+    if !card.judged_by_a_model {
         parts.push("composed from the record's text by the offline provider, not a model's judgement".into());
     }
-    if card.revision != state.revisions.len() as u32 {
-        parts.push(format!("of the record before review {}", state.revisions.len()));
+    if !card.current {
+        parts.push(format!("of the record before review {reviews}"));
     } else if card.written {
         parts.push("in the record's provenance".into());
     }
@@ -78,26 +79,16 @@ fn heading(card: &Scorecard, state: &DebateState) -> String {
 }
 
 /// "Evaluation 1 · 2026-11-22 · m, n: decision 8/7 · options 7/7 · …".
-fn summary_line(card: &Scorecard, state: &DebateState) -> String {
-    let marks: Vec<String> = criteria()
-        .map(|criterion| {
-            let scores: Vec<String> = card.marks(criterion).iter().map(|(_, m)| m.score.to_string()).collect();
-            format!(
-                "{} {}",
-                criterion.as_str().replace('_', "-"),
-                if scores.is_empty() { "–".into() } else { scores.join("/") }
-            )
-        })
-        .collect();
-    format!("{}: {}", heading(card, state), marks.join(" · "))
+fn summary_line(card: &ScorecardView, reviews: usize) -> String {
+    let marks: Vec<String> = card.criteria.iter().map(criterion_marks).collect();
+    format!("{}: {}", heading(card, reviews), marks.join(" · "))
 }
 
-fn criteria() -> impl Iterator<Item = crate::model::Criterion> {
-    <crate::model::Criterion as strum::IntoEnumIterator>::iter()
-}
-
-fn date(card: &Scorecard) -> &str {
-    card.created_at.get(..10).unwrap_or(&card.created_at)
+/// "decision 8/7", or "decision –" without a mark.
+fn criterion_marks(criterion: &CriterionView) -> String {
+    let scores: Vec<String> = criterion.marks.iter().map(|m| m.score.to_string()).collect();
+    let name = criterion.criterion.as_str().replace('_', "-");
+    format!("{name} {}", if scores.is_empty() { "–".into() } else { scores.join("/") })
 }
 
 fn or_none(reason: &str) -> &str {
@@ -111,7 +102,7 @@ fn indented(text: &str, by: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::fixture;
+    use crate::model::{Scorecard, fixture};
 
     #[test]
     fn a_model_that_gives_every_criterion_one_mark_is_named() {
@@ -122,7 +113,7 @@ mod tests {
             mark.score = 10;
         }
         state.scorecards = vec![card];
-        let text = block(&state);
+        let text = block(&crate::view::Detail::of(&state).evaluations, state.revisions.len());
         assert!(
             text.contains("m gave every criterion 10: marks that do not tell the criteria apart say nothing"),
             "{text}"
@@ -135,13 +126,13 @@ mod tests {
         let mut unread = fixture::scorecard(true);
         unread.evaluators[1].marks.clear();
         state.scorecards = vec![Scorecard { number: 1, ..unread }, Scorecard { number: 2, ..fixture::scorecard(true) }];
-        let text = block(&state);
+        let text = block(&crate::view::Detail::of(&state).evaluations, state.revisions.len());
         assert!(text.starts_with("\nEvaluations:\n  Evaluation 1 · 2026-11-23 · m, n · in the record's provenance: decision 8 · options 7 · context 2 ·"), "{text}");
         assert!(text.contains("  Evaluation 2 · 2026-11-23 · m, n · in the record's provenance\n"), "{text}");
         assert!(text.contains("    Arguments use the project's context, none contradicts it\n       2  m: m on context.\n       9  n: n on context.\n"), "{text}");
         assert!(text.contains("The evaluators disagree on \"Arguments use the project's context, none contradicts it\": 2 (m) and 9 (n)."), "{text}");
         assert!(text.contains("Checks without a model: 1 of 2 passed\n      ✗ no section is left empty or a placeholder: Consequences: (none given)\n"), "{text}");
-        let first = scorecard(&state.scorecards[0], &state);
+        let first = scorecard(&ScorecardView::of(&state.scorecards[0], 0), 0);
         assert!(first.contains("     –  n: its answer could not be read as scores"), "{first}");
     }
 
@@ -153,7 +144,7 @@ mod tests {
         card.evaluators[0].reasoned = false;
         state.scorecards.push(card);
         assert!(
-            block(&state)
+            block(&crate::view::Detail::of(&state).evaluations, 0)
                 .contains("· m · composed from the record's text by the offline provider, not a model's judgement\n")
         );
     }

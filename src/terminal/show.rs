@@ -4,53 +4,54 @@
 
 use std::fmt::Write;
 
-use crate::model::{Cost, DebateState, Outcome, PriceList, ProjectContext, Round, dollars, tokens};
+use crate::model::{ProjectContext, dollars, tokens};
 use crate::text::secrets;
 use crate::text::untrusted::for_terminal;
-use crate::view::ServerView;
+use crate::view::{ContextView, Detail, OutcomeView, RoundView};
 
 /// The whole debate as text, without escape sequences or controls from any of it, its
 /// lines broken between words on a terminal once the secret gate has seen them whole.
-/// `record_status` is the record's lifecycle status as the record states it now.
-pub fn text(state: &DebateState, servers: &[ServerView], record_status: Option<&str>) -> String {
-    let text = secrets::gate(&for_terminal(&unsanitised(state, servers, record_status)));
+pub fn text(detail: &Detail) -> String {
+    let text = secrets::gate(&for_terminal(&unsanitised(detail)));
     super::wrap::fit(&text, super::wrap::width(&std::io::stdout()))
 }
 
-fn unsanitised(state: &DebateState, servers: &[ServerView], record_status: Option<&str>) -> String {
+fn unsanitised(detail: &Detail) -> String {
+    let summary = &detail.summary;
     let mut out = String::new();
-    let _ = writeln!(out, "{}  {}", state.id, state.status);
-    let _ = writeln!(out, "Question:   {}", state.question);
-    if let Some(c) = &state.clarification {
-        let questions = c.questions().join(" ");
+    let _ = writeln!(out, "{}  {}", summary.id, summary.status);
+    let _ = writeln!(out, "Question:   {}", summary.question);
+    if let Some(c) = &detail.clarification {
+        let questions = c.questions.join(" ");
         match &c.answer {
             Some(answer) => {
                 let _ = writeln!(out, "Asked:      {questions}\nAnswered:   {answer}");
             }
-            None if !c.open().is_empty() => {
+            None if c.open => {
                 let _ = writeln!(out, "Left open:  {questions}");
             }
             None => {}
         }
     }
-    if let Some(outcome) = &state.outcome {
+    if let Some(outcome) = &detail.outcome {
         let _ = write!(out, "\n{}\n", decision(outcome));
     }
-    let scores = super::scores::block(state);
+    let scores = super::scores::block(&detail.evaluations, detail.revisions.len());
     if !scores.is_empty() {
         let _ = writeln!(out, "{scores}");
     }
-    let _ = writeln!(out, "Repository: {}", state.repo_root);
-    let _ = writeln!(out, "Started:    {}", state.created_at);
+    let _ = writeln!(out, "Repository: {}", summary.repository);
+    let _ = writeln!(out, "Started:    {}", summary.created_at);
+    let providers = &detail.providers;
     let _ = writeln!(
         out,
         "Providers:  moderator {}, debaters {}",
-        state.snapshot.moderator.provider, state.snapshot.debater.provider
+        providers.moderator.provider, providers.debater.provider
     );
-    if let Some(format) = &state.structured_format {
+    if let Some(format) = &detail.structured_output {
         let _ = writeln!(out, "Structured: {format} (how the moderator's server took structured answers)");
     }
-    for server in servers {
+    for server in &detail.servers {
         let _ = writeln!(
             out,
             "Server:     {} serves {} at once ({})",
@@ -62,22 +63,18 @@ fn unsanitised(state: &DebateState, servers: &[ServerView], record_status: Optio
             server.learned_from
         );
     }
-    if let Some(reason) = state.end_reason {
+    if let Some(reason) = summary.ended_by {
         let _ = writeln!(out, "Ended by:   {reason}");
     }
-    let _ = writeln!(out, "Record:     {}", state.record_path.as_deref().unwrap_or("-"));
-    if let Some(status) = record_status {
+    let _ = writeln!(out, "Record:     {}", summary.record_path.as_deref().unwrap_or("-"));
+    if let Some(status) = &summary.record_status {
         let _ = writeln!(out, "Status:     {status} (the record's)");
     }
-    let _ = writeln!(out, "Commit:     {}", state.commit_id.as_deref().unwrap_or("-"));
-    let t = &state.totals;
-    let _ = writeln!(
-        out,
-        "Tokens:     {} prompt ({} of them cached), {} completion",
-        t.prompt_tokens, t.cached_tokens, t.completion_tokens
-    );
-    let _ = writeln!(out, "Cost:       {}", Cost::of(state).describe());
-    for d in state.discarded_by_round() {
+    let _ = writeln!(out, "Commit:     {}", summary.commit_id.as_deref().unwrap_or("-"));
+    let t = &summary.tokens;
+    let _ = writeln!(out, "Tokens:     {} prompt ({} of them cached), {} completion", t.prompt, t.cached, t.completion);
+    let _ = writeln!(out, "Cost:       {}", detail.cost.describe());
+    for d in &detail.discarded {
         let _ = writeln!(
             out,
             "Discarded:  {} round-{} argument(s) ({} tokens), written while the debate was ending",
@@ -85,35 +82,30 @@ fn unsanitised(state: &DebateState, servers: &[ServerView], record_status: Optio
         );
     }
 
-    let _ = write!(out, "\n{}", sources(&state.snapshot.project));
+    let _ = write!(out, "\n{}", sources(&detail.context));
     let _ = writeln!(out, "\nPanel:");
-    for seat in &state.panel {
-        let _ = writeln!(out, "  • {} — {}", seat.name(), seat.reason);
+    for seat in &detail.panel {
+        let _ = writeln!(out, "  • {} — {}", seat.perspective, seat.reason);
     }
-    let prices = PriceList::of(&state.snapshot);
-    for round in &state.rounds {
+    for round in &detail.transcript {
         let _ = writeln!(out, "\n═══ Round {} ═══", round.number);
         if let Some(g) = &round.guidance {
             let _ = writeln!(out, "Guidance: {g}");
         }
-        for c in round.contributions() {
+        for c in round.arguments.iter().chain(&round.rebuttals) {
             let cut = match (c.looped, c.truncated) {
                 (true, _) => " (stopped where it began to repeat itself)",
                 (false, true) => " (cut off at the length limit)",
                 _ => "",
             };
-            let u = &c.usage;
-            let cost = match prices.price(&c.model) {
-                Some(price) => format!(", {}", dollars(price.of(u))),
-                None => String::new(),
-            };
-            let tokens = format!("{} prompt tokens, {} of them cached{cost}", u.prompt_tokens, u.cached_tokens);
-            let _ = writeln!(out, "\n[{} — {}{cut}] {tokens}\n{}", state.name(c.seat), c.kind, c.text.trim());
+            let cost = c.cost_usd.map(|usd| format!(", {}", dollars(usd))).unwrap_or_default();
+            let tokens = format!("{} prompt tokens, {} of them cached{cost}", c.tokens.prompt, c.tokens.cached);
+            let _ = writeln!(out, "\n[{} — {}{cut}] {tokens}\n{}", c.perspective, c.kind, c.text.trim());
         }
         if let Some(e) = &round.evaluation {
             let _ = writeln!(out, "\nModerator ({}): {}", e.assessment.describe(), e.summary);
         }
-        out.push_str(&stances(state, round));
+        out.push_str(&stances(detail, round));
     }
     out
 }
@@ -121,7 +113,7 @@ fn unsanitised(state: &DebateState, servers: &[ServerView], record_status: Optio
 /// What a person opens a finished debate for: the option chosen and the recommendation,
 /// how sure it is and what weakens it, what follows, and what to do; each part only
 /// where the synthesis has it.
-fn decision(outcome: &Outcome) -> String {
+fn decision(outcome: &OutcomeView) -> String {
     let s = &outcome.synthesis;
     let chosen = s.chosen_option.as_deref().unwrap_or("none (no single option was chosen)");
     let mut out = format!("═══ Decision ═══\nChosen option: {chosen}\n{}\n", s.recommendation);
@@ -168,11 +160,11 @@ fn listed(heading: &str, items: &[String]) -> String {
 
 /// Where each perspective stood at the end of `round`, as the record's Debate Log has it;
 /// nothing when no stance was stated (the question named no options).
-fn stances(state: &DebateState, round: &Round) -> String {
+fn stances(detail: &Detail, round: &RoundView) -> String {
     let mut out = String::new();
-    for seat in 0..state.panel.len() {
-        if let Some(stance) = round.stance(seat) {
-            let _ = writeln!(out, "  {}: {}", state.name(seat), stance.brief());
+    for seat in &detail.panel {
+        if let Some(stance) = round.stance_of(&seat.perspective) {
+            let _ = writeln!(out, "  {}: {}", seat.perspective, stance.brief());
         }
     }
     match out.is_empty() {
@@ -184,7 +176,8 @@ fn stances(state: &DebateState, round: &Round) -> String {
 /// What the debaters read about the project: each part with its tokens, then the text
 /// exactly as they read it.
 pub fn context(project: &ProjectContext) -> String {
-    let mut out = sources(project);
+    let project = ContextView::of(project);
+    let mut out = sources(&project);
     if let Some(c) = &project.convention {
         let numbered = if c.numbered { ", numbered" } else { "" };
         let _ = writeln!(out, "Decision records: {} in {}/{numbered}", c.records, c.directory);
@@ -195,10 +188,11 @@ pub fn context(project: &ProjectContext) -> String {
 }
 
 /// "Context (budget 8,000 tokens, estimated at 4 bytes each):" and a line per part.
-fn sources(project: &ProjectContext) -> String {
+fn sources(project: &ContextView) -> String {
     let mut out = String::new();
     let repository = if project.repository { "" } else { "; the repository was not read" };
-    let _ = writeln!(out, "Context (budget {}, estimated at 4 bytes a token{repository}):", tokens(project.budget));
+    let _ =
+        writeln!(out, "Context (budget {}, estimated at 4 bytes a token{repository}):", tokens(project.budget_tokens));
     for source in &project.sources {
         let _ = writeln!(out, "  {}", source.describe());
     }
@@ -215,10 +209,14 @@ fn sources(project: &ProjectContext) -> String {
 mod tests {
     use super::*;
     use crate::model::{Confidence, fixture};
+    use crate::view::Summary;
 
     #[test]
     fn show_gives_each_rounds_stances_and_the_chosen_option() {
-        let shown = unsanitised(&fixture::complete(2), &[], Some("accepted"));
+        let shown = unsanitised(&Detail {
+            summary: Summary { record_status: Some("accepted".into()), ..Detail::of(&fixture::complete(2)).summary },
+            ..Detail::of(&fixture::complete(2))
+        });
         for round in [1, 2] {
             let stances = format!(
                 "Stances after round {round}:\n  Performance Advocate: Redis (medium)\n  Operational Simplicity: Postgres (medium)\n"
@@ -237,7 +235,7 @@ mod tests {
         outcome.lowered = vec!["One step lower (Medium) for the degradations listed.".into()];
         outcome.degradations = vec!["Operational Simplicity left the panel in round 2.".into()];
         outcome.synthesis.contradicts = vec!["docs/decisions/0001-use-redis.md".into()];
-        let shown = unsanitised(&state, &[], None);
+        let shown = unsanitised(&Detail::of(&state));
         let decision = "\n\n═══ Decision ═══
 Chosen option: Postgres
 Cache in Postgres now; add Redis when p99 exceeds 50 ms.
@@ -266,7 +264,7 @@ Repository: ";
 
     #[test]
     fn a_debate_without_a_decision_yet_shows_none() {
-        let shown = unsanitised(&fixture::with_rounds(1), &[], None);
+        let shown = unsanitised(&Detail::of(&fixture::with_rounds(1)));
         assert!(!shown.contains("═══ Decision") && !shown.contains("Confidence:"), "{shown}");
         assert!(shown.contains("Question:") && shown.contains("═══ Round 1 ═══"), "{shown}");
     }
@@ -279,7 +277,7 @@ Repository: ";
         for c in round.arguments.iter_mut().chain(&mut round.rebuttals) {
             c.stance = None;
         }
-        let shown = unsanitised(&state, &[], None);
+        let shown = unsanitised(&Detail::of(&state));
         assert!(shown.contains("Chosen option: none (no single option was chosen)"), "{shown}");
         assert!(!shown.contains("Stances after"), "{shown}");
     }

@@ -72,10 +72,11 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
             ),
         });
     }
-    let card = after.scorecards.last().expect("the scorecard just added");
+    let reviews = after.revisions.len();
+    let card = ScorecardView::of(after.scorecards.last().expect("the scorecard just added"), reviews);
     match json {
-        true => terminal::print_json(&ScorecardView::of(card, after.revisions.len()))?,
-        false => terminal::print_out(&for_terminal(&terminal::scores::scorecard(card, &after)))?,
+        true => terminal::print_json(&card)?,
+        false => terminal::print_out(&for_terminal(&terminal::scores::scorecard(&card, reviews)))?,
     }
     Ok(())
 }

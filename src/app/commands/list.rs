@@ -36,12 +36,11 @@ pub fn show(db_path: &Path, id: &str, json: bool, paged: bool, terminal: &Termin
     let servers = servers(db_path, &state)?;
     let mut detail = Detail::of(&state);
     detail.summary = report::on_disk(detail.summary);
+    detail.servers = servers;
     if json {
-        detail.servers = servers;
         terminal::print_json(&detail)?;
     } else {
-        let text = terminal::show::text(&state, &servers, detail.summary.record_status.as_deref());
-        terminal::pager::print(&text, paged)?;
+        terminal::pager::print(&terminal::show::text(&detail), paged)?;
     }
     Ok(())
 }
