@@ -28,6 +28,7 @@ mod git_edges;
 mod github_review;
 mod honest_records;
 mod hostile_text;
+mod install;
 mod interactive;
 mod lifecycle;
 mod list_show_resume;

