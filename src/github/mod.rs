@@ -42,7 +42,7 @@ impl GithubError {
             GithubError::Event { .. } => "give the file Actions names in $GITHUB_EVENT_PATH".into(),
             GithubError::Missing(_) => "run it from the workflow `debate ci github` writes".into(),
             GithubError::Api { .. } | GithubError::Http { .. } => {
-                "check the workflow's permissions (contents, pull-requests and issues: write)".into()
+                "check the workflow's permissions (contents and issues: write, pull-requests: read)".into()
             }
             GithubError::Git { .. } => return None,
         })

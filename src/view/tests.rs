@@ -59,7 +59,10 @@ fn an_evaluation_shows_every_mark_and_names_the_disagreement() {
     assert_eq!(evaluation["criteria"].as_array().unwrap().len(), 5);
     let context = &evaluation["criteria"][2];
     assert_eq!(context["criterion"], "context");
-    assert_eq!(context["marks"][1], serde_json::json!({"evaluator": 1, "model": "n", "score": 9, "reason": "n on context."}));
+    assert_eq!(
+        context["marks"][1],
+        serde_json::json!({"evaluator": 1, "model": "n", "score": 9, "reason": "n on context."})
+    );
     assert_eq!(context["mean"], 5.5);
     assert_eq!(
         evaluation["disagreements"],
