@@ -1,3 +1,6 @@
+//! The `debate` binary: answer a shell asking for completions, parse the command line,
+//! run the command, and report an error in a line or two with the exit code it names.
+
 #![forbid(unsafe_code)]
 
 use std::io::Write;

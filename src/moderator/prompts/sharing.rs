@@ -1,3 +1,6 @@
+//! Tests of the prompts' sharing: every call of a debate starts with the same part a
+//! provider can cache, and each call's own part comes after it.
+
 use super::*;
 use crate::model::fixture::with_rounds;
 
