@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Parser, Subcommand};
 use strum::VariantNames;
 
-use crate::model::{Baseline, Rounds, Seats};
+use crate::model::{Baseline, Dollars, Rounds, Seats, Tokens};
 
 /// What only a new debate's question takes; the flag forms of the other commands refuse
 /// it.
@@ -161,6 +161,10 @@ pub enum Command {
         #[arg(value_name = "PROVIDER")]
         provider: Option<String>,
     },
+    /// What debates cost: calls, tokens (cached apart) and dollars from the state
+    /// database, since a moment (this month by default), by model, provider or
+    /// repository, and the month against budget.per_month_usd
+    Usage(UsageArgs),
     /// Print shell completions, e.g. `debate completions bash > ~/.local/share/bash-completion/completions/debate`
     /// (that directory made first)
     Completions {
@@ -224,6 +228,16 @@ pub struct EvalArgs {
     /// score both records alike
     #[arg(long, value_name = "KIND", requires = "suite", value_parser = baseline())]
     pub baseline: Option<Baseline>,
+
+    /// Spend at most this many US dollars on the scores (with --suite: on each question's
+    /// debate, and on its scores)
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<Dollars>,
+
+    /// Spend at most this many tokens on the scores (with --suite: on each question's
+    /// debate, and on its scores)
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<Tokens>,
 }
 
 /// `single` or `vote`, listed in help and completions.
@@ -231,6 +245,18 @@ fn baseline() -> impl clap::builder::TypedValueParser<Value = Baseline> {
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(Baseline::VARIANTS)
         .try_map(|kind: String| kind.parse::<Baseline>().map_err(|err| err.to_string()))
+}
+
+/// `debate usage`.
+#[derive(Debug, Clone, Args)]
+pub struct UsageArgs {
+    /// Since when: `7d`, `30d`, `24h`, or a date (YYYY-MM-DD) [default: this month's start]
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Group by `model`, `provider` or `repository` [default: model]
+    #[arg(long, value_name = "KEY", value_parser = ["model", "provider", "repository"])]
+    pub by: Option<String>,
 }
 
 /// `debate man`.
@@ -374,6 +400,15 @@ pub struct RunArgs {
     /// Use the built-in offline debater: no network, no key, not model-reasoned
     #[arg(long)]
     pub offline: bool,
+
+    /// Spend at most this many US dollars on the debate in all (a call that could cross
+    /// it is not sent: the debate pauses) [default: budget.per_debate_usd]
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<Dollars>,
+
+    /// Spend at most this many tokens on the debate in all [default: budget.per_debate_tokens]
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<Tokens>,
 }
 
 /// `debate list`.

@@ -156,9 +156,23 @@ impl Error {
             Error::Output(err) => err.hint(),
             Error::Github(err) => err.hint(),
             Error::Paused { id, source } => Some(match source.hint() {
-                Some(hint) => format!("{hint}; the debate is paused: debate resume {id}"),
-                None => format!("the debate is paused; continue it with: debate resume {id}"),
+                Some(hint) => format!("{hint}; the debate is paused: {}", source.resume_command(id)),
+                None => format!("the debate is paused; continue it with: {}", source.resume_command(id)),
             }),
+        }
+    }
+
+    /// The command that continues debate `id` after this failure: with a higher cap when
+    /// the cap stopped it.
+    pub fn resume_command(&self, id: &str) -> String {
+        let flags = match self {
+            Error::Provider(err) => err.resume_flags(),
+            Error::Paused { source, .. } => return source.resume_command(id),
+            _ => None,
+        };
+        match flags {
+            Some(flags) => format!("debate resume {id} {flags}"),
+            None => format!("debate resume {id}"),
         }
     }
 

@@ -92,6 +92,7 @@ pub fn populate(path: &Path, count: usize, root: &str) {
         project: Default::default(),
         supersedes: Vec::new(),
         prices: Default::default(),
+        cap: Default::default(),
     };
     let usage = Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 40, latency_ms: 200, retries: 0 };
     let call = |text: &str| Completion {

@@ -14,7 +14,7 @@ use crate::text::secrets;
 use crate::view::Paused;
 use commands::{
     ci, completion, config, dashboard, doctor, eval, github_review, give_up, lifecycle, list, manual, resume, start,
-    suite, trust,
+    suite, trust, usage,
 };
 use invocation::request::{Invocation, Mode};
 use shared::report;
@@ -29,7 +29,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         && let Some(id) = err.paused()
     {
         // A script reading --json learns which debate paused and how to go on.
-        terminal::print_json(&Paused::new(id, err.to_string(), err.hint(), err.exit_code()))?;
+        terminal::print_json(&Paused::new(id, err.to_string(), err.hint(), err.exit_code(), err.resume_command(id)))?;
     }
     result
 }
@@ -48,6 +48,7 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Doctor { provider, config } => {
             doctor::run(provider.as_deref(), config.as_deref(), &db_path()?, json, &terminal).await
         }
+        Mode::Usage { since, by, config } => usage::run(since.as_deref(), &by, config.as_deref(), &db_path()?, json),
         Mode::Man { command, dir: None } => manual::print(command.as_deref()),
         Mode::Man { dir: Some(dir), .. } => manual::write_all(&dir),
         Mode::Completions(shell) => completion::script(shell),

@@ -2,11 +2,11 @@
 //! second chances a call gets — a compact prompt after a context-length error, and a
 //! stricter instruction after a structured answer that cannot be read.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::catalog::Catalog;
-use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpose, RoundMeasures};
+use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpose, RoundMeasures, Usage};
 use crate::moderator::answers::{self, Answer};
 use crate::moderator::clarify::{self, ClarifyingQuestions};
 use crate::moderator::detection;
@@ -15,8 +15,8 @@ use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICT, STRICTER, Size
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::stance::StanceAnswer;
 use crate::moderator::synthesis::SynthesisAnswer;
-use crate::providers::{Brief, Provider, ProviderError, Request, Result, RetryNotes, Schema, StopAt, TextSink};
-use crate::text::secrets::Masker;
+use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, Shared, StopAt, TextSink};
+use crate::text::estimate_tokens;
 
 /// Completion limits for the moderator's structured answers.
 const CLARIFICATION_TOKENS: u32 = 400;
@@ -208,12 +208,9 @@ fn moderator<T: Answer>(
 #[derive(Clone, Copy)]
 pub struct Asked<'a> {
     pub provider: &'a dyn Provider,
-    pub secrets: &'a Masker,
-    /// Set once a structured answer of this run could not be read: from then on every
-    /// structured call is asked for strictly at once, and only once.
-    pub strict: &'a AtomicBool,
-    /// Where each retry of a call is noted as it happens.
-    pub retries: &'a RetryNotes,
+    /// The keys to mask, whether to ask strictly, where retries are noted, and what the
+    /// run may still spend.
+    pub shared: &'a Shared,
 }
 
 /// One call. A failure that one more try may cure (a prompt too long, a request the
@@ -296,7 +293,7 @@ pub async fn ask_structured<T>(
     what: &Ask<'_>,
     read: impl Fn(&str) -> Option<T>,
 ) -> Result<(Completion, Option<T>)> {
-    if to.strict.load(Ordering::Relaxed) {
+    if to.shared.strict.load(Ordering::Relaxed) {
         let only = ask_adding(to, state, what, None, STRICT).await?;
         let value = read(&only.text);
         return Ok((only, value));
@@ -309,13 +306,25 @@ pub async fn ask_structured<T>(
         // The offline provider would only say the same again.
         return Ok((first, None));
     }
-    to.strict.store(true, Ordering::Relaxed);
+    to.shared.strict.store(true, Ordering::Relaxed);
     let mut stricter = request(state, what, Size::NORMAL);
     stricter.prompt.push_str(STRICTER);
     let second = timed(to, &stricter).await?;
     let value = read(&second.text);
     Ok((Completion { usage: first.usage + second.usage, ..second }, value))
 }
+
+/// What a call may take at most: its prompt's tokens (estimated at four bytes each, and
+/// a fifth more, as a server's tokenizer may count more) and its completion limit.
+fn worst_case(request: &Request) -> Usage {
+    let prompt =
+        estimate_tokens(&request.system) + estimate_tokens(&request.context) + estimate_tokens(&request.prompt);
+    let completion = request.max_tokens.map_or(UNLIMITED_COMPLETION, u64::from);
+    Usage { prompt_tokens: prompt + prompt / 5, completion_tokens: completion, ..Usage::default() }
+}
+
+/// A call without a completion limit is reckoned at this many tokens.
+const UNLIMITED_COMPLETION: u64 = 8_000;
 
 /// Longest answer kept from any call, in characters.
 const MAX_ANSWER_CHARS: usize = 60_000;
@@ -325,13 +334,16 @@ const MAX_ANSWER_CHARS: usize = 60_000;
 /// echo the key it was sent in either).
 async fn timed(to: Asked<'_>, request: &Request) -> Result<Completion> {
     let started = Instant::now();
-    let request = Request { on_retry: Some(to.retries.clone()), ..request.clone() };
+    let request = Request { on_retry: Some(to.shared.retries.clone()), ..request.clone() };
+    let model = to.provider.model().unwrap_or_default();
+    let held = to.shared.budget.reserve(model, &worst_case(&request))?;
     let mut completion = to.provider.complete(&request).await?;
+    held.settle(model, &completion.usage);
     completion.usage.latency_ms = started.elapsed().as_millis() as u64;
     if let Some((end, _)) = completion.text.char_indices().nth(MAX_ANSWER_CHARS) {
         completion.text = format!("{} […cut at {MAX_ANSWER_CHARS} characters]", &completion.text[..end]);
     }
-    completion.text = to.secrets.mask(&completion.text);
-    completion.model = to.secrets.mask(&completion.model);
+    completion.text = to.shared.secrets.mask(&completion.text);
+    completion.model = to.shared.secrets.mask(&completion.model);
     Ok(completion)
 }

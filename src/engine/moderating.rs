@@ -151,16 +151,14 @@ impl Engine<'_> {
     /// The moderator's evaluation of `round`, not yet stored. It holds its own handles
     /// on the moderator, so it can run alongside the next round's debaters.
     pub(super) fn judging<'s>(&self, state: &'s DebateState, round: u32) -> Judging<'s> {
-        let (provider, secrets, strict) =
-            (self.providers.moderator.clone(), self.providers.secrets.clone(), self.providers.strict.clone());
-        let retries = self.providers.retries.clone();
+        let (provider, shared) = (self.providers.moderator.clone(), self.providers.shared.clone());
         async move {
             let measures = step::measure(state, round);
             let local = step::local_evaluation(state, round, &measures);
             let ask = Ask::Evaluation { round, measures: &measures, local: &local };
             let names = state.panel_names();
             let read = |text: &str| evaluation::parse(text, &names, &state.analysis.options).ok();
-            let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict, retries: &retries };
+            let to = Asked { provider: provider.as_ref(), shared: &shared };
             let (completion, parsed) = calls::ask_structured(to, state, &ask, read).await?;
             Ok(Judged { evaluation: parsed.unwrap_or(local), measures, completion })
         }

@@ -145,13 +145,11 @@ impl Engine<'_> {
         // On a terminal the text streams in; the terminal keeps parallel debaters apart.
         let (live_tx, mut live_rx) = tokio::sync::mpsc::unbounded_channel::<(usize, String)>();
         let live = self.events.live();
-        let secrets = self.providers.secrets.clone();
+        let secrets = self.providers.shared.secrets.clone();
         let mut pending: FuturesUnordered<LocalBoxFuture<'_, Landed>> = seats
             .iter()
             .map(|&seat| -> LocalBoxFuture<'_, Landed> {
-                let (provider, secrets, strict) =
-                    (self.providers.debater(seat).clone(), secrets.clone(), self.providers.strict.clone());
-                let retries = self.providers.retries.clone();
+                let (provider, shared) = (self.providers.debater(seat).clone(), self.providers.shared.clone());
                 let live_tx = live_tx.clone();
                 let sink = live.then(|| {
                     TextSink::new(move |text| {
@@ -160,8 +158,7 @@ impl Engine<'_> {
                 });
                 async move {
                     let what = format!("{} ({} {kind})", state.panel[seat].name(), round);
-                    let to =
-                        Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict, retries: &retries };
+                    let to = Asked { provider: provider.as_ref(), shared: &shared };
                     let ask = Ask::Debater { seat, round, kind };
                     let mut asked = calls::ask(to, state, &ask, sink.clone()).await;
                     // An answer that only repeats the prompt's placeholders is asked for
@@ -180,13 +177,10 @@ impl Engine<'_> {
             pending.push(judging.map(move |judged| Landed::Judged(evaluate, judged)).boxed_local());
         }
         for (stated, of, seat) in alongside.stances {
-            let (provider, secrets, strict) =
-                (self.providers.debater(seat).clone(), secrets.clone(), self.providers.strict.clone());
-            let retries = self.providers.retries.clone();
+            let (provider, shared) = (self.providers.debater(seat).clone(), self.providers.shared.clone());
             pending.push(
                 async move {
-                    let to =
-                        Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict, retries: &retries };
+                    let to = Asked { provider: provider.as_ref(), shared: &shared };
                     let ask = Ask::Stance { seat, round: stated, kind: of };
                     Landed::Stance(stated, of, seat, calls::ask(to, state, &ask, None).await)
                 }

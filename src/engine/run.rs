@@ -58,27 +58,17 @@ impl From<RecordError> for Stop {
 
 impl Engine<'_> {
     pub(super) fn moderator(&self) -> Asked<'_> {
-        Asked {
-            provider: self.providers.moderator.as_ref(),
-            secrets: &self.providers.secrets,
-            strict: &self.providers.strict,
-            retries: &self.providers.retries,
-        }
+        Asked { provider: self.providers.moderator.as_ref(), shared: &self.providers.shared }
     }
 
     /// Who argues at `seat`.
     pub(super) fn debater(&self, seat: usize) -> Asked<'_> {
-        Asked {
-            provider: self.providers.debater(seat).as_ref(),
-            secrets: &self.providers.secrets,
-            strict: &self.providers.strict,
-            retries: &self.providers.retries,
-        }
+        Asked { provider: self.providers.debater(seat).as_ref(), shared: &self.providers.shared }
     }
 
     /// The retries of the calls made since the last time, told.
     pub(super) fn tell_retries(&mut self) {
-        for line in self.providers.retries.take() {
+        for line in self.providers.shared.retries.take() {
             self.events.retrying(&line);
         }
     }
@@ -86,7 +76,7 @@ impl Engine<'_> {
     /// Text the user typed during the debate, with keys and credentials masked (and a
     /// warning when there were any): it is stored, sent and written like the question.
     pub(super) fn scrubbed(&mut self, text: &str, origin: &str) -> String {
-        let (masked, found) = secrets::scrub(text, &self.providers.secrets);
+        let (masked, found) = secrets::scrub(text, &self.providers.shared.secrets);
         for what in found {
             self.events.warning(&secrets::masked_warning(origin, &what));
         }
@@ -175,7 +165,8 @@ impl Engine<'_> {
                         return Err(self.pause(id, timed_out.into()));
                     }
                 }
-                Err(Stop::Failed(Error::Provider(err))) if err.from_service() => {
+                // A spending cap stops the debate as a failing service does: paused, resumable.
+                Err(Stop::Failed(Error::Provider(err))) if err.from_service() || err.resume_flags().is_some() => {
                     return Err(self.pause(id, err.into()));
                 }
                 Err(Stop::Failed(err)) => return Err(err),

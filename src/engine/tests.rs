@@ -185,13 +185,7 @@ impl Setup {
     async fn run(&self, events: &mut Recorder) -> Result<DebateState, Error> {
         let templates = Templates::load(self.repo.path()).unwrap();
         let provider: Arc<dyn Provider> = self.model.clone();
-        let providers = Panel {
-            moderator: provider.clone(),
-            debaters: vec![provider],
-            secrets: Arc::default(),
-            strict: Arc::default(),
-            retries: Default::default(),
-        };
+        let providers = Panel { moderator: provider.clone(), debaters: vec![provider], shared: Default::default() };
         let mut engine =
             Engine { store: &self.store, providers, catalog: &self.catalog, templates: &templates, events };
         engine.run(&self.id).await

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::call::{Price, Usage};
+use super::budget::dollars;
+use super::call::{Price, RoleChoice, Usage};
 use super::debate::{DebateState, Snapshot};
 
 /// The estimate for a set of calls.
@@ -37,14 +38,6 @@ impl Cost {
             (false, true) => format!("≈ {} for the priced calls; {unknown}", dollars(self.usd)),
             (false, false) => unknown,
         }
-    }
-}
-
-/// `$0.0034` below a dollar, `$1.23` above.
-pub fn dollars(usd: f64) -> String {
-    match usd < 1.0 {
-        true => format!("${usd:.4}"),
-        false => format!("${usd:.2}"),
     }
 }
 
@@ -94,6 +87,28 @@ impl PriceList {
         }
         cost
     }
+}
+
+/// Every role's model of `snapshot` priced: the built-in price of each that neither its
+/// provider's settings nor the debate already price, kept in the snapshot so that the
+/// debate's estimate never moves when the table does. The models still without a price.
+pub fn price_from_table(snapshot: &mut Snapshot) -> Vec<String> {
+    let roles: Vec<RoleChoice> = std::iter::once(snapshot.moderator.clone()).chain(snapshot.debater_roles()).collect();
+    let mut unpriced = Vec::new();
+    for role in roles.iter().filter(|role| role.kind.over_the_network()) {
+        let Some(model) = snapshot.model_of(role).map(str::to_string) else { continue };
+        if PriceList::of(snapshot).price(&model).is_some() {
+            continue;
+        }
+        match super::prices::built_in(&model) {
+            Some(price) => {
+                snapshot.prices.insert(model, price);
+            }
+            None if !unpriced.contains(&model) => unpriced.push(model),
+            None => {}
+        }
+    }
+    unpriced
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use super::budget::Cap;
+
 use serde::{Deserialize, Serialize};
 use strum::{Display, EnumString, IntoStaticStr};
 
@@ -107,6 +109,9 @@ pub struct Snapshot {
     /// record carries them so that a clone estimates its cost as the author's did.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub prices: BTreeMap<String, Price>,
+    /// What the debate may spend in all (`--max-cost`, `--max-tokens`, `budget:`).
+    #[serde(default, skip_serializing_if = "Cap::is_none")]
+    pub cap: Cap,
 }
 
 impl Snapshot {

@@ -49,6 +49,7 @@ pub fn state() -> DebateState {
             project: Default::default(),
             supersedes: Vec::new(),
             prices: Default::default(),
+            cap: Default::default(),
         },
         analysis: Analysis {
             domains: vec!["data".into()],

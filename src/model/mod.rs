@@ -4,6 +4,7 @@
 //! it.
 
 pub mod bounds;
+mod budget;
 mod call;
 mod cost;
 mod debate;
@@ -12,15 +13,17 @@ mod events;
 pub mod fixture;
 mod judgement;
 mod perspective;
+pub mod prices;
 mod project;
 mod rules;
 mod scores;
 
+pub use budget::{Cap, Dollars, Tokens, dollars};
 pub use call::{
     AtOnce, Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, RoleChoice, ServerSays, TokenParameter,
     Usage, on_this_machine,
 };
-pub use cost::{Cost, PriceList, dollars};
+pub use cost::{Cost, PriceList, price_from_table};
 pub use debate::{
     Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, EndReason, Listing, Revision,
     Round, Seat, Snapshot, Status, is_debate_id,

@@ -38,6 +38,10 @@ pub enum ProviderError {
     /// The answer came, but cannot be used.
     #[error("{0}")]
     Unusable(String),
+    /// The call could cross the run's spending cap, and was not sent; `raise` is the flag
+    /// that would let the debate go on.
+    #[error("{message}")]
+    OverBudget { message: String, raise: String },
     /// The provider cannot be set up from the settings.
     #[error("{message}")]
     Setup { message: String, hint: Option<String> },
@@ -78,7 +82,10 @@ impl ProviderError {
     pub fn from_service(&self) -> bool {
         match self {
             ProviderError::Retried { last, .. } => last.from_service(),
-            other => !matches!(other, ProviderError::Setup { .. } | ProviderError::Io { .. }),
+            other => !matches!(
+                other,
+                ProviderError::Setup { .. } | ProviderError::Io { .. } | ProviderError::OverBudget { .. }
+            ),
         }
     }
 
@@ -97,7 +104,19 @@ impl ProviderError {
             | ProviderError::Rejected { hint, .. } => Some(hint.clone()),
             ProviderError::Refused { hint, .. } | ProviderError::Setup { hint, .. } => hint.clone(),
             ProviderError::Retried { last, .. } => last.hint(),
+            ProviderError::OverBudget { raise, .. } => {
+                Some(format!("what is done is saved; resume with a higher cap ({raise}) to go on"))
+            }
             ProviderError::ContextLength { .. } | ProviderError::Unusable(_) | ProviderError::Io { .. } => None,
+        }
+    }
+
+    /// The flags a resume needs to go on after this failure (a higher cap).
+    pub fn resume_flags(&self) -> Option<&str> {
+        match self {
+            ProviderError::OverBudget { raise, .. } => Some(raise),
+            ProviderError::Retried { last, .. } => last.resume_flags(),
+            _ => None,
         }
     }
 
@@ -349,6 +368,10 @@ impl Counted {
 pub trait Provider: Send + Sync {
     /// What kind of provider this is, and whether a model reasons behind its answers.
     fn identity(&self) -> Identity;
+    /// The model it asks for, which a budget prices a call by (none: no model is paid for).
+    fn model(&self) -> Option<&str> {
+        None
+    }
     async fn complete(&self, request: &Request) -> Result<Completion>;
     /// Start asking for structured answers the way a server took them before (a
     /// format from `Completion::format`); providers with one way ignore it.

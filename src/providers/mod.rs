@@ -3,6 +3,7 @@
 
 pub mod activity;
 mod anthropic;
+pub mod budget;
 mod contract;
 mod http;
 mod offline;
@@ -21,6 +22,7 @@ use crate::model::{ProviderDef, ProviderKind, RoleChoice, bounds, on_this_machin
 use crate::settings::Settings;
 use crate::text::secrets::{self, Masker};
 
+pub use budget::Budget;
 pub use contract::{Brief, Counted, Provider, ProviderError, Request, Result, RetryNotes, Schema, StopAt, TextSink};
 pub use offline::OFFLINE_LABEL;
 use remote::Remote;
@@ -42,12 +44,21 @@ pub struct Panel {
     /// The debaters' providers, handed out to the seats in turn (one for all seats
     /// unless the panel is heterogeneous).
     pub debaters: Vec<Arc<dyn Provider>>,
+    /// What every call of the run shares.
+    pub shared: Shared,
+}
+
+/// What every call of a run shares, whichever provider answers it.
+#[derive(Clone, Default)]
+pub struct Shared {
     /// Every key this run knows, masked in every answer before it is stored or shown.
     pub secrets: Arc<Masker>,
     /// A structured answer of this run could not be read (see `engine::calls::ask_structured`).
     pub strict: Arc<AtomicBool>,
     /// Every retry of this run's calls, for whoever runs it to tell.
     pub retries: RetryNotes,
+    /// What the run may still spend (none: no cap).
+    pub budget: Budget,
 }
 
 impl Panel {
@@ -263,9 +274,7 @@ pub fn build_panel<'a>(
     Ok(Panel {
         moderator: moderator_provider,
         debaters,
-        secrets: secrets::keys(),
-        strict: Arc::default(),
-        retries: RetryNotes::default(),
+        shared: Shared { secrets: secrets::keys(), ..Shared::default() },
     })
 }
 

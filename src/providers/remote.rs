@@ -47,6 +47,10 @@ impl<W: Wire> Provider for Remote<W> {
         Identity { kind: W::KIND, reasoned: true }
     }
 
+    fn model(&self) -> Option<&str> {
+        Some(&self.endpoint.model)
+    }
+
     fn start_with_format(&self, format: &str) {
         self.wire.start_with_format(format);
     }

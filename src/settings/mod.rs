@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
 use crate::model::{CatalogFile, CatalogOverlay, DebateSettings, RecordSettings};
-use crate::model::{Price, ProviderDef, bounds};
+use crate::model::{Dollars, Price, ProviderDef, Tokens, bounds};
 mod error;
 mod paths;
 mod trust;
@@ -35,6 +35,24 @@ pub struct Settings {
     pub roles: Roles,
     pub record: RecordSettings,
     pub context: ContextSettings,
+    pub budget: BudgetSettings,
+}
+
+/// What debates may spend (docs/guide.md, "Spending caps"). A repository's settings may
+/// lower each figure, never raise it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BudgetSettings {
+    /// Dollars one debate may spend, reviews included (`--max-cost` over it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_debate_usd: Option<Dollars>,
+    /// Tokens one debate may spend (`--max-tokens` over it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_debate_tokens: Option<Tokens>,
+    /// Dollars every run of this machine may spend in a calendar month (UTC), as
+    /// `debate usage` adds them up: a run the month has no room for is refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_month_usd: Option<Dollars>,
 }
 
 /// What a debate reads of the repository it runs in, and how much of it the debaters
@@ -253,6 +271,9 @@ pub struct Loaded {
     /// Which record settings a file or variable set, so the repository's own
     /// convention fills in only the rest.
     pub chosen: Chosen,
+    /// What the user should hear of how the files were taken: a repository's file that
+    /// would raise a spending cap, which it may not.
+    pub notices: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -293,6 +314,7 @@ pub fn load(repo_root: &Path, config: Option<&Path>) -> Result<Loaded> {
     let mut overlays = Vec::new();
     let mut files = Vec::new();
     let mut origins = BTreeMap::new();
+    let mut notices = Vec::new();
 
     if let Some(path) = user_settings_path().filter(|p| p.is_file()) {
         let (_, layer) = read_layer(&path, &mut overlays)?;
@@ -302,8 +324,9 @@ pub fn load(repo_root: &Path, config: Option<&Path>) -> Result<Loaded> {
     }
     let repository_file = repository_settings(repo_root);
     if repository_file.is_file() {
-        let (text, layer) = read_layer(&repository_file, &mut overlays)?;
+        let (text, mut layer) = read_layer(&repository_file, &mut overlays)?;
         check_trust(&repository_file, &text, &layer, &merged)?;
+        notices.extend(keep_caps_from_rising(&mut layer, &merged, &repository_file));
         note_origin(&mut origins, &layer, &repository_file.display().to_string());
         merge(&mut merged, layer);
         files.push(repository_file);
@@ -331,7 +354,26 @@ pub fn load(repo_root: &Path, config: Option<&Path>) -> Result<Loaded> {
     let chosen = Chosen { record_directory: set("directory"), record_filename: set("filename") };
     let settings: Settings =
         serde_json::from_value(merged).map_err(|err| SettingsError::new(format!("settings: {err}")))?;
-    Ok(Loaded { settings, overlays, files, origins, chosen })
+    Ok(Loaded { settings, overlays, files, origins, chosen, notices })
+}
+
+/// A repository's file may lower a spending cap the user set, never raise it: a cap it
+/// would raise is taken out of its layer, and why is said.
+fn keep_caps_from_rising(layer: &mut Value, below: &Value, path: &Path) -> Vec<String> {
+    let Some(budget) = layer.get_mut("budget").and_then(Value::as_object_mut) else { return Vec::new() };
+    let mut notices = Vec::new();
+    for key in ["per_debate_usd", "per_debate_tokens", "per_month_usd"] {
+        let users = below.pointer(&format!("/budget/{key}")).and_then(Value::as_f64);
+        let (Some(raised), Some(users)) = (budget.get(key).and_then(Value::as_f64), users) else { continue };
+        if raised > users {
+            budget.remove(key);
+            notices.push(format!(
+                "{} would raise budget.{key} from {users} to {raised}; a repository's settings may only lower a cap, so {users} stands",
+                path.display()
+            ));
+        }
+    }
+    notices
 }
 
 fn read_text(path: &Path) -> Result<String> {

@@ -14,8 +14,9 @@ use sha2::{Digest, Sha256};
 
 use super::error::SettingsError;
 
-/// Provider settings that say where a key and the debate go, or what runs or writes.
-const PROVIDER_KEYS: &[&str] = &["base_url", "api_key", "api_key_env", "kind", "script"];
+/// Provider settings that say where a key and the debate go, or what runs or writes; and
+/// the prices, which decide what a spending cap allows.
+const PROVIDER_KEYS: &[&str] = &["base_url", "api_key", "api_key_env", "kind", "script", "prices"];
 
 /// A setting a repository file may make only once trusted.
 #[derive(Debug, Clone, PartialEq, Eq)]

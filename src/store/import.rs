@@ -99,6 +99,8 @@ impl Store {
                 ],
             )?;
         }
+        // Its calls were paid for where it ran: the ledger counts only those made here later.
+        tx.execute("UPDATE debates SET imported_at = ?2 WHERE id = ?1", params![id, now()])?;
         tx.commit()?;
         Ok(())
     }

@@ -6,6 +6,7 @@ mod columns;
 mod evaluations;
 mod import;
 mod lease;
+mod ledger;
 mod read;
 mod write;
 
@@ -15,6 +16,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use lease::{HEARTBEAT, Lease, Owner};
+pub use ledger::Spent;
 pub use write::{LastRound, NewDebate, Opening, Server};
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
@@ -39,6 +41,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0018_evaluations.sql"),
     include_str!("migrations/0019_bounded_usage.sql"),
     include_str!("migrations/0020_retries.sql"),
+    include_str!("migrations/0021_ledger.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -300,6 +300,8 @@ fn figures_past_any_real_call_are_stored_bounded_and_old_ones_repaired() {
         "UPDATE contributions SET latency_ms = 9223372036854775807, completion_tokens = 9223372036854775807;
          UPDATE moderator_calls SET prompt_tokens = -3;
          DROP VIEW calls;
+         DROP VIEW ledger;
+         ALTER TABLE debates DROP COLUMN imported_at;
          ALTER TABLE contributions DROP COLUMN retries;
          ALTER TABLE moderator_calls DROP COLUMN retries;
          ALTER TABLE discarded DROP COLUMN retries;

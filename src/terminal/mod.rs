@@ -23,6 +23,7 @@ pub mod prompt;
 pub mod scores;
 pub mod show;
 pub mod suite;
+pub mod usage;
 mod wrap;
 
 use in_order::InOrder;

@@ -74,6 +74,9 @@ fn unsanitised(detail: &Detail) -> String {
     let t = &summary.tokens;
     let _ = writeln!(out, "Tokens:     {} prompt ({} of them cached), {} completion", t.prompt, t.cached, t.completion);
     let _ = writeln!(out, "Cost:       {}", detail.cost.describe());
+    if !detail.cap.is_none() {
+        let _ = writeln!(out, "Cap:        {}", detail.cap.describe());
+    }
     for m in detail.models.iter().filter(|m| m.retries > 0) {
         let _ = writeln!(out, "Retried:    {} tries of {}'s calls failed and were made again", m.retries, m.model);
     }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::model::{
-    Analysis, Cost, DebateSettings, DebateState, Discarded, PriceList, ProviderKind, Revision, RoleChoice, Round,
+    Analysis, Cap, Cost, DebateSettings, DebateState, Discarded, PriceList, ProviderKind, Revision, RoleChoice, Round,
 };
 use crate::view::context::ContextView;
 use crate::view::outcome::OutcomeView;
@@ -38,6 +38,8 @@ pub struct Detail {
     pub revisions: Vec<Revision>,
     /// The estimated cost of every call, from the prices in the settings.
     pub cost: CostView,
+    /// What the debate may spend in all (`usd`, `tokens`; neither: no cap).
+    pub cap: Cap,
     /// Per model that answered: its calls' tokens, and the tries made again after one failed.
     pub models: Vec<ModelUsage>,
     /// The model servers on this machine the debate's providers use, and how many requests
@@ -192,6 +194,7 @@ impl Detail {
             outcome: state.outcome.as_ref().map(OutcomeView::from),
             revisions: state.revisions.clone(),
             cost: Cost::of(state).into(),
+            cap: state.snapshot.cap,
             models: state
                 .usage_by_model
                 .iter()

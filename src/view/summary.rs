@@ -108,15 +108,9 @@ pub struct Paused {
 }
 
 impl Paused {
-    pub fn new(id: &str, error: String, hint: Option<String>, exit_code: u8) -> Paused {
-        Paused {
-            id: id.to_string(),
-            status: Status::Paused,
-            error,
-            hint,
-            exit_code,
-            resume: format!("debate resume {id}"),
-        }
+    /// `resume` is the command that continues it.
+    pub fn new(id: &str, error: String, hint: Option<String>, exit_code: u8, resume: String) -> Paused {
+        Paused { id: id.to_string(), status: Status::Paused, error, hint, exit_code, resume }
     }
 }
 

@@ -12,6 +12,7 @@ mod architecture;
 
 mod bad_input;
 mod browser;
+mod budgets;
 mod clarifying;
 mod command_shape;
 mod completions;

@@ -403,6 +403,7 @@ async fn doctor_checks_a_server_on_this_machine() {
     }
     assert!(table.contains("mock: 1 at once (llama-cpp-python serves one request at a time"), "{table}");
     assert!(table.contains("mock: a default debate: up to 5 rounds, 37 calls"), "{table}");
+    assert!(table.contains("mock: price: no price: give it one under prices:"), "{table}");
     assert!(row.split_whitespace().last().unwrap().parse::<f64>().is_ok(), "a measured tokens per second: {row}");
     let db = rusqlite::Connection::open(sandbox.db()).unwrap();
     // SQLite here, because what doctor learned is not part of any debate's document.

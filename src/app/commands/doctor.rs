@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::model::{AtOnce, ProviderKind, Purpose, RoleChoice, Usage};
+use crate::model::{AtOnce, Price, ProviderKind, Purpose, RoleChoice, Usage, prices};
 use crate::providers::{self, ProviderError, Request, Schema, TextSink};
 use crate::settings::{self, Settings};
 use crate::store::{Server, Store};
@@ -64,6 +64,8 @@ struct Checkup {
     streams: Option<bool>,
     at_once: Option<AtOnce>,
     tokens_per_second: Option<f64>,
+    /// What its model costs, and where the price comes from, or "no price".
+    price: Option<String>,
     /// A default debate at that speed (and price).
     default_debate: Option<String>,
     /// What is worth knowing and stops nothing.
@@ -173,6 +175,7 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         streams: None,
         at_once: None,
         tokens_per_second: None,
+        price: None,
         default_debate: None,
         notes: Vec::new(),
         problems: Vec::new(),
@@ -185,6 +188,17 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
     checkup.kind = definition.kind;
     checkup.base_url = definition.base_url();
     checkup.model = definition.model.clone();
+    if definition.kind.over_the_network() {
+        checkup.price = Some(match checkup.model.as_deref().and_then(|model| price_of(&definition, model)) {
+            Some((price, from)) => format!(
+                "${} in, ${} cached, ${} out a million tokens ({from})",
+                price.input,
+                price.cached_input.unwrap_or(price.input),
+                price.output
+            ),
+            None => "no price: give it one under prices: in its settings to cap a debate's cost".into(),
+        });
+    }
     let definitions = [(name.to_string(), definition.clone())].into_iter().collect();
     let chosen = role(name, definition.kind);
     let provider = match providers::build_panel(&chosen, std::slice::from_ref(&chosen), &definitions, settings) {
@@ -376,14 +390,22 @@ fn estimate(settings: &Settings, checkup: &Checkup, definition: &crate::model::P
     let usage = Usage { prompt_tokens: calls * PROMPT_TOKENS, completion_tokens: generated, ..Usage::default() };
     let price = checkup
         .model
-        .as_ref()
-        .and_then(|model| definition.prices.get(model))
-        .map(|price| crate::model::dollars(price.of(&usage)));
+        .as_deref()
+        .and_then(|model| price_of(definition, model))
+        .map(|(price, _)| crate::model::dollars(price.of(&usage)));
     format!(
         "up to {rounds} rounds, {calls} calls, ~{generated} tokens written: {}, {}",
         time.unwrap_or_else(|| "time unknown".into()),
-        price.map_or_else(|| "cost unknown (no price in the settings)".into(), |p| format!("≈ {p}"))
+        price.map_or_else(|| "cost unknown (no price)".into(), |p| format!("≈ {p}"))
     )
+}
+
+/// A model's price and where it comes from: the provider's settings, else the built-in table.
+fn price_of(definition: &crate::model::ProviderDef, model: &str) -> Option<(Price, String)> {
+    match definition.prices.get(model) {
+        Some(price) => Some((*price, "the settings".into())),
+        None => prices::built_in(model).map(|price| (price, format!("built in, as of {}", prices::AS_OF))),
+    }
 }
 
 /// The checkups as a table, then every problem with its fix.
@@ -430,6 +452,9 @@ fn table(checkups: &[Checkup]) -> String {
     for c in checkups {
         if let Some(at_once) = &c.at_once {
             out.push_str(&format!("\n{}: {} at once ({})", c.provider, at_once.requests, at_once.learned_from));
+        }
+        if let Some(price) = &c.price {
+            out.push_str(&format!("\n{}: price: {price}", c.provider));
         }
         if let Some(debate) = &c.default_debate {
             out.push_str(&format!("\n{}: a default debate: {debate}", c.provider));

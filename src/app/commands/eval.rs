@@ -6,21 +6,19 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use crate::app::invocation::request::EvalRequest;
-use crate::app::shared::existing;
+use crate::app::shared::{existing, spending};
 use crate::engine::calls::{self, Ask, Asked};
 use crate::error::{Error, Result};
 use crate::eval::{checks, rubric};
-use crate::model::{DebateState, Evaluator, ProviderDef, ProviderKind, RoleChoice, Scorecard, Status};
+use crate::model::{Cap, DebateState, Evaluator, PriceList, ProviderDef, ProviderKind, RoleChoice, Scorecard, Status};
 use crate::moderator::analysis;
-use crate::providers::{self, Provider, RetryNotes};
+use crate::providers::{self, Budget, Provider, Shared};
 use crate::record::{self, Templates};
 use crate::settings::{self, Settings};
 use crate::store::{Server, Store};
 use crate::terminal::{self, Terminal};
-use crate::text::secrets::Masker;
 use crate::text::untrusted::for_terminal;
 use crate::view::ScorecardView;
 
@@ -48,7 +46,7 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
         let _lock = record::CommitLock::at(&root)?;
         record::lifecycle::scores::check_writable(&store.load(&state.id)?, &templates)?;
     }
-    let who = Evaluators { named: &request.evaluators, offline: request.offline };
+    let who = Evaluators { named: &request.evaluators, offline: request.offline, cap: request.cap };
     let card = score(who, &store, &state, &loaded.settings, &templates, terminal).await?;
     let number = store.save_scorecard(&state.id, &card)?;
     let mut after = state.clone();
@@ -87,6 +85,8 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
 pub struct Evaluators<'a> {
     pub named: &'a [String],
     pub offline: bool,
+    /// What their calls may spend.
+    pub cap: Cap,
 }
 
 /// Every evaluator's marks on the record, and the checks beside them (numbered when stored).
@@ -109,15 +109,18 @@ pub async fn score(
         }
     }
     // One provider per evaluator, shared where two name the same provider and model.
-    let built = providers::build_panel(&roles[0], &roles, &definitions, settings)?;
+    let mut built = providers::build_panel(&roles[0], &roles, &definitions, settings)?;
+    built.shared.budget = scoring_budget(who.cap, state, &roles, &definitions)?;
     let names: Vec<&str> = roles.iter().map(|role| shown_model(role, &definitions).unwrap_or(&role.provider)).collect();
     terminal.say(&format!("Scoring {}'s record: {}…", state.id, names.join(", ")));
     let calls = roles.iter().zip(&built.debaters).map(|(role, provider)| {
         let asked = rubric::request(state, &body, role.temperature, local.clone());
-        evaluate(store, state, role, &definitions, provider.as_ref(), (&built.secrets, &built.retries), asked)
+        // Each evaluator is asked strictly only once its own answer could not be read.
+        let shared = Shared { strict: Default::default(), ..built.shared.clone() };
+        evaluate(store, state, role, &definitions, provider.as_ref(), shared, asked)
     });
     let evaluators = futures::future::join_all(calls).await;
-    for retried in built.retries.take() {
+    for retried in built.shared.retries.take() {
         terminal.detail(&retried);
     }
     let evaluators = evaluators.into_iter().collect::<Result<Vec<_>>>()?;
@@ -134,6 +137,21 @@ pub async fn score(
     })
 }
 
+/// What the evaluators' calls may spend: `cap`, every one of their models priced (a
+/// cost cap refuses one without a price before anything is sent).
+fn scoring_budget(
+    cap: Cap,
+    state: &DebateState,
+    roles: &[RoleChoice],
+    definitions: &BTreeMap<String, ProviderDef>,
+) -> Result<Budget> {
+    let mut scoring = state.snapshot.clone();
+    (scoring.moderator, scoring.debater, scoring.seat_models) = (roles[0].clone(), roles[0].clone(), roles.to_vec());
+    (scoring.providers, scoring.cap) = (definitions.clone(), cap);
+    spending::check_priced(&mut scoring, None)?;
+    Ok(Budget::new(cap, PriceList::of(&scoring), &[]))
+}
+
 /// One evaluator's marks: the rubric asked once, and once more strictly when the answer
 /// cannot be read. A server's structured format learned before is where it starts.
 async fn evaluate(
@@ -142,7 +160,7 @@ async fn evaluate(
     role: &RoleChoice,
     definitions: &BTreeMap<String, ProviderDef>,
     provider: &dyn Provider,
-    (secrets, retries): (&Masker, &RetryNotes),
+    shared: Shared,
     request: providers::Request,
 ) -> Result<Evaluator> {
     let server = server_of(role, definitions);
@@ -150,8 +168,7 @@ async fn evaluate(
     if let Some(format) = server.as_ref().map(|s| store.learnt_format(s)).transpose()?.flatten() {
         provider.start_with_format(&format);
     }
-    let strict = AtomicBool::new(false);
-    let asked = Asked { provider, secrets, strict: &strict, retries };
+    let asked = Asked { provider, shared: &shared };
     let (completion, marks) = calls::ask_structured(asked, state, &Ask::Own(&request), rubric::read).await?;
     if let (Some(server), Some(format)) = (&server, &completion.format) {
         store.save_format(server, format)?;

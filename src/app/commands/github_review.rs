@@ -283,10 +283,15 @@ fn conclusion(state: &DebateState) -> String {
         }
         _ => String::new(),
     };
+    let cap = match state.snapshot.cap.is_none() {
+        true => String::new(),
+        false => format!(", of a {} cap", state.snapshot.cap.describe()),
+    };
     format!(
-        "now **{chosen}**{changed}, confidence {}: {}",
+        "now **{chosen}**{changed}, confidence {}: {} (spent {}{cap})",
         outcome.confidence.as_str(),
-        quoted(&outcome.synthesis.recommendation, 300)
+        quoted(&outcome.synthesis.recommendation, 300),
+        crate::model::Cost::of(state).describe()
     )
 }
 

@@ -16,3 +16,4 @@ pub mod resume;
 pub mod start;
 pub mod suite;
 pub mod trust;
+pub mod usage;

@@ -8,6 +8,7 @@ use crate::app::shared::drive::{self, Run};
 use crate::app::shared::existing;
 use crate::app::shared::input::{read_objection, without_secrets};
 use crate::app::shared::report;
+use crate::app::shared::spending;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, Published, Revision, Snapshot, Status};
@@ -58,15 +59,17 @@ pub async fn run(
     record::preflight(&root, &snapshot.record, snapshot.branch.is_some())?;
     if let Some(review) = &request.review {
         let objection =
-            without_secrets(&read_objection(&review.objection)?, "your guidance", &providers.secrets, terminal);
+            without_secrets(&read_objection(&review.objection)?, "your guidance", &providers.shared.secrets, terminal);
         reopen(objection.trim(), review, &store, &state, &mut snapshot, &templates, terminal)?;
     }
+    spending::check_priced(&mut snapshot, loaded.settings.budget.per_month_usd)?;
     if snapshot != state.snapshot {
         store.save_snapshot(&state.id, &snapshot)?;
     }
     terminal.resume_summary(&state);
     drive::announce_providers(&snapshot, terminal);
-    let run = Run { providers, catalog: &catalog, templates: &templates };
+    let per_month = loaded.settings.budget.per_month_usd;
+    let run = Run { providers, catalog: &catalog, templates: &templates, per_month };
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }
 

@@ -8,6 +8,7 @@ use crate::app::invocation::resolve;
 use crate::app::shared::drive::{self, Run};
 use crate::app::shared::input::{self, without_secrets};
 use crate::app::shared::project::{self, Groundwork};
+use crate::app::shared::spending;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, PanelSize, Snapshot};
@@ -39,9 +40,9 @@ pub async fn run(
     let providers::Roles { moderator, debater, seat_models } = roles;
     let debaters = if seat_models.is_empty() { vec![debater.clone()] } else { seat_models.clone() };
     let providers = providers::build_panel(&moderator, &debaters, &definitions, &loaded.settings)?;
-    let question = without_secrets(&question, "the question", &providers.secrets, terminal);
+    let question = without_secrets(&question, "the question", &providers.shared.secrets, terminal);
     let Groundwork { project, context, supersedes, record: record_settings } =
-        project::groundwork(request, &root, &loaded, &question, &providers.secrets, terminal)?;
+        project::groundwork(request, &root, &loaded, &question, &providers.shared.secrets, terminal)?;
     project::report(&project, terminal);
     for earlier in &supersedes {
         terminal.say(&format!("This debate's record will supersede {} (\"{}\").", earlier.path, earlier.title));
@@ -65,6 +66,7 @@ pub async fn run(
 
     // Every input is checked; from here on the debate is stored.
     let store = Store::open(db_path)?;
+    spending::month_room(loaded.settings.budget.per_month_usd, &store)?;
     let id = new_id(&store)?;
     let title = record::title_of(&question);
     let snapshot = Snapshot {
@@ -86,7 +88,13 @@ pub async fn run(
         project,
         supersedes,
         prices: Default::default(),
+        cap: flags.cap(&loaded),
     };
+    let mut snapshot = snapshot;
+    spending::check_priced(&mut snapshot, loaded.settings.budget.per_month_usd)?;
+    for notice in &loaded.notices {
+        terminal.warn(notice);
+    }
     store.create_debate(&NewDebate {
         id: &id,
         question: &question,
@@ -99,7 +107,8 @@ pub async fn run(
     let lease = store.acquire(&id)?;
     terminal.say(&format!("Debate {id}: {title}"));
     drive::announce_providers(&snapshot, terminal);
-    let run = Run { providers, catalog: &catalog, templates: &templates };
+    let per_month = loaded.settings.budget.per_month_usd;
+    let run = Run { providers, catalog: &catalog, templates: &templates, per_month };
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }
 

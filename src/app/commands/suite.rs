@@ -229,6 +229,8 @@ async fn debate(
             model: model.model.clone(),
             offline: request.offline,
             context,
+            max_cost: request.cap.usd,
+            max_tokens: request.cap.tokens,
             ..RunFlags::default()
         },
     };
@@ -257,7 +259,7 @@ async fn debate(
     if state.status != Status::Complete {
         return Ok((result, None));
     }
-    let who = Evaluators { named: &request.evaluators, offline: request.offline };
+    let who = Evaluators { named: &request.evaluators, offline: request.offline, cap: request.cap };
     let settings = settings::load(repo, request.config.as_deref())?.settings;
     let store = Store::open(db)?;
     let templates = Templates::load(repo)?;

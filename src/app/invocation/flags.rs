@@ -126,6 +126,8 @@ fn run(before: RunArgs, after: RunArgs) -> Result<RunArgs> {
         provider: once(before.provider, after.provider, "--provider")?,
         model: once(before.model, after.model, "--model")?,
         offline: before.offline || after.offline,
+        max_cost: once(before.max_cost, after.max_cost, "--max-cost")?,
+        max_tokens: once(before.max_tokens, after.max_tokens, "--max-tokens")?,
     };
     // What clap checks within one place, checked across both.
     if joined.offline && joined.provider.is_some() {

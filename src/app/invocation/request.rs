@@ -10,7 +10,7 @@ use crate::app::invocation::flags;
 use crate::app::invocation::resolve::RunFlags;
 use crate::cli::{Cli, Command, EvalArgs, Lifecycle, ListArgs, RunArgs, StartArgs, Starting};
 use crate::error::{Error, Result};
-use crate::model::{Baseline, Rounds};
+use crate::model::{Baseline, Cap, Rounds};
 use crate::record::lifecycle::Verdict;
 use crate::terminal::Verbosity;
 use crate::text::shell_word;
@@ -57,6 +57,12 @@ pub enum Mode {
     Config {
         config: Option<PathBuf>,
     },
+    /// `debate usage`: what debates cost, since `since` (`None`: this month), grouped by `by`.
+    Usage {
+        since: Option<String>,
+        by: String,
+        config: Option<PathBuf>,
+    },
     /// `debate doctor [PROVIDER]`: whether each provider can run a debate.
     Doctor {
         provider: Option<String>,
@@ -98,6 +104,8 @@ pub struct SuiteRequest {
     pub report: PathBuf,
     /// `--baseline`: each question also answered without a debate.
     pub baseline: Option<Baseline>,
+    /// `--max-cost`, `--max-tokens`: what each question's debate, and its scores, may spend.
+    pub cap: Cap,
     pub config: Option<PathBuf>,
 }
 
@@ -112,6 +120,8 @@ pub struct EvalRequest {
     pub write: bool,
     /// `--offline`: marks composed from the record's text.
     pub offline: bool,
+    /// `--max-cost`, `--max-tokens`: what the scores may spend.
+    pub cap: Cap,
     pub config: Option<PathBuf>,
 }
 
@@ -270,6 +280,9 @@ impl Invocation {
             }),
             Some(Command::Config) => Mode::Config { config: config.clone() },
             Some(Command::Doctor { provider }) => Mode::Doctor { provider, config: config.clone() },
+            Some(Command::Usage(args)) => {
+                Mode::Usage { since: args.since, by: args.by.unwrap_or_else(|| "model".into()), config: config.clone() }
+            }
             Some(Command::Completions { shell }) => Mode::Completions(shell),
             Some(Command::Man(args)) => Mode::Man { command: args.command, dir: args.dir },
             None => {
@@ -315,6 +328,7 @@ fn eval_mode(args: EvalArgs, config: Option<PathBuf>) -> Mode {
             max_rounds: args.max_rounds,
             report: args.report.unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT)),
             baseline: args.baseline,
+            cap: Cap { usd: args.max_cost, tokens: args.max_tokens },
             config,
         }),
         (None, target) => Mode::Eval(EvalRequest {
@@ -322,6 +336,7 @@ fn eval_mode(args: EvalArgs, config: Option<PathBuf>) -> Mode {
             evaluators: args.evaluators,
             write: args.write,
             offline: args.offline,
+            cap: Cap { usd: args.max_cost, tokens: args.max_tokens },
             config,
         }),
     }
@@ -347,6 +362,7 @@ fn name(command: &Command) -> &'static str {
         Command::Serve(_) => "serve",
         Command::Config => "config",
         Command::Doctor { .. } => "doctor",
+        Command::Usage(_) => "usage",
         Command::Completions { .. } => "completions",
         Command::Man(_) => "man",
         Command::Ci(_) => "ci",
@@ -390,6 +406,8 @@ fn run_flags(starting: Starting, run: RunArgs, config: Option<PathBuf>) -> RunFl
         provider: run.provider,
         model: run.model,
         offline: run.offline,
+        max_cost: run.max_cost,
+        max_tokens: run.max_tokens,
     }
 }
 

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::model::{DebateState, PanelSize, Rounds, Seats, Snapshot};
+use crate::model::{Cap, DebateState, Dollars, PanelSize, Rounds, Seats, Snapshot, Tokens};
 use crate::providers;
 use crate::record;
 use crate::settings::{self, Loaded, Settings};
@@ -43,6 +43,10 @@ pub struct RunFlags {
     pub no_commit: bool,
     /// `--branch`: the branch the record goes to; empty: the default name.
     pub branch: Option<String>,
+    /// `--max-cost`: what the debate may spend in all, in US dollars.
+    pub max_cost: Option<Dollars>,
+    /// `--max-tokens`: what the debate may spend in all, in tokens.
+    pub max_tokens: Option<Tokens>,
 }
 
 impl RunFlags {
@@ -76,6 +80,12 @@ impl RunFlags {
         Ok(loaded)
     }
 
+    /// A new debate's cap: the flags' over the settings' `budget:`.
+    pub fn cap(&self, loaded: &Loaded) -> Cap {
+        let budget = &loaded.settings.budget;
+        Cap { usd: self.max_cost.or(budget.per_debate_usd), tokens: self.max_tokens.or(budget.per_debate_tokens) }
+    }
+
     /// The rules `state`, a debate under way, goes on under with these flags, given the
     /// settings loaded now (where another provider is named); `reviewing` when a review
     /// reopens it. A flag that cannot change a debate under way is refused, saying why.
@@ -92,6 +102,9 @@ impl RunFlags {
         }
         snapshot.debate.checkpoints &= !self.no_checkpoints;
         snapshot.record.issue_draft |= self.issue;
+        // A cap given now replaces the one the debate was started with.
+        snapshot.cap.usd = self.max_cost.or(snapshot.cap.usd);
+        snapshot.cap.tokens = self.max_tokens.or(snapshot.cap.tokens);
         // Once the record is being written, what it says and where it goes are fixed; a
         // review rewrites the record where it is, with whichever provider it is given.
         let fixed = [

@@ -3,10 +3,11 @@
 
 use std::path::Path;
 
+use crate::app::shared::spending;
 use crate::catalog::Catalog;
 use crate::engine::run::Engine;
 use crate::error::{Error, Result, Signal};
-use crate::model::{DebateState, Events, RoleChoice, Snapshot};
+use crate::model::{DebateState, Dollars, Events, RoleChoice, Snapshot};
 use crate::providers;
 use crate::record::Templates;
 use crate::store::{self, Lease, Store};
@@ -69,6 +70,8 @@ pub struct Run<'a> {
     pub providers: providers::Panel,
     pub catalog: &'a Catalog,
     pub templates: &'a Templates,
+    /// `budget.per_month_usd` of the settings loaded now.
+    pub per_month: Option<Dollars>,
 }
 
 /// Run the engine until the debate completes, pauses or is interrupted.
@@ -83,6 +86,8 @@ pub async fn drive(
     events: &mut dyn Events,
 ) -> Result<DebateState> {
     let id = lease.id().to_string();
+    let Run { mut providers, catalog, templates, per_month } = run;
+    providers.shared.budget = spending::budget(&store.load(&id)?, spending::month_room(per_month, store)?);
     events.driving(&id);
     let heartbeat = {
         let (db_path, id, owner) = (db_path.to_path_buf(), id.clone(), lease.owner().clone());
@@ -94,7 +99,6 @@ pub async fn drive(
             }
         })
     };
-    let Run { providers, catalog, templates } = run;
     let mut engine = Engine { store, providers, catalog, templates, events };
     let result = tokio::select! {
         result = engine.run(&id) => result,

@@ -48,6 +48,8 @@ pub(super) struct Context<'a> {
     pub(super) tokens: Tokens,
     /// Per model, the tries of its calls that failed and were made again (none: left out).
     pub(super) retries: Vec<(&'a str, u64)>,
+    /// The debate's spending cap, if it has one.
+    pub(super) cap: Option<String>,
     /// The estimated cost, from the prices in the settings, or why it is not known.
     pub(super) cost: String,
     /// Arguments written for rounds the debate ended before, per round.
@@ -193,6 +195,7 @@ pub(super) fn of(state: &DebateState) -> Result<Context<'_>> {
             .map(|(m, u)| (m.as_str(), u.retries))
             .collect(),
         discarded: state.discarded_by_round(),
+        cap: (!state.snapshot.cap.is_none()).then(|| state.snapshot.cap.describe()),
         cost: Cost::of(state).describe(),
         offline: written_by(state, ProviderKind::Offline),
         scripted: written_by(state, ProviderKind::Scripted),
