@@ -5,6 +5,7 @@
 //! ssh-agent; the record, the commands and the settings that say which key signs wire
 //! it in.
 
+mod agent;
 pub mod allowed;
 pub mod canonical;
 pub mod error;
