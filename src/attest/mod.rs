@@ -14,7 +14,7 @@ pub mod odr;
 pub mod receipt;
 pub mod sshsig;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub use allowed::AllowedSigners;
 pub use error::{AttestError, Result};

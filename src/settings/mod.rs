@@ -35,6 +35,16 @@ pub struct Settings {
     pub roles: Roles,
     pub record: RecordSettings,
     pub context: ContextSettings,
+    pub signing: SigningSettings,
+}
+
+/// Which key signs the records debate writes (docs/guide.md, "Signed records").
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SigningSettings {
+    /// An ed25519 ssh key (its private key file, or its `.pub` when an ssh-agent holds
+    /// it); unset: the key git signs commits with (`gpg.format=ssh`, `user.signingkey`).
+    pub key: Option<PathBuf>,
 }
 
 /// What a debate reads of the repository it runs in, and how much of it the debaters
@@ -285,6 +295,7 @@ const ENVIRONMENT: &[(&str, &[&str])] = &[
     ("DEBATE_CONTEXT_REPOSITORY", &["context", "repository"]),
     ("DEBATE_CONTEXT_BUDGET_TOKENS", &["context", "budget_tokens"]),
     ("DEBATE_CONTEXT_DECISIONS", &["context", "decisions"]),
+    ("DEBATE_SIGNING_KEY", &["signing", "key"]),
 ];
 
 /// Load every layer. `repo_root` is the repository (or working directory) the debate is about.

@@ -65,6 +65,10 @@ pub fn sensitive(layer: &Value, trusted: &Value) -> Vec<Sensitive> {
             found.push(Sensitive { key: format!("roles.{role}.provider"), value: shown(provider) });
         }
     }
+    // A key of the user's that a repository would sign its records with.
+    if let Some(key) = layer.pointer("/signing/key").filter(|k| Some(*k) != trusted.pointer("/signing/key")) {
+        found.push(Sensitive { key: "signing.key".into(), value: shown(key) });
+    }
     // Seat models may name providers, so they choose where questions go.
     if let Some(models) =
         layer.pointer("/roles/debater/models").filter(|m| Some(*m) != trusted.pointer("/roles/debater/models"))

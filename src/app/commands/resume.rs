@@ -12,6 +12,7 @@ use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, Published, Revision, Snapshot, Status};
 use crate::providers;
+use crate::record::seal::Sealer;
 use crate::record::{self, RecordError, Templates};
 use crate::settings;
 use crate::store::Store;
@@ -66,7 +67,8 @@ pub async fn run(
     }
     terminal.resume_summary(&state);
     drive::announce_providers(&snapshot, terminal);
-    let run = Run { providers, catalog: &catalog, templates: &templates };
+    let sealer = Sealer::new(&root, loaded.settings.signing.key.clone());
+    let run = Run { providers, catalog: &catalog, templates: &templates, sealer: &sealer };
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }
 

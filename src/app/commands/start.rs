@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, PanelSize, Snapshot};
 use crate::moderator::{analysis, selection};
 use crate::providers;
+use crate::record::seal::Sealer;
 use crate::record::{self, Templates};
 use crate::store::{NewDebate, Store};
 use crate::terminal::{self, Terminal};
@@ -99,7 +100,8 @@ pub async fn run(
     let lease = store.acquire(&id)?;
     terminal.say(&format!("Debate {id}: {title}"));
     drive::announce_providers(&snapshot, terminal);
-    let run = Run { providers, catalog: &catalog, templates: &templates };
+    let sealer = Sealer::new(&root, loaded.settings.signing.key.clone());
+    let run = Run { providers, catalog: &catalog, templates: &templates, sealer: &sealer };
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }
 

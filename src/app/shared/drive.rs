@@ -9,6 +9,7 @@ use crate::error::{Error, Result, Signal};
 use crate::model::{DebateState, Events, RoleChoice, Snapshot};
 use crate::providers;
 use crate::record::Templates;
+use crate::record::seal::Sealer;
 use crate::store::{self, Lease, Store};
 use crate::terminal::Terminal;
 
@@ -69,6 +70,7 @@ pub struct Run<'a> {
     pub providers: providers::Panel,
     pub catalog: &'a Catalog,
     pub templates: &'a Templates,
+    pub sealer: &'a Sealer,
 }
 
 /// Run the engine until the debate completes, pauses or is interrupted.
@@ -94,8 +96,8 @@ pub async fn drive(
             }
         })
     };
-    let Run { providers, catalog, templates } = run;
-    let mut engine = Engine { store, providers, catalog, templates, events };
+    let Run { providers, catalog, templates, sealer } = run;
+    let mut engine = Engine { store, providers, catalog, templates, sealer, events };
     let result = tokio::select! {
         result = engine.run(&id) => result,
         signal = stop_signal() => match signal {
