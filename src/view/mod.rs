@@ -14,6 +14,7 @@ mod outcome;
 mod rounds;
 mod scorecard;
 mod summary;
+mod verification;
 
 pub use context::{ContextView, ConventionView, DecisionView, SourceView};
 pub use detail::{Clarification, CostView, Detail, Role, Roles, Seat, ServerView};
@@ -21,6 +22,7 @@ pub use outcome::OutcomeView;
 pub use rounds::{ContributionView, EvaluationView, Measures, Repetition, RoundView};
 pub use scorecard::{CheckView, CriterionView, EvaluatorView, MarkView, ScorecardView};
 pub use summary::{IssueDraft, Paused, StatusChange, Summary, Tokens};
+pub use verification::{RecordCheck, RecordSignature, SignatureView, Verdict, Verification};
 
 #[cfg(test)]
 mod tests;

@@ -58,6 +58,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "eval",
             "serve",
             "github",
+            "attest",
         ],
     ),
 ];

@@ -6,4 +6,6 @@ pub mod drive;
 pub mod existing;
 pub mod input;
 pub mod project;
+pub mod receipt;
 pub mod report;
+pub mod verification;
