@@ -342,3 +342,75 @@ fn a_record_written_before_seals_reads_back_and_verifies_by_rendering_again() {
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("edited since debate wrote it, in: Question"), "{stdout}");
 }
+
+/// The pull-request workflow's verify step (`debate ci github`), run by bash as the
+/// runner runs it: in a clone of the pull request's branch, `origin`'s base branch
+/// holding the allowed-signers file.
+#[test]
+fn the_pull_request_workflows_verify_step_checks_the_records_it_changes() {
+    let sandbox = Sandbox::new();
+    let (alice, _) = keys::alices(&sandbox);
+    let out = sandbox.cmd().args(["ci", "github"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let workflow: Value = serde_saphyr::from_str(
+        &std::fs::read_to_string(sandbox.repo.join(".github/workflows/debate-review.yml")).unwrap(),
+    )
+    .unwrap();
+    let verify = &workflow["jobs"]["verify"];
+    assert_eq!(verify["if"], "github.event_name == 'pull_request'");
+    assert_eq!(verify["permissions"], serde_json::json!({"contents": "read"}));
+    let script = verify["steps"].as_array().unwrap().last().unwrap()["run"].as_str().unwrap().to_string();
+    assert!(script.contains("debate verify --all --since"), "{script}");
+
+    std::fs::create_dir_all(sandbox.repo.join(".debate")).unwrap();
+    keys::allowed_signers(&sandbox.repo.join(".debate/allowed_signers"), &[("alice@example.org", &alice)], None);
+    git(&sandbox.repo, &["add", ".debate/allowed_signers"]);
+    git(&sandbox.repo, &["commit", "-q", "-m", "who signs decisions"]);
+    debated(&sandbox, "Should we use Redis or Postgres for caching?");
+    git(&sandbox.repo, &["checkout", "-q", "-b", "decisions/events"]);
+    let relative = debated(&sandbox, "Should we use Kafka or RabbitMQ for the order events?");
+    let clone = sandbox.home.join("runner");
+    git(
+        &sandbox.home,
+        &["clone", "-q", "-b", "decisions/events", sandbox.repo.to_str().unwrap(), clone.to_str().unwrap()],
+    );
+    git(&clone, &["config", "user.name", "Mallory"]);
+    git(&clone, &["config", "user.email", "mallory@example.org"]);
+    let temp = sandbox.home.join("runner-temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let step = || {
+        let out = sandbox
+            .bash(&clone)
+            .env("BASE_REF", "main")
+            .env("RUNNER_TEMP", &temp)
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        (out.status.code().unwrap(), text(&out.stdout), text(&out.stderr))
+    };
+    let (code, stdout, stderr) = step();
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(stdout.lines().count(), 1, "only the record the pull request changes: {stdout}");
+    assert!(stdout.contains(&relative) && stdout.contains("signed by alice@example.org"), "{stdout}");
+
+    // The pull request names its own author a signer: the base branch's file decides.
+    let mallory = keys::ssh_key(&sandbox.home.join("keys"), "mallory", "");
+    keys::allowed_signers(&clone.join(".debate/allowed_signers"), &[("mallory@example.org", &mallory)], None);
+    keys::sign_with(&clone, &mallory, "Mallory", "mallory@example.org");
+    let out = sandbox.std_cmd_as(&clone, &sandbox.home.join("mallory")).args(["accept", &relative]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    git(&clone, &["commit", "-q", "-a", "--no-gpg-sign", "-m", "mallory signs"]);
+    let (code, stdout, _) = step();
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("its signer is unknown"), "{stdout}");
+
+    // An edit by hand, committed to the pull request: the section named.
+    git(&clone, &["reset", "-q", "--hard", "HEAD~2"]);
+    let path = clone.join(&relative);
+    let record = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, record.replacen("## Question\n\n", "## Question\n\nReally: ", 1)).unwrap();
+    git(&clone, &["commit", "-q", "-a", "--no-gpg-sign", "-m", "a small fix"]);
+    let (code, stdout, _) = step();
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("edited since it was sealed, in: Question"), "{stdout}");
+}

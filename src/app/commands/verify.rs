@@ -17,7 +17,16 @@ use crate::view::{RecordCheck, Verdict, Verification};
 
 pub fn run(request: &VerifyRequest, json: bool, terminal: &Terminal) -> Result<()> {
     let root = crate::repo::around_working_directory()?;
-    let record_settings = settings::load(&root, request.config.as_deref())?.settings.record;
+    // Only where records are is read of the settings: a repository's file that is not
+    // trusted (a pull request's, in CI) leaves the usual decision directories.
+    let record_settings = match settings::load(&root, request.config.as_deref()) {
+        Ok(loaded) => loaded.settings.record,
+        Err(err) if request.config.is_none() => {
+            terminal.warn(&format!("{err}; records are looked for in the usual decision directories"));
+            settings::Settings::default().record
+        }
+        Err(err) => return Err(err.into()),
+    };
     let paths = match request.all {
         true => every_record(&root, &record_settings.directory.0, request.since.as_deref())?,
         false => request
