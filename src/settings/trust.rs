@@ -169,6 +169,7 @@ mod tests {
                 "demo": {"kind": "scripted", "script": "/tmp/script.yaml"},
             },
             "roles": {"moderator": {"provider": "evil", "temperature": 0.1}},
+            "signing": {"key": "~/.ssh/id_work"},
         });
         let keys: Vec<String> = sensitive(&layer, &json!({})).into_iter().map(|s| s.to_string()).collect();
         assert_eq!(
@@ -182,6 +183,7 @@ mod tests {
                 "providers.demo.kind = \"scripted\"",
                 "providers.demo.script = \"/tmp/script.yaml\"",
                 "roles.moderator.provider = \"evil\"",
+                "signing.key = \"~/.ssh/id_work\"",
             ]
         );
     }

@@ -82,7 +82,7 @@ impl RecordCheck {
     }
 
     /// Its signature in a few words: `signed by alice@example.org when it was accepted`,
-    /// `unsigned (no ssh signing key is set up …)`, `does not verify: …`.
+    /// `unsigned: no ssh signing key is set up …`, `does not verify: …`.
     pub fn said(&self) -> String {
         let signature = self.signature.as_ref();
         let when = signature.map(|s| format!(" when it was {}", s.act)).unwrap_or_default();
@@ -95,7 +95,7 @@ impl RecordCheck {
                 signature.map_or("?", |s| s.key.as_str())
             ),
             Verdict::Unsigned => match (&self.unsigned, &self.note) {
-                (Some(why), _) | (None, Some(why)) => format!("unsigned ({why})"),
+                (Some(why), _) | (None, Some(why)) => format!("unsigned: {why}"),
                 (None, None) => "unsigned".into(),
             },
             Verdict::Failed => format!("does not verify: {}", self.failures.join("; ")),
@@ -184,7 +184,7 @@ mod tests {
     #[test]
     fn each_verdict_is_said_in_a_few_words() {
         assert_eq!(record(Verdict::Failed).said(), "does not verify: why");
-        assert_eq!(record(Verdict::Unsigned).said(), "unsigned (why)");
+        assert_eq!(record(Verdict::Unsigned).said(), "unsigned: why");
         let mut signed = record(Verdict::Verified);
         signed.signature = Some(SignatureView {
             act: "accepted".into(),

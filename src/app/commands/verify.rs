@@ -138,16 +138,16 @@ fn report(verification: &Verification) -> String {
     let mut out = String::new();
     for record in &verification.records {
         let mark = match record.verdict {
-            Verdict::Verified | Verdict::Signed => "ok      ",
-            Verdict::Unsigned => "unsigned",
-            Verdict::Failed => "FAILED  ",
-            Verdict::Skipped => "skipped ",
+            Verdict::Verified | Verdict::Signed => "ok    ",
+            Verdict::Unsigned => "--    ",
+            Verdict::Failed => "FAILED",
+            Verdict::Skipped => "skip  ",
         };
         out.push_str(&format!("{mark} {}: {}\n", record.path, record.said()));
         for earlier in &record.earlier {
             let by = earlier.signer.as_deref().unwrap_or(&earlier.key);
             out.push_str(&format!(
-                "           earlier: signed by {by} when it was {}, {}\n",
+                "       earlier: signed by {by} when it was {}, {}\n",
                 earlier.act, earlier.signed_at
             ));
         }
