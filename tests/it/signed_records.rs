@@ -179,7 +179,7 @@ fn usage_errors_exit_2() {
 #[test]
 fn an_unknown_signer_or_a_signature_from_another_record_fails() {
     let sandbox = Sandbox::new();
-    let (alice, allowed) = keys::alices(&sandbox);
+    keys::alices(&sandbox);
     let first = debated(&sandbox, QUESTION);
     // Mallory signs the next record with a key of hers no allowed signer has.
     let mallory = keys::ssh_key(&sandbox.home.join("keys"), "mallory", "");
@@ -200,7 +200,6 @@ fn an_unknown_signer_or_a_signature_from_another_record_fails() {
     let (code, stdout, _) = verify(&sandbox, &sandbox.repo, &[&second]);
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("does not match its digest"), "{stdout}");
-    let _ = (alice, allowed);
 }
 
 #[test]
@@ -410,4 +409,52 @@ fn the_pull_request_workflows_verify_step_checks_the_records_it_changes() {
     let (code, stdout, _) = step();
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("edited since it was sealed, in: Question"), "{stdout}");
+}
+
+/// A key held by an ssh-agent signs as its file does: byte for byte the signature
+/// `ssh-keygen -Y sign` makes with the file, which `ssh-keygen -Y verify` accepts; the
+/// agent's own protocol spoken by debate (for ed25519 keys only).
+#[test]
+fn a_key_held_by_an_ssh_agent_signs_as_its_file_does() {
+    use debate::attest::{Signer, SshSignature, sshsig};
+    let dir = tempfile::tempdir().unwrap();
+    let key = keys::ssh_key(dir.path(), "id", "correct horse");
+    let agent = Agent::start(dir.path());
+    agent.add(&key, "correct horse");
+    let message = b"sha256:0123456789abcdef";
+    let unlocked = keys::ssh_key(dir.path(), "plain", "");
+    let allowed = dir.path().join("allowed_signers");
+    keys::allowed_signers(&allowed, &[("alice@example.org", &key), ("bob@example.org", &unlocked)], None);
+    for file in [key.clone(), key.with_extension("pub")] {
+        let signer = Signer::from_file(&file, Some(&agent.socket)).unwrap();
+        let signature = sshsig::sign(&signer, message).unwrap();
+        SshSignature::from_armored(&signature).unwrap().verify(&signer.public(), message).unwrap();
+        let sig = dir.path().join("message.sig");
+        std::fs::write(&sig, &signature).unwrap();
+        let checked = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "printf %s '{}' | ssh-keygen -Y verify -f '{}' -I alice@example.org -n debate-record@v1 -s '{}'",
+                String::from_utf8_lossy(message),
+                allowed.display(),
+                sig.display()
+            ))
+            .output()
+            .unwrap();
+        assert!(checked.status.success(), "{}", text(&checked.stderr));
+    }
+    // A key the agent does not hold is named; one whose file signs needs no agent.
+    let err = Signer::from_file(&unlocked.with_extension("pub"), Some(&agent.socket)).err().unwrap().to_string();
+    assert!(err.contains("does not hold the key"), "{err}");
+    let without = sshsig::sign(&Signer::from_file(&unlocked, None).unwrap(), message).unwrap();
+    let ssh_keygen = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "printf %s '{}' | ssh-keygen -Y sign -q -f '{}' -n debate-record@v1",
+            String::from_utf8_lossy(message),
+            unlocked.display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(text(&ssh_keygen.stdout), without, "Ed25519 is deterministic: ssh-keygen's very bytes");
 }

@@ -66,7 +66,7 @@ pub fn block(state: &DebateState) -> String {
 /// JSON with every character but printable ASCII, and `<`, `>` and `&`, as `\u` escapes:
 /// nothing in it can end the comment, open markup, or reorder or hide text on a page
 /// or a terminal (bidi overrides, controls). Outside its strings JSON is ASCII already.
-fn ascii(json: &str) -> String {
+pub(crate) fn ascii(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         if matches!(c, ' '..='~') && !matches!(c, '<' | '>' | '&') {

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::record::read::carried::ascii;
 use crate::record::seal::parts::Part;
 
 const LINE: &str = "<!-- debate:seal ";
@@ -97,22 +98,6 @@ pub fn close(body: &str, note: &str, seal: &Seal) -> String {
 /// and every comparison of a record's content see.
 pub fn body(text: &str) -> &str {
     open(text).body
-}
-
-/// JSON with every character but printable ASCII, and `<`, `>` and `&`, as `\u` escapes,
-/// as the line that carries the debate writes it: nothing in it ends the comment.
-fn ascii(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        if matches!(c, ' '..='~') && !matches!(c, '<' | '>' | '&') {
-            out.push(c);
-        } else {
-            for unit in c.encode_utf16(&mut [0; 2]) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
