@@ -15,7 +15,7 @@ use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICT, STRICTER, Size
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::stance::StanceAnswer;
 use crate::moderator::synthesis::SynthesisAnswer;
-use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, StopAt, TextSink};
+use crate::providers::{Brief, Provider, ProviderError, Request, Result, RetryNotes, Schema, StopAt, TextSink};
 use crate::text::secrets::Masker;
 
 /// Completion limits for the moderator's structured answers.
@@ -44,6 +44,9 @@ pub enum Ask<'a> {
         local: &'a Evaluation,
     },
     Synthesis,
+    /// The question answered once without a debate (a suite's baseline), at the
+    /// debaters' temperature so that answers sampled for a vote differ.
+    Single,
     /// The stance a debater's contribution did not state.
     Stance {
         seat: usize,
@@ -60,7 +63,7 @@ impl Ask<'_> {
     /// asked once, and once more with a stricter instruction at most, never shorter or
     /// compact.
     fn optional(&self) -> bool {
-        matches!(self, Ask::Analysis { .. } | Ask::Clarification | Ask::Own(_))
+        matches!(self, Ask::Analysis { .. } | Ask::Clarification | Ask::Single | Ask::Own(_))
     }
 }
 
@@ -90,6 +93,15 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
             };
             let prompt = prompts::synthesis(state, size);
             moderator::<SynthesisAnswer>(state, Purpose::Synthesis, 0, prompt, SYNTHESIS_TOKENS, brief)
+        }
+        Ask::Single => {
+            let brief =
+                Brief::Synthesis { panel: Vec::new(), options: state.analysis.options.clone(), stances: Vec::new() };
+            let prompt = prompts::single_answer(state);
+            let mut request =
+                moderator::<SynthesisAnswer>(state, Purpose::Synthesis, 0, prompt, SYNTHESIS_TOKENS, brief);
+            request.temperature = state.snapshot.debater.temperature;
+            request
         }
         Ask::Stance { seat, round, kind } => {
             let prompt = prompts::stance(state, *seat, *round, *kind, size);
@@ -132,6 +144,7 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
         temperature: state.snapshot.debater.temperature,
         schema: None,
         on_text: None,
+        on_retry: None,
         // A debater that begins to go round in circles is stopped there.
         stop: Some(StopAt::new({
             let mut watch = detection::LoopWatch::default();
@@ -185,6 +198,7 @@ fn moderator<T: Answer>(
         temperature: state.snapshot.moderator.temperature,
         schema: Some(Schema { name: T::NAME, value: answers::schema::<T>(&names) }),
         on_text: None,
+        on_retry: None,
         stop: None,
         brief,
     }
@@ -198,6 +212,8 @@ pub struct Asked<'a> {
     /// Set once a structured answer of this run could not be read: from then on every
     /// structured call is asked for strictly at once, and only once.
     pub strict: &'a AtomicBool,
+    /// Where each retry of a call is noted as it happens.
+    pub retries: &'a RetryNotes,
 }
 
 /// One call. A failure that one more try may cure (a prompt too long, a request the
@@ -309,7 +325,8 @@ const MAX_ANSWER_CHARS: usize = 60_000;
 /// echo the key it was sent in either).
 async fn timed(to: Asked<'_>, request: &Request) -> Result<Completion> {
     let started = Instant::now();
-    let mut completion = to.provider.complete(request).await?;
+    let request = Request { on_retry: Some(to.retries.clone()), ..request.clone() };
+    let mut completion = to.provider.complete(&request).await?;
     completion.usage.latency_ms = started.elapsed().as_millis() as u64;
     if let Some((end, _)) = completion.text.char_indices().nth(MAX_ANSWER_CHARS) {
         completion.text = format!("{} […cut at {MAX_ANSWER_CHARS} characters]", &completion.text[..end]);

@@ -17,6 +17,7 @@ use crate::model::{
 use crate::moderator::analysis;
 use crate::moderator::answers;
 use crate::moderator::clarify::{self, ClarifyingQuestions};
+use crate::moderator::confirmation;
 use crate::moderator::evaluation;
 use crate::moderator::selection::{self, PanelChoice};
 use crate::moderator::synthesis::{self, Latest};
@@ -128,9 +129,12 @@ impl Engine<'_> {
             selection::refine(self.catalog, &state.panel, &snapshot.forced, snapshot.requested_size, choice)
         };
         let panel = choice.as_ref().and_then(refined).unwrap_or_else(|| state.panel.clone());
-        if let Some(options) = choice.as_ref().and_then(selection::refine_options) {
-            analysis.options = options;
-        }
+        // What the asker said counts as asked: the question and any clarification.
+        let answer = state.clarification.as_ref().and_then(|c| c.answer.as_deref()).unwrap_or_default();
+        let asked = format!("{}\n{answer}", state.question);
+        let (options, reading) = confirmation::confirm(&asked, &state.analysis.options, choice.as_ref());
+        analysis.options = options;
+        analysis.reading = Some(reading);
         self.store.save_panel(&state.id, &panel, &analysis, &completion)?;
         self.remember_format(state, &completion)?;
         let chosen = self.store.load(&state.id)?;
@@ -149,13 +153,14 @@ impl Engine<'_> {
     pub(super) fn judging<'s>(&self, state: &'s DebateState, round: u32) -> Judging<'s> {
         let (provider, secrets, strict) =
             (self.providers.moderator.clone(), self.providers.secrets.clone(), self.providers.strict.clone());
+        let retries = self.providers.retries.clone();
         async move {
             let measures = step::measure(state, round);
             let local = step::local_evaluation(state, round, &measures);
             let ask = Ask::Evaluation { round, measures: &measures, local: &local };
             let names = state.panel_names();
             let read = |text: &str| evaluation::parse(text, &names, &state.analysis.options).ok();
-            let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict };
+            let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict, retries: &retries };
             let (completion, parsed) = calls::ask_structured(to, state, &ask, read).await?;
             Ok(Judged { evaluation: parsed.unwrap_or(local), measures, completion })
         }

@@ -32,6 +32,7 @@ mod install;
 mod interactive;
 mod lifecycle;
 mod list_show_resume;
+mod options_confirmed;
 mod other_adr_tools;
 mod outside_numbers;
 mod providers_e2e;
