@@ -458,3 +458,36 @@ fn a_key_held_by_an_ssh_agent_signs_as_its_file_does() {
         .unwrap();
     assert_eq!(text(&ssh_keygen.stdout), without, "Ed25519 is deterministic: ssh-keygen's very bytes");
 }
+
+/// A record whose transcript is a file beside it is sealed with it; a record another
+/// debate supersedes is sealed again, its author's signature kept.
+#[test]
+fn a_transcript_file_is_covered_and_a_superseded_record_is_sealed_again() {
+    let sandbox = Sandbox::new();
+    keys::alices(&sandbox);
+    let first = debated(&sandbox, QUESTION);
+    let out = sandbox
+        .cmd()
+        .env("DEBATE_RECORD_TRANSCRIPT", "sidecar")
+        .args(["--offline", "--no-checkpoints", "-q", "-r", "1", "--supersedes", &first])
+        .arg("Should we cache product pages in Redis after all?")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (code, document) = verified(&sandbox, &["--all"]);
+    assert_eq!((code, document["verified"].as_u64()), (0, Some(2)), "{document:#}");
+    let superseded = document["records"].as_array().unwrap().iter().find(|r| r["path"] == first.as_str()).unwrap();
+    assert_eq!(superseded["signature"]["act"], "superseded");
+    assert_eq!(superseded["earlier"][0]["act"], "recorded");
+
+    let sidecar = std::fs::read_dir(sandbox.repo.join("docs/decisions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".transcript.md"))
+        .expect("a transcript file");
+    let transcript = std::fs::read_to_string(&sidecar).unwrap();
+    std::fs::write(&sidecar, transcript.replacen("**Performance Advocate", "**Cost Control", 1)).unwrap();
+    let (code, stdout, _) = verify(&sandbox, &sandbox.repo, &["--all"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("edited since it was sealed, in: the transcript file"), "{stdout}");
+}
