@@ -177,6 +177,14 @@ pub enum Command {
     /// Write the CI workflow for the review loop in pull requests: a `/debate <objection>`
     /// comment by a collaborator runs a review round and commits it to the pull request
     Ci(CiArgs),
+    /// Check decision records offline, from the records alone: each one's digest (an
+    /// edit named by its section), its signature, and who signed it (git's
+    /// allowed-signers file); exit 0 all verified, 1 a record failed, 3 a record unsigned
+    /// with --require-signature
+    Verify(VerifyArgs),
+    /// Write a finished decision out: as an Open Decision Receipt v0.2 signed with your
+    /// ssh key (`aragora-verify` checks it), as the `show --json` document, or as its record
+    Export(ExportArgs),
     /// Score a finished debate's record on a rubric fitted to decisions: evaluator models
     /// mark each criterion from 1 to 10 with a reason, beside checks that need no model;
     /// with --suite, debate a suite of questions and report how the models compare
@@ -257,6 +265,64 @@ pub struct UsageArgs {
     /// Group by `model`, `provider` or `repository` [default: model]
     #[arg(long, value_name = "KEY", value_parser = ["model", "provider", "repository"])]
     pub by: Option<String>,
+}
+
+/// `debate verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The records: each a path, or a debate ID its front matter carries
+    #[arg(value_name = "ID|PATH", required_unless_present = "all", conflicts_with = "all")]
+    pub targets: Vec<String>,
+
+    /// Every decision record in the repository's decision directories
+    #[arg(long)]
+    pub all: bool,
+
+    /// With --all: only the records changed since REV's merge base with HEAD (a pull
+    /// request's base branch), work tree included
+    #[arg(long, value_name = "REV", requires = "all")]
+    pub since: Option<String>,
+
+    /// Exit 3 when a record is unsigned, or signed by a key no allowed-signers file names
+    #[arg(long)]
+    pub require_signature: bool,
+
+    /// The allowed-signers file that names who signs (ssh-keygen's format) [default:
+    /// git's gpg.ssh.allowedSignersFile]
+    #[arg(long, value_name = "FILE")]
+    pub allowed_signers: Option<PathBuf>,
+}
+
+/// `debate export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The finished debate: its id, or its record's path
+    #[arg(value_name = "ID|PATH")]
+    pub target: String,
+
+    /// What to write: an Open Decision Receipt v0.2 (odr), the `show --json` document
+    /// (json), or the decision record (md)
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+
+    /// Write it to this file instead of standard output
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// With --format odr: also write the signing key's public half here, in the hex
+    /// `aragora-verify --pubkey` reads
+    #[arg(long, value_name = "FILE")]
+    pub pubkey_out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// An Open Decision Receipt v0.2, signed with the key that signs records
+    Odr,
+    /// The `debate show --json` document
+    Json,
+    /// The decision record, as the repository holds it
+    Md,
 }
 
 /// `debate man`.

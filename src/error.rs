@@ -24,6 +24,10 @@ pub enum Error {
     /// Interrupted before anything was saved: exit 130.
     #[error("{message}")]
     Interrupted { message: String, hint: Option<String> },
+    /// Records that did not verify (exit 1), or that are not signed by a named signer
+    /// where one is required (exit 3): `debate verify` has printed each one.
+    #[error("{message}")]
+    Unverified { message: String, hint: String, code: u8 },
     /// A bug, caught where it could still be answered (a panic in the pull-request
     /// handler): exit 1.
     #[error("internal error: {0}")]
@@ -100,6 +104,10 @@ impl Error {
         Error::Config { message: message.into(), hint: None }
     }
 
+    pub fn unverified(message: impl Into<String>, hint: impl Into<String>, code: u8) -> Error {
+        Error::Unverified { message: message.into(), hint: hint.into(), code }
+    }
+
     pub fn interrupted(message: impl Into<String>) -> Error {
         Error::Interrupted { message: message.into(), hint: None }
     }
@@ -125,6 +133,7 @@ impl Error {
             Error::Input { .. } => 2,
             Error::Config { .. } => 4,
             Error::Interrupted { .. } => 130,
+            Error::Unverified { code, .. } => *code,
             Error::Internal(_) => 1,
             Error::Stopped { signal } => signal.exit_code(),
             Error::Repository(err) => err.exit_code(),
@@ -144,6 +153,7 @@ impl Error {
     pub fn hint(&self) -> Option<String> {
         match self {
             Error::Input { hint, .. } | Error::Config { hint, .. } | Error::Interrupted { hint, .. } => hint.clone(),
+            Error::Unverified { hint, .. } => Some(hint.clone()),
             Error::Internal(_) => Some("please report this with the command you ran".into()),
             Error::Stopped { .. } => None,
             Error::Repository(err) => err.hint(),

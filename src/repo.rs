@@ -114,6 +114,29 @@ pub fn identity(repo: &Repository) -> Result<(Signature<'static>, Option<String>
     }
 }
 
+/// The files that differ between the merge base of `rev` and HEAD and the work tree
+/// (the index's changes included), as paths in the repository: what a pull request
+/// whose base is `rev` changes, as `git diff --name-only rev...` lists it. `None` when
+/// `rev` names no commit here.
+pub fn changed_since(root: &Path, rev: &str) -> Result<Option<Vec<String>>> {
+    let Some(repo) = open(root)? else { return Ok(None) };
+    let Ok(base) = repo.revparse_single(rev).and_then(|object| object.peel_to_commit()) else { return Ok(None) };
+    let head = repo.head().and_then(|head| head.peel_to_commit())?;
+    let merge_base = repo.find_commit(repo.merge_base(base.id(), head.id())?)?;
+    let diff = repo.diff_tree_to_workdir_with_index(Some(&merge_base.tree()?), None)?;
+    let mut paths = Vec::new();
+    for delta in diff.deltas() {
+        for file in [delta.old_file(), delta.new_file()] {
+            if let Some(path) = file.path().map(|p| p.to_string_lossy().replace('\\', "/"))
+                && !paths.contains(&path)
+            {
+                paths.push(path);
+            }
+        }
+    }
+    Ok(Some(paths))
+}
+
 /// The name of the git identity (`user.name`) in `repo`, or in the user's git
 /// configuration outside a repository; `None` when none is configured.
 pub fn user_name(repo: Option<&Repository>) -> Option<String> {

@@ -13,8 +13,8 @@ use crate::terminal::{self, Terminal};
 use crate::text::secrets;
 use crate::view::Paused;
 use commands::{
-    ci, completion, config, dashboard, doctor, eval, github_review, give_up, lifecycle, list, manual, resume, start,
-    suite, trust, usage,
+    ci, completion, config, dashboard, doctor, eval, export, github_review, give_up, lifecycle, list, manual, resume,
+    start, suite, trust, usage, verify,
 };
 use invocation::request::{Invocation, Mode};
 use shared::report;
@@ -58,6 +58,8 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Lifecycle(request) => lifecycle::run(&request, &db_path()?, json, &terminal),
         Mode::Eval(request) => eval::run(&request, &db_path()?, json, &terminal).await,
         Mode::Suite(request) => suite::run(&request, json, &terminal).await,
+        Mode::Verify(request) => verify::run(&request, json, &terminal),
+        Mode::Export(request) => export::run(&request, &db_path()?, &terminal),
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
         Mode::Show { id, paged } => list::show(&db_path()?, &id, json, paged, &terminal),

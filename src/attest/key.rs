@@ -10,20 +10,14 @@
 //! a receipt with plain Ed25519 as it signs an SSH signature.
 
 use std::fmt;
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use ed25519_dalek::Signer as _;
-use ssh_agent_client_rs::{Client, Identity};
 use ssh_key::public::{Ed25519PublicKey, KeyData};
-use ssh_key::{Algorithm, HashAlg, PrivateKey};
+use ssh_key::{HashAlg, PrivateKey};
 
+use super::agent::Agent;
 use super::error::{AttestError, Result};
-
-/// How long the agent may take to answer: it may ask its user to confirm a
-/// signature (`ssh-add -c`), but a hung agent must not hang the command.
-const AGENT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// An ed25519 public key: the 32 bytes receipts and signatures name.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -131,12 +125,7 @@ impl Signer {
 
     /// The key `public`, held by the ssh-agent listening on `socket`.
     pub fn from_agent(socket: &Path, public: PublicKey) -> Result<Signer> {
-        let held = connect(socket)?
-            .list_all_identities()
-            .map_err(|err| AttestError::Agent(format!("cannot list its keys: {err}")))?
-            .iter()
-            .any(|identity| matches!(identity, Identity::PublicKey(key) if key.key_data() == &public.key_data()));
-        if !held {
+        if !Agent::at(socket).ed25519_keys()?.contains(public.as_bytes()) {
             return Err(AttestError::Agent(format!("the agent does not hold the key {}", public.fingerprint())));
         }
         Ok(Signer { public, holder: Holder::Agent(socket.to_path_buf()) })
@@ -152,29 +141,16 @@ impl Signer {
         match &self.holder {
             Holder::Seed(key) => Ok(key.sign(message).to_bytes()),
             Holder::Agent(socket) => {
-                let key = ssh_key::PublicKey::new(self.public.key_data(), "");
-                let signature = connect(socket)?
-                    .sign(key, message)
-                    .map_err(|err| AttestError::Agent(format!("refused to sign: {err}")))?;
-                if signature.algorithm() != Algorithm::Ed25519 {
-                    return Err(AttestError::Agent(format!("signed with {}, not ed25519", signature.algorithm())));
-                }
-                signature.as_bytes().try_into().map_err(|_| {
-                    AttestError::Agent(format!("gave a signature of {} bytes, not 64", signature.as_bytes().len()))
-                })
+                let signature = Agent::at(socket).sign(self.public.as_bytes(), message)?;
+                // An agent that signed with another key (or badly) is caught here.
+                let key = ed25519_dalek::VerifyingKey::from_bytes(self.public.as_bytes())
+                    .map_err(|err| AttestError::Agent(format!("the key {}: {err}", self.public.fingerprint())))?;
+                key.verify_strict(message, &ed25519_dalek::Signature::from_bytes(&signature))
+                    .map_err(|_| AttestError::Agent("gave a signature that does not verify".into()))?;
+                Ok(signature)
             }
         }
     }
-}
-
-fn connect(socket: &Path) -> Result<Client> {
-    let stream = UnixStream::connect(socket)
-        .map_err(|err| AttestError::Agent(format!("cannot connect to {}: {err}", socket.display())))?;
-    stream
-        .set_read_timeout(Some(AGENT_TIMEOUT))
-        .and_then(|()| stream.set_write_timeout(Some(AGENT_TIMEOUT)))
-        .map_err(|err| AttestError::Agent(format!("cannot set a timeout on {}: {err}", socket.display())))?;
-    Ok(Client::with_read_write(Box::new(stream)))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! ssh-agent; the record, the commands and the settings that say which key signs wire
 //! it in.
 
+mod agent;
 pub mod allowed;
 pub mod canonical;
 pub mod error;
@@ -13,7 +14,7 @@ pub mod odr;
 pub mod receipt;
 pub mod sshsig;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub use allowed::AllowedSigners;
 pub use error::{AttestError, Result};

@@ -78,7 +78,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::attest::testing::{Agent, keygen, ssh_keygen};
+    use crate::attest::testing::{keygen, ssh_keygen};
 
     const MESSAGE: &[u8] = b"# 0007. Redis as the read-through cache\n\nStatus: accepted\n";
 
@@ -151,29 +151,5 @@ mod tests {
             let err = SshSignature::from_armored(text).unwrap_err().to_string();
             assert!(err.starts_with("not an SSH signature"), "{err}");
         }
-    }
-
-    #[test]
-    #[allow(clippy::print_stderr)] // a test says what it skipped
-    fn a_key_held_by_ssh_agent_signs_as_its_file_does() {
-        let dir = tempfile::tempdir().unwrap();
-        let Some(agent) = Agent::start(dir.path()) else {
-            eprintln!("skipped: ssh-agent is not installed");
-            return;
-        };
-        // A passphrase-protected key: its file alone cannot sign, the agent can.
-        let key = keygen(dir.path(), "id", "ed25519", "correct horse");
-        agent.add(&key, "correct horse");
-        for file in [key.clone(), key.with_extension("pub")] {
-            let signer = Signer::from_file(&file, Some(&agent.socket)).unwrap();
-            let signature = sign(&signer, MESSAGE).unwrap();
-            assert!(keygen_verifies(&allowed(dir.path(), &key, "alice@example.org"), &signature, MESSAGE));
-            SshSignature::from_armored(&signature).unwrap().verify(&signer.public(), MESSAGE).unwrap();
-        }
-
-        // A key the agent does not hold is named.
-        let other = keygen(dir.path(), "other", "ed25519", "");
-        let err = Signer::from_file(&other.with_extension("pub"), Some(&agent.socket)).err().unwrap().to_string();
-        assert!(err.contains("does not hold the key"), "{err}");
     }
 }

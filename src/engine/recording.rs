@@ -29,7 +29,7 @@ impl Engine<'_> {
             self.store.save_record_path(&state.id, &path.display().to_string())?;
             record::failpoint("after-record-path");
         }
-        let published = record::publish(state, self.templates, &path)?;
+        let published = record::publish(state, self.templates, self.sealer, &path)?;
         record::failpoint("after-commit");
         let wanted = state.snapshot.record.issue_draft || self.wants_issue_draft(state).await;
         let draft = match wanted {

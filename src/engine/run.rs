@@ -11,6 +11,7 @@ use crate::catalog::Catalog;
 use crate::error::{Error, Result, Signal};
 use crate::model::{AtOnce, DebateState, EndReason, Events, Status};
 use crate::providers::{Panel, ProviderError};
+use crate::record::seal::Sealer;
 use crate::record::{RecordError, Templates};
 use crate::store::{Server, Store, StoreError};
 use crate::text::secrets;
@@ -20,6 +21,8 @@ pub struct Engine<'a> {
     pub providers: Panel,
     pub catalog: &'a Catalog,
     pub templates: &'a Templates,
+    /// Seals (and signs) the record it writes.
+    pub sealer: &'a Sealer,
     pub events: &'a mut dyn Events,
 }
 /// Why a step stopped short.

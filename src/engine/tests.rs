@@ -17,6 +17,7 @@ use crate::model::{
 };
 use crate::providers::{self, Panel, Provider, ProviderError, Request};
 use crate::record::Templates;
+use crate::record::seal::Sealer;
 use crate::store::{NewDebate, Store};
 
 /// A call as the fake saw it.
@@ -184,10 +185,17 @@ fn setup(change: impl FnOnce(&mut DebateState)) -> Setup {
 impl Setup {
     async fn run(&self, events: &mut Recorder) -> Result<DebateState, Error> {
         let templates = Templates::load(self.repo.path()).unwrap();
+        let sealer = Sealer::unsigned();
         let provider: Arc<dyn Provider> = self.model.clone();
         let providers = Panel { moderator: provider.clone(), debaters: vec![provider], shared: Default::default() };
-        let mut engine =
-            Engine { store: &self.store, providers, catalog: &self.catalog, templates: &templates, events };
+        let mut engine = Engine {
+            store: &self.store,
+            providers,
+            catalog: &self.catalog,
+            templates: &templates,
+            sealer: &sealer,
+            events,
+        };
         engine.run(&self.id).await
     }
 

@@ -8,6 +8,7 @@ mod failpoint;
 pub mod lifecycle;
 pub mod read;
 pub mod render;
+pub mod seal;
 pub mod write;
 
 pub use error::{RecordError, Result};
@@ -18,5 +19,5 @@ pub use render::{Rendered, Templates, sidecar_path};
 pub use write::lock::CommitLock;
 pub use write::path::{date_of, default_branch, title_of};
 pub use write::preflight::preflight;
-pub use write::publish::{check_revisable, commit_message, committed, path_for, publish, write};
+pub use write::publish::{check_revisable, commit_message, committed, path_for, publish};
 pub use write::worktree::WorkTree;

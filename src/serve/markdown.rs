@@ -30,17 +30,19 @@ fn transcript_structure(raw: &str) -> bool {
     })
 }
 
-/// The comment lines a record carries its debate in (`record::read::carried`); a model's text
-/// reaches the record as Markdown that holds no HTML, so these are debate's own.
+/// The comment lines a record carries its debate and its seal in (`record::read::carried`,
+/// `record::seal`); a model's text reaches the record as Markdown that holds no HTML, so
+/// these are debate's own.
 fn carried(raw: &str) -> bool {
     raw.lines().all(|line| {
         let line = line.trim();
         line == "<!-- debate:text -->"
             || line == "<!-- /debate:text -->"
-            || line
-                .strip_prefix("<!-- debate:state {")
-                .and_then(|l| l.strip_suffix("} -->"))
-                .is_some_and(|json| !json.contains(['<', '>']))
+            || ["<!-- debate:state {", "<!-- debate:seal {"].iter().any(|start| {
+                line.strip_prefix(start)
+                    .and_then(|l| l.strip_suffix("} -->"))
+                    .is_some_and(|json| !json.contains(['<', '>']))
+            })
     })
 }
 

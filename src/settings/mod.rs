@@ -36,6 +36,7 @@ pub struct Settings {
     pub record: RecordSettings,
     pub context: ContextSettings,
     pub budget: BudgetSettings,
+    pub signing: SigningSettings,
 }
 
 /// What debates may spend (docs/guide.md, "Spending caps"). A repository's settings may
@@ -53,6 +54,15 @@ pub struct BudgetSettings {
     /// `debate usage` adds them up: a run the month has no room for is refused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_month_usd: Option<Dollars>,
+}
+
+/// Which key signs the records debate writes (docs/guide.md, "Signed records").
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SigningSettings {
+    /// An ed25519 ssh key (its private key file, or its `.pub` when an ssh-agent holds
+    /// it); unset: the key git signs commits with (`gpg.format=ssh`, `user.signingkey`).
+    pub key: Option<PathBuf>,
 }
 
 /// What a debate reads of the repository it runs in, and how much of it the debaters
@@ -306,6 +316,7 @@ const ENVIRONMENT: &[(&str, &[&str])] = &[
     ("DEBATE_CONTEXT_REPOSITORY", &["context", "repository"]),
     ("DEBATE_CONTEXT_BUDGET_TOKENS", &["context", "budget_tokens"]),
     ("DEBATE_CONTEXT_DECISIONS", &["context", "decisions"]),
+    ("DEBATE_SIGNING_KEY", &["signing", "key"]),
 ];
 
 /// Load every layer. `repo_root` is the repository (or working directory) the debate is about.

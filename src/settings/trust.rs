@@ -66,6 +66,10 @@ pub fn sensitive(layer: &Value, trusted: &Value) -> Vec<Sensitive> {
             found.push(Sensitive { key: format!("roles.{role}.provider"), value: shown(provider) });
         }
     }
+    // A key of the user's that a repository would sign its records with.
+    if let Some(key) = layer.pointer("/signing/key").filter(|k| Some(*k) != trusted.pointer("/signing/key")) {
+        found.push(Sensitive { key: "signing.key".into(), value: shown(key) });
+    }
     // Seat models may name providers, so they choose where questions go.
     if let Some(models) =
         layer.pointer("/roles/debater/models").filter(|m| Some(*m) != trusted.pointer("/roles/debater/models"))
@@ -166,6 +170,7 @@ mod tests {
                 "demo": {"kind": "scripted", "script": "/tmp/script.yaml"},
             },
             "roles": {"moderator": {"provider": "evil", "temperature": 0.1}},
+            "signing": {"key": "~/.ssh/id_work"},
         });
         let keys: Vec<String> = sensitive(&layer, &json!({})).into_iter().map(|s| s.to_string()).collect();
         assert_eq!(
@@ -179,6 +184,7 @@ mod tests {
                 "providers.demo.kind = \"scripted\"",
                 "providers.demo.script = \"/tmp/script.yaml\"",
                 "roles.moderator.provider = \"evil\"",
+                "signing.key = \"~/.ssh/id_work\"",
             ]
         );
     }

@@ -70,6 +70,9 @@ fn unsanitised(detail: &Detail) -> String {
     if let Some(status) = &summary.record_status {
         let _ = writeln!(out, "Status:     {status} (the record's)");
     }
+    if let Some(signature) = &summary.record_signature {
+        let _ = writeln!(out, "Signature:  {} (the record's; `debate verify` checks it)", signature.said);
+    }
     let _ = writeln!(out, "Commit:     {}", summary.commit_id.as_deref().unwrap_or("-"));
     let t = &summary.tokens;
     let _ = writeln!(out, "Tokens:     {} prompt ({} of them cached), {} completion", t.prompt, t.cached, t.completion);

@@ -15,6 +15,7 @@ mod rounds;
 mod scorecard;
 mod summary;
 mod usage;
+mod verification;
 
 pub use context::{ContextView, ConventionView, DecisionView, SourceView};
 pub use detail::{Clarification, CostView, Detail, ModelUsage, Role, Roles, Seat, ServerView};
@@ -23,6 +24,7 @@ pub use rounds::{ContributionView, EvaluationView, Measures, Repetition, RoundVi
 pub use scorecard::{CheckView, CriterionView, EvaluatorView, MarkView, ScorecardView};
 pub use summary::{IssueDraft, Paused, StatusChange, Summary, Tokens};
 pub use usage::{MonthView, UsageRow, UsageView};
+pub use verification::{RecordCheck, RecordSignature, SignatureView, Verdict, Verification};
 
 #[cfg(test)]
 mod tests;

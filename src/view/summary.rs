@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::model::{Confidence, DebateState, EndReason, Listing, Status, Usage};
+use crate::view::verification::RecordSignature;
 
 /// A debate in one object: what `--list --json` lists, and what a run prints.
 #[derive(Debug, Clone, Serialize)]
@@ -22,6 +23,9 @@ pub struct Summary {
     /// `accepted`, `rejected`, `deprecated`, `superseded`), read from the work tree or
     /// the record's branch; `None` without a record to read. `status` is the debate's.
     pub record_status: Option<String>,
+    /// Who signed the record as it is now (`debate verify`'s verdict), read like
+    /// `record_status`; `None` without a record to read.
+    pub record_signature: Option<RecordSignature>,
     pub commit_id: Option<String>,
     /// The branch the record was committed to with `--branch`.
     pub branch: Option<String>,
@@ -64,6 +68,7 @@ impl Summary {
             confidence: state.outcome.as_ref().map(|o| o.confidence),
             record_path: state.record_path.clone(),
             record_status: None,
+            record_signature: None,
             commit_id: state.commit_id.clone(),
             branch: state.snapshot.branch.clone(),
             issue_draft: None,
@@ -86,6 +91,7 @@ impl From<&Listing> for Summary {
             confidence: row.confidence,
             record_path: row.record_path.clone(),
             record_status: None,
+            record_signature: None,
             commit_id: row.commit_id.clone(),
             branch: row.branch.clone(),
             issue_draft: None,

@@ -25,7 +25,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("context", &["model", "settings", "text", "adr"]),
     // The git edge: where the repository is and who the user is in it.
     ("repo", &["text"]),
-    ("record", &["model", "settings", "text", "adr", "repo"]),
+    ("record", &["model", "settings", "text", "adr", "repo", "attest"]),
     // The GitHub edge: a pull request comment's event, its REST calls, git fetch and push.
     ("github", &["text"]),
     ("terminal", &["model", "settings", "text", "view"]),
@@ -58,6 +58,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "eval",
             "serve",
             "github",
+            "attest",
         ],
     ),
 ];

@@ -53,10 +53,12 @@ const SECTIONS: [&str; 14] = [
 ];
 
 /// The only HTML a record holds: the transcript's collapsed round, opened and closed,
-/// the marks around each carried text, and the one line that carries the debate (in
-/// which nothing can end the comment or open markup).
+/// the marks around each carried text, the one line that carries the debate and the one
+/// that seals the record (in which nothing can end the comment or open markup).
 fn transcript_html(html: &str) -> bool {
-    let carried = html.strip_prefix("<!-- debate:state {").and_then(|rest| rest.strip_suffix("} -->\n"));
+    let carried = ["<!-- debate:state {", "<!-- debate:seal {"]
+        .iter()
+        .find_map(|start| html.strip_prefix(start).and_then(|rest| rest.strip_suffix("} -->\n")));
     html == "<html block>"
         || html == "<details>\n"
         || html == "</details>\n"
@@ -217,7 +219,9 @@ fn a_repository_template_printing_values_bare_cannot_be_broken_either() {
         (1, vec!["Recommendation".to_string(), "Caveats".into(), "Provenance".into()]),
         "{record}"
     );
-    assert!(shape.html.is_empty() && shape.code_blocks.is_empty(), "{shape:?}\n{record}");
+    // Its seal is the only HTML it holds.
+    let seal = |h: &String| h == "<html block>" || h.starts_with("<!-- debate:seal {") && transcript_html(h);
+    assert!(shape.html.iter().all(seal) && shape.code_blocks.is_empty(), "{shape:?}\n{record}");
 }
 
 /// A renderer that knows no front matter shows it as text, and one that passes HTML

@@ -55,6 +55,7 @@ mod secrets;
 mod selection;
 mod servers;
 mod settings_catalog;
+mod signed_records;
 mod trust;
 mod untrusted_repo;
 mod weak_model;

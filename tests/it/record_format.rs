@@ -68,9 +68,14 @@ fn record_for(panel: &[&str], recommendation: &str, summary: &str) -> (String, S
     // The line that carries the debate holds its timestamps; its form is the unit tests'.
     let carried = text.lines().filter(|l| l.starts_with("<!-- debate:state {") && l.ends_with("} -->")).count();
     assert_eq!(carried, 1, "one line carries the debate:\n{text}");
+    // The seal holds the digests of the record's parts, timestamps and id among them.
     let text = text
         .lines()
-        .map(|l| if l.starts_with("<!-- debate:state {") { "<!-- debate:state {…} -->" } else { l })
+        .map(|l| match l {
+            l if l.starts_with("<!-- debate:state {") => "<!-- debate:state {…} -->",
+            l if l.starts_with("<!-- debate:seal {") => "<!-- debate:seal {…} -->",
+            l => l,
+        })
         .collect::<Vec<_>>()
         .join("\n")
         + "\n";

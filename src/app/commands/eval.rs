@@ -56,7 +56,8 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
         after = store.load(&state.id)?;
         after.scorecards.retain(|c| c.number != number);
         after.scorecards.push(Scorecard { number, written: true, ..card });
-        let scored = record::lifecycle::scores::write_scores(&after, &templates, &loaded.settings.record)?;
+        let sealer = record::seal::Sealer::new(&root, loaded.settings.signing.key.clone());
+        let scored = record::lifecycle::scores::write_scores(&after, &templates, &sealer, &loaded.settings.record)?;
         store.save_written(&state.id, number, scored.commit.as_deref())?;
         for warning in &scored.warnings {
             terminal.warn(warning);

@@ -10,6 +10,7 @@ use crate::app::shared::project;
 use crate::error::{Error, Result};
 use crate::model::Status;
 use crate::record::lifecycle::{self, Changed, Request};
+use crate::record::seal::Sealer;
 use crate::settings;
 use crate::store::{Store, StoreError};
 use crate::terminal::{self, Terminal};
@@ -23,12 +24,14 @@ pub fn run(args: &LifecycleRequest, db_path: &Path, json: bool, terminal: &Termi
     let mut loaded = settings::load(&root, args.config.as_deref())?;
     loaded.settings.record.commit &= !args.no_commit;
     let date = today();
+    let sealer = Sealer::new(&root, loaded.settings.signing.key.clone());
     let request = Request {
         root: &root,
         relative: Path::new(&relative),
         verdict,
         date: &date,
         settings: &loaded.settings.record,
+        sealer: &sealer,
     };
     let changed = lifecycle::change(&request)?;
     for warning in &changed.warnings {

@@ -33,16 +33,22 @@ pub fn show(db_path: &Path, id: &str, json: bool, paged: bool, terminal: &Termin
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
     }
-    let servers = servers(db_path, &state)?;
-    let mut detail = Detail::of(&state);
-    detail.summary = report::on_disk(detail.summary);
-    detail.servers = servers;
+    let detail = detail(db_path, &state)?;
     if json {
         terminal::print_json(&detail)?;
     } else {
         terminal::pager::print(&terminal::show::text(&detail), paged)?;
     }
     Ok(())
+}
+
+/// The debate in full as `show --json` gives it: with what its files say (the record's
+/// status and signature, the issue draft) and the servers this database knows.
+pub fn detail(db_path: &Path, state: &crate::model::DebateState) -> Result<Detail> {
+    let mut detail = Detail::of(state);
+    detail.summary = report::on_disk(detail.summary);
+    detail.servers = servers(db_path, state)?;
+    Ok(detail)
 }
 
 /// The model servers the debate's providers use that this database learned about.

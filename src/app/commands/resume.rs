@@ -13,6 +13,7 @@ use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, Published, Revision, Snapshot, Status};
 use crate::providers;
+use crate::record::seal::Sealer;
 use crate::record::{self, RecordError, Templates};
 use crate::settings;
 use crate::store::Store;
@@ -69,7 +70,8 @@ pub async fn run(
     terminal.resume_summary(&state);
     drive::announce_providers(&snapshot, terminal);
     let per_month = loaded.settings.budget.per_month_usd;
-    let run = Run { providers, catalog: &catalog, templates: &templates, per_month };
+    let sealer = Sealer::new(&root, loaded.settings.signing.key.clone());
+    let run = Run { providers, catalog: &catalog, templates: &templates, sealer: &sealer, per_month };
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }
 

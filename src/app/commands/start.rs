@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::model::{DebateState, Events, PanelSize, Snapshot};
 use crate::moderator::{analysis, selection};
 use crate::providers;
+use crate::record::seal::Sealer;
 use crate::record::{self, Templates};
 use crate::store::{NewDebate, Store};
 use crate::terminal::{self, Terminal};
@@ -108,7 +109,8 @@ pub async fn run(
     terminal.say(&format!("Debate {id}: {title}"));
     drive::announce_providers(&snapshot, terminal);
     let per_month = loaded.settings.budget.per_month_usd;
-    let run = Run { providers, catalog: &catalog, templates: &templates, per_month };
+    let sealer = Sealer::new(&root, loaded.settings.signing.key.clone());
+    let run = Run { providers, catalog: &catalog, templates: &templates, sealer: &sealer, per_month };
     drive::drive(db_path, &store, lease, run, drive::hearer(terminal, events)).await
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::app::invocation::flags;
 use crate::app::invocation::resolve::RunFlags;
-use crate::cli::{Cli, Command, EvalArgs, Lifecycle, ListArgs, RunArgs, StartArgs, Starting};
+use crate::cli::{Cli, Command, EvalArgs, ExportFormat, Lifecycle, ListArgs, RunArgs, StartArgs, Starting};
 use crate::error::{Error, Result};
 use crate::model::{Baseline, Cap, Rounds};
 use crate::record::lifecycle::Verdict;
@@ -86,6 +86,35 @@ pub enum Mode {
     Eval(EvalRequest),
     /// `debate eval --suite FILE`: a suite of questions debated, scored and reported.
     Suite(SuiteRequest),
+    /// `debate verify`: records checked offline.
+    Verify(VerifyRequest),
+    /// `debate export ID --format odr|json|md`: a decision written out.
+    Export(ExportRequest),
+}
+
+/// `debate verify`: which records, and what counts as verified.
+#[derive(Debug, Clone)]
+pub struct VerifyRequest {
+    /// Paths or debate ids; empty with `all`.
+    pub targets: Vec<String>,
+    pub all: bool,
+    /// With `all`: only records changed since this revision.
+    pub since: Option<String>,
+    pub require_signature: bool,
+    pub allowed_signers: Option<PathBuf>,
+    pub config: Option<PathBuf>,
+}
+
+/// `debate export`: which decision, in what form, and where.
+#[derive(Debug, Clone)]
+pub struct ExportRequest {
+    pub target: String,
+    pub format: ExportFormat,
+    /// `-o FILE`; none: standard output.
+    pub output: Option<PathBuf>,
+    /// With the receipt: where the public key goes, for `aragora-verify --pubkey`.
+    pub pubkey_out: Option<PathBuf>,
+    pub config: Option<PathBuf>,
 }
 
 /// `debate eval --suite`: the suite, what debates it and who scores, and the report.
@@ -265,6 +294,27 @@ impl Invocation {
                 }
             },
             Some(Command::Eval(args)) => eval_mode(flags::eval(before, args)?, config.clone()),
+            Some(Command::Verify(args)) => Mode::Verify(VerifyRequest {
+                targets: args.targets,
+                all: args.all,
+                since: args.since,
+                require_signature: args.require_signature,
+                allowed_signers: args.allowed_signers,
+                config: config.clone(),
+            }),
+            Some(Command::Export(args)) => {
+                if args.pubkey_out.is_some() && args.format != ExportFormat::Odr {
+                    return Err(Error::input("--pubkey-out goes with --format odr")
+                        .with_hint("debate export ID --format odr -o receipt.json --pubkey-out signer.pub.hex"));
+                }
+                Mode::Export(ExportRequest {
+                    target: args.target,
+                    format: args.format,
+                    output: args.output,
+                    pubkey_out: args.pubkey_out,
+                    config: config.clone(),
+                })
+            }
             Some(Command::Abandon { id }) => Mode::GiveUp { id, delete: false },
             Some(Command::Delete { id }) => Mode::GiveUp { id, delete: true },
             Some(Command::Accept(args)) => lifecycle(args, Verdict::Accepted),
@@ -367,6 +417,8 @@ fn name(command: &Command) -> &'static str {
         Command::Man(_) => "man",
         Command::Ci(_) => "ci",
         Command::Eval(_) => "eval",
+        Command::Verify(_) => "verify",
+        Command::Export(_) => "export",
     }
 }
 

@@ -10,6 +10,7 @@ use crate::error::{Error, Result, Signal};
 use crate::model::{DebateState, Dollars, Events, RoleChoice, Snapshot};
 use crate::providers;
 use crate::record::Templates;
+use crate::record::seal::Sealer;
 use crate::store::{self, Lease, Store};
 use crate::terminal::Terminal;
 
@@ -70,6 +71,7 @@ pub struct Run<'a> {
     pub providers: providers::Panel,
     pub catalog: &'a Catalog,
     pub templates: &'a Templates,
+    pub sealer: &'a Sealer,
     /// `budget.per_month_usd` of the settings loaded now.
     pub per_month: Option<Dollars>,
 }
@@ -86,7 +88,7 @@ pub async fn drive(
     events: &mut dyn Events,
 ) -> Result<DebateState> {
     let id = lease.id().to_string();
-    let Run { mut providers, catalog, templates, per_month } = run;
+    let Run { mut providers, catalog, templates, sealer, per_month } = run;
     providers.shared.budget = spending::budget(&store.load(&id)?, spending::month_room(per_month, store)?);
     events.driving(&id);
     let heartbeat = {
@@ -99,7 +101,7 @@ pub async fn drive(
             }
         })
     };
-    let mut engine = Engine { store, providers, catalog, templates, events };
+    let mut engine = Engine { store, providers, catalog, templates, sealer, events };
     let result = tokio::select! {
         result = engine.run(&id) => result,
         signal = stop_signal() => match signal {

@@ -6,5 +6,7 @@ pub mod drive;
 pub mod existing;
 pub mod input;
 pub mod project;
+pub mod receipt;
 pub mod report;
 pub mod spending;
+pub mod verification;

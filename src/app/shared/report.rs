@@ -3,36 +3,50 @@
 
 use std::path::Path;
 
+use crate::app::shared::verification;
 use crate::error::Result;
 use crate::model::DebateState;
 use crate::record;
 use crate::terminal;
-use crate::view::{IssueDraft, Summary};
+use crate::view::{IssueDraft, RecordSignature, Summary};
 
 /// A summary with what the files around the debate say: the issue draft beside the
-/// record, and the record's lifecycle status as the record states it now.
+/// record, and the record's lifecycle status and signature as the record states them now.
 pub fn on_disk(summary: Summary) -> Summary {
+    let texts = record_texts(&summary);
     Summary {
         issue_draft: issue_draft(&summary.repository, &summary.id, &summary.title),
-        record_status: record_status(&summary),
+        record_status: texts.as_ref().and_then(|(text, _)| record::current_status(text)).map(|s| record::lifecycle(&s)),
+        record_signature: texts.as_ref().map(|(text, sidecar)| signature(&summary, text, sidecar.as_deref())),
         ..summary
     }
 }
 
-/// The record's lifecycle word: from the work tree (a file of the repository, never a
-/// link), else from the tip of the branch it was committed to.
-fn record_status(summary: &Summary) -> Option<String> {
+/// The record's text and its transcript file's: from the work tree (files of the
+/// repository, never links), else from the tip of the branch it was committed to.
+fn record_texts(summary: &Summary) -> Option<(String, Option<String>)> {
     const LIMIT: u64 = 1 << 20;
     let (root, path) = (Path::new(&summary.repository), Path::new(summary.record_path.as_deref()?));
-    let text = match record::checked_out_text(root, path, LIMIT) {
-        Some(text) => text,
-        None => {
-            let repo = git2::Repository::open(root).ok()?;
-            let bytes = record::write::git::read_at(&repo, summary.branch.as_deref()?, path.strip_prefix(root).ok()?)?;
-            String::from_utf8_lossy(&bytes[..bytes.len().min(LIMIT as usize)]).into_owned()
-        }
+    let sidecar = record::sidecar_path(path);
+    if let Some(text) = record::checked_out_text(root, path, LIMIT) {
+        return Some((text, sidecar.and_then(|side| record::checked_out_text(root, &side, LIMIT))));
+    }
+    let repo = git2::Repository::open(root).ok()?;
+    let read = |path: &Path| {
+        let bytes = record::write::git::read_at(&repo, summary.branch.as_deref()?, path.strip_prefix(root).ok()?)?;
+        Some(String::from_utf8_lossy(&bytes[..bytes.len().min(LIMIT as usize)]).into_owned())
     };
-    record::current_status(&text).map(|status| record::lifecycle(&status))
+    Some((read(path)?, sidecar.and_then(|side| read(&side))))
+}
+
+/// Who signed the record as it is, as `debate verify` would say, with the signers git's
+/// allowed-signers file names.
+fn signature(summary: &Summary, text: &str, sidecar: Option<&str>) -> RecordSignature {
+    let root = Path::new(&summary.repository);
+    let signers = verification::signers(root, None).ok().and_then(|(signers, _)| signers);
+    let path = summary.record_path.as_deref().unwrap_or_default();
+    let relative = Path::new(path).strip_prefix(root).map_or(path.into(), |p| p.to_string_lossy().into_owned());
+    RecordSignature::from(&verification::check(&relative, text, sidecar, signers.as_ref()))
 }
 
 /// The debate's issue draft, if one was written.

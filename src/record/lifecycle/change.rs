@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::adr;
 use crate::model::{RecordSettings, TITLE_LIMIT};
+use crate::record::seal::{self, Act, Sealer};
 use crate::record::write::commit::{self, Written};
 use crate::record::write::git::{self, Target};
 use crate::record::write::lock::CommitLock;
@@ -55,6 +56,8 @@ pub struct Request<'a> {
     /// `commit` (off: write the file only) and where the decision directories are, for
     /// the index.
     pub settings: &'a RecordSettings,
+    /// Seals a record debate wrote again, signed by the key of whoever gives the status.
+    pub sealer: &'a Sealer,
 }
 
 /// What became of the record.
@@ -101,14 +104,20 @@ pub fn change(request: &Request) -> Result<Changed> {
     let content =
         status::transition(&text, request.verdict.status(), entry).ok_or(RecordError::NoStatus(path.clone()))?;
     let now = status::current(&content).unwrap_or_default();
+    let unchanged_status = content == text;
+    let (content, warning) = match unchanged_status {
+        true => (content.into_bytes(), None),
+        false => seal::reseal(root, relative, content.into_bytes(), act(request.verdict), request.sealer)?,
+    };
+    let content = String::from_utf8(content).map_err(|_| RecordError::NoStatus(path.clone()))?;
     let mut changed = Changed {
         path: path.clone(),
         status: now,
         previous: previous.clone(),
-        changed: content != text,
+        changed: !unchanged_status,
         commit: None,
         not_committed: None,
-        warnings: Vec::new(),
+        warnings: warning.into_iter().collect(),
     };
     if !changed.changed {
         return Ok(changed);
@@ -140,6 +149,15 @@ pub fn change(request: &Request) -> Result<Changed> {
     changed.warnings.extend(warnings);
     changed.commit = Some(commit.to_string());
     Ok(changed)
+}
+
+/// What a status records, as the record's seal says it.
+fn act(verdict: Verdict) -> Act {
+    match verdict {
+        Verdict::Accepted => Act::Accepted,
+        Verdict::Rejected => Act::Rejected,
+        Verdict::Deprecated => Act::Deprecated,
+    }
 }
 
 /// `docs(decisions): accept <title>`, the change of status and the record's path, and

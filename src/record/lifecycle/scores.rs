@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::model::{DebateState, RecordSettings, TITLE_LIMIT};
 use crate::record::render::{Templates, sidecar_path};
+use crate::record::seal::{self, Act, Sealer};
 use crate::record::write::commit::{self, Written};
 use crate::record::write::git::{self, Target};
 use crate::record::{RecordError, Result, WorkTree, lifecycle::status};
@@ -33,14 +34,15 @@ pub fn check_writable(before: &DebateState, templates: &Templates) -> Result<()>
     let tree = WorkTree::open(&root)?;
     let on_disk = tree.read_existing(&relative)?;
     let text = String::from_utf8_lossy(&on_disk).replace("\r\n", "\n");
+    let text = seal::unsealed(&text);
     let rendered = templates.decision(before, &path)?;
     let sidecar = sidecar_path(&relative).filter(|_| rendered.sidecar.is_some());
     let sidecar_differs = match (&sidecar, &rendered.sidecar) {
         (Some(side), Some(expected)) => tree.read(side)?.is_none_or(|b| String::from_utf8_lossy(&b) != *expected),
         _ => false,
     };
-    if status::keep(&text, &rendered.decision) != text || sidecar_differs {
-        let sections = crate::adr::sections_that_differ(&rendered.decision, &text);
+    if status::keep(text, &rendered.decision) != text || sidecar_differs {
+        let sections = crate::adr::sections_that_differ(&rendered.decision, text);
         return Err(RecordError::EditedByHand { path: relative, sections });
     }
     match repo {
@@ -68,11 +70,17 @@ fn unsaved<'p>(repo: &git2::Repository, tree: &WorkTree, mut paths: impl Iterato
 }
 
 /// Write the record of `after` (the debate with its scores written), keeping the status
-/// the file states, and commit it alone with the commit rules of `settings`: not
-/// committed without a repository, with committing off or on a detached HEAD. Called
-/// with the repository's `CommitLock` held, until the database says the scores are
-/// written: the record and the database then agree for the next command.
-pub fn write_scores(after: &DebateState, templates: &Templates, settings: &RecordSettings) -> Result<Scored> {
+/// the file states and sealed again by `sealer` (its signatures kept), and commit it
+/// alone with the commit rules of `settings`: not committed without a repository, with
+/// committing off or on a detached HEAD. Called with the repository's `CommitLock` held,
+/// until the database says the scores are written: the record and the database then
+/// agree for the next command.
+pub fn write_scores(
+    after: &DebateState,
+    templates: &Templates,
+    sealer: &Sealer,
+    settings: &RecordSettings,
+) -> Result<Scored> {
     let (root, path, relative) = place(after)?;
     let repo = crate::repo::open(&root)?;
     let tree = WorkTree::open(&root)?;
@@ -80,6 +88,7 @@ pub fn write_scores(after: &DebateState, templates: &Templates, settings: &Recor
     let before = String::from_utf8_lossy(&found).replace("\r\n", "\n");
     let rendered = templates.decision(after, &path)?;
     let decision = status::keep(&before, &rendered.decision);
+    let (decision, warning) = seal::seal(&decision, rendered.sidecar.as_deref(), Some(&before), Act::Scored, sealer);
     let sidecar = sidecar_path(&relative).zip(rendered.sidecar);
     // Checked again now that no other command can be writing it.
     if let Some(repo) = &repo {
@@ -94,7 +103,7 @@ pub fn write_scores(after: &DebateState, templates: &Templates, settings: &Recor
     if let Some((side, text)) = &sidecar {
         tree.replace(side, text.as_bytes())?;
     }
-    let mut scored = Scored { path, commit: None, not_committed: None, warnings: Vec::new() };
+    let mut scored = Scored { path, commit: None, not_committed: None, warnings: warning.into_iter().collect() };
     let held_back = commit::held_back(&root, repo.as_ref(), settings.commit, &Target::Head, &relative, Written::Scores);
     let (Some(repo), None) = (repo, &held_back) else {
         let (why, warning) = held_back.unwrap_or_default();

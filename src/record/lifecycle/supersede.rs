@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use git2::Repository;
 
 use crate::model::DebateState;
+use crate::record::seal::{Act, Sealer, reseal};
 use crate::record::{RecordError, Result, WorkTree, lifecycle::status, render::links, write::git};
 
 /// An earlier record as the commit leaves it.
@@ -24,18 +25,20 @@ pub struct Superseded {
 pub fn check(root: &Path, relative: &Path, committed: bool) -> Result<()> {
     let repo = crate::repo::open(root)?.filter(|_| committed);
     let target = repo.as_ref().map(|_| git::Target::Head);
-    marked(root, relative, repo.as_ref(), target.as_ref(), "superseded", None).map(drop)
+    marked(root, relative, repo.as_ref(), target.as_ref(), "superseded", None, None).map(drop)
 }
 
 /// The earlier records `state` supersedes, marked superseded by the record at `record`
 /// (relative to the root), on the debate's date and by the git identity's name in their
 /// history. `committed_to` is where the commit goes, if one is made: the mark is then
-/// made on the record as committed at HEAD.
+/// made on the record as committed at HEAD. A record debate sealed is sealed again by
+/// `sealer`, its signatures kept.
 pub fn changes(
     state: &DebateState,
     record: &Path,
     repo: Option<&Repository>,
     committed_to: Option<&git::Target>,
+    sealer: &Sealer,
 ) -> Result<Vec<Superseded>> {
     let root = Path::new(&state.repo_root);
     // The link's text is the new record's file name without `.md`: log4brains reads a
@@ -52,7 +55,7 @@ pub fn changes(
             let directory = earlier.path.rsplit_once('/').map_or("", |(directory, _)| directory);
             let link = links::relative(directory, &record.to_string_lossy());
             let status = format!("superseded by [{slug}]({link})");
-            let content = marked(root, &relative, repo, committed_to, &status, Some(entry))?;
+            let content = marked(root, &relative, repo, committed_to, &status, Some(entry), Some(sealer))?;
             Ok(Superseded { relative, content })
         })
         .collect()
@@ -61,7 +64,7 @@ pub fn changes(
 /// The record at `relative` with `status` (and, given an `entry`, the change in its
 /// history). Without a commit the file as it is now is marked; with one, the file as
 /// HEAD has it, and on the checked-out branch the file must not differ from that
-/// (beyond this very mark).
+/// (beyond this very mark). With a `sealer`, a record debate sealed is sealed again.
 fn marked(
     root: &Path,
     relative: &Path,
@@ -69,6 +72,7 @@ fn marked(
     committed_to: Option<&git::Target>,
     status: &str,
     entry: Option<status::Entry>,
+    sealer: Option<&Sealer>,
 ) -> Result<Vec<u8>> {
     let path = root.join(relative);
     let on_disk = WorkTree::open(root)?.read_existing(relative)?;
@@ -82,7 +86,10 @@ fn marked(
         };
         marked.map(String::into_bytes).ok_or_else(|| RecordError::NoStatus(path.clone()))
     };
-    let content = mark(base)?;
+    let content = match (mark(base)?, sealer) {
+        (content, Some(sealer)) => reseal(root, relative, content, Act::Superseded, sealer)?.0,
+        (content, None) => content,
+    };
     let unchanged = git::same_content(&on_disk, base) || git::same_content(&on_disk, &content);
     if committed_to == Some(&git::Target::Head) && !unchanged {
         return Err(RecordError::Modified(path));

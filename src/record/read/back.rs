@@ -64,6 +64,8 @@ pub fn read_back_committed(
     let text = String::from_utf8(bytes.to_vec())
         .map_err(|_| not_carried(carried::CarryError::Unreadable("it is not UTF-8 text".into())))?
         .replace("\r\n", "\n");
+    // The seal at its end is not the debate's: `debate verify` checks it.
+    let text = crate::record::seal::unsealed(&text).to_string();
     let sidecar = sidecar.map(|b| String::from_utf8_lossy(b).replace("\r\n", "\n"));
     let mut state = match carried::read(&text) {
         Err(carried::CarryError::Missing) if sidecar.is_some() => carried::read(sidecar.as_deref().unwrap_or_default()),

@@ -66,7 +66,7 @@ pub fn block(state: &DebateState) -> String {
 /// JSON with every character but printable ASCII, and `<`, `>` and `&`, as `\u` escapes:
 /// nothing in it can end the comment, open markup, or reorder or hide text on a page
 /// or a terminal (bidi overrides, controls). Outside its strings JSON is ASCII already.
-fn ascii(json: &str) -> String {
+pub(crate) fn ascii(json: &str) -> String {
     let mut out = String::with_capacity(json.len());
     for c in json.chars() {
         if matches!(c, ' '..='~') && !matches!(c, '<' | '>' | '&') {
@@ -127,6 +127,11 @@ fn without_what_stays_home(mut state: DebateState) -> DebateState {
     state
 }
 
+/// The JSON of the line that carries a debate, if `line` is one.
+pub fn state_json(line: &str) -> Option<&str> {
+    line.strip_prefix(STATE).and_then(|l| l.strip_suffix(END))
+}
+
 /// A contribution's text as the transcript shows it, between the lines that let it be
 /// read back.
 pub fn marked(text: &str) -> String {
@@ -139,7 +144,7 @@ pub fn read(transcript: &str) -> Result<DebateState, CarryError> {
     // A clone that checks files out with CRLF (Git for Windows) reads what was written.
     let transcript = transcript.replace("\r\n", "\n");
     let lines: Vec<&str> = transcript.lines().collect();
-    let state_line = |line: &str| line.strip_prefix(STATE).and_then(|l| l.strip_suffix(END)).is_some();
+    let state_line = |line: &str| state_json(line).is_some();
     // The line is written last: one a text quotes comes before it.
     let at = lines.iter().rposition(|line| state_line(line)).ok_or(CarryError::Missing)?;
     let json = &lines[at][STATE.len()..lines[at].len() - END.len()];

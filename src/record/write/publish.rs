@@ -10,6 +10,7 @@ use crate::record::failpoint::failpoint;
 use crate::record::read::carried::CarryError;
 use crate::record::read_back_committed;
 use crate::record::render::{Rendered, Templates, sidecar_path};
+use crate::record::seal::{self, Act, Sealer};
 use crate::record::write::commit::{self, Written};
 use crate::record::write::git;
 use crate::record::write::lock::CommitLock;
@@ -38,7 +39,7 @@ fn taken_by_another(state: &DebateState, templates: &Templates, path: &Path) -> 
         None => return Ok(false),
         Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
     };
-    if holds(&on_disk, &state.id, &templates.decision(state, path)?.decision) {
+    if holds(seal::unsealed(&on_disk), &state.id, &templates.decision(state, path)?.decision) {
         return Ok(false);
     }
     // Once committed, the file was this debate's: publishing says what became of it.
@@ -52,9 +53,10 @@ fn taken_by_another(state: &DebateState, templates: &Templates, path: &Path) -> 
     })
 }
 
-/// Write and commit the record as the settings and the repository allow. Repeating it
-/// after a crash finds the file and the commit already there and does neither twice.
-pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Result<Published> {
+/// Write and commit the record as the settings and the repository allow, sealed (and
+/// signed, when `sealer` has a key that can). Repeating it after a crash finds the file
+/// and the commit already there and does neither twice.
+pub fn publish(state: &DebateState, templates: &Templates, sealer: &Sealer, path: &Path) -> Result<Published> {
     let root = Path::new(&state.repo_root);
     let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
     let mut published = Published {
@@ -83,11 +85,12 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
     // a review never applies its supersedes again (the team may have given those records
     // another status since, by command).
     let superseded = match state.revisions.is_empty() {
-        true => supersede::changes(state, relative, repo.as_ref(), committed_to)?,
+        true => supersede::changes(state, relative, repo.as_ref(), committed_to, sealer)?,
         false => Vec::new(),
     };
     let (Some(repo), None) = (repo, not_committed.as_ref()) else {
-        write(state, templates, path)?;
+        let rendered = rendered(state, templates, path)?;
+        published.warnings.extend(write_rendered(state, path, rendered, sealer)?);
         supersede::write(root, &superseded)?;
         let (why, warning) = not_committed.unwrap_or_default();
         published.not_committed = Some(why);
@@ -100,7 +103,7 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
     // (a status a reviewer gave is kept); with --branch only the commit holds them.
     let (decision, transcript) = match &target {
         git::Target::Head => {
-            write_rendered(state, path, rendered)?;
+            published.warnings.extend(write_rendered(state, path, rendered, sealer)?);
             supersede::write(root, &superseded)?;
             failpoint("after-record-write");
             let tree = WorkTree::open(root)?;
@@ -110,11 +113,14 @@ pub fn publish(state: &DebateState, templates: &Templates, path: &Path) -> Resul
         git::Target::Branch(name) => {
             // A review revises the record on its branch: the status reviewers gave it stays.
             let before = git::read_on_branch(&repo, name, relative).map(|b| String::from_utf8_lossy(&b).into_owned());
-            let decision = match before {
-                Some(before) if keeps_status(state) => status::keep(&before, &rendered.decision),
+            let decision = match &before {
+                Some(before) if keeps_status(state) => status::keep(before, &rendered.decision),
                 _ => rendered.decision,
             };
-            (decision.into_bytes(), rendered.sidecar.map(String::into_bytes))
+            let (sealed, warning) =
+                seal::seal(&decision, rendered.sidecar.as_deref(), before.as_deref(), act(state), sealer);
+            published.warnings.extend(warning);
+            (sealed.into_bytes(), rendered.sidecar.map(String::into_bytes))
         }
     };
     let mut changes = vec![git::Change { relative, content: &decision }];
@@ -185,8 +191,8 @@ pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits
         // Never committed: the file must still be what the debate wrote.
         let written = tree.read(relative)?.map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n"));
         let rendered = templates.decision(state, &path)?.decision;
-        return match written {
-            Some(written) if status::keep(&written, &rendered) != written => Err(RecordError::Edited(path)),
+        return match written.as_deref().map(seal::unsealed) {
+            Some(written) if status::keep(written, &rendered) != written => Err(RecordError::Edited(path)),
             _ => Ok(()),
         };
     };
@@ -218,11 +224,12 @@ pub fn check_revisable(state: &DebateState, templates: &Templates, discard_edits
         .or_else(|| git::record_written_in(&repo, commit, &state.id))
         .unwrap_or_default();
     let (now, ours) = (String::from_utf8_lossy(&now), String::from_utf8_lossy(&ours));
-    if status::keep(&now, &ours) == now {
+    let (now, ours) = (seal::unsealed(&now), seal::unsealed(&ours));
+    if status::keep(now, ours) == now {
         return Ok(());
     }
     Err(RecordError::EditedSinceCommit {
-        sections: crate::adr::sections_that_differ(&ours, &now),
+        sections: crate::adr::sections_that_differ(ours, now),
         commit: commit.chars().take(7).collect(),
         path,
     })
@@ -276,14 +283,6 @@ fn holds(text: &str, id: &str, rendered: &str) -> bool {
         || text.starts_with(&format!("# Transcript of {id}:"))
 }
 
-/// Render and write the record (and its transcript, when that goes beside it). Already
-/// there as rendered (a resumed debate): nothing to do; this debate's, but older (a
-/// review revised it): replaced, keeping the status a reviewer gave it. Each file appears
-/// whole or not at all, and never over another's file.
-pub fn write(state: &DebateState, templates: &Templates, path: &Path) -> Result<()> {
-    write_rendered(state, path, rendered(state, templates, path)?)
-}
-
 /// The record, rendered and read back as a clone would read it: what debate writes, it
 /// reads back, or it writes nothing.
 fn rendered(state: &DebateState, templates: &Templates, path: &Path) -> Result<Rendered> {
@@ -303,28 +302,63 @@ fn rendered(state: &DebateState, templates: &Templates, path: &Path) -> Result<R
     Err(RecordError::WouldNotReadBack(why))
 }
 
-fn write_rendered(state: &DebateState, path: &Path, rendered: Rendered) -> Result<()> {
-    write_ours(state, path, rendered.decision, keeps_status(state))?;
+/// Write the record (sealed) and its transcript, when that goes beside it. Already
+/// there as rendered (a resumed debate): nothing to do; this debate's, but older (a
+/// review revised it): replaced, keeping the status a reviewer gave it and the
+/// signatures of the version it replaces. Each file appears whole or not at all, and
+/// never over another's file. What the user should hear about its signature.
+fn write_rendered(state: &DebateState, path: &Path, rendered: Rendered, sealer: &Sealer) -> Result<Option<String>> {
+    let sealing = Sealing { sidecar: rendered.sidecar.as_deref(), act: act(state), sealer };
+    let warning = write_ours(state, path, rendered.decision.clone(), keeps_status(state), Some(sealing))?;
     if let (Some(sidecar), Some(text)) = (sidecar_path(path), rendered.sidecar) {
-        write_ours(state, &sidecar, text, false)?;
+        write_ours(state, &sidecar, text, false, None)?;
     }
-    Ok(())
+    Ok(warning)
 }
 
-fn write_ours(state: &DebateState, path: &Path, text: String, keep_status: bool) -> Result<()> {
+/// How the record (not its transcript) is sealed as it is written.
+struct Sealing<'a> {
+    sidecar: Option<&'a str>,
+    act: Act,
+    sealer: &'a Sealer,
+}
+
+/// What a debate's record records: its first version, or a review's revision.
+fn act(state: &DebateState) -> Act {
+    match state.revisions.is_empty() {
+        true => Act::Recorded,
+        false => Act::Revised,
+    }
+}
+
+fn write_ours(
+    state: &DebateState,
+    path: &Path,
+    text: String,
+    keep_status: bool,
+    sealing: Option<Sealing>,
+) -> Result<Option<String>> {
     let root = Path::new(&state.repo_root);
     let relative = path.strip_prefix(root).map_err(|_| RecordError::Outside(path.to_path_buf()))?;
     let tree = WorkTree::open(root)?;
-    let Some(before) = tree.read(relative)? else {
-        return tree.create(relative, text.as_bytes());
-    };
-    let before = String::from_utf8_lossy(&before);
-    if !holds(&before, &state.id, &text) {
+    let before = tree.read(relative)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+    if let Some(before) = &before
+        && !holds(seal::unsealed(before), &state.id, &text)
+    {
         return Err(RecordError::Taken(path.to_path_buf()));
     }
-    let text = if keep_status { status::keep(&before, &text) } else { text };
-    if before == text {
-        return Ok(());
+    let text = match &before {
+        Some(before) if keep_status => status::keep(before, &text),
+        _ => text,
+    };
+    let (text, warning) = match sealing {
+        Some(s) => seal::seal(&text, s.sidecar, before.as_deref(), s.act, s.sealer),
+        None => (text, None),
+    };
+    match before {
+        None => tree.create(relative, text.as_bytes())?,
+        Some(before) if before == text => {}
+        Some(_) => tree.replace(relative, text.as_bytes())?,
     }
-    tree.replace(relative, text.as_bytes())
+    Ok(warning)
 }

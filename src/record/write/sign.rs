@@ -141,7 +141,7 @@ fn tempfile(content: &str) -> Result<tempfile::NamedTempFile> {
 }
 
 /// `~/…` as git reads it in `user.signingkey`.
-fn expand_home(path: &str) -> PathBuf {
+pub(crate) fn expand_home(path: &str) -> PathBuf {
     match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => Path::new(&home).join(rest),
         _ => PathBuf::from(path),

@@ -4,6 +4,7 @@
 
 pub mod eval;
 pub mod expression;
+pub mod keys;
 pub mod llm;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -52,7 +53,8 @@ impl Sandbox {
         let mut cmd = StdCommand::new(assert_cmd::cargo::cargo_bin!("debate"));
         cmd.current_dir(&self.repo);
         for (key, _) in std::env::vars() {
-            if key.starts_with("DEBATE_") || key.starts_with("XDG_") || key == "NO_COLOR" {
+            // The user's ssh-agent is theirs: a test that signs starts its own.
+            if key.starts_with("DEBATE_") || key.starts_with("XDG_") || key == "NO_COLOR" || key == "SSH_AUTH_SOCK" {
                 cmd.env_remove(key);
             }
         }

@@ -61,6 +61,8 @@ pub fn command() -> Command {
     for name in ["review", "eval"] {
         command = command.mut_subcommand(name, |sub| sub.mut_arg("target", |a| a.add(ids_or_records())));
     }
+    command = command.mut_subcommand("export", |sub| sub.mut_arg("target", |a| a.add(ids())));
+    command = command.mut_subcommand("verify", |sub| sub.mut_arg("targets", |a| a.add(records())));
     for name in ["accept", "reject", "deprecate"] {
         command = command.mut_subcommand(name, |sub| sub.mut_arg("target", |a| a.add(records())));
     }
