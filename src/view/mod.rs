@@ -13,6 +13,7 @@ mod detail;
 mod outcome;
 mod rounds;
 mod scorecard;
+mod search;
 mod summary;
 
 pub use context::{ContextView, ConventionView, DecisionView, SourceView};
@@ -20,6 +21,7 @@ pub use detail::{Clarification, CostView, Detail, Role, Roles, Seat, ServerView}
 pub use outcome::OutcomeView;
 pub use rounds::{ContributionView, EvaluationView, Measures, Repetition, RoundView};
 pub use scorecard::{CheckView, CriterionView, EvaluatorView, MarkView, ScorecardView};
+pub use search::{FoundView, SearchView};
 pub use summary::{IssueDraft, Paused, StatusChange, Summary, Tokens};
 
 #[cfg(test)]

@@ -1,0 +1,172 @@
+//! Each tool's arguments, as the client sends them: a JSON Schema object per tool, its
+//! descriptions what an agent reads to call it. Unknown arguments are refused; bounded
+//! numbers (rounds, perspectives) are read by the model's own types, so a tool takes what
+//! the command line takes and refuses what it refuses, with the same words.
+
+use rmcp::schemars::{self, JsonSchema};
+use serde::Deserialize;
+
+use crate::model::{Rounds, Seats};
+
+/// `start_debate`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartDebate {
+    /// The engineering question to debate, with the options in it, e.g. "Should we cache
+    /// in Redis or in Postgres?" (plain text, at most 16 KiB).
+    pub question: String,
+    /// The git work tree whose docs/decisions/ gets the record: an absolute path, or one
+    /// relative to the client's first root. Default: the client's first root, else the
+    /// directory `debate mcp` runs in.
+    pub repository: Option<String>,
+    /// The most rounds the debate may take, 1 to 20 (default: the settings', else 5).
+    #[schemars(with = "Option<u8>", range(min = 1, max = 20))]
+    pub max_rounds: Option<Rounds>,
+    /// How many perspectives debate, 2 to 4 (default: the moderator decides).
+    #[schemars(with = "Option<u8>", range(min = 2, max = 4))]
+    pub perspectives: Option<Seats>,
+    /// Perspectives of the catalog the panel must have, by name (e.g. "Security
+    /// Advocate").
+    #[serde(default)]
+    pub with: Vec<String>,
+    /// A provider configured in the settings to use for every role (e.g. "openai").
+    pub provider: Option<String>,
+    /// A model to use for every role.
+    pub model: Option<String>,
+    /// Debate with the built-in offline debater: no network and no key, arguments
+    /// composed from the catalog, not reasoned by a model (the record says so).
+    #[serde(default)]
+    pub offline: bool,
+    /// Stop after each round for the user to continue, guide, end or pause, asked
+    /// through the client (elicitation). Off when the client cannot ask its user.
+    #[serde(default = "yes")]
+    pub checkpoints: bool,
+    /// Files the debaters read as project context: paths inside the repository, relative
+    /// to its root.
+    #[serde(default)]
+    pub context: Vec<String>,
+}
+
+/// `resume_debate`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeDebate {
+    /// The paused or interrupted debate: its id (`DEB-k3x9q2`; any case, a unique prefix).
+    pub id: String,
+    /// The repository it runs from (default: as for start_debate).
+    pub repository: Option<String>,
+    /// A new cap on the debate's rounds in all, 1 to 20.
+    #[schemars(with = "Option<u8>", range(min = 1, max = 20))]
+    pub max_rounds: Option<Rounds>,
+    /// Continue on this configured provider instead of the one it started with.
+    pub provider: Option<String>,
+    /// Continue with this model.
+    pub model: Option<String>,
+    /// Continue with the built-in offline debater.
+    #[serde(default)]
+    pub offline: bool,
+    /// Stop after each round for the user (elicitation); off when the client cannot ask.
+    #[serde(default = "yes")]
+    pub checkpoints: bool,
+}
+
+/// `list_debates`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListDebates {
+    /// Whose debates (default: as for start_debate).
+    pub repository: Option<String>,
+    /// The debates of every repository, not only this one's.
+    #[serde(default)]
+    pub all: bool,
+    /// How many debates, newest first (default 20).
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+}
+
+/// `show_debate`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShowDebate {
+    /// The debate's id (any case, a unique prefix), or its record's path in the
+    /// repository.
+    pub id: String,
+    /// Where a record's path is read (default: as for start_debate).
+    pub repository: Option<String>,
+}
+
+/// `search_decisions`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchDecisions {
+    /// What the change is about, in a few words (e.g. "caching layer Redis").
+    pub query: String,
+    /// Whose records (default: as for start_debate).
+    pub repository: Option<String>,
+    /// How many records, most relevant first (default 10).
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+}
+
+/// `review_decision`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewDecision {
+    /// The completed debate: its id, or its record's path.
+    pub id: String,
+    /// The reviewer's objection: the guidance of one more round, after which a new
+    /// synthesis rewrites the same record in a new commit.
+    pub objection: String,
+    /// The repository the debate was debated in (default: as for start_debate).
+    pub repository: Option<String>,
+}
+
+/// A record's lifecycle status, as a person gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Accepted,
+    Rejected,
+    Deprecated,
+}
+
+/// `set_decision_status`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetDecisionStatus {
+    /// The record: its path in the repository, or the id of the debate that wrote it.
+    pub id: String,
+    /// The record's new status; the change is committed alone.
+    pub status: Verdict,
+    /// The repository whose record it is (default: as for start_debate).
+    pub repository: Option<String>,
+}
+
+/// `evaluate_decision`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluateDecision {
+    /// The finished debate: its id, or its record's path.
+    pub id: String,
+    /// Where a record's path is read (default: as for start_debate).
+    pub repository: Option<String>,
+    /// Marks composed from the record's text by the offline provider, no model's
+    /// judgement (default: the debate's moderator scores it).
+    #[serde(default)]
+    pub offline: bool,
+}
+
+/// `check_providers`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckProviders {
+    /// Only this provider (a name under `providers:` in the settings, or openai,
+    /// anthropic, openrouter); default: every configured one.
+    pub provider: Option<String>,
+    /// Whose settings (default: as for start_debate).
+    pub repository: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
