@@ -231,6 +231,7 @@ impl Events for McpEvents {
     }
 
     fn paused(&mut self, id: &str, why: &str) {
+        self.notes.push(format!("It paused: {why}."));
         self.say(format!("Debate {id} paused ({why})"));
     }
 

@@ -49,21 +49,29 @@ pub fn choose(given: Option<&str>, roots: &[PathBuf], here: &Path) -> Result<Pat
     };
     let shown = wanted.display().to_string();
     let dir = wanted.canonicalize().map_err(|err| format!("repository {shown}: {err}"))?;
+    let roots: Vec<PathBuf> = roots.iter().map(|root| repo::canonical(root)).collect();
+    within(&dir, &roots)?;
     let root = match repo::work_tree(&dir) {
         Ok(Some(root)) => repo::canonical(&root),
         Ok(None) => return Err(format!("repository {shown} is no git work tree: the record is committed into one")),
         Err(err) => return Err(format!("repository {shown}: {err}")),
     };
-    let roots: Vec<PathBuf> = roots.iter().map(|root| repo::canonical(root)).collect();
-    if !roots.is_empty() && !roots.iter().any(|allowed| root.starts_with(allowed)) {
-        let named: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-        return Err(format!(
-            "repository {} is outside the client's roots ({}): debate works only where the client lets it",
-            root.display(),
-            named.join(", ")
-        ));
-    }
+    // The work tree around a directory inside a root may reach above it.
+    within(&root, &roots)?;
     Ok(root)
+}
+
+/// Refuse `dir` outside every one of `roots` (canonical), when the client named any.
+fn within(dir: &Path, roots: &[PathBuf]) -> Result<(), String> {
+    if roots.is_empty() || roots.iter().any(|allowed| dir.starts_with(allowed)) {
+        return Ok(());
+    }
+    let named: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    Err(format!(
+        "repository {} is outside the client's roots ({}): debate works only where the client lets it",
+        dir.display(),
+        named.join(", ")
+    ))
 }
 
 /// A file `given` names inside the work tree `root` (relative to it, or absolute), links
@@ -109,7 +117,11 @@ mod tests {
         let canonical = |p: &Path| repo::canonical(p);
         assert_eq!(choose(None, &[], &two).unwrap(), canonical(&two));
         assert_eq!(choose(None, &[one.clone(), two.clone()], &two).unwrap(), canonical(&one));
-        assert_eq!(choose(Some("src"), std::slice::from_ref(&one), &two).unwrap(), canonical(&one), "a directory in a work tree");
+        assert_eq!(
+            choose(Some("src"), std::slice::from_ref(&one), &two).unwrap(),
+            canonical(&one),
+            "a directory in a work tree"
+        );
         let named = two.display().to_string();
         assert_eq!(choose(Some(&named), &[one.clone(), two.clone()], &one).unwrap(), canonical(&two));
     }

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use futures::future::LocalBoxFuture;
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
@@ -27,8 +26,8 @@ use super::commands::{Commands, Reply};
 use super::events::{self, McpEvents};
 use super::repository;
 use super::tools::{
-    CheckProviders, EvaluateDecision, ListDebates, ResumeDebate, ReviewDecision, SearchDecisions, SetDecisionStatus,
-    ShowDebate, StartDebate,
+    CheckProviders, EvaluateDecision, ListDebates, Parameters, ResumeDebate, ReviewDecision, SearchDecisions,
+    SetDecisionStatus, ShowDebate, StartDebate,
 };
 use crate::error::{Error, Result};
 use crate::text::secrets;

@@ -3,10 +3,44 @@
 //! numbers (rounds, perspectives) are read by the model's own types, so a tool takes what
 //! the command line takes and refuses what it refuses, with the same words.
 
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 use crate::model::{Rounds, Seats};
+
+/// A tool's arguments, read as rmcp's own `Parameters` reads them (its schema is the
+/// arguments' type's), but a refusal names the argument at fault: `max_rounds: rounds
+/// must be a whole number from 1 to 20, not 0`. Refused arguments are a tool error.
+pub struct Parameters<P>(pub P);
+
+impl<P: JsonSchema> JsonSchema for Parameters<P> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        P::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        P::json_schema(generator)
+    }
+}
+
+impl<S, P: DeserializeOwned> FromContextPart<ToolCallContext<'_, S>> for Parameters<P> {
+    fn from_context_part(context: &mut ToolCallContext<S>) -> Result<Self, rmcp::ErrorData> {
+        let arguments = serde_json::Value::Object(context.arguments.take().unwrap_or_default());
+        serde_path_to_error::deserialize(arguments).map(Parameters).map_err(|err| {
+            let at = err.path().to_string();
+            let inner = err.into_inner();
+            // rmcp answers an error with this prefix as a tool error, the message as its text.
+            let message = match at.as_str() {
+                "." | "" => format!("failed to deserialize parameters: {inner}"),
+                at => format!("failed to deserialize parameters: {at}: {inner}"),
+            };
+            rmcp::ErrorData::invalid_params(message, None)
+        })
+    }
+}
 
 /// `start_debate`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

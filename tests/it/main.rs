@@ -32,6 +32,8 @@ mod install;
 mod interactive;
 mod lifecycle;
 mod list_show_resume;
+mod mcp;
+mod mcp_python;
 mod other_adr_tools;
 mod outside_numbers;
 mod providers_e2e;

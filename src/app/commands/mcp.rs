@@ -18,7 +18,6 @@ use crate::app::invocation::request::{
 };
 use crate::app::invocation::resolve::RunFlags;
 use crate::app::shared::drive::stop_signal;
-use crate::app::shared::report;
 use crate::error::{Error, Result};
 use crate::mcp::tools::{
     CheckProviders, EvaluateDecision, ListDebates, ResumeDebate, ReviewDecision, SearchDecisions, SetDecisionStatus,
@@ -31,7 +30,6 @@ use crate::repo::Here;
 use crate::terminal::{self, Terminal, Verbosity};
 use crate::text::secrets;
 use crate::text::untrusted::{for_terminal, one_line};
-use crate::view::Detail;
 
 /// Serve the tools until the client closes its input or a signal stops the server;
 /// the debates running then pause.
@@ -238,9 +236,9 @@ impl Commands for Tools {
 
 impl Tools {
     /// What a run that completed or paused answers: where it stands, the decision and
-    /// its record (as `debate show` begins), and the summary `--json` prints.
+    /// its record (as `debate show` begins), and the debate as `debate show --json`
+    /// prints it (which holds the summary `--json` prints for the run).
     fn ran(&self, state: &DebateState, root: &Path) -> Result<Reply> {
-        let summary = report::summary(state);
         let rounds = match state.rounds.len() {
             1 => "1 round".to_string(),
             n => format!("{n} rounds"),
@@ -254,12 +252,9 @@ impl Tools {
             ),
             status => format!("Debate {} stopped after {rounds} ({}).", state.id, status.as_str()),
         };
-        let detail = match list::detail(&self.db, &state.id, &Tools::here(root), &self.terminal()) {
-            Ok(detail) => detail,
-            Err(_) => Detail::of(state),
-        };
+        let detail = list::detail(&self.db, &state.id, &Tools::here(root), &self.terminal())?;
         let text = format!("{lead}\n\n{}", terminal::show::head(&detail));
-        Ok(Reply { text, document: document(&summary) })
+        Ok(Reply { text, document: document(&detail) })
     }
 }
 

@@ -44,15 +44,10 @@ pub fn issue_draft(repo_root: &str, id: &str, title: &str) -> Option<IssueDraft>
     })
 }
 
-/// A run's result as `--json` prints it.
-pub fn summary(state: &DebateState) -> Summary {
-    on_disk(Summary::of(state))
-}
-
 /// The result on stdout: the record path, or JSON.
 pub fn outcome(state: &DebateState, json: bool) -> Result<()> {
     if json {
-        return Ok(terminal::print_json(&summary(state))?);
+        return Ok(terminal::print_json(&on_disk(Summary::of(state)))?);
     }
     let Some(path) = &state.record_path else { return Ok(()) };
     match (&state.snapshot.branch, &state.commit_id) {
