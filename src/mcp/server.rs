@@ -276,7 +276,7 @@ impl Server {
 
     /// The debates of this repository, newest first (`debate list`): id, status, rounds,
     /// question, record and commit.
-    #[tool]
+    #[tool(annotations(read_only_hint = true))]
     async fn list_debates(
         &self,
         Parameters(args): Parameters<ListDebates>,
@@ -291,7 +291,7 @@ impl Server {
 
     /// One debate in full, the decision first (`debate show`): the chosen option and
     /// recommendation, confidence and caveats, then the panel and every round.
-    #[tool]
+    #[tool(annotations(read_only_hint = true))]
     async fn show_debate(
         &self,
         Parameters(args): Parameters<ShowDebate>,
@@ -308,7 +308,7 @@ impl Server {
     /// on one line and its status (proposed, accepted, superseded…) — including records
     /// other tools wrote. Call it before proposing a change: the team may already have
     /// decided it, or decided against it.
-    #[tool]
+    #[tool(annotations(read_only_hint = true))]
     async fn search_decisions(
         &self,
         Parameters(args): Parameters<SearchDecisions>,

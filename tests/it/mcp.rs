@@ -560,3 +560,49 @@ async fn a_key_the_provider_echoes_reaches_the_client_nowhere() {
     crate::secret_gate::assert_absent("what the client received", &stdout);
     crate::secret_gate::assert_absent("the server's log", &stderr);
 }
+
+#[test]
+fn a_vague_questions_clarifying_question_is_asked_and_end_ends_at_a_checkpoint() {
+    let sandbox = repository();
+    let elicits = json!({"elicitation": {}});
+    let mut session = Session::open(&sandbox, &sandbox.repo, &[], &[], elicits);
+    let call = start(&mut session, offline("Should we change the cache?", json!({})));
+    let asked = session.until("the clarifying question", |m| m["method"] == "elicitation/create");
+    assert!(asked["params"]["message"].as_str().unwrap().contains("leaves open"), "{asked}");
+    let answer = "Redis or Postgres, for the product pages";
+    let content = json!({"answer": answer});
+    session.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": content}}));
+    let asked = session.until("the checkpoint", |m| m["method"] == "elicitation/create");
+    let content = json!({"action": "end"});
+    session.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": content}}));
+    let result = session.answer(call)["result"].clone();
+    let debate = &result["structuredContent"];
+    assert_eq!((debate["status"].as_str(), debate["rounds"].as_u64()), (Some("complete"), Some(1)), "{result}");
+    assert_eq!(debate["ended_by"], "human");
+    assert_eq!(debate["clarification"]["answer"], answer, "{debate}");
+    session.close();
+}
+
+#[test]
+fn the_manual_has_a_page_for_mcp_and_search_prints_what_it_found() {
+    let sandbox = repository();
+    let page = sandbox.cmd().args(["man", "mcp"]).output().unwrap();
+    assert!(page.status.success(), "{}", text(&page.stderr));
+    let page = text(&page.stdout);
+    assert!(page.contains("debate\\-mcp") && page.contains("Model Context Protocol"), "{page}");
+    let out = sandbox.cmd().args(["--offline", "-r", "1", "--no-checkpoints", QUESTION]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    write(
+        &sandbox.repo,
+        "docs/decisions/0001-tabs.md",
+        "# Tabs over spaces\n\nStatus: accepted\n\n## Decision\nTabs.\n",
+    );
+    let found = sandbox.cmd().args(["search", "Redis caching"]).output().unwrap();
+    let found = text(&found.stdout);
+    let record = sandbox.records().into_iter().find(|p| !p.ends_with("0001-tabs.md")).unwrap();
+    let relative = record.strip_prefix(&sandbox.repo).unwrap().display().to_string();
+    assert!(found.starts_with(&format!("{relative}  [proposed")), "the matching record first:\n{found}");
+    assert!(found.contains("docs/decisions/0001-tabs.md  [accepted]"), "then the standing decisions:\n{found}");
+    let none = sandbox.cmd().args(["search", "\u{200b}"]).output().unwrap();
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none.stderr));
+}

@@ -34,6 +34,12 @@ use crate::text::untrusted::{for_terminal, one_line};
 /// Serve the tools until the client closes its input or a signal stops the server;
 /// the debates running then pause.
 pub async fn serve(db: PathBuf, config: Option<PathBuf>, verbosity: Verbosity) -> Result<()> {
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        Terminal::new(verbosity).say(
+            "debate mcp serves coding agents over the Model Context Protocol, one JSON message a line on \
+             stdin; an agent starts it (claude mcp add debate -- debate mcp). Ctrl-D ends it.",
+        );
+    }
     let stop = async {
         if stop_signal().await.is_err() {
             std::future::pending::<()>().await;
