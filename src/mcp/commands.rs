@@ -33,29 +33,26 @@ pub struct Record {
     pub decision: String,
 }
 
+/// A debate a tool runs through the engine.
+#[derive(Debug, Clone)]
+pub enum Debate {
+    /// `debate new`.
+    Start(StartDebate),
+    /// `debate resume`.
+    Resume(ResumeDebate),
+    /// `debate review ID --guide OBJECTION`.
+    Review(ReviewDecision),
+}
+
 /// The commands behind the tools. Those that run the engine return futures that hold
-/// the store: they run on the server's local task set, reporting to `events`. The
-/// others read or write at once and run off the runtime's thread. `root` is the
+/// the store: they run on the server's local task set, a debate reporting to `events`.
+/// The others read or write at once and run off the runtime's thread. `root` is the
 /// repository's work tree, chosen and checked.
 pub trait Commands: Send + Sync {
-    /// `debate new`: a debate run until it completes or pauses.
-    fn start<'a>(
+    /// A debate run until it completes or pauses.
+    fn debate<'a>(
         &'a self,
-        args: StartDebate,
-        root: &'a Path,
-        events: &'a mut dyn Events,
-    ) -> LocalBoxFuture<'a, Result<Reply>>;
-    /// `debate resume`.
-    fn resume<'a>(
-        &'a self,
-        args: ResumeDebate,
-        root: &'a Path,
-        events: &'a mut dyn Events,
-    ) -> LocalBoxFuture<'a, Result<Reply>>;
-    /// `debate review ID --guide OBJECTION`.
-    fn review<'a>(
-        &'a self,
-        args: ReviewDecision,
+        debate: Debate,
         root: &'a Path,
         events: &'a mut dyn Events,
     ) -> LocalBoxFuture<'a, Result<Reply>>;

@@ -11,5 +11,5 @@ mod server;
 pub mod tools;
 mod transport;
 
-pub use commands::{Commands, Record, Reply};
+pub use commands::{Commands, Debate, Record, Reply};
 pub use server::serve;

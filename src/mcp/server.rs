@@ -6,7 +6,7 @@
 #![allow(deprecated)] // `Peer::list_roots`: deprecated for protocol 2026-07-28, which this server does not speak.
 
 use std::borrow::Cow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,7 +22,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::commands::{Commands, Reply};
+use super::commands::{Commands, Debate, Reply};
 use super::events::{self, McpEvents};
 use super::repository;
 use super::tools::{
@@ -52,13 +52,6 @@ pub struct Server {
     closed: CancellationToken,
     /// The directory `debate mcp` runs in.
     here: PathBuf,
-}
-
-/// A debate a tool runs through the engine.
-enum Run {
-    Start(StartDebate),
-    Resume(ResumeDebate),
-    Review(ReviewDecision),
 }
 
 impl Server {
@@ -96,17 +89,42 @@ impl Server {
         }
     }
 
-    /// A command that reads or writes at once, run off the runtime's thread.
-    async fn at_once(&self, work: impl FnOnce(&dyn Commands) -> Result<Reply> + Send + 'static) -> CallToolResult {
+    /// A command that reads or writes at once, run off the runtime's thread, in the
+    /// repository the call names (`given`) or the default one.
+    async fn at_once(
+        &self,
+        given: Option<String>,
+        ctx: &RequestContext<RoleServer>,
+        work: impl FnOnce(&dyn Commands, &Path) -> Result<Reply> + Send + 'static,
+    ) -> CallToolResult {
+        let root = match self.repository(given.as_deref(), ctx).await {
+            Ok(root) => root,
+            Err(refusal) => return refusal,
+        };
         let commands = self.commands.clone();
-        match tokio::task::spawn_blocking(move || work(commands.as_ref())).await {
+        match tokio::task::spawn_blocking(move || work(commands.as_ref(), &root)).await {
             Ok(result) => answer(result, Vec::new()),
             Err(_) => failed("the command stopped unexpectedly (a bug: please report it)"),
         }
     }
 
-    /// A command that runs on the local task set (it holds the store); its answer.
+    /// A command that runs on the local task set (it holds the store), in the repository
+    /// the call names (`given`) or the default one.
     async fn locally(
+        &self,
+        given: Option<String>,
+        ctx: &RequestContext<RoleServer>,
+        work: impl FnOnce(Arc<dyn Commands>, PathBuf) -> LocalBoxFuture<'static, Result<Reply>> + Send + 'static,
+    ) -> CallToolResult {
+        let root = match self.repository(given.as_deref(), ctx).await {
+            Ok(root) => root,
+            Err(refusal) => return refusal,
+        };
+        self.on_local_set(move |commands| Box::pin(async move { answer(work(commands, root).await, Vec::new()) })).await
+    }
+
+    /// `work` run on the local task set; its answer.
+    async fn on_local_set(
         &self,
         work: impl FnOnce(Arc<dyn Commands>) -> LocalBoxFuture<'static, CallToolResult> + Send + 'static,
     ) -> CallToolResult {
@@ -123,23 +141,40 @@ impl Server {
         answered.await.unwrap_or_else(|_| failed("the server is stopping"))
     }
 
-    /// A debate run through the engine for this call: its steps notified as progress
-    /// when the client asked for it, its checkpoints asked when the client can ask its
-    /// user, and paused when the call is cancelled or the client goes away.
-    async fn debate(&self, run: Run, root: PathBuf, ctx: RequestContext<RoleServer>) -> CallToolResult {
+    /// A debate run through the engine for this call, in the repository it names: its
+    /// steps notified as progress when the client asked for it, its checkpoints asked
+    /// when the client can ask its user, and paused when the call is cancelled or the
+    /// client goes away.
+    async fn debate(&self, mut debate: Debate, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        let given = match &debate {
+            Debate::Start(args) => args.repository.clone(),
+            Debate::Resume(args) => args.repository.clone(),
+            Debate::Review(args) => args.repository.clone(),
+        };
+        let root = match self.repository(given.as_deref(), &ctx).await {
+            Ok(root) => root,
+            Err(refusal) => return refusal,
+        };
+        if let Debate::Start(args) = &mut debate {
+            match args.context.iter().map(|file| repository::inside(&root, file)).collect::<Result<Vec<_>, _>>() {
+                Ok(files) => args.context = files.iter().map(|file| file.display().to_string()).collect(),
+                Err(why) => return refused(why),
+            }
+        }
         let elicits = ctx.peer.supported_elicitation_modes().contains(&ElicitationMode::Form);
-        let (run, unasked) = match run {
-            Run::Start(mut args) => {
-                let unasked = args.checkpoints && !elicits;
-                args.checkpoints &= elicits;
-                (Run::Start(args), unasked)
+        let checkpoints = match &mut debate {
+            Debate::Start(args) => Some(&mut args.checkpoints),
+            Debate::Resume(args) => Some(&mut args.checkpoints),
+            Debate::Review(_) => None,
+        };
+        // Checkpoints only where the client can ask its user; the result says when not.
+        let unasked = match checkpoints {
+            Some(checkpoints) => {
+                let unasked = *checkpoints && !elicits;
+                *checkpoints &= elicits;
+                unasked
             }
-            Run::Resume(mut args) => {
-                let unasked = args.checkpoints && !elicits;
-                args.checkpoints &= elicits;
-                (Run::Resume(args), unasked)
-            }
-            review => (review, false),
+            None => false,
         };
         let (progress, notifier) = match ctx.meta.get_progress_token() {
             Some(token) => {
@@ -150,14 +185,10 @@ impl Server {
         };
         let events = McpEvents::new(ctx.peer.clone(), progress, elicits, (ctx.ct.clone(), self.closed.clone()));
         let result = self
-            .locally(move |commands| {
+            .on_local_set(move |commands| {
                 Box::pin(async move {
                     let mut events = events;
-                    let result = match run {
-                        Run::Start(args) => commands.start(args, &root, &mut events).await,
-                        Run::Resume(args) => commands.resume(args, &root, &mut events).await,
-                        Run::Review(args) => commands.review(args, &root, &mut events).await,
-                    };
+                    let result = commands.debate(debate, &root, &mut events).await;
                     let mut notes = std::mem::take(&mut events.notes);
                     if unasked {
                         notes.push(
@@ -227,20 +258,10 @@ impl Server {
     #[tool]
     async fn start_debate(
         &self,
-        Parameters(mut args): Parameters<StartDebate>,
+        Parameters(args): Parameters<StartDebate>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let root = match self.repository(args.repository.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        let files: std::result::Result<Vec<PathBuf>, String> =
-            args.context.iter().map(|file| repository::inside(&root, file)).collect();
-        match files {
-            Ok(files) => args.context = files.iter().map(|file| file.display().to_string()).collect(),
-            Err(why) => return refused(why),
-        }
-        self.debate(Run::Start(args), root, ctx).await
+        self.debate(Debate::Start(args), ctx).await
     }
 
     /// Continue a paused or interrupted debate where it stopped (`debate resume`): no
@@ -251,11 +272,7 @@ impl Server {
         Parameters(args): Parameters<ResumeDebate>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let root = match self.repository(args.repository.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        self.debate(Run::Resume(args), root, ctx).await
+        self.debate(Debate::Resume(args), ctx).await
     }
 
     /// Reopen a completed debate for a reviewer's objection (`debate review`): one more
@@ -267,11 +284,7 @@ impl Server {
         Parameters(args): Parameters<ReviewDecision>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let root = match self.repository(args.repository.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        self.debate(Run::Review(args), root, ctx).await
+        self.debate(Debate::Review(args), ctx).await
     }
 
     /// The debates of this repository, newest first (`debate list`): id, status, rounds,
@@ -282,11 +295,7 @@ impl Server {
         Parameters(args): Parameters<ListDebates>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let root = match self.repository(args.repository.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        self.at_once(move |commands| commands.list(args, &root)).await
+        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.list(args, root)).await
     }
 
     /// One debate in full, the decision first (`debate show`): the chosen option and
@@ -297,11 +306,7 @@ impl Server {
         Parameters(args): Parameters<ShowDebate>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let root = match self.repository(args.repository.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        self.at_once(move |commands| commands.show(args, &root)).await
+        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.show(args, root)).await
     }
 
     /// The repository's decision records ranked against a query, each with its decision
@@ -314,11 +319,7 @@ impl Server {
         Parameters(args): Parameters<SearchDecisions>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let root = match self.repository(args.repository.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        self.at_once(move |commands| commands.search(args, &root)).await
+        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.search(args, root)).await
     }
 
     /// Give a decision record its status as people decided it (`debate accept`,
@@ -330,11 +331,7 @@ impl Server {
         Parameters(args): Parameters<SetDecisionStatus>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let root = match self.repository(args.repository.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        self.at_once(move |commands| commands.set_status(args, &root)).await
+        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.set_status(args, root)).await
     }
 
     /// Score a finished debate's record (`debate eval`): each criterion marked 1-10 with a
@@ -346,11 +343,8 @@ impl Server {
         Parameters(args): Parameters<EvaluateDecision>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let root = match self.repository(args.repository.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        self.locally(move |commands| Box::pin(async move { answer(commands.evaluate(args, &root).await, Vec::new()) }))
+        let given = args.repository.clone();
+        self.locally(given, &ctx, move |commands, root| Box::pin(async move { commands.evaluate(args, &root).await }))
             .await
     }
 
@@ -363,12 +357,9 @@ impl Server {
         Parameters(args): Parameters<CheckProviders>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let root = match self.repository(args.repository.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        self.locally(move |commands| {
-            Box::pin(async move { answer(commands.check_providers(args, &root).await, Vec::new()) })
+        let given = args.repository.clone();
+        self.locally(given, &ctx, move |commands, root| {
+            Box::pin(async move { commands.check_providers(args, &root).await })
         })
         .await
     }
@@ -460,7 +451,12 @@ pub async fn serve(commands: Arc<dyn Commands>, stop: impl Future<Output = ()>) 
         .run_until(async move {
             let driver = tokio::task::spawn_local(drive(queue, closed.clone()));
             let served = async {
-                match server.serve(transport).await {
+                tokio::pin!(stop);
+                let handshake = tokio::select! {
+                    handshake = server.serve(transport) => handshake,
+                    () = &mut stop => return Ok(()),
+                };
+                match handshake {
                     Ok(running) => {
                         let cancel = running.cancellation_token();
                         tokio::select! {

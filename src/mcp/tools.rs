@@ -3,7 +3,7 @@
 //! numbers (rounds, perspectives) are read by the model's own types, so a tool takes what
 //! the command line takes and refuses what it refuses, with the same words.
 
-use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::common::{FromContextPart, schema_for_type};
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
@@ -26,32 +26,40 @@ impl<P: JsonSchema> JsonSchema for Parameters<P> {
     }
 }
 
-impl<S, P: DeserializeOwned> FromContextPart<ToolCallContext<'_, S>> for Parameters<P> {
+impl<S, P: DeserializeOwned + JsonSchema + 'static> FromContextPart<ToolCallContext<'_, S>> for Parameters<P> {
     fn from_context_part(context: &mut ToolCallContext<S>) -> Result<Self, rmcp::ErrorData> {
-        let arguments = serde_json::Value::Object(context.arguments.take().unwrap_or_default());
-        serde_path_to_error::deserialize(arguments).map(Parameters).map_err(|err| {
+        let arguments = context.arguments.take().unwrap_or_default();
+        // rmcp answers an error with this prefix as a tool error, the rest as its text.
+        let refused =
+            |why: String| rmcp::ErrorData::invalid_params(format!("failed to deserialize parameters: {why}"), None);
+        let schema = schema_for_type::<P>();
+        let known = schema.get("properties").and_then(serde_json::Value::as_object);
+        if let Some(known) = known
+            && let Some(unknown) = arguments.keys().find(|name| !known.contains_key(*name))
+        {
+            let names: Vec<&str> = known.keys().map(String::as_str).collect();
+            return Err(refused(format!("unknown argument `{unknown}`; the arguments are {}", names.join(", "))));
+        }
+        serde_path_to_error::deserialize(serde_json::Value::Object(arguments)).map(Parameters).map_err(|err| {
             let at = err.path().to_string();
             let inner = err.into_inner();
-            // rmcp answers an error with this prefix as a tool error, the message as its text.
-            let message = match at.as_str() {
-                "." | "" => format!("failed to deserialize parameters: {inner}"),
-                at => format!("failed to deserialize parameters: {at}: {inner}"),
-            };
-            rmcp::ErrorData::invalid_params(message, None)
+            refused(match at.as_str() {
+                "." | "" => inner.to_string(),
+                at => format!("{at}: {inner}"),
+            })
         })
     }
 }
 
 /// `start_debate`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct StartDebate {
     /// The engineering question to debate, with the options in it, e.g. "Should we cache
     /// in Redis or in Postgres?" (plain text, at most 16 KiB).
     pub question: String,
-    /// The git work tree whose docs/decisions/ gets the record: an absolute path, or one
-    /// relative to the client's first root. Default: the client's first root, else the
-    /// directory `debate mcp` runs in.
+    /// The git work tree the debate runs in and commits its record into
+    /// (docs/decisions/): an absolute path, or one relative to the client's first root.
+    /// Default: the client's first root, else the directory `debate mcp` runs in.
     pub repository: Option<String>,
     /// The most rounds the debate may take, 1 to 20 (default: the settings', else 5).
     #[schemars(with = "Option<u8>", range(min = 1, max = 20))]
@@ -83,7 +91,6 @@ pub struct StartDebate {
 
 /// `resume_debate`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ResumeDebate {
     /// The paused or interrupted debate: its id (`DEB-k3x9q2`; any case, a unique prefix).
     pub id: String,
@@ -104,9 +111,44 @@ pub struct ResumeDebate {
     pub checkpoints: bool,
 }
 
+/// What a new debate and a resumed one both take: the command line's run flags.
+#[derive(Debug, Clone, Default)]
+pub struct RunArguments {
+    pub max_rounds: Option<Rounds>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub offline: bool,
+    pub checkpoints: bool,
+}
+
+impl StartDebate {
+    pub fn run(&self) -> RunArguments {
+        let (provider, model) = (self.provider.clone(), self.model.clone());
+        RunArguments {
+            max_rounds: self.max_rounds,
+            provider,
+            model,
+            offline: self.offline,
+            checkpoints: self.checkpoints,
+        }
+    }
+}
+
+impl ResumeDebate {
+    pub fn run(&self) -> RunArguments {
+        let (provider, model) = (self.provider.clone(), self.model.clone());
+        RunArguments {
+            max_rounds: self.max_rounds,
+            provider,
+            model,
+            offline: self.offline,
+            checkpoints: self.checkpoints,
+        }
+    }
+}
+
 /// `list_debates`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ListDebates {
     /// Whose debates (default: as for start_debate).
     pub repository: Option<String>,
@@ -120,7 +162,6 @@ pub struct ListDebates {
 
 /// `show_debate`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ShowDebate {
     /// The debate's id (any case, a unique prefix), or its record's path in the
     /// repository.
@@ -131,7 +172,6 @@ pub struct ShowDebate {
 
 /// `search_decisions`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SearchDecisions {
     /// What the change is about, in a few words (e.g. "caching layer Redis").
     pub query: String,
@@ -144,7 +184,6 @@ pub struct SearchDecisions {
 
 /// `review_decision`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct ReviewDecision {
     /// The completed debate: its id, or its record's path.
     pub id: String,
@@ -166,7 +205,6 @@ pub enum Verdict {
 
 /// `set_decision_status`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SetDecisionStatus {
     /// The record: its path in the repository, or the id of the debate that wrote it.
     pub id: String,
@@ -178,7 +216,6 @@ pub struct SetDecisionStatus {
 
 /// `evaluate_decision`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct EvaluateDecision {
     /// The finished debate: its id, or its record's path.
     pub id: String,
@@ -192,7 +229,6 @@ pub struct EvaluateDecision {
 
 /// `check_providers`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CheckProviders {
     /// Only this provider (a name under `providers:` in the settings, or openai,
     /// anthropic, openrouter); default: every configured one.

@@ -375,25 +375,28 @@ fn a_checkpoint_is_an_elicitation_request_and_cancelling_it_pauses_until_resumed
     session.close();
 }
 
-/// A model server that takes `delay` over every answer.
-async fn slow_server(delay: Duration) -> MockLlm {
-    MockLlm::with_rule(move |body, _| Some(ok(body, &reply(body)).set_delay(delay))).await
+/// A session in `sandbox` whose model takes 300 ms over every answer (`mock`), with a
+/// debate started and its debaters arguing; the session, the call's id and the settings
+/// file.
+async fn arguing_slowly(sandbox: &Sandbox) -> (Session, i64, String, MockLlm) {
+    let mock = MockLlm::with_rule(|body, _| Some(ok(body, &reply(body)).set_delay(Duration::from_millis(300)))).await;
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "").display().to_string();
+    let env = [("DEBATE_TEST_KEY", "sk-test")];
+    let mut session = Session::open(sandbox, &sandbox.repo, &["--config", &config], &env, json!({}));
+    let call = session.call_with_progress("start_debate", json!({"question": QUESTION, "max_rounds": 3}), "slow");
+    let arguing = |m: &Value| m["params"]["message"].as_str().is_some_and(|t| t.contains("arguing"));
+    session.until("the debaters to start arguing", arguing);
+    (session, call, config, mock)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_pauses_its_debate_at_a_safe_point_and_the_server_goes_on() {
-    let mock = slow_server(Duration::from_millis(300)).await;
     let sandbox = repository();
-    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
-    let config = config.display().to_string();
-    let env = [("DEBATE_TEST_KEY", "sk-test")];
-    let mut session = Session::open(&sandbox, &sandbox.repo, &["--config", &config], &env, json!({}));
-    let call = session.call_with_progress("start_debate", json!({"question": QUESTION, "max_rounds": 3}), "slow");
-    let progress = |m: &Value| {
-        m["method"] == "notifications/progress" && m["params"]["message"].as_str().unwrap().contains("arguing")
-    };
-    session.until("the debaters to start arguing", progress);
-    session.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": call, "reason": "the user changed their mind"}}));
+    let (mut session, call, _, _mock) = arguing_slowly(&sandbox).await;
+    let reason = "the user changed their mind";
+    session.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": call, "reason": reason}}),
+    );
     let id = wait_for("the debate to pause", || {
         let listed = sandbox.try_listed().ok()?;
         let debate = listed.first()?;
@@ -410,15 +413,8 @@ async fn a_cancelled_call_pauses_its_debate_at_a_safe_point_and_the_server_goes_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_goes_away_leaves_its_debate_paused() {
-    let mock = slow_server(Duration::from_millis(300)).await;
     let sandbox = repository();
-    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
-    let config = config.display().to_string();
-    let env = [("DEBATE_TEST_KEY", "sk-test")];
-    let mut session = Session::open(&sandbox, &sandbox.repo, &["--config", &config], &env, json!({}));
-    session.call_with_progress("start_debate", json!({"question": QUESTION, "max_rounds": 3}), "gone");
-    let arguing = |m: &Value| m["params"]["message"].as_str().is_some_and(|t| t.contains("arguing"));
-    session.until("the debaters to start arguing", arguing);
+    let (session, _, config, _mock) = arguing_slowly(&sandbox).await;
     let (status, stderr) = session.close();
     assert!(status.success(), "{stderr}");
     let listed = sandbox.listed();
@@ -443,7 +439,7 @@ fn bad_arguments_are_tool_errors_that_say_why_and_write_nothing() {
         (json!({"question": huge}), "larger than 16 KiB"),
         (json!({"question": QUESTION, "max_rounds": 0}), "rounds must be a whole number from 1 to 20"),
         (json!({"question": QUESTION, "perspectives": 9}), "2, 3 or 4 perspectives"),
-        (json!({"question": QUESTION, "colour": "red"}), "unknown field `colour`"),
+        (json!({"question": QUESTION, "colour": "red"}), "unknown argument `colour`; the arguments are question"),
         (json!({"question": QUESTION, "repository": plain.path()}), "no git work tree"),
         (json!({"question": QUESTION, "repository": "../elsewhere"}), "`..`"),
         (json!({"question": QUESTION, "context": ["../../etc/passwd"]}), "`..`"),

@@ -20,10 +20,10 @@ use crate::app::invocation::resolve::RunFlags;
 use crate::app::shared::drive::stop_signal;
 use crate::error::{Error, Result};
 use crate::mcp::tools::{
-    CheckProviders, EvaluateDecision, ListDebates, ResumeDebate, ReviewDecision, SearchDecisions, SetDecisionStatus,
-    ShowDebate, StartDebate, Verdict,
+    CheckProviders, EvaluateDecision, ListDebates, RunArguments, SearchDecisions, SetDecisionStatus, ShowDebate,
+    Verdict,
 };
-use crate::mcp::{Commands, Record, Reply};
+use crate::mcp::{Commands, Debate, Record, Reply};
 use crate::model::{DebateState, Events, Status};
 use crate::record::lifecycle::Verdict as Lifecycle;
 use crate::repo::Here;
@@ -66,78 +66,60 @@ impl Tools {
         Here::Repository(root.to_path_buf())
     }
 
-    /// A debate's flags as the command line gives them: the settings file, and checkpoints
-    /// only where the client asks its user.
-    fn flags(&self, checkpoints: bool) -> RunFlags {
-        RunFlags { config: self.config.clone(), no_checkpoints: !checkpoints, ..RunFlags::default() }
+    /// A run's flags as the command line gives them, with the settings file `debate mcp`
+    /// was started with.
+    fn flags(&self, run: RunArguments) -> RunFlags {
+        RunFlags {
+            config: self.config.clone(),
+            max_rounds: run.max_rounds,
+            provider: run.provider,
+            model: run.model,
+            offline: run.offline,
+            no_checkpoints: !run.checkpoints,
+            ..RunFlags::default()
+        }
     }
 }
 
 impl Commands for Tools {
-    fn start<'a>(
+    fn debate<'a>(
         &'a self,
-        args: StartDebate,
+        debate: Debate,
         root: &'a Path,
         events: &'a mut dyn Events,
     ) -> LocalBoxFuture<'a, Result<Reply>> {
         Box::pin(async move {
-            let request = StartRequest {
-                question: QuestionSource::Text(args.question),
-                flags: RunFlags {
-                    max_rounds: args.max_rounds,
-                    perspectives: args.perspectives,
-                    with: args.with,
-                    context: args.context.into_iter().map(PathBuf::from).collect(),
-                    provider: args.provider,
-                    model: args.model,
-                    offline: args.offline,
-                    ..self.flags(args.checkpoints)
-                },
+            let mut terminal = self.terminal();
+            let state = match debate {
+                Debate::Start(args) => {
+                    let run = self.flags(args.run());
+                    let request = StartRequest {
+                        question: QuestionSource::Text(args.question),
+                        flags: RunFlags {
+                            perspectives: args.perspectives,
+                            with: args.with,
+                            context: args.context.into_iter().map(PathBuf::from).collect(),
+                            ..run
+                        },
+                    };
+                    start::run(&request, &self.db, root, &mut terminal, Some(events)).await?
+                }
+                Debate::Resume(args) => {
+                    let flags = self.flags(args.run());
+                    let request = ResumeRequest { id: args.id, flags, review: None, here: Tools::here(root) };
+                    resume::run(&request, &self.db, &mut terminal, Some(events)).await?
+                }
+                Debate::Review(args) => {
+                    let request = ResumeRequest {
+                        id: args.id,
+                        // A review runs its round without stopping, as in a pull request.
+                        flags: RunFlags { config: self.config.clone(), no_checkpoints: true, ..RunFlags::default() },
+                        review: Some(Review { objection: QuestionSource::Text(args.objection), discard_edits: false }),
+                        here: Tools::here(root),
+                    };
+                    resume::run(&request, &self.db, &mut terminal, Some(events)).await?
+                }
             };
-            let state = start::run(&request, &self.db, root, &mut self.terminal(), Some(events)).await?;
-            self.ran(&state, root)
-        })
-    }
-
-    fn resume<'a>(
-        &'a self,
-        args: ResumeDebate,
-        root: &'a Path,
-        events: &'a mut dyn Events,
-    ) -> LocalBoxFuture<'a, Result<Reply>> {
-        Box::pin(async move {
-            let request = ResumeRequest {
-                id: args.id,
-                flags: RunFlags {
-                    max_rounds: args.max_rounds,
-                    provider: args.provider,
-                    model: args.model,
-                    offline: args.offline,
-                    ..self.flags(args.checkpoints)
-                },
-                review: None,
-                here: Tools::here(root),
-            };
-            let state = resume::run(&request, &self.db, &mut self.terminal(), Some(events)).await?;
-            self.ran(&state, root)
-        })
-    }
-
-    fn review<'a>(
-        &'a self,
-        args: ReviewDecision,
-        root: &'a Path,
-        events: &'a mut dyn Events,
-    ) -> LocalBoxFuture<'a, Result<Reply>> {
-        Box::pin(async move {
-            let request = ResumeRequest {
-                id: args.id,
-                // A review runs its round without stopping, as in a pull request.
-                flags: self.flags(false),
-                review: Some(Review { objection: QuestionSource::Text(args.objection), discard_edits: false }),
-                here: Tools::here(root),
-            };
-            let state = resume::run(&request, &self.db, &mut self.terminal(), Some(events)).await?;
             self.ran(&state, root)
         })
     }
