@@ -8,8 +8,9 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand};
+use strum::VariantNames;
 
-use crate::model::{Rounds, Seats};
+use crate::model::{Baseline, Rounds, Seats};
 
 /// What only a new debate's question takes; the flag forms of the other commands refuse
 /// it.
@@ -231,6 +232,19 @@ pub struct EvalArgs {
     /// [default: eval-report.md]
     #[arg(long, value_name = "PATH", requires = "suite")]
     pub report: Option<PathBuf>,
+
+    /// With --suite: also answer each question without a debate, within the debate's
+    /// tokens — one answer (`single`) or a majority vote of answers (`vote`) — and
+    /// score both records alike
+    #[arg(long, value_name = "KIND", requires = "suite", value_parser = baseline())]
+    pub baseline: Option<Baseline>,
+}
+
+/// `single` or `vote`, listed in help and completions.
+fn baseline() -> impl clap::builder::TypedValueParser<Value = Baseline> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Baseline::VARIANTS)
+        .try_map(|kind: String| kind.parse::<Baseline>().map_err(|err| err.to_string()))
 }
 
 /// `debate man`.

@@ -44,6 +44,9 @@ pub enum Ask<'a> {
         local: &'a Evaluation,
     },
     Synthesis,
+    /// The question answered once without a debate (a suite's baseline), at the
+    /// debaters' temperature so that answers sampled for a vote differ.
+    Single,
     /// The stance a debater's contribution did not state.
     Stance {
         seat: usize,
@@ -60,7 +63,7 @@ impl Ask<'_> {
     /// asked once, and once more with a stricter instruction at most, never shorter or
     /// compact.
     fn optional(&self) -> bool {
-        matches!(self, Ask::Analysis { .. } | Ask::Clarification | Ask::Own(_))
+        matches!(self, Ask::Analysis { .. } | Ask::Clarification | Ask::Single | Ask::Own(_))
     }
 }
 
@@ -90,6 +93,15 @@ pub fn request(state: &DebateState, ask: &Ask, size: Size) -> Request {
             };
             let prompt = prompts::synthesis(state, size);
             moderator::<SynthesisAnswer>(state, Purpose::Synthesis, 0, prompt, SYNTHESIS_TOKENS, brief)
+        }
+        Ask::Single => {
+            let brief =
+                Brief::Synthesis { panel: Vec::new(), options: state.analysis.options.clone(), stances: Vec::new() };
+            let prompt = prompts::single_answer(state);
+            let mut request =
+                moderator::<SynthesisAnswer>(state, Purpose::Synthesis, 0, prompt, SYNTHESIS_TOKENS, brief);
+            request.temperature = state.snapshot.debater.temperature;
+            request
         }
         Ask::Stance { seat, round, kind } => {
             let prompt = prompts::stance(state, *seat, *round, *kind, size);

@@ -17,6 +17,7 @@ use crate::model::{
 use crate::moderator::analysis;
 use crate::moderator::answers;
 use crate::moderator::clarify::{self, ClarifyingQuestions};
+use crate::moderator::confirmation;
 use crate::moderator::evaluation;
 use crate::moderator::selection::{self, PanelChoice};
 use crate::moderator::synthesis::{self, Latest};
@@ -128,9 +129,12 @@ impl Engine<'_> {
             selection::refine(self.catalog, &state.panel, &snapshot.forced, snapshot.requested_size, choice)
         };
         let panel = choice.as_ref().and_then(refined).unwrap_or_else(|| state.panel.clone());
-        if let Some(options) = choice.as_ref().and_then(selection::refine_options) {
-            analysis.options = options;
-        }
+        // What the asker said counts as asked: the question and any clarification.
+        let answer = state.clarification.as_ref().and_then(|c| c.answer.as_deref()).unwrap_or_default();
+        let asked = format!("{}\n{answer}", state.question);
+        let (options, reading) = confirmation::confirm(&asked, &state.analysis.options, choice.as_ref());
+        analysis.options = options;
+        analysis.reading = Some(reading);
         self.store.save_panel(&state.id, &panel, &analysis, &completion)?;
         self.remember_format(state, &completion)?;
         let chosen = self.store.load(&state.id)?;

@@ -5,6 +5,7 @@
 //! `app::suite` make the calls, through the engine's structured asking, and store and
 //! write what they give.
 
+pub mod baseline;
 pub mod checks;
 pub mod report;
 pub mod rubric;

@@ -10,7 +10,7 @@ use std::fmt::Write;
 use serde::Serialize;
 use strum::IntoEnumIterator;
 
-use crate::model::{CheckKind, Criterion, Disagreement, Rounds, Usage, dollars};
+use crate::model::{Baseline, CheckKind, Criterion, Disagreement, Rounds, Scorecard, Usage, dollars};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -21,6 +21,8 @@ pub struct Report {
     pub tool: String,
     /// The rounds every question was debated for at most, when they were the same.
     pub max_rounds: Option<Rounds>,
+    /// What each debate was compared with (`--baseline`), if anything.
+    pub baseline: Option<Baseline>,
     /// One per model, in the order they ran.
     pub runs: Vec<Run>,
 }
@@ -35,6 +37,12 @@ pub struct Run {
     /// A model judged the records (offline marks are composed from their text).
     pub judged_by_a_model: bool,
     pub totals: Totals,
+    /// The baselines added up, with `--baseline`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineTotals>,
+    /// The records were judged by the debaters' own model family (or by each debate's
+    /// moderator): a family tends to favour its own writing.
+    pub judged_by_its_family: bool,
     pub debates: Vec<Debated>,
 }
 
@@ -62,6 +70,16 @@ pub struct Debated {
     pub expected_options: Vec<String>,
     pub weighed_options: Vec<String>,
     pub debated_options: Vec<String>,
+    #[serde(flatten)]
+    pub marks: Marks,
+    /// The question answered without a debate (`--baseline`), scored alike.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Answered>,
+}
+
+/// What the evaluators and the checks made of a record.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Marks {
     /// Each criterion's mark: the mean of the evaluators that gave one.
     pub scores: BTreeMap<Criterion, f64>,
     pub disagreements: Vec<Disagreement>,
@@ -71,6 +89,128 @@ pub struct Debated {
     pub checks: usize,
     /// The checks that found something.
     pub failed_checks: Vec<CheckKind>,
+}
+
+impl Marks {
+    /// A scorecard's marks (each criterion's evaluators' mean, to a tenth), disagreements
+    /// and checks.
+    pub fn of(card: &Scorecard) -> Marks {
+        Marks {
+            scores: Criterion::iter().filter_map(|c| Some((c, (card.mean(c)? * 10.0).round() / 10.0))).collect(),
+            disagreements: card.disagreements(),
+            uniform: card.uniform(),
+            checks_passed: card.checks.iter().filter(|c| c.passed()).count(),
+            checks: card.checks.len(),
+            failed_checks: card.failed_checks().map(|c| c.kind).collect(),
+        }
+    }
+}
+
+/// One question answered without a debate (`--baseline`), its record scored as the
+/// debate's was.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Answered {
+    pub completed: bool,
+    /// What stopped it, when it did not complete.
+    pub error: Option<String>,
+    /// The option each answer chose, in the order asked: one for `single`, the vote's
+    /// for `vote`.
+    pub votes: Vec<Option<String>>,
+    pub tokens: Usage,
+    /// `None` when its model has no price in the settings.
+    pub cost_usd: Option<f64>,
+    pub chosen_option: Option<String>,
+    pub matches_team: Option<bool>,
+    #[serde(flatten)]
+    pub marks: Marks,
+    /// Each criterion both records were marked on, and whose mark won it.
+    pub winners: BTreeMap<Criterion, Winner>,
+}
+
+/// Whose record a criterion's marks favour: a difference under half a mark is a tie.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Winner {
+    Debate,
+    Baseline,
+    Tie,
+}
+
+impl Winner {
+    pub fn of(debate: f64, baseline: f64) -> Winner {
+        match debate - baseline {
+            gap if gap >= 0.5 => Winner::Debate,
+            gap if gap <= -0.5 => Winner::Baseline,
+            _ => Winner::Tie,
+        }
+    }
+
+    /// Per criterion both were marked on.
+    pub fn each(debate: &Marks, baseline: &Marks) -> BTreeMap<Criterion, Winner> {
+        debate.scores.iter().filter_map(|(c, d)| Some((*c, Winner::of(*d, *baseline.scores.get(c)?)))).collect()
+    }
+}
+
+/// A run's baselines added up beside its debates.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BaselineTotals {
+    pub completed: usize,
+    pub tokens: Usage,
+    /// `None` when any baseline's cost is not known.
+    pub cost_usd: Option<f64>,
+    /// Completed baselines whose question names the team's choice, and those that chose it.
+    pub team_choices: usize,
+    pub matching: usize,
+    /// Each criterion's mean over the scored baselines.
+    pub scores: BTreeMap<Criterion, f64>,
+    /// Per criterion, how many questions each record won.
+    pub wins: BTreeMap<Criterion, Wins>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Wins {
+    pub debate: usize,
+    pub baseline: usize,
+    pub tie: usize,
+}
+
+impl BaselineTotals {
+    /// `None` when no debate was compared with a baseline.
+    pub fn of(debates: &[Debated]) -> Option<BaselineTotals> {
+        let answered: Vec<&Answered> = debates.iter().filter_map(|d| d.baseline.as_ref()).collect();
+        if answered.is_empty() {
+            return None;
+        }
+        let done: Vec<&Answered> = answered.iter().copied().filter(|a| a.completed).collect();
+        let mut wins: BTreeMap<Criterion, Wins> = BTreeMap::new();
+        for (criterion, winner) in done.iter().flat_map(|a| &a.winners) {
+            let tally = wins.entry(*criterion).or_default();
+            match winner {
+                Winner::Debate => tally.debate += 1,
+                Winner::Baseline => tally.baseline += 1,
+                Winner::Tie => tally.tie += 1,
+            }
+        }
+        Some(BaselineTotals {
+            completed: done.len(),
+            tokens: answered.iter().fold(Usage::default(), |sum, a| sum + a.tokens),
+            cost_usd: answered.iter().map(|a| a.cost_usd).sum(),
+            team_choices: done.iter().filter(|a| a.matches_team.is_some()).count(),
+            matching: done.iter().filter(|a| a.matches_team == Some(true)).count(),
+            scores: means(done.iter().map(|a| &a.marks)),
+            wins,
+        })
+    }
+}
+
+/// Each criterion's mean over the marks that have one.
+fn means<'a>(marks: impl Iterator<Item = &'a Marks> + Clone) -> BTreeMap<Criterion, f64> {
+    Criterion::iter()
+        .filter_map(|criterion| {
+            let given: Vec<f64> = marks.clone().filter_map(|m| m.scores.get(&criterion).copied()).collect();
+            (!given.is_empty()).then(|| (criterion, given.iter().sum::<f64>() / given.len() as f64))
+        })
+        .collect()
 }
 
 /// A run's debates added up.
@@ -105,6 +245,13 @@ pub fn is_option(debated: &str, expected: &str) -> bool {
     !expected.is_empty() && plain(debated) == expected
 }
 
+/// Whether a finished record chose the team's option; `None` without a team's choice or
+/// a finished record.
+pub fn chose_the_teams(team: Option<&str>, chosen: Option<&str>, finished: bool) -> Option<bool> {
+    let team = team.filter(|_| finished)?;
+    Some(chosen.is_some_and(|chosen| is_option(chosen, team)))
+}
+
 /// The expected options a debate weighed, read one to one: each that exactly one debated
 /// option is, and that one no other expected option. A debated option that holds two
 /// ("Write the new CLI in Go or in Rust") is neither of them.
@@ -127,12 +274,7 @@ fn plain(option: &str) -> String {
 impl Totals {
     pub fn of(debates: &[Debated]) -> Totals {
         let done: Vec<&Debated> = debates.iter().filter(|d| d.completed).collect();
-        let scores = Criterion::iter()
-            .filter_map(|criterion| {
-                let marks: Vec<f64> = done.iter().filter_map(|d| d.scores.get(&criterion).copied()).collect();
-                (!marks.is_empty()).then(|| (criterion, marks.iter().sum::<f64>() / marks.len() as f64))
-            })
-            .collect();
+        let scores = means(done.iter().map(|d| &d.marks));
         Totals {
             questions: debates.len(),
             completed: done.len(),
@@ -145,10 +287,10 @@ impl Totals {
             expected_options: done.iter().map(|d| d.expected_options.len()).sum(),
             weighed_options: done.iter().map(|d| d.weighed_options.len()).sum(),
             scores,
-            disagreements: done.iter().map(|d| d.disagreements.len()).sum(),
-            uniform: done.iter().filter(|d| d.uniform).count(),
-            checks_passed: done.iter().map(|d| d.checks_passed).sum(),
-            checks: done.iter().map(|d| d.checks).sum(),
+            disagreements: done.iter().map(|d| d.marks.disagreements.len()).sum(),
+            uniform: done.iter().filter(|d| d.marks.uniform).count(),
+            checks_passed: done.iter().map(|d| d.marks.checks_passed).sum(),
+            checks: done.iter().map(|d| d.marks.checks).sum(),
         }
     }
 }
@@ -218,6 +360,9 @@ pub fn markdown(report: &Report) -> String {
             run.totals.completed
         );
     }
+    if let Some(kind) = report.baseline {
+        against_baseline(&mut out, report, kind);
+    }
     for run in &report.runs {
         let _ = writeln!(out, "\n## {}\n", cell(&run.model));
         let _ = writeln!(out, "Scored by {}.\n", cell(&run.evaluators.join(", ")));
@@ -255,8 +400,8 @@ pub fn markdown(report: &Report) -> String {
                 d.rounds,
                 cell(d.chosen_option.as_deref().unwrap_or("—")),
                 cell(&team),
-                criteria_cells(&d.scores),
-                checks(d),
+                criteria_cells(&d.marks.scores),
+                checks(&d.marks),
                 cell(&expected(d)),
                 cell(&listed(&d.debated_options)),
             );
@@ -265,7 +410,7 @@ pub fn markdown(report: &Report) -> String {
             .debates
             .iter()
             .enumerate()
-            .flat_map(|(at, d)| d.disagreements.iter().map(move |x| (at, x)))
+            .flat_map(|(at, d)| d.marks.disagreements.iter().map(move |x| (at, x)))
             .map(|(at, x)| {
                 format!(
                     "- Question {}: the evaluators disagree on {}: {} ({}) and {} ({}).",
@@ -281,8 +426,106 @@ pub fn markdown(report: &Report) -> String {
         if !disagreements.is_empty() {
             let _ = writeln!(out, "\n{}", disagreements.join("\n"));
         }
+        if run.baseline.is_some() {
+            baseline_questions(&mut out, run);
+        }
     }
     out
+}
+
+/// The debates against the baselines, per model: each criterion's marks and who won it
+/// how often, then tokens, cost and the team's choice side by side.
+fn against_baseline(out: &mut String, report: &Report, kind: Baseline) {
+    let how = match kind {
+        Baseline::Single => "one answer of the same model (`single`)",
+        Baseline::Vote => "the majority of as many answers of the same model as the debate's tokens paid for (`vote`)",
+    };
+    let _ = writeln!(
+        out,
+        "\n## Debate against {how}\n\nEach question was also answered without a debate, from the same question, \
+         options and project context, and its record scored as the debate's was. A criterion goes to the record marked \
+         higher by half a mark or more; closer is a tie.\n"
+    );
+    let _ = writeln!(out, "| Model | Criterion | Debate | Baseline | Debate won | Baseline won | Tie |");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for run in &report.runs {
+        let Some(baseline) = &run.baseline else { continue };
+        for criterion in Criterion::iter() {
+            let wins = baseline.wins.get(&criterion).copied().unwrap_or_default();
+            let mark =
+                |scores: &BTreeMap<Criterion, f64>| scores.get(&criterion).map_or("—".into(), |s| format!("{s:.1}"));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                cell(&run.model),
+                title(criterion),
+                mark(&run.totals.scores),
+                mark(&baseline.scores),
+                wins.debate,
+                wins.baseline,
+                wins.tie
+            );
+        }
+    }
+    let _ = writeln!(out, "\n| Model | Completed | Tokens | Cost | Chose the team's option |");
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for run in &report.runs {
+        let Some(baseline) = &run.baseline else { continue };
+        let (t, b) = (&run.totals, baseline);
+        let _ = writeln!(
+            out,
+            "| {} | debate {}/{} · baseline {}/{} | {} · {} | {} · {} | {} · {} |",
+            cell(&run.model),
+            t.completed,
+            t.questions,
+            b.completed,
+            t.questions,
+            tokens(&t.tokens),
+            tokens(&b.tokens),
+            cost(t.cost_usd),
+            cost(b.cost_usd),
+            ratio(t.matching, t.team_choices),
+            ratio(b.matching, b.team_choices),
+        );
+    }
+    for run in report.runs.iter().filter(|run| run.baseline.is_some() && run.judged_by_its_family) {
+        let _ = writeln!(
+            out,
+            "\n> **{}**: the records were judged by the debaters' own model family. A family tends to favour its own \
+             writing; run the suite again with `--evaluators` naming a model of another family for a fairer verdict.",
+            cell(&run.model)
+        );
+    }
+}
+
+/// One model's baselines, question by question.
+fn baseline_questions(out: &mut String, run: &Run) {
+    let _ = writeln!(out, "\nWithout a debate:\n");
+    let _ = writeln!(out, "| # | Result | Tokens | Chosen | Votes |{} Checks | Won by the debate |", criteria_header());
+    let _ = writeln!(out, "|---|---|---|---|---|{}---|---|", "---|".repeat(Criterion::iter().count()));
+    for (at, answered) in run.debates.iter().enumerate().filter_map(|(at, d)| Some((at, d.baseline.as_ref()?))) {
+        let result = match (&answered.error, answered.completed) {
+            (Some(error), _) => format!("failed: {error}"),
+            (None, true) => "complete".into(),
+            (None, false) => "not complete".into(),
+        };
+        let votes: Vec<String> =
+            answered.votes.iter().map(|v| v.clone().unwrap_or_else(|| "no choice".into())).collect();
+        let won: Vec<&str> =
+            answered.winners.iter().filter(|(_, w)| **w == Winner::Debate).map(|(c, _)| title(*c)).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |{} {} | {} |",
+            at + 1,
+            cell(&result),
+            tokens(&answered.tokens),
+            cell(answered.chosen_option.as_deref().unwrap_or("—")),
+            cell(&listed(&votes)),
+            criteria_cells(&answered.marks.scores),
+            checks(&answered.marks),
+            cell(&listed(&won.iter().map(|w| w.to_string()).collect::<Vec<_>>())),
+        );
+    }
 }
 
 fn criteria_header() -> String {
@@ -344,11 +587,11 @@ fn listed(options: &[String]) -> String {
 }
 
 /// "3/4", and the checks that failed: "2/4: placeholders, options".
-fn checks(d: &Debated) -> String {
-    let failed: Vec<&str> = d.failed_checks.iter().map(|c| c.as_str()).collect();
+fn checks(m: &Marks) -> String {
+    let failed: Vec<&str> = m.failed_checks.iter().map(|c| c.as_str()).collect();
     match failed.is_empty() {
-        true => ratio(d.checks_passed, d.checks),
-        false => format!("{}: {}", ratio(d.checks_passed, d.checks), failed.join(", ")),
+        true => ratio(m.checks_passed, m.checks),
+        false => format!("{}: {}", ratio(m.checks_passed, m.checks), failed.join(", ")),
     }
 }
 
@@ -380,12 +623,15 @@ mod tests {
             expected_options: vec!["Redis".into(), "Postgres".into()],
             weighed_options: vec!["Postgres".into()],
             debated_options: vec!["Redis as a cache".into(), "Postgres".into()],
-            scores: [(Criterion::Decision, decision), (Criterion::Options, 6.0)].into_iter().collect(),
-            disagreements: Vec::new(),
-            uniform: false,
-            checks_passed: 3,
-            checks: 4,
-            failed_checks: vec![CheckKind::Placeholders],
+            marks: Marks {
+                scores: [(Criterion::Decision, decision), (Criterion::Options, 6.0)].into_iter().collect(),
+                disagreements: Vec::new(),
+                uniform: false,
+                checks_passed: 3,
+                checks: 4,
+                failed_checks: vec![CheckKind::Placeholders],
+            },
+            baseline: None,
         }
     }
 
@@ -435,18 +681,30 @@ mod tests {
     #[test]
     fn records_a_model_marked_alike_on_every_criterion_are_counted_and_said() {
         let debates = vec![
-            Debated { uniform: true, ..debated("A or B?", true, 10.0, None) },
+            {
+                let mut alike = debated("A or B?", true, 10.0, None);
+                alike.marks.uniform = true;
+                alike
+            },
             debated("C or D?", true, 7.0, None),
         ];
         let totals = Totals::of(&debates);
         assert_eq!(totals.uniform, 1);
-        let run =
-            Run { model: "gemma".into(), evaluators: vec!["gemma".into()], judged_by_a_model: true, totals, debates };
+        let run = Run {
+            model: "gemma".into(),
+            evaluators: vec!["gemma".into()],
+            judged_by_a_model: true,
+            totals,
+            baseline: None,
+            judged_by_its_family: true,
+            debates,
+        };
         let report = Report {
             suite: "s.yaml".into(),
             date: "2026-11-27".into(),
             tool: "debate".into(),
             max_rounds: None,
+            baseline: None,
             runs: vec![run],
         };
         let text = markdown(&report);
@@ -463,6 +721,7 @@ mod tests {
             date: "2026-11-27".into(),
             tool: "debate 0.1.0".into(),
             max_rounds: None,
+            baseline: None,
             runs: Vec::new(),
         };
         let mut hostile = debated("Redis <script>alert(1)</script> | or\n# Postgres?", true, 7.0, None);
@@ -472,6 +731,8 @@ mod tests {
             evaluators: vec!["e".into()],
             judged_by_a_model: true,
             totals: Totals::of(std::slice::from_ref(&hostile)),
+            baseline: None,
+            judged_by_its_family: false,
             debates: vec![hostile],
         });
         let text = markdown(&report);
@@ -494,6 +755,8 @@ mod tests {
             evaluators: vec!["offline".into()],
             judged_by_a_model: false,
             totals: Totals::of(&debates),
+            baseline: None,
+            judged_by_its_family: false,
             debates,
         };
         let report = Report {
@@ -501,6 +764,7 @@ mod tests {
             date: "2026-11-27".into(),
             tool: "debate 0.1.0".into(),
             max_rounds: Rounds::try_from(1).ok(),
+            baseline: None,
             runs: vec![run],
         };
         let text = markdown(&report);

@@ -57,6 +57,7 @@ pub fn state() -> DebateState {
             vague: false,
             panel_size: 2,
             unrefined: None,
+            reading: None,
         },
         panel: vec![
             seat(perspective("Performance Advocate", &["latency", "throughput"], "Operational Simplicity")),

@@ -20,6 +20,39 @@ pub struct Analysis {
     /// is optional: the keyword analysis stands without it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unrefined: Option<String>,
+    /// Whose reading of the options the debate weighs: the question's, confirmed or
+    /// corrected by the moderator. `None` in debates from before the moderator was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<OptionsReading>,
+}
+
+/// The options read from the question, put to the moderator, and what came of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OptionsReading {
+    /// The options the question was read as weighing, before the moderator answered.
+    pub read: Vec<String>,
+    pub verdict: ReadingVerdict,
+    /// The moderator's options, when they differ from those read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proposed: Vec<String>,
+    /// The moderator's reason for its correction; for a refused one, what it left unexplained.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+}
+
+/// Which reading of the options stood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ReadingVerdict {
+    /// The moderator named the same options.
+    Confirmed,
+    /// The moderator's options stood: they keep to the question, or it said why not.
+    Corrected,
+    /// The moderator added or dropped an option without a reason: the question's reading stood.
+    Refused,
+    /// The moderator did not answer (or named no usable options): the question's reading stood.
+    Unconfirmed,
 }
 
 /// Where a debater stands at the end of a contribution.

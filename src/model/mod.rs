@@ -28,7 +28,8 @@ pub use debate::{
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
 pub use judgement::{
     Analysis, Assessment, Confidence, Consequences, Constraint, DebaterAssessment, Dissent, Evaluation,
-    OptionAssessment, Outcome, PerspectiveSummary, RoundMeasures, Source, Stance, Synthesis, TITLE_LIMIT,
+    OptionAssessment, OptionsReading, Outcome, PerspectiveSummary, ReadingVerdict, RoundMeasures, Source, Stance,
+    Synthesis, TITLE_LIMIT,
 };
 pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
 pub use project::{
@@ -39,4 +40,4 @@ pub use rules::{
     DebateSettings, FilenameTemplate, Fraction, PanelSize, Rebuttals, RecordDirectory, RecordSettings, Rounds, Scalar,
     Seats, Seconds, TokenBudget, TranscriptPlacement,
 };
-pub use scores::{Check, CheckKind, Criterion, Disagreement, Evaluator, Mark, Scorecard};
+pub use scores::{Baseline, Check, CheckKind, Criterion, Disagreement, Evaluator, Mark, Scorecard};

@@ -2,9 +2,28 @@
 //! criterion of the rubric, and the checks that need no model.
 
 use serde::{Deserialize, Serialize};
-use strum::{EnumIter, EnumString, IntoStaticStr};
+use strum::{EnumIter, EnumString, IntoStaticStr, VariantNames};
 
 use super::Usage;
+
+/// What a suite compares each debate with (`debate eval --suite --baseline`): one
+/// answer without a debate, or a majority vote of answers, within the debate's tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, EnumString, VariantNames)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum Baseline {
+    /// One call: the question, the same project context, the record's decision parts.
+    Single,
+    /// The same call sampled as many times as the debate's tokens pay for, the majority's
+    /// choice taken.
+    Vote,
+}
+
+impl Baseline {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
 
 /// A criterion of the rubric, each marked from 1 to 10.
 #[derive(

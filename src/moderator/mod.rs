@@ -4,6 +4,7 @@ pub mod analysis;
 pub mod answers;
 pub mod briefing;
 pub mod clarify;
+pub mod confirmation;
 pub mod detection;
 pub mod evaluation;
 #[cfg(test)]

@@ -148,11 +148,16 @@ pub fn shared(state: &DebateState) -> String {
         for (i, option) in state.analysis.options.iter().enumerate() {
             let _ = writeln!(text, "{}. {option}", i + 1);
         }
-        text.push_str(
-            "\nA debater's stance names exactly one of them: the one its perspective would recommend for this project now.\n",
-        );
+        if !state.panel.is_empty() {
+            text.push_str(
+                "\nA debater's stance names exactly one of them: the one its perspective would recommend for this project now.\n",
+            );
+        }
     }
-    text.push_str("\n## The panel\n\n");
+    // One answer without a debate (a suite's baseline) has no panel.
+    if !state.panel.is_empty() {
+        text.push_str("\n## The panel\n\n");
+    }
     for seat in &state.panel {
         let p = &seat.perspective;
         let _ = writeln!(text, "- {}: priorities {}; accepts: {}", p.name, p.priorities.join(", "), p.trade_offs);
@@ -557,7 +562,7 @@ pub fn analysis(state: &DebateState, catalog: &Catalog, size: Size) -> Prompt {
     let (analysis, picks, forced) = (&state.analysis, &state.panel, &state.snapshot.forced);
     let mut user = format!("## Your part\n\n{MODERATOR}\n\n");
     let _ = writeln!(user, "Domains found: {}", join_or_none(&analysis.domains));
-    let _ = writeln!(user, "Options named in the question: {}", join_or_none(&analysis.options));
+    let _ = writeln!(user, "Options read from the question: {}", join_or_none(&analysis.options));
     for c in &analysis.constraints {
         let _ = writeln!(user, "Implied constraint: \u{201c}{}\u{201d} → {}", c.phrase, c.meaning);
     }
@@ -579,13 +584,35 @@ pub fn analysis(state: &DebateState, catalog: &Catalog, size: Size) -> Prompt {
     };
     let _ = write!(
         user,
-        "\nFirst name the options this decision is between: those the question names, any the project above makes \
-         obvious, and keeping what exists today where that is a real choice; 2 to 5, each a few words. Then choose {seats} \
+        "\nFirst name the options this decision is between, as a reviewer would list them under \"Considered Options\": \
+         check those read from the question above and correct them where they misread it (an option is a name or a \
+         course of action of a few words, never a clause of the question), adding any the project above makes obvious \
+         and keeping what exists today where that is a real choice; 2 to 5. If you add an option the question does \
+         not name, or leave out one read from it, say why in options_reason, or the reading above stands. Then choose {seats} \
          perspectives from the catalog for this question{}: the viewpoints a thoughtful team would want heard, at least two \
          opposing each other. Proposed panel: {}. {}",
         if forced.is_empty() { String::new() } else { format!(", including {}", forced.join(", ")) },
         proposed.join("; "),
         answer_with::<PanelChoice>(state)
+    );
+    Prompt::new(state, user)
+}
+
+/// One answer to the question without a debate, as the record's decision parts: what a
+/// suite compares a debate with (`debate eval --suite --baseline`). It reads what the
+/// debaters read and is asked for what the synthesis gives, so both records are alike.
+pub fn single_answer(state: &DebateState) -> Prompt {
+    let mut user = String::from("## Your part\n\n");
+    let _ = write!(
+        user,
+        "Decide the question above yourself, as the team's decision record: there is no debate and no panel. Title the \
+         decision in at most 72 characters, as a reviewer would read it in a list of decisions. Give each option with \
+         what speaks for and against it; the chosen option (one of the options) and why; the tensions still \
+         unresolved; a concrete recommendation and the caveats that would change it; the consequences, good and bad; \
+         how to confirm later that the decision was right (what to measure, the mark, and when); and the action items. \
+         Leave `perspectives`, `dissents` and `last_round_summary` empty. Confidence: how sure the question and the \
+         project let you be. {}",
+        answer_with::<SynthesisAnswer>(state)
     );
     Prompt::new(state, user)
 }

@@ -41,6 +41,9 @@ pub struct PanelChoice {
     /// the options to decide between: those the question names, those the project suggests, and keeping what exists where that is an option; 2 to 5, each a few words
     #[serde(default, deserialize_with = "crate::text::json::one_or_many")]
     pub options: Vec<String>,
+    /// only when your options add one the question does not name or leave out one of those read from it: why, in one sentence; else empty
+    #[serde(default, deserialize_with = "text")]
+    pub options_reason: String,
     /// the perspectives that should debate it
     #[serde(default)]
     pub perspectives: Vec<PanelPick>,

@@ -402,3 +402,40 @@ fn the_path_reader_sees_groups_and_nested_paths() {
         ]
     );
 }
+
+/// The rows of docs/architecture.md's "Modules" section: each file it names (relative
+/// to `src/`) with its job.
+fn documented_modules() -> BTreeMap<String, String> {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md")).unwrap();
+    let start = doc.find("\n## Modules\n").expect("docs/architecture.md has a Modules section");
+    let section = &doc[start + 1..];
+    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |end| end + 1)];
+    section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|row| {
+            let (file, rest) = row.split_once('`')?;
+            let job = rest.trim_start_matches(" |").trim_end_matches('|').trim();
+            Some((file.to_string(), job.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_architecture_document_names_every_module_with_its_job() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    collect(&src, &mut files);
+    let modules: BTreeSet<String> = files
+        .iter()
+        .map(|file| file.strip_prefix(&src).unwrap().to_string_lossy().into_owned())
+        .filter(|file| !file.ends_with("tests.rs") && !file.split('/').any(|part| part == "tests"))
+        .collect();
+    let documented = documented_modules();
+    let missing: Vec<_> = modules.iter().filter(|file| !documented.contains_key(*file)).collect();
+    let gone: Vec<_> = documented.keys().filter(|file| !modules.contains(*file)).collect();
+    let jobless: Vec<_> = documented.iter().filter(|(_, job)| job.len() < 10).map(|(file, _)| file).collect();
+    assert!(missing.is_empty(), "docs/architecture.md has no row for {missing:?}");
+    assert!(gone.is_empty(), "docs/architecture.md names files that are gone: {gone:?}");
+    assert!(jobless.is_empty(), "docs/architecture.md gives no job for {jobless:?}");
+}

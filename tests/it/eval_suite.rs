@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::llm::{self, MockLlm};
 use crate::common::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn shipped_suite() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/eval/suite.yaml")
@@ -197,4 +197,87 @@ async fn a_signal_stops_a_suite_and_nothing_is_sent_after_it() {
         assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0, "{signal_name}: the scratch directory is gone");
         assert!(!sandbox.repo.join("eval-report.md").exists());
     }
+}
+
+const TWO_QUESTIONS: &str = "questions:\n  - question: Should we use Redis or Postgres for caching?\n    options: [Redis, Postgres]\n    chosen: Postgres\n  - question: Kafka or RabbitMQ for the order events?\n    options: [Kafka, RabbitMQ]\n";
+
+#[test]
+fn a_single_answer_baseline_is_written_and_scored_beside_each_debate_offline() {
+    let sandbox = Sandbox::new();
+    write(&sandbox.home, "suite.yaml", TWO_QUESTIONS);
+    let report = sandbox.home.join("baseline.md");
+    let out = sandbox
+        .cmd()
+        .args(["eval", "--suite", "suite.yaml", "--offline", "-r", "1", "--baseline", "single", "--report"])
+        .arg(&report)
+        .current_dir(&sandbox.home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = report_json(&report);
+    assert_eq!(json["baseline"], "single");
+    let run = &json["runs"][0];
+    for debate in run["debates"].as_array().unwrap() {
+        let baseline = &debate["baseline"];
+        assert_eq!(baseline["completed"], true, "{baseline}");
+        assert_eq!(baseline["votes"].as_array().unwrap().len(), 1, "one answer: {baseline}");
+        assert_eq!(baseline["scores"].as_object().unwrap().len(), 5, "scored as the debate was: {baseline}");
+        assert_eq!(baseline["winners"].as_object().unwrap().len(), 5, "every criterion compared: {baseline}");
+        let spent = |d: &Value| {
+            d["tokens"]["prompt_tokens"].as_u64().unwrap() + d["tokens"]["completion_tokens"].as_u64().unwrap()
+        };
+        assert!(spent(baseline) > 0 && spent(baseline) < spent(debate), "one call costs less than a debate: {debate}");
+    }
+    let totals = &run["baseline"];
+    assert_eq!(totals["completed"], 2, "{totals}");
+    let wins = totals["wins"]["decision"].clone();
+    let counted = ["debate", "baseline", "tie"].iter().map(|k| wins[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(counted, 2, "each question's decision won by one side or tied: {wins}");
+    let markdown = std::fs::read_to_string(&report).unwrap();
+    assert!(markdown.contains("## Debate against one answer of the same model (`single`)"), "{markdown}");
+    assert!(markdown.contains("Without a debate:"), "{markdown}");
+    assert!(!markdown.contains("judged by the debaters' own model family"), "offline marks are no model's: {markdown}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vote_baseline_against_a_stand_in_server_samples_within_the_debates_tokens() {
+    let mock = MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    write(&sandbox.home, "suite.yaml", TWO_QUESTIONS);
+    let report = sandbox.home.join("vote.md");
+    let mut cmd = sandbox.std_cmd();
+    cmd.arg("--config")
+        .arg(&config)
+        .args(["eval", "--suite", "suite.yaml", "-r", "1", "--baseline", "vote", "--report"])
+        .arg(&report)
+        .current_dir(&sandbox.home)
+        .env("DEBATE_TEST_KEY", "sk-test-suite");
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let json = report_json(&report);
+    assert_eq!(json["baseline"], "vote");
+    let run = &json["runs"][0];
+    let asked = mock.requests().iter().filter(|r| llm::prompt_of(&r["body"]).contains(llm::SINGLE_ANSWER)).count();
+    let mut votes = 0;
+    // The stand-in always answers Postgres: an option of the first question only.
+    for (debate, chosen) in run["debates"].as_array().unwrap().iter().zip([json!("Postgres"), Value::Null]) {
+        let baseline = &debate["baseline"];
+        let cast = baseline["votes"].as_array().unwrap();
+        assert!(cast.len() % 2 == 1 && cast.len() <= 9, "an odd vote, bounded: {baseline}");
+        assert!(cast.iter().all(|v| *v == chosen), "the stand-in's answer: {baseline}");
+        assert_eq!(baseline["chosen_option"], chosen);
+        let spent = |d: &Value| {
+            d["tokens"]["prompt_tokens"].as_u64().unwrap() + d["tokens"]["completion_tokens"].as_u64().unwrap()
+        };
+        assert!(spent(baseline) <= spent(debate), "within the debate's tokens: {debate}");
+        votes += cast.len();
+    }
+    assert_eq!(asked, votes, "every vote is one request to the server");
+    assert!(votes > 2, "the debate's tokens pay for more than one answer");
+    assert_eq!(run["debates"][0]["baseline"]["matches_team"], true);
+    assert_eq!(run["judged_by_its_family"], true, "each debate's moderator judged");
+    let markdown = std::fs::read_to_string(&report).unwrap();
+    assert!(markdown.contains("judged by the debaters' own model family"), "{markdown}");
+    assert!(markdown.contains("`--evaluators`"), "{markdown}");
 }

@@ -34,6 +34,7 @@ mod lifecycle;
 mod list_show_resume;
 mod mcp;
 mod mcp_python;
+mod options_confirmed;
 mod other_adr_tools;
 mod outside_numbers;
 mod providers_e2e;

@@ -1,5 +1,6 @@
 //! The commands, one file each: what each does with the typed request it is given.
 
+pub mod baseline;
 pub mod ci;
 pub mod completion;
 pub mod config;

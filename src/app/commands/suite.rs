@@ -7,13 +7,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::app::commands::baseline::{self, Scoring};
 use crate::app::commands::eval::{self, Evaluators};
 use crate::app::commands::start;
 use crate::app::invocation::request::{QuestionSource, StartRequest, SuiteRequest};
 use crate::app::invocation::resolve::RunFlags;
 use crate::app::shared::input;
 use crate::error::{Error, Result};
-use crate::eval::report::{self, Debated, Report, Run, Totals};
+use crate::eval::report::{self, BaselineTotals, Debated, Marks, Report, Run, Totals};
 use crate::eval::suite::{self, Question, Suite};
 use crate::model::{Cost, DebateState, Events, RoleChoice, Scorecard, Status};
 use crate::providers;
@@ -57,6 +58,7 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
         max_rounds: request
             .max_rounds
             .or(suite.max_rounds.filter(|_| suite.questions.iter().all(|q| q.max_rounds.is_none()))),
+        baseline: request.baseline,
         runs,
     };
     let json_path = request.report.with_extension("json");
@@ -104,11 +106,18 @@ async fn every_run(
         if let Some(error) = debates.iter().all(|d| !d.completed).then(|| debates[0].error.clone()).flatten() {
             terminal.warn(&format!("no debate completed with {}: {error}", model.label));
         }
+        let judged_by_its_family = judged
+            && (request.evaluators.is_empty()
+                || evaluators
+                    .iter()
+                    .any(|e| crate::eval::baseline::family(e) == crate::eval::baseline::family(&model.label)));
         runs.push(Run {
             model: model.label.clone(),
             evaluators,
             judged_by_a_model: judged,
             totals: Totals::of(&debates),
+            baseline: BaselineTotals::of(&debates),
+            judged_by_its_family,
             debates,
         });
     }
@@ -251,17 +260,24 @@ async fn debate(
     let who = Evaluators { named: &request.evaluators, offline: request.offline };
     let settings = settings::load(repo, request.config.as_deref())?.settings;
     let store = Store::open(db)?;
-    match eval::score(who, &store, &state, &settings, &Templates::load(repo)?, &quiet).await {
-        Ok(card) => {
-            scored(&mut result, &card);
-            Ok((result, Some(card)))
-        }
-        Err(err) if err.exit_code() >= 128 => Err(err),
+    let templates = Templates::load(repo)?;
+    let card = match eval::score(who, &store, &state, &settings, &templates, &quiet).await {
+        Ok(card) => card,
+        Err(err) if err.exit_code() >= 128 => return Err(err),
         Err(err) => {
             result.error = Some(format!("the record could not be scored: {err}"));
-            Ok((result, None))
+            return Ok((result, None));
         }
+    };
+    result.marks = Marks::of(&card);
+    if let Some(kind) = request.baseline {
+        let scoring = Scoring { who, store: &store, settings: &settings, templates: &templates, terminal: &quiet };
+        let mut answered = baseline::compare(kind, &state, &result.marks, repo, &scoring).await?;
+        answered.matches_team =
+            report::chose_the_teams(question.chosen.as_deref(), answered.chosen_option.as_deref(), answered.completed);
+        result.baseline = Some(answered);
     }
+    Ok((result, Some(card)))
 }
 
 /// A new git repository at `repo` holding the context files (by their names), and the
@@ -289,30 +305,14 @@ fn describe(result: &mut Debated, state: &DebateState, question: &Question) {
     result.ended_by = state.end_reason.map(|r| r.as_str().to_string());
     let synthesis = state.outcome.as_ref().map(|o| &o.synthesis);
     result.chosen_option = synthesis.and_then(|s| s.chosen_option.clone());
-    result.matches_team = match (&question.chosen, result.completed) {
-        (Some(team), true) => {
-            Some(result.chosen_option.as_deref().is_some_and(|chosen| report::is_option(chosen, team)))
-        }
-        _ => None,
-    };
+    result.matches_team =
+        report::chose_the_teams(question.chosen.as_deref(), result.chosen_option.as_deref(), result.completed);
     let debated: Vec<String> = match synthesis.filter(|s| !s.options.is_empty()) {
         Some(s) => s.options.iter().map(|o| o.option.clone()).collect(),
         None => state.analysis.options.clone(),
     };
     result.weighed_options = report::weighed(&question.options, &debated);
     result.debated_options = debated;
-}
-
-/// The scorecard's marks (each criterion's evaluators' mean), disagreements and checks.
-fn scored(result: &mut Debated, card: &Scorecard) {
-    use strum::IntoEnumIterator;
-    result.scores =
-        crate::model::Criterion::iter().filter_map(|c| Some((c, (card.mean(c)? * 10.0).round() / 10.0))).collect();
-    result.disagreements = card.disagreements();
-    result.uniform = card.uniform();
-    result.checks_passed = card.checks.iter().filter(|c| c.passed()).count();
-    result.checks = card.checks.len();
-    result.failed_checks = card.failed_checks().map(|c| c.kind).collect();
 }
 
 /// Who scored a run's records, and whether a model judged any.

@@ -10,7 +10,7 @@ use crate::app::invocation::flags;
 use crate::app::invocation::resolve::RunFlags;
 use crate::cli::{Cli, Command, EvalArgs, Lifecycle, ListArgs, RunArgs, StartArgs, Starting};
 use crate::error::{Error, Result};
-use crate::model::Rounds;
+use crate::model::{Baseline, Rounds};
 use crate::record::lifecycle::Verdict;
 use crate::repo::Here;
 use crate::terminal::Verbosity;
@@ -107,6 +107,8 @@ pub struct SuiteRequest {
     pub max_rounds: Option<Rounds>,
     /// The markdown report; the JSON one goes beside it.
     pub report: PathBuf,
+    /// `--baseline`: each question also answered without a debate.
+    pub baseline: Option<Baseline>,
     pub config: Option<PathBuf>,
 }
 
@@ -340,6 +342,7 @@ fn eval_mode(args: EvalArgs, config: Option<PathBuf>) -> Mode {
             offline: args.offline,
             max_rounds: args.max_rounds,
             report: args.report.unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT)),
+            baseline: args.baseline,
             config,
         }),
         (None, target) => Mode::Eval(EvalRequest {

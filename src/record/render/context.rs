@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::model::{
-    Consequences, Cost, DebateState, Discarded, Dissent, EarlierDecision, EndReason, OptionAssessment, ProviderKind,
-    Revision, Round, tokens,
+    Consequences, Cost, DebateState, Discarded, Dissent, EarlierDecision, EndReason, OptionAssessment, OptionsReading,
+    ProviderKind, ReadingVerdict, Revision, Round, tokens,
 };
 use crate::record::date_of;
 pub(super) use crate::record::render::entries::SidecarLink;
@@ -342,8 +342,13 @@ pub(super) fn context_lines(state: &DebateState) -> Vec<String> {
                 .to_string(),
         );
     }
-    if !state.analysis.options.is_empty() {
-        lines.push(format!("Options named in the question: {}.", state.analysis.options.join(", ")));
+    match &state.analysis.reading {
+        Some(reading) => lines.push(options_read(reading, &state.analysis.options)),
+        // Debates from before the moderator was asked to confirm the options.
+        None if !state.analysis.options.is_empty() => {
+            lines.push(format!("Options named in the question: {}.", state.analysis.options.join(", ")));
+        }
+        None => {}
     }
     if let Some(why) = &state.analysis.unrefined {
         lines.push(format!("The panel is the keyword analysis's: {why}, so the moderator did not refine it."));
@@ -385,4 +390,28 @@ pub(super) fn stances_cell(state: &DebateState, round: &Round) -> String {
 pub(super) fn repetition_cell(state: &DebateState, round: &Round) -> String {
     let figures = state.repetition_figures(round);
     if figures.is_empty() { "—".into() } else { figures.join(", ") }
+}
+
+/// Which reading of the options the debate weighed, and why.
+fn options_read(reading: &OptionsReading, options: &[String]) -> String {
+    let (read, proposed) = (reading.read.join(", "), reading.proposed.join(", "));
+    let reason = |text: &str| if text.is_empty() { String::new() } else { format!(" ({text})") };
+    match reading.verdict {
+        ReadingVerdict::Confirmed => format!("Options read from the question and confirmed by the moderator: {read}."),
+        ReadingVerdict::Corrected => format!(
+            "Options as the moderator corrected them: {}{}; read from the question: {read}.",
+            options.join(", "),
+            reason(&reading.reason)
+        ),
+        ReadingVerdict::Refused => format!(
+            "Options read from the question: {read}. The moderator proposed {proposed} but {}, so the question's reading stood.",
+            reading.reason
+        ),
+        ReadingVerdict::Unconfirmed => {
+            format!(
+                "Options read from the question, not confirmed by the moderator{}: {read}.",
+                reason(&reading.reason)
+            )
+        }
+    }
 }

@@ -128,6 +128,13 @@ pub fn reply(body: &Value) -> String {
         .to_string()
     } else if prompt.contains(RUBRIC) {
         scores(7)
+    } else if prompt.contains(SINGLE_ANSWER) {
+        json!({"title": "Cache in Postgres", "options": [{"option": "Redis", "pros": ["fast"], "cons": ["one more service"]},
+               {"option": "Postgres", "pros": ["already run"], "cons": []}], "chosen_option": "Postgres",
+               "rationale": "The load fits one database.", "recommendation": "Cache in Postgres now.",
+               "confidence": "Medium", "caveats": ["traffic grows tenfold"], "confirmation": "p99 under 50 ms",
+               "action_items": ["add a cache table"]})
+        .to_string()
     } else if prompt.contains("Write the synthesis") {
         json!({"perspectives": [], "agreement": ["measure first"], "tensions": ["latency against operations"],
                "recommendation": "Use Postgres now and revisit at ten times the load.", "confidence": "High",
@@ -139,6 +146,9 @@ pub fn reply(body: &Value) -> String {
         format!("From my perspective {}\n{stance}", super::fresh_words(&prompt, 50))
     }
 }
+
+/// What a suite's baseline asks (`debate eval --suite --baseline`): one answer, no debate.
+pub const SINGLE_ANSWER: &str = "Decide the question above yourself";
 
 /// What every evaluator's request asks (`debate eval`).
 pub const RUBRIC: &str = "Score the decision record on each criterion of this rubric";
