@@ -104,7 +104,7 @@ impl Server {
         let commands = self.commands.clone();
         match tokio::task::spawn_blocking(move || work(commands.as_ref(), &root)).await {
             Ok(result) => answer(result, Vec::new()),
-            Err(_) => failed("the command stopped unexpectedly (a bug: please report it)"),
+            Err(_) => refused("the command stopped unexpectedly (a bug: please report it)"),
         }
     }
 
@@ -136,9 +136,9 @@ impl Server {
             })
         });
         if self.jobs.send(job).is_err() {
-            return failed("the server is stopping");
+            return refused("the server is stopping");
         }
-        answered.await.unwrap_or_else(|_| failed("the server is stopping"))
+        answered.await.unwrap_or_else(|_| refused("the server is stopping"))
     }
 
     /// A debate run through the engine for this call, in the repository it names: its
@@ -209,12 +209,9 @@ impl Server {
     }
 }
 
-/// A refusal of the call's arguments: a tool error with the reason, nothing done.
-fn refused(why: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!("error: {why}"))])
-}
-
-fn failed(why: &str) -> CallToolResult {
+/// A tool error that says why: a refusal of the call's arguments (nothing done), or a
+/// server that cannot run the command.
+fn refused(why: impl std::fmt::Display) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(format!("error: {why}"))])
 }
 
