@@ -93,7 +93,7 @@ pub fn populate(path: &Path, count: usize, root: &str) {
         supersedes: Vec::new(),
         prices: Default::default(),
     };
-    let usage = Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 40, latency_ms: 200 };
+    let usage = Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 40, latency_ms: 200, retries: 0 };
     let call = |text: &str| Completion {
         text: text.into(),
         model: "mock".into(),

@@ -15,7 +15,7 @@ use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICT, STRICTER, Size
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::stance::StanceAnswer;
 use crate::moderator::synthesis::SynthesisAnswer;
-use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, StopAt, TextSink};
+use crate::providers::{Brief, Provider, ProviderError, Request, Result, RetryNotes, Schema, StopAt, TextSink};
 use crate::text::secrets::Masker;
 
 /// Completion limits for the moderator's structured answers.
@@ -144,6 +144,7 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
         temperature: state.snapshot.debater.temperature,
         schema: None,
         on_text: None,
+        on_retry: None,
         // A debater that begins to go round in circles is stopped there.
         stop: Some(StopAt::new({
             let mut watch = detection::LoopWatch::default();
@@ -197,6 +198,7 @@ fn moderator<T: Answer>(
         temperature: state.snapshot.moderator.temperature,
         schema: Some(Schema { name: T::NAME, value: answers::schema::<T>(&names) }),
         on_text: None,
+        on_retry: None,
         stop: None,
         brief,
     }
@@ -210,6 +212,8 @@ pub struct Asked<'a> {
     /// Set once a structured answer of this run could not be read: from then on every
     /// structured call is asked for strictly at once, and only once.
     pub strict: &'a AtomicBool,
+    /// Where each retry of a call is noted as it happens.
+    pub retries: &'a RetryNotes,
 }
 
 /// One call. A failure that one more try may cure (a prompt too long, a request the
@@ -321,7 +325,8 @@ const MAX_ANSWER_CHARS: usize = 60_000;
 /// echo the key it was sent in either).
 async fn timed(to: Asked<'_>, request: &Request) -> Result<Completion> {
     let started = Instant::now();
-    let mut completion = to.provider.complete(request).await?;
+    let request = Request { on_retry: Some(to.retries.clone()), ..request.clone() };
+    let mut completion = to.provider.complete(&request).await?;
     completion.usage.latency_ms = started.elapsed().as_millis() as u64;
     if let Some((end, _)) = completion.text.char_indices().nth(MAX_ANSWER_CHARS) {
         completion.text = format!("{} […cut at {MAX_ANSWER_CHARS} characters]", &completion.text[..end]);

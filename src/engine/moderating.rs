@@ -153,13 +153,14 @@ impl Engine<'_> {
     pub(super) fn judging<'s>(&self, state: &'s DebateState, round: u32) -> Judging<'s> {
         let (provider, secrets, strict) =
             (self.providers.moderator.clone(), self.providers.secrets.clone(), self.providers.strict.clone());
+        let retries = self.providers.retries.clone();
         async move {
             let measures = step::measure(state, round);
             let local = step::local_evaluation(state, round, &measures);
             let ask = Ask::Evaluation { round, measures: &measures, local: &local };
             let names = state.panel_names();
             let read = |text: &str| evaluation::parse(text, &names, &state.analysis.options).ok();
-            let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict };
+            let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict, retries: &retries };
             let (completion, parsed) = calls::ask_structured(to, state, &ask, read).await?;
             Ok(Judged { evaluation: parsed.unwrap_or(local), measures, completion })
         }

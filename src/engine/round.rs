@@ -151,6 +151,7 @@ impl Engine<'_> {
             .map(|&seat| -> LocalBoxFuture<'_, Landed> {
                 let (provider, secrets, strict) =
                     (self.providers.debater(seat).clone(), secrets.clone(), self.providers.strict.clone());
+                let retries = self.providers.retries.clone();
                 let live_tx = live_tx.clone();
                 let sink = live.then(|| {
                     TextSink::new(move |text| {
@@ -159,7 +160,8 @@ impl Engine<'_> {
                 });
                 async move {
                     let what = format!("{} ({} {kind})", state.panel[seat].name(), round);
-                    let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict };
+                    let to =
+                        Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict, retries: &retries };
                     let ask = Ask::Debater { seat, round, kind };
                     let mut asked = calls::ask(to, state, &ask, sink.clone()).await;
                     // An answer that only repeats the prompt's placeholders is asked for
@@ -180,9 +182,11 @@ impl Engine<'_> {
         for (stated, of, seat) in alongside.stances {
             let (provider, secrets, strict) =
                 (self.providers.debater(seat).clone(), secrets.clone(), self.providers.strict.clone());
+            let retries = self.providers.retries.clone();
             pending.push(
                 async move {
-                    let to = Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict };
+                    let to =
+                        Asked { provider: provider.as_ref(), secrets: &secrets, strict: &strict, retries: &retries };
                     let ask = Ask::Stance { seat, round: stated, kind: of };
                     Landed::Stance(stated, of, seat, calls::ask(to, state, &ask, None).await)
                 }
@@ -213,6 +217,7 @@ impl Engine<'_> {
                 next = pending.next() => Some(next),
                 () = deadline_passed(deadline) => None,
             };
+            self.tell_retries();
             let Some(next) = next else { return Err(Stop::TimedOut("a debate round")) };
             let (seat, result) = match next {
                 None => break,

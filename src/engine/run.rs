@@ -62,6 +62,7 @@ impl Engine<'_> {
             provider: self.providers.moderator.as_ref(),
             secrets: &self.providers.secrets,
             strict: &self.providers.strict,
+            retries: &self.providers.retries,
         }
     }
 
@@ -71,6 +72,14 @@ impl Engine<'_> {
             provider: self.providers.debater(seat).as_ref(),
             secrets: &self.providers.secrets,
             strict: &self.providers.strict,
+            retries: &self.providers.retries,
+        }
+    }
+
+    /// The retries of the calls made since the last time, told.
+    pub(super) fn tell_retries(&mut self) {
+        for line in self.providers.retries.take() {
+            self.events.retrying(&line);
         }
     }
 
@@ -144,6 +153,7 @@ impl Engine<'_> {
                 }
                 Step::Record => self.record(&state).await,
             };
+            self.tell_retries();
             match result {
                 Ok(()) => {}
                 Err(Stop::TimedOut(what)) => {

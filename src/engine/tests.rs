@@ -108,7 +108,7 @@ impl Provider for FakeModel {
                 call.round
             ),
         };
-        let usage = Usage { prompt_tokens: 10, cached_tokens: 0, completion_tokens: 5, latency_ms: 0 };
+        let usage = Usage { prompt_tokens: 10, cached_tokens: 0, completion_tokens: 5, latency_ms: 0, retries: 0 };
         Ok(Completion { text, model: "fake".into(), usage, truncated: false, format: None, looped: false })
     }
 }
@@ -190,6 +190,7 @@ impl Setup {
             debaters: vec![provider],
             secrets: Arc::default(),
             strict: Arc::default(),
+            retries: Default::default(),
         };
         let mut engine =
             Engine { store: &self.store, providers, catalog: &self.catalog, templates: &templates, events };

@@ -613,7 +613,7 @@ mod tests {
             completed,
             error: (!completed).then(|| "the server is down".into()),
             wall_seconds: 1.5,
-            tokens: Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 20, latency_ms: 0 },
+            tokens: Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 20, latency_ms: 0, retries: 0 },
             cost_usd: Some(0.01),
             rounds: u32::from(completed),
             ended_by: completed.then(|| "max-rounds".into()),

@@ -82,6 +82,7 @@ pub fn request(state: &DebateState, record: &str, temperature: f32, local: Vec<M
             value: answers::schema::<RubricAnswer>(&Names::default()),
         }),
         on_text: None,
+        on_retry: None,
         stop: None,
         brief: Brief::Scoring { local },
     }

@@ -235,6 +235,10 @@ impl Events for McpEvents {
         self.say(format!("Debate {id} paused ({why})"));
     }
 
+    fn retrying(&mut self, line: &str) {
+        self.say(format!("Retrying: {line}"));
+    }
+
     fn warning(&mut self, text: &str) {
         self.notes.push(text.to_string());
         self.say(format!("Warning: {text}"));

@@ -228,6 +228,14 @@ pub struct Usage {
     pub cached_tokens: u64,
     pub completion_tokens: u64,
     pub latency_ms: u64,
+    /// Tries that failed before the answer came (a dropped stream, an overloaded server,
+    /// an empty answer) and were made again: the call was sent `1 + retries` times.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -243,6 +251,7 @@ impl Usage {
             cached_tokens: self.cached_tokens.min(Self::LIMIT),
             completion_tokens: self.completion_tokens.min(Self::LIMIT),
             latency_ms: self.latency_ms.min(Self::LIMIT),
+            retries: self.retries.min(Self::LIMIT),
         }
     }
 
@@ -261,6 +270,7 @@ impl std::ops::Add for Usage {
             cached_tokens: self.cached_tokens.saturating_add(other.cached_tokens),
             completion_tokens: self.completion_tokens.saturating_add(other.completion_tokens),
             latency_ms: self.latency_ms.saturating_add(other.latency_ms),
+            retries: self.retries.saturating_add(other.retries),
         }
     }
 }

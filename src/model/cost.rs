@@ -101,7 +101,7 @@ mod tests {
     use super::*;
 
     fn usage(prompt: u64, cached: u64, completion: u64) -> Usage {
-        Usage { prompt_tokens: prompt, cached_tokens: cached, completion_tokens: completion, latency_ms: 0 }
+        Usage { prompt_tokens: prompt, cached_tokens: cached, completion_tokens: completion, latency_ms: 0, retries: 0 }
     }
 
     #[test]

@@ -122,6 +122,8 @@ pub trait Events {
     fn paused(&mut self, _id: &str, _why: &str) {}
     /// Something the user should know that changes nothing of the debate's course.
     fn warning(&mut self, _text: &str) {}
+    /// A call's try failed and is made again: which call, why, how many tries remain.
+    fn retrying(&mut self, _line: &str) {}
     /// A model server on this machine was found to serve `at_once` requests at once.
     fn server_learned(&mut self, _base_url: &str, _at_once: &super::AtOnce) {}
 }

@@ -90,7 +90,7 @@ pub fn contribution(seat: usize, kind: ContributionKind, text: &str) -> Contribu
         kind,
         text: text.into(),
         model: "m".into(),
-        usage: Usage { prompt_tokens: 100, cached_tokens: 60, completion_tokens: 40, latency_ms: 5 },
+        usage: Usage { prompt_tokens: 100, cached_tokens: 60, completion_tokens: 40, latency_ms: 5, retries: 0 },
         truncated: false,
         failed: false,
         stance: Some(Stance {
@@ -213,7 +213,8 @@ pub fn complete(rounds: u32) -> DebateState {
     });
     state.record_path = Some("/repo/docs/decisions/2026-11-22-should-we-use-redis-or-postgres-for-caching.md".into());
     state.commit_id = Some("0123456789abcdef0123456789abcdef01234567".into());
-    state.totals = Usage { prompt_tokens: 1200, cached_tokens: 720, completion_tokens: 480, latency_ms: 60 };
+    state.totals =
+        Usage { prompt_tokens: 1200, cached_tokens: 720, completion_tokens: 480, latency_ms: 60, retries: 0 };
     state
 }
 
@@ -232,7 +233,7 @@ pub fn scorecard(written: bool) -> Scorecard {
         model: model.into(),
         reasoned: true,
         marks: marks(scores, why),
-        usage: Usage { prompt_tokens: 900, cached_tokens: 0, completion_tokens: 120, latency_ms: 40 },
+        usage: Usage { prompt_tokens: 900, cached_tokens: 0, completion_tokens: 120, latency_ms: 40, retries: 0 },
     };
     Scorecard {
         number: 1,

@@ -14,16 +14,17 @@ use crate::text::estimate_tokens;
 pub enum ProviderError {
     /// Every attempt failed in a way that is usually passing: 429, 5xx, timeouts,
     /// dropped connections, cut streams.
-    #[error("{provider}: {message} (gave up after {retries} retries)")]
+    #[error("{provider}: {message} (gave up after {retries} {})", if *retries == 1 { "retry" } else { "retries" })]
     Unavailable { provider: String, message: String, retries: u32, hint: String },
     /// The server refused the request: another attempt of the same request will not
     /// fix it (`status` is its HTTP status, when there is one).
     #[error("{message}")]
     Refused { message: String, hint: Option<String>, status: Option<u16> },
     /// The server will not take the key, or does not know the model or the path: the same
-    /// request, shorter or not, is refused again (`status` is its HTTP status).
+    /// request, shorter or not, is refused again (`status` is its HTTP status; `key`: it
+    /// refused the key, which the settings or the environment must put right).
     #[error("{message}")]
-    Rejected { message: String, hint: String, status: u16 },
+    Rejected { message: String, hint: String, status: u16, key: bool },
     /// A call that failed, was tried once more with a shorter prompt, and failed again.
     #[error("{}", retried(first, last))]
     Retried { first: String, last: Box<ProviderError> },
@@ -100,6 +101,15 @@ impl ProviderError {
         }
     }
 
+    /// The key is missing or refused: the settings or the environment are at fault.
+    pub fn about_the_key(&self) -> bool {
+        match self {
+            ProviderError::Rejected { key, .. } => *key,
+            ProviderError::Retried { last, .. } => last.about_the_key(),
+            _ => false,
+        }
+    }
+
     pub(super) fn setup(message: impl Into<String>, hint: impl Into<String>) -> ProviderError {
         ProviderError::Setup { message: message.into(), hint: Some(hint.into()) }
     }
@@ -166,6 +176,7 @@ impl Request {
             temperature: 0.0,
             schema: None,
             on_text: None,
+            on_retry: None,
             stop: None,
             brief: Brief::None,
         }
@@ -251,10 +262,50 @@ pub struct Request {
     pub on_text: Option<TextSink>,
     /// Stop reading the answer where this says it went wrong.
     pub stop: Option<StopAt>,
+    /// Told of every retry of this call as it happens.
+    pub on_retry: Option<RetryNotes>,
     pub brief: Brief,
 }
 
+/// The retries of a run's calls, noted as they happen — which call, why, how many tries
+/// remain — for whoever runs the debate to tell (`-v` prints them).
+#[derive(Debug, Clone, Default)]
+pub struct RetryNotes(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl RetryNotes {
+    pub fn note(&self, line: String) {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(line);
+    }
+
+    /// The notes since the last time they were taken.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+}
+
 impl Request {
+    /// The call as a person names it: "Cost Control's round-2 argument", "the
+    /// moderator's synthesis".
+    pub fn describe(&self) -> String {
+        let what = match self.purpose {
+            Purpose::Clarification => "clarifying questions",
+            Purpose::Analysis => "analysis",
+            Purpose::Argument => "argument",
+            Purpose::Rebuttal => "rebuttal",
+            Purpose::Stance => "stance",
+            Purpose::Evaluation => "evaluation",
+            Purpose::Synthesis => "synthesis",
+            Purpose::Scoring => "scores",
+            Purpose::Probe => "probe",
+        };
+        let round = match self.round {
+            0 => String::new(),
+            n => format!("round-{n} "),
+        };
+        let who = self.perspective.as_deref().map_or("the moderator".to_string(), crate::text::untrusted::one_line);
+        format!("{who}'s {round}{what}")
+    }
+
     /// The user's message as one text: the shared context, then this call's part.
     pub fn user_text(&self) -> String {
         match self.context.is_empty() {
@@ -288,7 +339,7 @@ impl Counted {
             prompt_tokens,
             cached_tokens: Some(self.cached).filter(|n| real(*n)).unwrap_or(0).min(prompt_tokens),
             completion_tokens: self.output.filter(|n| real(*n)).unwrap_or_else(|| estimate_tokens(&text)),
-            latency_ms: 0,
+            ..Usage::default()
         };
         Completion { model: model.to_string(), usage, text, truncated: self.truncated, format: None, looped: false }
     }

@@ -76,6 +76,10 @@ pub enum Failure {
     Fatal(ProviderError),
     /// An OpenAI-compatible server does not support the structured-output format sent.
     FormatRejected,
+    /// A whole answer that holds no text (or only whitespace), not cut off at the
+    /// completion limit: a gateway such as LiteLLM turns a backend's error into one.
+    /// Worth another attempt, as a dropped stream is.
+    Empty,
     /// The model sent nothing for too long. Not retried: the server may still be
     /// computing the answer, and one that computes one request at a time would put the
     /// retry behind it.
@@ -86,12 +90,35 @@ impl Failure {
     pub fn retry(message: impl Into<String>) -> Failure {
         Failure::Retry { message: message.into(), after: None, answered: None }
     }
+
+    /// Worth another attempt.
+    fn retried(&self) -> bool {
+        matches!(self, Failure::Retry { .. } | Failure::Empty)
+    }
+
+    /// Why an attempt failed, in a few words.
+    pub fn reason(&self) -> String {
+        match self {
+            Failure::Retry { message, .. } => message.clone(),
+            Failure::Empty => EMPTY.to_string(),
+            Failure::Fatal(err) => err.to_string(),
+            Failure::FormatRejected => "the server rejects structured output".into(),
+            Failure::TimedOut(message) => message.clone(),
+        }
+    }
 }
 
+const EMPTY: &str = "the model returned an empty answer";
+
 impl Endpoint {
-    /// `attempt` until it succeeds, fails fatally, or `max_retries` retries are spent.
+    /// `attempt` until it succeeds, fails fatally, or `max_retries` retries are spent;
+    /// `retrying` hears of each failed attempt that is made again, and the wait before it.
     /// Each attempt is one HTTP request and holds one of the provider's in-flight permits.
-    pub async fn with_retries<T, F, Fut>(&self, mut attempt: F) -> std::result::Result<T, Failure>
+    pub async fn with_retries<T, F, Fut>(
+        &self,
+        mut attempt: F,
+        retrying: impl Fn(&Failure, Duration),
+    ) -> std::result::Result<T, Failure>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = std::result::Result<T, Failure>>,
@@ -114,12 +141,13 @@ impl Endpoint {
         limited
             .retry(backoff)
             .sleep(tokio::time::sleep)
-            .when(|failure| matches!(failure, Failure::Retry { .. }))
+            .when(Failure::retried)
             .adjust(|failure, delay| match (failure, delay) {
                 // Retry-After wins over the backoff, but never extends the number of tries.
                 (Failure::Retry { after: Some(after), .. }, Some(_)) => Some(*after),
                 (_, delay) => delay,
             })
+            .notify(retrying)
             .await
     }
 
@@ -138,6 +166,16 @@ impl Endpoint {
                 hint: format!(
                     "a slow model may need more time: raise providers.{}.first_token_timeout_seconds or idle_timeout_seconds, then `debate resume`",
                     self.name
+                ),
+            },
+            Failure::Empty => ProviderError::Unavailable {
+                provider: self.name.clone(),
+                message: format!("{EMPTY} to every try"),
+                retries: self.max_retries,
+                hint: format!(
+                    "a gateway may have swallowed an error (LiteLLM answers a backend's failure with an empty answer): \
+                     its log, or {}'s, says why; then `debate resume`",
+                    self.base_url
                 ),
             },
             Failure::Retry { message, answered, .. } => {
@@ -233,13 +271,14 @@ impl Endpoint {
             if detail.contains(&format!("'{}'", self.model)) || detail.contains("try pulling it") {
                 hint.push_str(&format!("; for Ollama: ollama pull {}", self.model));
             }
-            return Failure::Fatal(ProviderError::Rejected { message, hint, status: code });
+            return Failure::Fatal(ProviderError::Rejected { message, hint, status: code, key: false });
         }
         if is_key_refused(&detail) {
             return Failure::Fatal(ProviderError::Rejected {
                 message: format!("{}: the server does not take the key (HTTP {code}): {detail}", self.name),
                 hint: format!("check the key in {}: a gateway such as LiteLLM takes its own keys", self.key_source),
                 status: code,
+                key: true,
             });
         }
         if code == 429 || code == 529 || status.is_server_error() || code == 408 {
@@ -249,8 +288,9 @@ impl Endpoint {
                 answered: Some(code),
             };
         }
-        let rejected =
-            |message: String, hint: String| Failure::Fatal(ProviderError::Rejected { message, hint, status: code });
+        let rejected = |message: String, hint: String| {
+            Failure::Fatal(ProviderError::Rejected { message, hint, status: code, key: code == 401 })
+        };
         match code {
             401 => rejected(
                 format!("{}: the API key was rejected (HTTP 401): {detail}", self.name),

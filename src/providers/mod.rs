@@ -21,7 +21,7 @@ use crate::model::{ProviderDef, ProviderKind, RoleChoice, bounds, on_this_machin
 use crate::settings::Settings;
 use crate::text::secrets::{self, Masker};
 
-pub use contract::{Brief, Counted, Provider, ProviderError, Request, Result, Schema, StopAt, TextSink};
+pub use contract::{Brief, Counted, Provider, ProviderError, Request, Result, RetryNotes, Schema, StopAt, TextSink};
 pub use offline::OFFLINE_LABEL;
 use remote::Remote;
 pub use scripted::SCRIPTED_LABEL;
@@ -46,6 +46,8 @@ pub struct Panel {
     pub secrets: Arc<Masker>,
     /// A structured answer of this run could not be read (see `engine::calls::ask_structured`).
     pub strict: Arc<AtomicBool>,
+    /// Every retry of this run's calls, for whoever runs it to tell.
+    pub retries: RetryNotes,
 }
 
 impl Panel {
@@ -258,7 +260,13 @@ pub fn build_panel<'a>(
     let mut keys = configured_keys(settings);
     keys.extend(definitions.iter().filter_map(|(name, def)| key_for(name, def, settings).ok()?.value));
     secrets::guard(keys);
-    Ok(Panel { moderator: moderator_provider, debaters, secrets: secrets::keys(), strict: Arc::default() })
+    Ok(Panel {
+        moderator: moderator_provider,
+        debaters,
+        secrets: secrets::keys(),
+        strict: Arc::default(),
+        retries: RetryNotes::default(),
+    })
 }
 
 /// Every API key the settings and the environment hold: each configured provider's
@@ -333,8 +341,9 @@ pub fn key_status(settings: &Settings, name: &str) -> Option<(String, bool)> {
         Ok(key) => (key.source, key.value.is_some()),
         Err(_) => ("a settings file that is not loaded now".into(), false),
     };
-    // A server of one's own (llama.cpp, Ollama) takes requests without one.
-    (status.1 || definition.hosted()).then_some(status)
+    // A server of one's own (llama.cpp, Ollama) takes requests without one, unless the
+    // settings name the variable its key is read from (a gateway's, such as LiteLLM's).
+    (status.1 || definition.hosted() || definition.api_key_env.is_some()).then_some(status)
 }
 
 fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Key) -> Result<http::Endpoint> {

@@ -252,6 +252,7 @@ mod tests {
             temperature: 0.8,
             schema: None,
             on_text: None,
+            on_retry: None,
             stop: None,
             brief: Brief::Debater {
                 perspective: panel[0].clone(),

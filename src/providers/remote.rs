@@ -3,6 +3,9 @@
 //! many requests it serves at once — is written here once; a format's own file says
 //! only how a request is put and an answer read ([`Wire`]).
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
 use async_trait::async_trait;
 
 use super::http::{Endpoint, Failure};
@@ -71,12 +74,43 @@ impl<W: Wire> Provider for Remote<W> {
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion> {
+        let retried = AtomicU64::new(0);
+        let most = self.endpoint.max_retries;
+        let retrying = |failure: &Failure, wait: Duration| {
+            let tries = retried.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(notes) = &request.on_retry {
+                let left = u64::from(most).saturating_sub(tries);
+                notes.note(format!(
+                    "{} from {}: {}; trying again in {:.1} s ({left} {} left)",
+                    request.describe(),
+                    self.endpoint.name,
+                    self.endpoint.redact(&failure.reason()),
+                    wait.as_secs_f64(),
+                    if left == 1 { "retry" } else { "retries" }
+                ));
+            }
+        };
         loop {
-            match self.endpoint.with_retries(|| self.wire.attempt(&self.endpoint, request)).await {
-                Ok(completion) => return Ok(completion),
+            match self.endpoint.with_retries(|| self.answered(request), &retrying).await {
+                Ok(mut completion) => {
+                    completion.usage.retries = retried.load(Ordering::Relaxed);
+                    return Ok(completion);
+                }
                 Err(failure) if self.wire.step_down(&failure) => {}
                 Err(failure) => return Err(self.endpoint.give_up(failure)),
             }
+        }
+    }
+}
+
+impl<W: Wire> Remote<W> {
+    /// One attempt, whose answer must hold text: an empty one is a failed attempt (unless
+    /// the completion limit cut it off, which another try would only repeat).
+    async fn answered(&self, request: &Request) -> std::result::Result<Completion, Failure> {
+        let completion = self.wire.attempt(&self.endpoint, request).await?;
+        match completion.text.trim().is_empty() && !completion.truncated {
+            true => Err(Failure::Empty),
+            false => Ok(completion),
         }
     }
 }

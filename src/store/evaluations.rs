@@ -102,6 +102,7 @@ impl Store {
                         cached_tokens: row.get(5)?,
                         completion_tokens: row.get(6)?,
                         latency_ms: row.get(7)?,
+                        ..Usage::default()
                     },
                 };
                 Ok((row.get(0)?, evaluator))

@@ -85,15 +85,17 @@ impl Store {
         for (model, usage) in carried(state) {
             let usage = usage.bounded();
             tx.execute(
-                "INSERT INTO carried_usage (debate_id, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO carried_usage (debate_id, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms,
+                                            retries)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![
                     id,
                     gate(&model),
                     usage.prompt_tokens,
                     usage.cached_tokens,
                     usage.completion_tokens,
-                    usage.latency_ms
+                    usage.latency_ms,
+                    usage.retries
                 ],
             )?;
         }
@@ -113,8 +115,8 @@ fn insert_discarded(
     let u = c.usage.bounded();
     tx.execute(
         "INSERT INTO discarded (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
-                                completion_tokens, latency_ms, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                completion_tokens, latency_ms, created_at, retries)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             id,
             round,
@@ -127,7 +129,8 @@ fn insert_discarded(
             u.cached_tokens,
             u.completion_tokens,
             u.latency_ms,
-            now()
+            now(),
+            u.retries
         ],
     )?;
     Ok(())
@@ -148,6 +151,7 @@ fn carried(state: &DebateState) -> Vec<(String, Usage)> {
                 left.cached_tokens = left.cached_tokens.saturating_sub(c.usage.cached_tokens);
                 left.completion_tokens = left.completion_tokens.saturating_sub(c.usage.completion_tokens);
                 left.latency_ms = left.latency_ms.saturating_sub(c.usage.latency_ms);
+                left.retries = left.retries.saturating_sub(c.usage.retries);
             }
             (model.clone(), left)
         })

@@ -38,6 +38,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0017_clarifying_questions.sql"),
     include_str!("migrations/0018_evaluations.sql"),
     include_str!("migrations/0019_bounded_usage.sql"),
+    include_str!("migrations/0020_retries.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -66,7 +66,7 @@ impl Store {
                     prompt_tokens: row.get(12)?,
                     cached_tokens: row.get(13)?,
                     completion_tokens: row.get(14)?,
-                    latency_ms: 0,
+                    ..Usage::default()
                 },
             })
         })?;
@@ -117,7 +117,7 @@ impl Store {
         let usage_by_model = self
             .conn
             .prepare(
-                "SELECT model, SUM(prompt_tokens), SUM(cached_tokens), SUM(completion_tokens), SUM(latency_ms)
+                "SELECT model, SUM(prompt_tokens), SUM(cached_tokens), SUM(completion_tokens), SUM(latency_ms), SUM(retries)
                  FROM calls WHERE debate_id = ?1 GROUP BY model ORDER BY model",
             )?
             .query_map([id], |row| {
@@ -126,6 +126,7 @@ impl Store {
                     cached_tokens: row.get(2)?,
                     completion_tokens: row.get(3)?,
                     latency_ms: row.get(4)?,
+                    retries: row.get(5)?,
                 };
                 Ok((row.get::<_, String>(0)?, usage))
             })?
@@ -238,7 +239,7 @@ impl Store {
         self.contributions_in(
             id,
             "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, 0,
-                    NULL, 0, 0
+                    NULL, 0, 0, retries
              FROM discarded WHERE debate_id = ?1 ORDER BY round, seat, kind",
         )
     }
@@ -248,13 +249,13 @@ impl Store {
         self.contributions_in(
             id,
             "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
-                    stance, failed, looped
+                    stance, failed, looped, retries
              FROM contributions WHERE debate_id = ?1 ORDER BY round, seat, kind",
         )
     }
 
     /// Contributions as `sql` selects them: round, seat, kind, text, model, the four
-    /// usage figures, truncated, stance, failed and looped.
+    /// usage figures, truncated, stance, failed, looped and retries.
     fn contributions_in(&self, id: &str, sql: &str) -> Result<Vec<(u32, Contribution)>> {
         let mut stmt = self.conn.prepare(sql)?;
         let rows = stmt.query_map([id], |row| {
@@ -268,6 +269,7 @@ impl Store {
                     cached_tokens: row.get(6)?,
                     completion_tokens: row.get(7)?,
                     latency_ms: row.get(8)?,
+                    retries: row.get(13)?,
                 },
                 truncated: row.get(9)?,
                 failed: row.get(11)?,

@@ -20,7 +20,7 @@ fn call(text: &str) -> Completion {
     Completion {
         text: text.into(),
         model: "m".into(),
-        usage: Usage { prompt_tokens: 7, cached_tokens: 4, completion_tokens: 3, latency_ms: 2 },
+        usage: Usage { prompt_tokens: 7, cached_tokens: 4, completion_tokens: 3, latency_ms: 2, retries: 0 },
         truncated: false,
         format: None,
         looped: false,
@@ -280,6 +280,7 @@ fn figures_past_any_real_call_are_stored_bounded_and_old_ones_repaired() {
         cached_tokens: u64::MAX,
         completion_tokens: i64::MAX as u64,
         latency_ms: u64::MAX,
+        retries: u64::MAX,
     };
     state.rounds[0].arguments[0].usage = absurd;
     write(&store, &state);
@@ -292,11 +293,18 @@ fn figures_past_any_real_call_are_stored_bounded_and_old_ones_repaired() {
     let row = listed.iter().find(|row| row.id == state.id).unwrap();
     assert!(row.totals.prompt_tokens >= Usage::LIMIT && row.totals.prompt_tokens < 2 * Usage::LIMIT);
 
-    // As version 18 left it: i64::MAX in rows of two debates, whose sums overflow.
+    // As version 18 left it: i64::MAX in rows of two debates, whose sums overflow (and
+    // no retries, which version 20 counts).
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
         "UPDATE contributions SET latency_ms = 9223372036854775807, completion_tokens = 9223372036854775807;
-         UPDATE moderator_calls SET prompt_tokens = -3;",
+         UPDATE moderator_calls SET prompt_tokens = -3;
+         DROP VIEW calls;
+         ALTER TABLE contributions DROP COLUMN retries;
+         ALTER TABLE moderator_calls DROP COLUMN retries;
+         ALTER TABLE discarded DROP COLUMN retries;
+         ALTER TABLE carried_usage DROP COLUMN retries;
+         CREATE VIEW calls AS SELECT debate_id FROM contributions;",
     )
     .unwrap();
     conn.pragma_update(None, "user_version", 18).unwrap();

@@ -180,7 +180,8 @@ impl Store {
             "UPDATE contributions SET stance = ?5, prompt_tokens = MIN(prompt_tokens + ?6, ?10),
                                       cached_tokens = MIN(cached_tokens + ?7, ?10),
                                       completion_tokens = MIN(completion_tokens + ?8, ?10),
-                                      latency_ms = MIN(latency_ms + ?9, ?10)
+                                      latency_ms = MIN(latency_ms + ?9, ?10),
+                                      retries = MIN(retries + ?11, ?10)
              WHERE debate_id = ?1 AND round = ?2 AND seat = ?3 AND kind = ?4",
             params![
                 id,
@@ -192,7 +193,8 @@ impl Store {
                 usage.cached_tokens,
                 usage.completion_tokens,
                 usage.latency_ms,
-                Usage::LIMIT
+                Usage::LIMIT,
+                usage.retries
             ],
         )?;
         Ok(())
@@ -221,9 +223,9 @@ impl Store {
         let tx = self.writing()?;
         tx.execute(
             "INSERT INTO discarded (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
-                                    completion_tokens, latency_ms, created_at)
+                                    completion_tokens, latency_ms, created_at, retries)
              SELECT debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
-                    completion_tokens, latency_ms, created_at
+                    completion_tokens, latency_ms, created_at, retries
              FROM contributions WHERE debate_id = ?1 AND round > ?2",
             params![id, judged],
         )?;
@@ -368,12 +370,12 @@ pub(super) fn write_contribution(
     let u = c.usage.bounded();
     let inserted = conn.execute(
         "INSERT INTO contributions (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
-                                    completion_tokens, latency_ms, truncated, stance, created_at, failed, looped)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                                    completion_tokens, latency_ms, truncated, stance, created_at, failed, looped, retries)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
         params![
             id, round, c.seat, c.kind, gate(perspective), gate(&c.text), gate(&c.model),
             u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, c.truncated,
-            c.stance.as_ref().map(to_json), now(), c.failed, c.looped
+            c.stance.as_ref().map(to_json), now(), c.failed, c.looped, u.retries
         ],
     );
     once(id, inserted)?;
@@ -394,11 +396,11 @@ fn insert_call(conn: &Connection, id: &str, purpose: Purpose, round: u32, call: 
     let u = call.usage.bounded();
     let inserted = conn.execute(
         "INSERT INTO moderator_calls (debate_id, purpose, round, text, model, prompt_tokens, cached_tokens, completion_tokens,
-                                      latency_ms, truncated, created_at, format)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                      latency_ms, truncated, created_at, format, retries)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             id, purpose, round, gate(&call.text), gate(&call.model), u.prompt_tokens, u.cached_tokens, u.completion_tokens,
-            u.latency_ms, call.truncated, now(), call.format
+            u.latency_ms, call.truncated, now(), call.format, u.retries
         ],
     );
     once(id, inserted)?;

@@ -139,7 +139,8 @@ impl Terminal {
         }
     }
 
-    fn detail(&self, text: &str) {
+    /// A line on stderr with `-v` only.
+    pub fn detail(&self, text: &str) {
         if self.verbosity >= Verbosity::Verbose {
             self.line(&for_terminal(text));
         }
@@ -393,6 +394,10 @@ impl Events for Terminal {
     fn warning(&mut self, text: &str) {
         self.clear_progress();
         self.warn(text);
+    }
+
+    fn retrying(&mut self, line: &str) {
+        self.detail(&format!("retrying {line}"));
     }
 
     fn server_learned(&mut self, base_url: &str, at_once: &crate::model::AtOnce) {

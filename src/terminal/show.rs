@@ -111,6 +111,9 @@ fn unsanitised_head(detail: &Detail) -> String {
     let t = &summary.tokens;
     let _ = writeln!(out, "Tokens:     {} prompt ({} of them cached), {} completion", t.prompt, t.cached, t.completion);
     let _ = writeln!(out, "Cost:       {}", detail.cost.describe());
+    for m in detail.models.iter().filter(|m| m.retries > 0) {
+        let _ = writeln!(out, "Retried:    {} tries of {}'s calls failed and were made again", m.retries, m.model);
+    }
     for d in &detail.discarded {
         let _ = writeln!(
             out,

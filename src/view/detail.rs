@@ -9,7 +9,7 @@ use crate::view::context::ContextView;
 use crate::view::outcome::OutcomeView;
 use crate::view::rounds::{ContributionView, EvaluationView, Measures, Repetition, RoundView};
 use crate::view::scorecard::ScorecardView;
-use crate::view::summary::Summary;
+use crate::view::summary::{Summary, Tokens};
 
 /// A debate in full: `--show --json`.
 #[derive(Debug, Clone, Serialize)]
@@ -38,11 +38,23 @@ pub struct Detail {
     pub revisions: Vec<Revision>,
     /// The estimated cost of every call, from the prices in the settings.
     pub cost: CostView,
+    /// Per model that answered: its calls' tokens, and the tries made again after one failed.
+    pub models: Vec<ModelUsage>,
     /// The model servers on this machine the debate's providers use, and how many requests
     /// each serves at once, as this database learned it.
     pub servers: Vec<ServerView>,
     /// Its record scored by `debate eval`, oldest first.
     pub evaluations: Vec<ScorecardView>,
+}
+
+/// One model's calls in a debate.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelUsage {
+    pub model: String,
+    pub tokens: Tokens,
+    /// Tries that failed (a dropped answer, an overloaded server, an empty answer) and
+    /// were made again.
+    pub retries: u64,
 }
 
 /// A model server and how many requests it serves at once.
@@ -180,6 +192,15 @@ impl Detail {
             outcome: state.outcome.as_ref().map(OutcomeView::from),
             revisions: state.revisions.clone(),
             cost: Cost::of(state).into(),
+            models: state
+                .usage_by_model
+                .iter()
+                .map(|(model, usage)| ModelUsage {
+                    model: model.clone(),
+                    tokens: (*usage).into(),
+                    retries: usage.retries,
+                })
+                .collect(),
             servers: Vec::new(),
             evaluations: state.scorecards.iter().map(|card| ScorecardView::of(card, state.revisions.len())).collect(),
         }

@@ -17,7 +17,7 @@ mod search;
 mod summary;
 
 pub use context::{ContextView, ConventionView, DecisionView, SourceView};
-pub use detail::{Clarification, CostView, Detail, Role, Roles, Seat, ServerView};
+pub use detail::{Clarification, CostView, Detail, ModelUsage, Role, Roles, Seat, ServerView};
 pub use outcome::OutcomeView;
 pub use rounds::{ContributionView, EvaluationView, Measures, Repetition, RoundView};
 pub use scorecard::{CheckView, CriterionView, EvaluatorView, MarkView, ScorecardView};

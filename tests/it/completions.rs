@@ -74,6 +74,32 @@ fn completions_offer_what_debate_knows_here() {
     assert!(text(&script).contains("COMPLETE=\"bash\""), "the script asks debate itself");
 }
 
+/// `show`, `review` and `eval` take an id or a record's path: both are offered, and only
+/// this repository's debates, as `debate list` lists them.
+#[test]
+fn an_id_or_a_record_is_offered_and_only_this_repositorys() {
+    let sandbox = Sandbox::new();
+    sandbox.cmd().args(["--offline", "-q", QUESTION]).assert().success();
+    let here = sandbox.only_id();
+    let record = sandbox.records()[0].strip_prefix(&sandbox.repo).unwrap().display().to_string();
+    let elsewhere = sandbox.home.join("other");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    git(&elsewhere, &["init", "-q", "-b", "main"]);
+    let out =
+        sandbox.std_cmd().current_dir(&elsewhere).args(["--offline", "-q", "Kafka or RabbitMQ?"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let ids: Vec<String> = sandbox.listed().iter().map(|d| d["id"].as_str().unwrap().to_string()).collect();
+    let other = ids.iter().find(|id| **id != here).expect("a debate in the other repository").clone();
+
+    for command in ["show", "review", "eval"] {
+        let offered = completions(&sandbox, &["debate", command, ""]);
+        assert!(offered.contains(&here) && offered.contains(&record), "{command}: {offered:?}");
+        assert!(!offered.contains(&other), "{command}: another repository's debate: {offered:?}");
+    }
+    assert_eq!(completions(&sandbox, &["debate", "show", "docs/"]), [record], "a path begun");
+    assert!(!completions(&sandbox, &["debate", "resume", ""]).contains(&other));
+}
+
 #[test]
 fn completions_are_printed_for_each_shell() {
     let sandbox = Sandbox::new();
@@ -128,7 +154,8 @@ fn an_id_prefix_completes_as_show_takes_it() {
             let values: Vec<String> = answer(&sandbox, shell, &["debate", "show", &typed])
                 .iter()
                 .map(|line| line.split([':', '\t']).next().unwrap().to_string())
-                .filter(|value| !value.starts_with('-'))
+                // Options, and the record's path (`d` begins `docs/` too).
+                .filter(|value| !value.starts_with('-') && !value.starts_with("docs/"))
                 .collect();
             assert_eq!(values, std::slice::from_ref(&completed), "{shell}: show {typed:?}");
         }

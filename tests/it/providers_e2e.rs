@@ -548,3 +548,65 @@ async fn a_weak_model_fails_soft_where_it_can_and_its_weak_answers_read_as_weak(
     let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
     assert_ne!(shown["outcome"]["confidence"], "high", "{}", shown["outcome"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_drops_one_answer_in_three_is_retried_and_the_record_counts_it() {
+    // A gateway such as LiteLLM answers a backend's failure with an empty, successful answer.
+    let mock =
+        MockLlm::with_rule(|body, n| (n % 3 == 2).then(|| llm::ok(body, if n % 2 == 0 { "" } else { " \n " }))).await;
+    let sandbox = Sandbox::new();
+    identity(&sandbox);
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let out = run(&sandbox, &config, &["-v", "-p", "2", "-r", "2", "--json", QUESTION]).await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["status"], "complete");
+    let sent = mock.requests().len();
+    let empty = (0..sent).filter(|n| n % 3 == 2).count();
+    assert!(empty >= 3, "{sent} requests");
+    let retried: Vec<&str> = stderr.lines().filter(|l| l.contains("retrying ")).collect();
+    assert_eq!(retried.len(), empty, "a line per retry with -v: {stderr}");
+    assert!(
+        retried.iter().all(|l| l.contains("from mock: the model returned an empty answer; trying again in")),
+        "{retried:?}"
+    );
+    assert!(
+        retried.iter().any(|l| l.contains("'s round-1 argument") || l.contains("'s round-1 rebuttal")),
+        "{retried:?}"
+    );
+    assert!(retried.iter().all(|l| l.contains("left)")), "how many tries remain: {retried:?}");
+    let record = std::fs::read_to_string(result["record_path"].as_str().unwrap()).unwrap();
+    let counted = format!("an empty answer): mock-model {empty}.");
+    assert!(record.contains(&counted), "the retries counted per model in the provenance: {record}");
+    // Without -v the retries are not shown, and the record reads back as written.
+    let shown = sandbox.cmd().args(["show", result["id"].as_str().unwrap(), "--json"]).output().unwrap();
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["models"][0]["model"], "mock-model");
+    assert_eq!(shown["models"][0]["retries"], empty as u64, "{shown}");
+    let shown = text(&sandbox.cmd().args(["show", result["id"].as_str().unwrap()]).output().unwrap().stdout);
+    assert!(shown.contains(&format!("Retried:    {empty} tries of mock-model's calls")), "{shown}");
+    // A clone that never ran it reads the record back, retries and all.
+    let clone = sandbox.home.join("clone");
+    git(&sandbox.home, &["clone", "-q", sandbox.repo.to_str().unwrap(), clone.to_str().unwrap()]);
+    let home = sandbox.home.join("reviewer");
+    std::fs::create_dir_all(&home).unwrap();
+    let id = result["id"].as_str().unwrap();
+    let cloned = sandbox.std_cmd_as(&clone, &home).args(["show", id, "--json"]).output().unwrap();
+    assert!(cloned.status.success(), "{}", text(&cloned.stderr));
+    let cloned: Value = serde_json::from_slice(&cloned.stdout).unwrap();
+    assert_eq!(cloned["models"][0]["retries"], empty as u64, "{cloned}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_only_answers_empty_pauses_the_debate_and_says_a_gateway_may_have_swallowed_an_error() {
+    let mock = MockLlm::with_rule(|body, _| Some(llm::ok(body, ""))).await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), ", max_retries: 1", "");
+    let out = run(&sandbox, &config, &["-r", "1", QUESTION]).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("the model returned an empty answer to every try"), "{stderr}");
+    assert!(stderr.contains("a gateway may have swallowed an error"), "{stderr}");
+    assert!(stderr.contains("debate resume"), "{stderr}");
+}

@@ -69,6 +69,7 @@ pub(crate) fn request() -> Request {
         temperature: 0.3,
         schema: None,
         on_text: None,
+        on_retry: None,
         stop: None,
         brief: Brief::None,
     }

@@ -435,6 +435,54 @@ fn doctor_against_a_dead_port_names_the_fix() {
     assert!(stderr.contains("hint: start the server, or correct providers.mock.base_url"), "{stderr}");
 }
 
+/// `debate doctor` against a gateway that refuses a missing key: the settings are at
+/// fault (exit 4), the unset variable is named in the table, and the provider's name is
+/// said once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_an_unset_key_variable_and_a_refused_key_is_a_configuration_error() {
+    use crate::common::llm::MockLlm;
+    let body = r#"{"error": {"message": "Authentication Error, No api key passed in."}}"#;
+    let mock =
+        MockLlm::with_rule(move |_, _| Some(ResponseTemplate::new(401).set_body_raw(body, "application/json"))).await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let mut cmd = sandbox.std_cmd();
+    cmd.env_remove("DEBATE_TEST_KEY").arg("--config").arg(&config).arg("doctor");
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    let row = stdout.lines().find(|l| l.starts_with("mock *")).expect("a row for the default provider");
+    assert!(row.contains("DEBATE_TEST_KEY not set"), "{row}");
+    assert!(stderr.contains("error: mock cannot run a debate: the API key was rejected (HTTP 401)"), "{stderr}");
+    assert!(!stdout.contains("mock: mock:") && !stderr.contains("mock: mock:"), "{stdout}{stderr}");
+    assert!(stdout.contains("\nmock: the API key was rejected"), "{stdout}");
+}
+
+/// Behind a gateway that buffers the stream, the text arrives in one burst: the speed is
+/// told from the whole call, never from the burst (which would read as millions of
+/// tokens a second and a default debate of "about 0 s").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_times_a_buffered_stream_over_the_whole_call() {
+    use crate::common::llm::{self, MockLlm};
+    let mock = MockLlm::with_rule(|body, _| {
+        let answer = llm::ok(body, &llm::reply(body));
+        Some(answer.set_delay(std::time::Duration::from_millis(400)))
+    })
+    .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let mut cmd = sandbox.std_cmd();
+    cmd.env("DEBATE_TEST_KEY", "sk-test").arg("--config").arg(&config).args(["doctor", "--json"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let checkups: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mock_checkup = checkups.as_array().unwrap().iter().find(|c| c["provider"] == "mock").unwrap();
+    let speed = mock_checkup["tokens_per_second"].as_f64().expect("a measured speed");
+    // The stand-in reports 40 completion tokens after 0.4 s: at most 100 tokens a second.
+    assert!(speed > 0.0 && speed <= 100.0, "{speed} tokens a second: {mock_checkup}");
+    assert!(!mock_checkup["default_debate"].as_str().unwrap().contains("about 0 s"), "{mock_checkup}");
+}
+
 /// A call cut at `timeout_seconds` while its answer is still coming is never sent again:
 /// the server may still be computing it (issue 35: a synthesis abandoned at 900 s was
 /// sent again and took 689 s more).

@@ -89,7 +89,7 @@ async fn answer(
     let decisions: Vec<String> = state.snapshot.project.decisions.iter().map(|d| d.path.clone()).collect();
     let known = synthesis::Known { panel: &[], options: &state.analysis.options, decisions: &decisions };
     let read = |text: &str| synthesis::parse(text, &known).ok();
-    let asked = || Asked { provider, secrets: &built.secrets, strict: &built.strict };
+    let asked = || Asked { provider, secrets: &built.secrets, strict: &built.strict, retries: &built.retries };
     let mut answers = vec![calls::ask_structured(asked(), &state, &Ask::Single, read).await?];
     if kind == Baseline::Vote {
         let debate_tokens = spent(&debated.totals);

@@ -152,7 +152,12 @@ impl Checked {
                 let message = format!("{} cannot run a debate: {}", checkup.provider, problem.what);
                 Err(match problem.setup {
                     true => Error::config(message).with_hint(&problem.fix),
-                    false => Error::Provider(ProviderError::Rejected { message, hint: problem.fix.clone(), status: 0 }),
+                    false => Error::Provider(ProviderError::Rejected {
+                        message,
+                        hint: problem.fix.clone(),
+                        status: 0,
+                        key: false,
+                    }),
                 })
             }
         }
@@ -308,13 +313,17 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
     };
     match prose {
         Ok(answer) => {
+            let whole = started.elapsed();
             let times = times.lock().unwrap_or_else(|e| e.into_inner()).clone();
             checkup.streams = Some(times.len() > 1);
+            // The model's writing is timed from its first token to its last, unless the
+            // text came in one burst (a gateway that buffers the stream): then the whole
+            // call is what the speed can be told from.
             let writing = match (times.first(), times.last()) {
-                (Some(first), Some(last)) if times.len() > 1 => {
+                (Some(first), Some(last)) if spread(*last - *first, whole) => {
                     (*last - *first, answer.usage.completion_tokens.saturating_sub(1))
                 }
-                _ => (started.elapsed(), answer.usage.completion_tokens),
+                _ => (whole, answer.usage.completion_tokens),
             };
             let seconds = writing.0.as_secs_f64();
             checkup.tokens_per_second = (seconds > 0.0 && writing.1 > 0).then(|| writing.1 as f64 / seconds);
@@ -344,14 +353,23 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
     checkup
 }
 
+/// Whether streamed text arriving over `span` of a call that took `whole` shows the
+/// model writing: a tenth of a second at least, and a fifth of the call.
+fn spread(span: Duration, whole: Duration) -> bool {
+    span >= Duration::from_millis(100) && span * 5 >= whole
+}
+
 fn role(name: &str, kind: ProviderKind) -> RoleChoice {
     RoleChoice { provider: name.to_string(), kind, model: None, temperature: 0.0 }
 }
 
 fn with_problem(mut checkup: Checkup, err: &ProviderError, setup: bool) -> Checkup {
-    let setup = setup || matches!(err, ProviderError::Setup { .. });
+    let setup = setup || matches!(err, ProviderError::Setup { .. }) || err.about_the_key();
     let fix = err.hint().unwrap_or_else(|| "run with -v for the server's words".into());
-    checkup.problems.push(Problem { what: err.to_string(), fix, setup });
+    // The table and the error name the provider already.
+    let said = err.to_string();
+    let what = said.strip_prefix(&format!("{}: ", checkup.provider)).unwrap_or(&said).to_string();
+    checkup.problems.push(Problem { what, fix, setup });
     checkup
 }
 
@@ -387,8 +405,7 @@ fn estimate(settings: &Settings, checkup: &Checkup, definition: &crate::model::P
             false => format!("about {:.0} min", seconds / 60.0),
         }
     });
-    let usage =
-        Usage { prompt_tokens: calls * PROMPT_TOKENS, cached_tokens: 0, completion_tokens: generated, latency_ms: 0 };
+    let usage = Usage { prompt_tokens: calls * PROMPT_TOKENS, completion_tokens: generated, ..Usage::default() };
     let price = checkup
         .model
         .as_ref()

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::eval::{checks, rubric};
 use crate::model::{DebateState, Evaluator, ProviderDef, ProviderKind, RoleChoice, Scorecard, Status};
 use crate::moderator::analysis;
-use crate::providers::{self, Provider};
+use crate::providers::{self, Provider, RetryNotes};
 use crate::record::{self, Templates};
 use crate::settings::{self, Settings};
 use crate::store::{Server, Store};
@@ -120,9 +120,13 @@ pub async fn score(
     terminal.say(&format!("Scoring {}'s record: {}…", state.id, names.join(", ")));
     let calls = roles.iter().zip(&built.debaters).map(|(role, provider)| {
         let asked = rubric::request(state, &body, role.temperature, local.clone());
-        evaluate(store, state, role, &definitions, provider.as_ref(), &built.secrets, asked)
+        evaluate(store, state, role, &definitions, provider.as_ref(), (&built.secrets, &built.retries), asked)
     });
-    let evaluators = futures::future::join_all(calls).await.into_iter().collect::<Result<Vec<_>>>()?;
+    let evaluators = futures::future::join_all(calls).await;
+    for retried in built.retries.take() {
+        terminal.detail(&retried);
+    }
+    let evaluators = evaluators.into_iter().collect::<Result<Vec<_>>>()?;
     for unread in evaluators.iter().filter(|e| e.marks.is_empty()) {
         terminal.warn(&format!("{}'s answer could not be read as scores, even asked again strictly", unread.model));
     }
@@ -144,7 +148,7 @@ async fn evaluate(
     role: &RoleChoice,
     definitions: &BTreeMap<String, ProviderDef>,
     provider: &dyn Provider,
-    secrets: &Masker,
+    (secrets, retries): (&Masker, &RetryNotes),
     request: providers::Request,
 ) -> Result<Evaluator> {
     let server = server_of(role, definitions);
@@ -153,7 +157,7 @@ async fn evaluate(
         provider.start_with_format(&format);
     }
     let strict = AtomicBool::new(false);
-    let asked = Asked { provider, secrets, strict: &strict };
+    let asked = Asked { provider, secrets, strict: &strict, retries };
     let (completion, marks) = calls::ask_structured(asked, state, &Ask::Own(&request), rubric::read).await?;
     if let (Some(server), Some(format)) = (&server, &completion.format) {
         store.save_format(server, format)?;

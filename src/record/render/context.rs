@@ -46,6 +46,8 @@ pub(super) struct Context<'a> {
     /// Earlier conclusions of this debate, when a review reopened it.
     pub(super) history: &'a [Revision],
     pub(super) tokens: Tokens,
+    /// Per model, the tries of its calls that failed and were made again (none: left out).
+    pub(super) retries: Vec<(&'a str, u64)>,
     /// The estimated cost, from the prices in the settings, or why it is not known.
     pub(super) cost: String,
     /// Arguments written for rounds the debate ended before, per round.
@@ -184,6 +186,12 @@ pub(super) fn of(state: &DebateState) -> Result<Context<'_>> {
             cached: state.totals.cached_tokens,
             completion: state.totals.completion_tokens,
         },
+        retries: state
+            .usage_by_model
+            .iter()
+            .filter(|(_, u)| u.retries > 0)
+            .map(|(m, u)| (m.as_str(), u.retries))
+            .collect(),
         discarded: state.discarded_by_round(),
         cost: Cost::of(state).describe(),
         offline: written_by(state, ProviderKind::Offline),

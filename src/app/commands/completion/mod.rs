@@ -45,19 +45,21 @@ pub fn script(shell: clap_complete::Shell) -> Result<()> {
 pub fn command() -> Command {
     let ids = || ArgValueCompleter::new(debate_ids);
     let records = || ArgValueCompleter::new(record_paths);
+    let ids_or_records = || ArgValueCompleter::new(ids_or_record_paths);
     let mut command = <Cli as clap::CommandFactory>::command()
         .mut_arg("resume", |a| a.add(ids()))
-        .mut_arg("show", |a| a.add(ids()))
+        .mut_arg("show", |a| a.add(ids_or_records()))
         .mut_arg("abandon", |a| a.add(ids()))
         .mut_arg("delete", |a| a.add(ids()))
         .mut_arg("with", |a| a.add(ArgValueCompleter::new(perspectives)))
         .mut_arg("provider", |a| a.add(ArgValueCompleter::new(provider_names)))
         .mut_arg("supersedes", |a| a.add(records()));
-    for name in ["show", "resume", "abandon", "delete"] {
+    for name in ["resume", "abandon", "delete"] {
         command = command.mut_subcommand(name, |sub| sub.mut_arg("id", |a| a.add(ids())));
     }
+    command = command.mut_subcommand("show", |sub| sub.mut_arg("id", |a| a.add(ids_or_records())));
     for name in ["review", "eval"] {
-        command = command.mut_subcommand(name, |sub| sub.mut_arg("target", |a| a.add(ids())));
+        command = command.mut_subcommand(name, |sub| sub.mut_arg("target", |a| a.add(ids_or_records())));
     }
     for name in ["accept", "reject", "deprecate"] {
         command = command.mut_subcommand(name, |sub| sub.mut_arg("target", |a| a.add(records())));
@@ -87,7 +89,8 @@ fn candidate(value: String, help: Option<String>) -> CompletionCandidate {
     CompletionCandidate::new(value).help(help.map(Into::into))
 }
 
-/// The debates in the state database, newest first, each with its title. An id is
+/// The debates of the repository here (of every repository outside one) in the state
+/// database, newest first, each with its title, as `debate list` lists them. An id is
 /// offered in the form it was begun in, the forms `show` takes: `8i` gives `8ix2k4`,
 /// `deb-8i` gives `deb-8ix2k4`; zsh and fish keep only candidates that begin with the
 /// word as typed.
@@ -95,7 +98,8 @@ fn debate_ids(current: &OsStr) -> Vec<CompletionCandidate> {
     let Ok(path) = crate::store::default_path() else { return Vec::new() };
     let Ok(Some(store)) = Store::open_existing(&path) else { return Vec::new() };
     let typed = typed(current);
-    let rows = store.list(None, 200).unwrap_or_default();
+    let here = crate::repo::around_working_directory().ok().map(|root| root.to_string_lossy().into_owned());
+    let rows = store.list(here.as_deref(), 200).unwrap_or_default();
     rows.into_iter().filter_map(|row| id_completing(&typed, &row.id).map(|id| candidate(id, Some(row.title)))).collect()
 }
 
@@ -114,6 +118,13 @@ fn id_completing(typed: &str, id: &str) -> Option<String> {
     };
     let rest = form.get(typed.len()..).filter(|_| form.to_lowercase().starts_with(&lower))?;
     Some(format!("{typed}{rest}"))
+}
+
+/// What `show`, `review` and `eval` take: a debate's id or its record's path.
+fn ids_or_record_paths(current: &OsStr) -> Vec<CompletionCandidate> {
+    let mut candidates = debate_ids(current);
+    candidates.extend(record_paths(current));
+    candidates
 }
 
 /// The decision records of the repository here.
