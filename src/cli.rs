@@ -148,9 +148,23 @@ pub enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// Serve the decision tools to a coding agent over the Model Context Protocol on
+    /// stdin and stdout, e.g. `claude mcp add debate -- debate mcp`: start, resume, show,
+    /// list, search, review, evaluate debates and records, and set a record's status
+    Mcp,
     /// Serve the dashboard: every debate in the database in a browser, live, with the
     /// checkpoints' buttons and a form to start new debates
     Serve(ServeArgs),
+    /// Rank this repository's decision records against a query: each with its decision on
+    /// one line and its status — what to read before proposing a change
+    Search {
+        /// What the change is about, in a few words
+        #[arg(value_name = "QUERY")]
+        query: String,
+        /// How many records to show [default: 10]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        limit: Option<u32>,
+    },
     /// Print the effective settings, where each value came from, and the paths debate uses
     Config,
     /// Check each configured provider: reachable, key there, model present, structured

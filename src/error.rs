@@ -74,6 +74,9 @@ pub enum Signal {
     Terminate,
     /// SIGHUP: the terminal went away.
     HangUp,
+    /// Not a signal: the front end that runs the debate stopped it (an MCP client
+    /// cancelled its request or closed the connection).
+    Cancelled,
 }
 
 impl Signal {
@@ -82,6 +85,7 @@ impl Signal {
             Signal::Interrupt => "Ctrl-C",
             Signal::Terminate => "SIGTERM",
             Signal::HangUp => "SIGHUP",
+            Signal::Cancelled => "the client's cancellation",
         }
     }
 
@@ -91,6 +95,7 @@ impl Signal {
             Signal::Interrupt => 130,
             Signal::Terminate => 143,
             Signal::HangUp => 129,
+            Signal::Cancelled => 130,
         }
     }
 }

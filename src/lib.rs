@@ -15,6 +15,7 @@ pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod github;
+pub mod mcp;
 pub mod model;
 pub mod moderator;
 pub mod providers;

@@ -82,6 +82,28 @@ pub fn around_working_directory() -> Result<PathBuf> {
     Ok(canonical(&work_tree(&cwd)?.unwrap_or(cwd)))
 }
 
+/// Where a command runs: the repository around the working directory (the command
+/// line), or a repository a front end has chosen and checked (`debate mcp`'s tools, which
+/// serve whichever repository the client names). Read when a command needs it, so one
+/// that needs no repository runs anywhere.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Here {
+    #[default]
+    WorkingDirectory,
+    /// A work tree's root, canonical.
+    Repository(PathBuf),
+}
+
+impl Here {
+    /// The repository the command is about.
+    pub fn root(&self) -> Result<PathBuf> {
+        match self {
+            Here::WorkingDirectory => around_working_directory(),
+            Here::Repository(root) => Ok(root.clone()),
+        }
+    }
+}
+
 /// One spelling of a directory: resolved, without the trailing slash git2 reports work
 /// trees with, so paths compare and `--list` filters match.
 pub fn canonical(path: &Path) -> PathBuf {

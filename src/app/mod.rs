@@ -13,8 +13,8 @@ use crate::terminal::{self, Terminal};
 use crate::text::secrets;
 use crate::view::Paused;
 use commands::{
-    ci, completion, config, dashboard, doctor, eval, export, github_review, give_up, lifecycle, list, manual, resume,
-    start, suite, trust, usage, verify,
+    ci, completion, config, dashboard, doctor, eval, export, github_review, give_up, lifecycle, list, manual, mcp,
+    resume, search, start, suite, trust, usage, verify,
 };
 use invocation::request::{Invocation, Mode};
 use shared::report;
@@ -61,8 +61,10 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Verify(request) => verify::run(&request, json, &terminal),
         Mode::Export(request) => export::run(&request, &db_path()?, &terminal),
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
+        Mode::Mcp { config } => mcp::serve(db_path()?, config, verbosity).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
         Mode::Show { id, paged } => list::show(&db_path()?, &id, json, paged, &terminal),
+        Mode::Search { query, limit, config } => search::run(&query, limit, config.as_deref(), json),
         Mode::GiveUp { id, delete } => give_up::run(&db_path()?, &id, delete, &terminal),
         Mode::Preview(request) => start::preview(&request, json, &terminal),
         Mode::Resume(request) => {

@@ -9,15 +9,21 @@ use crate::text::record_number;
 /// The record at `relative` with `text`, as the debaters read it; `None` when it has no
 /// title and so is no record.
 pub fn read(relative: &str, text: &str) -> Option<EarlierDecision> {
+    read_with_id(relative, text).map(|(decision, _)| decision)
+}
+
+/// As `read`, with the debate id its front matter names (debate's own records).
+pub fn read_with_id(relative: &str, text: &str) -> Option<(EarlierDecision, Option<String>)> {
     let fields = adr::read(relative, text)?;
-    Some(EarlierDecision {
+    let decision = EarlierDecision {
         path: relative.to_string(),
         title: fields.title,
         status: fields.status,
         date: fields.date,
         decision: fields.decision,
         superseded_by: fields.superseded_by,
-    })
+    };
+    Some((decision, fields.id))
 }
 
 /// How the repository keeps its decisions: the directory holding the most records (the

@@ -74,6 +74,17 @@ pub fn record_at(root: &Path, relative: &str, keys: &Masker) -> Result<EarlierDe
     decisions::read(relative, &text).ok_or_else(|| format!("{relative} is not a decision record (it has no title)"))
 }
 
+/// Every decision record in the decision directories and in `also`, read as gathering
+/// reads them (secrets masked), each with the debate id its front matter names; a file
+/// that is no record (no title) or cannot be read is left out.
+pub fn records(root: &Path, also: &str, keys: &Masker) -> Vec<(EarlierDecision, Option<String>)> {
+    let mut reader = Reader { root, keys, notes: Vec::new(), masked: Vec::new() };
+    walk::listed_records(root, also)
+        .iter()
+        .filter_map(|relative| decisions::read_with_id(relative, &reader.read(relative)?))
+        .collect()
+}
+
 /// How the repository keeps its decision records, from a listing of the decision
 /// directories (so it is known even when the repository is not read).
 pub fn convention(root: &Path) -> Option<Convention> {

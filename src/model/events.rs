@@ -88,6 +88,12 @@ pub trait Events {
     fn wants_issue_draft(&mut self, _patience: Duration) -> Option<Pending<bool>> {
         None
     }
+    /// Resolves when the front end stops the debate it runs (a client cancelled its
+    /// request, or went away): the debate pauses then, as on Ctrl-C, every finished step
+    /// saved. `None`: only the process's signals stop it.
+    fn stopped(&mut self) -> Option<Pending<()>> {
+        None
+    }
     /// This process now drives debate `id` (it holds its lease) and runs its steps.
     fn driving(&mut self, _id: &str) {}
     /// The moderator is at work (analysing, evaluating, synthesising).

@@ -28,9 +28,7 @@ pub fn rank(question: &str, decisions: Vec<EarlierDecision>, keep: usize) -> Vec
     if decisions.is_empty() || keep == 0 {
         return Vec::new();
     }
-    // The title counts twice: it names what was decided.
-    let documents: Vec<String> = decisions.iter().map(|d| format!("{} {} {}", d.title, d.title, d.decision)).collect();
-    let scores = bm25(question, &documents);
+    let scores = relevance(question, &decisions);
     let superseded = |i: usize| decisions[i].superseded();
     let mut scored: Vec<usize> = (0..decisions.len()).filter(|&i| scores[i] > 0.0).collect();
     scored.sort_by(|&a, &b| superseded(a).cmp(&superseded(b)).then(scores[b].total_cmp(&scores[a])).then(a.cmp(&b)));
@@ -41,6 +39,14 @@ pub fn rank(question: &str, decisions: Vec<EarlierDecision>, keep: usize) -> Vec
     let order: Vec<usize> = scored.into_iter().chain(unmatched).take(keep).collect();
     let mut decisions: Vec<Option<EarlierDecision>> = decisions.into_iter().map(Some).collect();
     order.into_iter().filter_map(|i| decisions[i].take()).collect()
+}
+
+/// How relevant each decision is to `question`: its Okapi BM25 score over title and
+/// decision (the title counted twice: it names what was decided); 0 when it shares no
+/// word with the question.
+pub fn relevance(question: &str, decisions: &[EarlierDecision]) -> Vec<f64> {
+    let documents: Vec<String> = decisions.iter().map(|d| format!("{} {} {}", d.title, d.title, d.decision)).collect();
+    bm25(question, &documents)
 }
 
 // ---- Ranking ---------------------------------------------------------------------------

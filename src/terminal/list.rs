@@ -2,7 +2,7 @@
 
 use super::{OutputError, print_out};
 use crate::text::untrusted::one_line;
-use crate::view::Summary;
+use crate::view::{SearchView, Summary};
 
 /// `3m`, `5h`, `2d` since an RFC 3339 time.
 pub fn age(created_at: &str, now: chrono::DateTime<chrono::Utc>) -> String {
@@ -63,6 +63,22 @@ fn relative(path: &str, root: &str) -> String {
     one_line(
         &std::path::Path::new(path).strip_prefix(root).map_or_else(|_| path.to_string(), |p| p.display().to_string()),
     )
+}
+
+/// `debate search`: each record found, most relevant first — its path, status and date,
+/// its title, and its decision — or that none was.
+pub fn found(found: &SearchView) -> String {
+    if found.records.is_empty() {
+        return format!("No decision records in {} (of {} searched).\n", one_line(&found.repository), found.searched);
+    }
+    let mut out = String::new();
+    for record in &found.records {
+        let id = record.id.as_deref().map(|id| format!(" · {id}")).unwrap_or_default();
+        let date = record.date.as_deref().map(|date| format!(" · {}", one_line(date))).unwrap_or_default();
+        out.push_str(&format!("{}  [{}{date}{id}]\n", one_line(&record.path), one_line(&record.status)));
+        out.push_str(&format!("  {}\n  {}\n", one_line(&record.title), shorten(&record.decision, 200)));
+    }
+    out
 }
 
 /// The table on stdout; no debates is said on stderr.

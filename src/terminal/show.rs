@@ -16,7 +16,44 @@ pub fn text(detail: &Detail) -> String {
     super::wrap::fit(&text, super::wrap::width(&std::io::stdout()))
 }
 
+/// What a finished run reports: the debate's head as `text` shows it — question, the
+/// decision, and the facts (record, commit, tokens, cost) — without the panel and the
+/// rounds, and without escape sequences or controls.
+pub fn head(detail: &Detail) -> String {
+    secrets::gate(&for_terminal(&unsanitised_head(detail)))
+}
+
 fn unsanitised(detail: &Detail) -> String {
+    let mut out = unsanitised_head(detail);
+    let _ = write!(out, "\n{}", sources(&detail.context));
+    let _ = writeln!(out, "\nPanel:");
+    for seat in &detail.panel {
+        let _ = writeln!(out, "  • {} — {}", seat.perspective, seat.reason);
+    }
+    for round in &detail.transcript {
+        let _ = writeln!(out, "\n═══ Round {} ═══", round.number);
+        if let Some(g) = &round.guidance {
+            let _ = writeln!(out, "Guidance: {g}");
+        }
+        for c in round.arguments.iter().chain(&round.rebuttals) {
+            let cut = match (c.looped, c.truncated) {
+                (true, _) => " (stopped where it began to repeat itself)",
+                (false, true) => " (cut off at the length limit)",
+                _ => "",
+            };
+            let cost = c.cost_usd.map(|usd| format!(", {}", dollars(usd))).unwrap_or_default();
+            let tokens = format!("{} prompt tokens, {} of them cached{cost}", c.tokens.prompt, c.tokens.cached);
+            let _ = writeln!(out, "\n[{} — {}{cut}] {tokens}\n{}", c.perspective, c.kind, c.text.trim());
+        }
+        if let Some(e) = &round.evaluation {
+            let _ = writeln!(out, "\nModerator ({}): {}", e.assessment.describe(), e.summary);
+        }
+        out.push_str(&stances(detail, round));
+    }
+    out
+}
+
+fn unsanitised_head(detail: &Detail) -> String {
     let summary = &detail.summary;
     let mut out = String::new();
     let _ = writeln!(out, "{}  {}", summary.id, summary.status);
@@ -91,31 +128,6 @@ fn unsanitised(detail: &Detail) -> String {
         );
     }
 
-    let _ = write!(out, "\n{}", sources(&detail.context));
-    let _ = writeln!(out, "\nPanel:");
-    for seat in &detail.panel {
-        let _ = writeln!(out, "  • {} — {}", seat.perspective, seat.reason);
-    }
-    for round in &detail.transcript {
-        let _ = writeln!(out, "\n═══ Round {} ═══", round.number);
-        if let Some(g) = &round.guidance {
-            let _ = writeln!(out, "Guidance: {g}");
-        }
-        for c in round.arguments.iter().chain(&round.rebuttals) {
-            let cut = match (c.looped, c.truncated) {
-                (true, _) => " (stopped where it began to repeat itself)",
-                (false, true) => " (cut off at the length limit)",
-                _ => "",
-            };
-            let cost = c.cost_usd.map(|usd| format!(", {}", dollars(usd))).unwrap_or_default();
-            let tokens = format!("{} prompt tokens, {} of them cached{cost}", c.tokens.prompt, c.tokens.cached);
-            let _ = writeln!(out, "\n[{} — {}{cut}] {tokens}\n{}", c.perspective, c.kind, c.text.trim());
-        }
-        if let Some(e) = &round.evaluation {
-            let _ = writeln!(out, "\nModerator ({}): {}", e.assessment.describe(), e.summary);
-        }
-        out.push_str(&stances(detail, round));
-    }
     out
 }
 

@@ -13,6 +13,7 @@ mod detail;
 mod outcome;
 mod rounds;
 mod scorecard;
+mod search;
 mod summary;
 mod usage;
 mod verification;
@@ -22,6 +23,7 @@ pub use detail::{Clarification, CostView, Detail, ModelUsage, Role, Roles, Seat,
 pub use outcome::OutcomeView;
 pub use rounds::{ContributionView, EvaluationView, Measures, Repetition, RoundView};
 pub use scorecard::{CheckView, CriterionView, EvaluatorView, MarkView, ScorecardView};
+pub use search::{FoundView, SearchView};
 pub use summary::{IssueDraft, Paused, StatusChange, Summary, Tokens};
 pub use usage::{MonthView, UsageRow, UsageView};
 pub use verification::{RecordCheck, RecordSignature, SignatureView, Verdict, Verification};

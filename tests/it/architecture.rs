@@ -36,6 +36,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The dashboard: a front end over the engine's state and the stored debates; the
     // commands that run debates are handed to it by `app`.
     ("serve", &["model", "text", "view", "store", "engine", "record", "error", "terminal"]),
+    // `debate mcp`: the tools over the Model Context Protocol, a door like the dashboard;
+    // `app` hands it the commands behind the tools. It checks the repository a tool names
+    // (`repo`) and answers failures as the commands' errors and `view`'s paused document.
+    ("mcp", &["model", "text", "view", "repo", "error"]),
     (
         "app",
         &[
@@ -57,6 +61,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "engine",
             "eval",
             "serve",
+            "mcp",
             "github",
             "attest",
         ],

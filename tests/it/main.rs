@@ -33,6 +33,8 @@ mod install;
 mod interactive;
 mod lifecycle;
 mod list_show_resume;
+mod mcp;
+mod mcp_python;
 mod options_confirmed;
 mod other_adr_tools;
 mod outside_numbers;

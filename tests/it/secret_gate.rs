@@ -14,7 +14,7 @@ use crate::common::llm::{MockLlm, ok_from, reply};
 use crate::common::*;
 
 /// A key with a `/`, so that a server writing `\/` matters.
-const KEY: &str = "sk-live/ECHO-0a1b2c3d4e5f";
+pub const KEY: &str = "sk-live/ECHO-0a1b2c3d4e5f";
 
 /// Every character as a JSON `\uXXXX` escape.
 fn json_escaped() -> String {
@@ -30,7 +30,7 @@ fn forms() -> Vec<String> {
     vec![KEY.to_string(), KEY.replace('/', "\\/"), json_escaped(), percent_encoded(), KEY[..12].to_string()]
 }
 
-async fn echoing_server() -> MockLlm {
+pub async fn echoing_server() -> MockLlm {
     MockLlm::with_rule(|body, _| {
         let answer = reply(body);
         let echoed = match serde_json::from_str::<Value>(&answer) {
@@ -60,7 +60,7 @@ async fn echoing_server() -> MockLlm {
     .await
 }
 
-fn assert_absent(what: &str, haystack: &str) {
+pub fn assert_absent(what: &str, haystack: &str) {
     for form in forms() {
         assert!(!haystack.contains(&form), "{what} holds the key as {form:?}:\n{haystack}");
     }

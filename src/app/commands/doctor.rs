@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::model::{AtOnce, Price, ProviderKind, Purpose, RoleChoice, Usage, prices};
 use crate::providers::{self, ProviderError, Request, Schema, TextSink};
+use crate::repo::Here;
 use crate::settings::{self, Settings};
 use crate::store::{Server, Store};
 use crate::terminal::{self, Terminal};
@@ -43,9 +44,9 @@ fn too_slow(name: &str, url: &str, what: &str, limit: Duration) -> Problem {
     }
 }
 
-/// One provider's checkup.
+/// One provider's checkup: what `debate doctor --json` lists.
 #[derive(Debug, Serialize)]
-struct Checkup {
+pub struct Checkup {
     provider: String,
     /// The provider a debate uses when none is named (the moderator's or the debaters').
     default: bool,
@@ -96,7 +97,24 @@ pub async fn run(
     json: bool,
     terminal: &Terminal,
 ) -> Result<()> {
-    let root = crate::repo::around_working_directory()?;
+    let checked = checkup(only, config, db_path, &Here::WorkingDirectory, terminal).await?;
+    match json {
+        true => terminal::print_json(&checked.checkups)?,
+        false => terminal::print_out(&checked.table())?,
+    }
+    checked.verdict()
+}
+
+/// Every provider checked (only `only` when named), with the settings of the repository
+/// `here`: what `debate doctor --json` prints.
+pub async fn checkup(
+    only: Option<&str>,
+    config: Option<&Path>,
+    db_path: &Path,
+    here: &Here,
+    terminal: &Terminal,
+) -> Result<Checked> {
+    let root = here.root()?;
     let settings = settings::load(&root, config)?.settings;
     let defaults = default_providers(&settings);
     let names: Vec<String> = match only {
@@ -109,27 +127,41 @@ pub async fn run(
         terminal.say(&format!("Checking {name}…"));
         checkups.push(check(&settings, &name, defaults.contains(&name), &store).await);
     }
-    match json {
-        true => terminal::print_json(&checkups)?,
-        false => terminal::print_out(&table(&checkups))?,
+    Ok(Checked { checkups, only: only.is_some() })
+}
+
+/// The providers checked, and whether one was named.
+pub struct Checked {
+    pub checkups: Vec<Checkup>,
+    only: bool,
+}
+
+impl Checked {
+    /// The table `debate doctor` prints.
+    pub fn table(&self) -> String {
+        table(&self.checkups)
     }
-    // Only the providers a debate would use decide the exit code.
-    let deciding: Vec<&Checkup> = checkups.iter().filter(|c| c.default || only.is_some()).collect();
-    match deciding.iter().flat_map(|c| c.problems.iter().map(move |p| (c, p))).next() {
-        None if deciding.is_empty() => Err(Error::config("no provider is configured")
-            .with_hint("run with --offline, or configure one (docs/guide.md, \"Providers\")")),
-        None => Ok(()),
-        Some((checkup, problem)) => {
-            let message = format!("{} cannot run a debate: {}", checkup.provider, problem.what);
-            Err(match problem.setup {
-                true => Error::config(message).with_hint(&problem.fix),
-                false => Error::Provider(ProviderError::Rejected {
-                    message,
-                    hint: problem.fix.clone(),
-                    status: 0,
-                    key: false,
-                }),
-            })
+
+    /// Whether a debate can run: only the providers a debate would use (or the one
+    /// named) decide; the first problem of theirs is the error, with its fix.
+    pub fn verdict(&self) -> Result<()> {
+        let deciding: Vec<&Checkup> = self.checkups.iter().filter(|c| c.default || self.only).collect();
+        match deciding.iter().flat_map(|c| c.problems.iter().map(move |p| (c, p))).next() {
+            None if deciding.is_empty() => Err(Error::config("no provider is configured")
+                .with_hint("run with --offline, or configure one (docs/guide.md, \"Providers\")")),
+            None => Ok(()),
+            Some((checkup, problem)) => {
+                let message = format!("{} cannot run a debate: {}", checkup.provider, problem.what);
+                Err(match problem.setup {
+                    true => Error::config(message).with_hint(&problem.fix),
+                    false => Error::Provider(ProviderError::Rejected {
+                        message,
+                        hint: problem.fix.clone(),
+                        status: 0,
+                        key: false,
+                    }),
+                })
+            }
         }
     }
 }

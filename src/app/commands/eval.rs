@@ -23,7 +23,18 @@ use crate::text::untrusted::for_terminal;
 use crate::view::ScorecardView;
 
 pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &Terminal) -> Result<()> {
-    let (store, state, imported) = existing::find(db_path, &request.target, request.config.as_deref())?;
+    let (card, reviews) = scorecard(request, db_path, terminal).await?;
+    match json {
+        true => terminal::print_json(&card)?,
+        false => terminal::print_out(&for_terminal(&terminal::scores::scorecard(&card, reviews)))?,
+    }
+    Ok(())
+}
+
+/// The record scored, stored and with `--write` committed: the scorecard as `debate
+/// eval --json` prints it, and how many reviews reopened the debate so far.
+pub async fn scorecard(request: &EvalRequest, db_path: &Path, terminal: &Terminal) -> Result<(ScorecardView, usize)> {
+    let (store, state, imported) = existing::find(db_path, &request.target, request.config.as_deref(), &request.here)?;
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
     }
@@ -39,7 +50,7 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
     let loaded = settings::load(&root, request.config.as_deref())?;
     let templates = Templates::load(&root)?;
     if request.write {
-        existing::here(&state)?;
+        existing::here(&state, &request.here)?;
         in_this_work_tree(&state)?;
         // The record and the debate as they are once no other command is writing them
         // (another `eval --write` may have just added its scores to both).
@@ -72,12 +83,7 @@ pub async fn run(request: &EvalRequest, db_path: &Path, json: bool, terminal: &T
         });
     }
     let reviews = after.revisions.len();
-    let card = ScorecardView::of(after.scorecards.last().expect("the scorecard just added"), reviews);
-    match json {
-        true => terminal::print_json(&card)?,
-        false => terminal::print_out(&for_terminal(&terminal::scores::scorecard(&card, reviews)))?,
-    }
-    Ok(())
+    Ok((ScorecardView::of(after.scorecards.last().expect("the scorecard just added"), reviews), reviews))
 }
 
 /// Who scores a record: the offline provider, the evaluators named, or (neither) the

@@ -21,7 +21,8 @@ use crate::terminal::{self, Terminal};
 use crate::text::secrets;
 
 pub fn run(request: &ExportRequest, db_path: &Path, terminal: &Terminal) -> Result<()> {
-    let (state, imported) = existing::read(db_path, &request.target, request.config.as_deref())?;
+    let (state, imported) =
+        existing::read(db_path, &request.target, request.config.as_deref(), &crate::repo::Here::WorkingDirectory)?;
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
     }
@@ -35,7 +36,7 @@ pub fn run(request: &ExportRequest, db_path: &Path, terminal: &Terminal) -> Resu
     }
     let text = match request.format {
         ExportFormat::Json => {
-            let detail = list::detail(db_path, &state)?;
+            let detail = list::detail_of(db_path, &state)?;
             format!("{}\n", secrets::gated_json(&detail, true).map_err(|err| Error::Internal(err.to_string()))?)
         }
         ExportFormat::Md => {

@@ -161,6 +161,7 @@ async fn review_each(
             id: record.clone(),
             flags: RunFlags { no_checkpoints: true, ..request.flags.clone() },
             review: Some(Review { objection: QuestionSource::Text(objection.to_string()), discard_edits: false }),
+            here: Default::default(),
         };
         match resume::run(&review, db_path, terminal, None).await {
             Ok(state) => reviewed.push((record, state)),

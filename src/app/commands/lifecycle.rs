@@ -9,7 +9,7 @@ use crate::app::shared::existing;
 use crate::app::shared::project;
 use crate::error::{Error, Result};
 use crate::model::Status;
-use crate::record::lifecycle::{self, Changed, Request};
+use crate::record::lifecycle::{self, Request};
 use crate::record::seal::Sealer;
 use crate::settings;
 use crate::store::{Store, StoreError};
@@ -17,9 +17,21 @@ use crate::terminal::{self, Terminal};
 use crate::view::StatusChange;
 
 pub fn run(args: &LifecycleRequest, db_path: &Path, json: bool, terminal: &Terminal) -> Result<()> {
+    let (change, said) = change(args, db_path, terminal)?;
+    terminal.say(&said);
+    match json {
+        true => terminal::print_json(&change)?,
+        false => terminal::print_out(&format!("{}\n", change.path))?,
+    }
+    Ok(())
+}
+
+/// The record given its new status (warnings said on the way): the change as `--json`
+/// prints it, and what happened in a sentence.
+pub fn change(args: &LifecycleRequest, db_path: &Path, terminal: &Terminal) -> Result<(StatusChange, String)> {
     let verdict = args.verdict;
     let what = verdict.verb();
-    let here = crate::repo::around_working_directory()?;
+    let here = args.here.root()?;
     let (root, relative) = locate(args, &here, db_path, what)?;
     let mut loaded = settings::load(&root, args.config.as_deref())?;
     loaded.settings.record.commit &= !args.no_commit;
@@ -37,28 +49,25 @@ pub fn run(args: &LifecycleRequest, db_path: &Path, json: bool, terminal: &Termi
     for warning in &changed.warnings {
         terminal.warn(warning);
     }
-    terminal.say(&said(&changed, &relative));
-    match json {
-        true => terminal::print_json(&StatusChange {
-            path: changed.path.display().to_string(),
-            status: changed.status,
-            previous_status: changed.previous,
-            changed: changed.changed,
-            commit: changed.commit,
-            not_committed: changed.not_committed,
-        })?,
-        false => terminal::print_out(&format!("{}\n", changed.path.display()))?,
-    }
-    Ok(())
+    let change = StatusChange {
+        path: changed.path.display().to_string(),
+        status: changed.status,
+        previous_status: changed.previous,
+        changed: changed.changed,
+        commit: changed.commit,
+        not_committed: changed.not_committed,
+    };
+    let said = said(&change, &relative);
+    Ok((change, said))
 }
 
 /// What happened, in a sentence.
-fn said(changed: &Changed, relative: &str) -> String {
-    if !changed.changed {
-        return format!("{relative} already is {}; nothing changed.", changed.status);
+fn said(change: &StatusChange, relative: &str) -> String {
+    if !change.changed {
+        return format!("{relative} already is {}; nothing changed.", change.status);
     }
-    let what = format!("{relative} is now {} (was {})", changed.status, changed.previous);
-    match (&changed.commit, &changed.not_committed) {
+    let what = format!("{relative} is now {} (was {})", change.status, change.previous_status);
+    match (&change.commit, &change.not_committed) {
         (Some(commit), _) => format!("{what}; committed as {}.", &commit[..commit.len().min(10)]),
         (None, why) => format!("{what}; written, not committed ({}).", why.as_deref().unwrap_or("committing is off")),
     }
@@ -173,15 +182,14 @@ fn today() -> String {
 mod tests {
     use super::*;
 
-    fn changed(changed: bool, commit: Option<&str>, not_committed: Option<&str>) -> Changed {
-        Changed {
-            path: PathBuf::from("/repo/docs/decisions/0001-a.md"),
+    fn changed(changed: bool, commit: Option<&str>, not_committed: Option<&str>) -> StatusChange {
+        StatusChange {
+            path: "/repo/docs/decisions/0001-a.md".into(),
             status: "accepted".into(),
-            previous: "proposed".into(),
+            previous_status: "proposed".into(),
             changed,
             commit: commit.map(str::to_string),
             not_committed: not_committed.map(str::to_string),
-            warnings: Vec::new(),
         }
     }
 

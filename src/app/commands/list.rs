@@ -7,18 +7,13 @@ use crate::app::shared::existing;
 use crate::app::shared::report;
 use crate::error::Result;
 use crate::model::Listing;
+use crate::repo::Here;
 use crate::store::Store;
 use crate::terminal::{self, Terminal};
 use crate::view::{Detail, ServerView, Summary};
 
 pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
-    let root = crate::repo::around_working_directory()?;
-    let scope = if all { "in any repository".to_string() } else { format!("in {}", root.display()) };
-    let rows: Vec<Listing> = match Store::open_existing(db_path)? {
-        Some(store) => store.list((!all).then(|| root.to_string_lossy()).as_deref(), limit)?,
-        None => Vec::new(),
-    };
-    let summaries: Vec<Summary> = rows.iter().map(|row| report::on_disk(Summary::from(row))).collect();
+    let (summaries, scope) = summaries(db_path, &Here::WorkingDirectory, all, limit)?;
     if json {
         terminal::print_json(&summaries)?;
     } else {
@@ -27,13 +22,21 @@ pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
     Ok(())
 }
 
+/// The debates of the repository `here` (with `all`, of every repository), newest
+/// first, as `debate list --json` prints them; and which debates they are, in words.
+pub fn summaries(db_path: &Path, here: &Here, all: bool, limit: u32) -> Result<(Vec<Summary>, String)> {
+    let root = here.root()?;
+    let scope = if all { "in any repository".to_string() } else { format!("in {}", root.display()) };
+    let rows: Vec<Listing> = match Store::open_existing(db_path)? {
+        Some(store) => store.list((!all).then(|| root.to_string_lossy()).as_deref(), limit)?,
+        None => Vec::new(),
+    };
+    Ok((rows.iter().map(|row| report::on_disk(Summary::from(row))).collect(), scope))
+}
+
 /// `debate show`: the debate as JSON, or as text, on a terminal through the pager if `paged`.
 pub fn show(db_path: &Path, id: &str, json: bool, paged: bool, terminal: &Terminal) -> Result<()> {
-    let (state, imported) = existing::read(db_path, id, None)?;
-    if let Some(imported) = imported {
-        terminal.say(&imported.said(&state.id));
-    }
-    let detail = detail(db_path, &state)?;
+    let detail = detail(db_path, id, &Here::WorkingDirectory, terminal)?;
     if json {
         terminal::print_json(&detail)?;
     } else {
@@ -42,9 +45,19 @@ pub fn show(db_path: &Path, id: &str, json: bool, paged: bool, terminal: &Termin
     Ok(())
 }
 
+/// The debate `id` (or the one whose record that path is, in the repository `here`) in
+/// full, as `debate show --json` prints it.
+pub fn detail(db_path: &Path, id: &str, here: &Here, terminal: &Terminal) -> Result<Detail> {
+    let (state, imported) = existing::read(db_path, id, None, here)?;
+    if let Some(imported) = imported {
+        terminal.say(&imported.said(&state.id));
+    }
+    detail_of(db_path, &state)
+}
+
 /// The debate in full as `show --json` gives it: with what its files say (the record's
 /// status and signature, the issue draft) and the servers this database knows.
-pub fn detail(db_path: &Path, state: &crate::model::DebateState) -> Result<Detail> {
+pub fn detail_of(db_path: &Path, state: &crate::model::DebateState) -> Result<Detail> {
     let mut detail = Detail::of(state);
     detail.summary = report::on_disk(detail.summary);
     detail.servers = servers(db_path, state)?;

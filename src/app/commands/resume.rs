@@ -15,6 +15,7 @@ use crate::model::{DebateState, Events, Published, Revision, Snapshot, Status};
 use crate::providers;
 use crate::record::seal::Sealer;
 use crate::record::{self, RecordError, Templates};
+use crate::repo::Here;
 use crate::settings;
 use crate::store::Store;
 use crate::terminal::Terminal;
@@ -27,12 +28,12 @@ pub async fn run(
     events: Option<&mut dyn Events>,
 ) -> Result<DebateState> {
     let flags = &request.flags;
-    let (store, state, imported) = existing::find(db_path, &request.id, flags.config.as_deref())?;
+    let (store, state, imported) = existing::find(db_path, &request.id, flags.config.as_deref(), &request.here)?;
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
     }
     if request.review.is_some() {
-        existing::here(&state)?;
+        existing::here(&state, &request.here)?;
     }
     // Nothing of the debate changes while another process drives it.
     let lease = store.acquire(&state.id)?;
@@ -49,7 +50,7 @@ pub async fn run(
             .with_hint("resume it without --guide and give your guidance at its next checkpoint"));
         }
     }
-    let root = locate_repository(&store, &state, terminal)?;
+    let root = locate_repository(&store, &state, &request.here, terminal)?;
     let state = store.load(&state.id)?;
     let loaded = settings::load(&root, flags.config.as_deref())?;
     let catalog = Catalog::build(&loaded.overlays)?;
@@ -130,7 +131,7 @@ fn resume_complete(
     terminal.say(&format!("Debate {} is already complete.", state.id));
     if request.flags.issue && report::issue_draft(&state.repo_root, &state.id, state.decision_title()).is_none() {
         // Written into the repository where it is now, never where it used to be.
-        let root = locate_repository(store, state, terminal)?;
+        let root = locate_repository(store, state, &request.here, terminal)?;
         let state = &store.load(&state.id)?;
         let templates = Templates::load(&root)?;
         let published = Published {
@@ -150,12 +151,12 @@ fn resume_complete(
 /// Where a paused debate's repository is now: where it was; or, when that path is
 /// gone, the repository here if it holds the commit the debate started on (without
 /// one, if it has the same name). The debate then moves with it.
-fn locate_repository(store: &Store, state: &DebateState, terminal: &Terminal) -> Result<PathBuf> {
+fn locate_repository(store: &Store, state: &DebateState, here: &Here, terminal: &Terminal) -> Result<PathBuf> {
     let stored = PathBuf::from(&state.repo_root);
     if stored.exists() {
         return Ok(stored);
     }
-    let here = crate::repo::around_working_directory()?;
+    let here = here.root()?;
     let same = match &state.snapshot.started_on {
         Some(commit) => crate::repo::holds_commit(&here, commit),
         None => here.file_name() == stored.file_name(),

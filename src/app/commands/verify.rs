@@ -17,6 +17,18 @@ use crate::view::{RecordCheck, Verdict, Verification};
 
 pub fn run(request: &VerifyRequest, json: bool, terminal: &Terminal) -> Result<()> {
     let root = crate::repo::around_working_directory()?;
+    let verification = verification(request, &root, terminal)?;
+    match json {
+        true => terminal::print_json(&verification)?,
+        false => terminal::print_out(&report(&verification))?,
+    }
+    summary(&verification)
+}
+
+/// The records `request` names in the repository at `root`, each checked: the document
+/// `--json` prints.
+pub fn verification(request: &VerifyRequest, root: &Path, terminal: &Terminal) -> Result<Verification> {
+    let root = root.to_path_buf();
     // Only where records are is read of the settings: a repository's file that is not
     // trusted (a pull request's, in CI) leaves the usual decision directories.
     let record_settings = match settings::load(&root, request.config.as_deref()) {
@@ -62,12 +74,7 @@ pub fn run(request: &VerifyRequest, json: bool, terminal: &Terminal) -> Result<(
         };
         checks.push(check);
     }
-    let verification = Verification::of(checks, request.require_signature);
-    match json {
-        true => terminal::print_json(&verification)?,
-        false => terminal::print_out(&report(&verification))?,
-    }
-    summary(&verification)
+    Ok(Verification::of(checks, request.require_signature))
 }
 
 /// Every record in the decision directories (and the settings' one); with `since`, only
@@ -134,7 +141,7 @@ fn rendered_again(
 }
 
 /// A line per record, and its signatures' history under it.
-fn report(verification: &Verification) -> String {
+pub fn report(verification: &Verification) -> String {
     let mut out = String::new();
     for record in &verification.records {
         let mark = match record.verdict {

@@ -12,6 +12,7 @@ use crate::cli::{Cli, Command, EvalArgs, ExportFormat, Lifecycle, ListArgs, RunA
 use crate::error::{Error, Result};
 use crate::model::{Baseline, Cap, Rounds};
 use crate::record::lifecycle::Verdict;
+use crate::repo::Here;
 use crate::terminal::Verbosity;
 use crate::text::shell_word;
 
@@ -42,6 +43,12 @@ pub enum Mode {
         /// On a terminal, through the pager (not with `--no-pager`).
         paged: bool,
     },
+    /// `debate search QUERY`: this repository's records ranked against a query.
+    Search {
+        query: String,
+        limit: u32,
+        config: Option<PathBuf>,
+    },
     /// `--abandon` (listed as failed) or `--delete` (gone from the database).
     GiveUp {
         id: String,
@@ -53,6 +60,10 @@ pub enum Mode {
         revoke: bool,
     },
     Serve(ServeRequest),
+    /// `debate mcp`: the tools over the Model Context Protocol, with this settings file.
+    Mcp {
+        config: Option<PathBuf>,
+    },
     /// `debate config`: the effective settings and where each came from.
     Config {
         config: Option<PathBuf>,
@@ -152,6 +163,8 @@ pub struct EvalRequest {
     /// `--max-cost`, `--max-tokens`: what the scores may spend.
     pub cap: Cap,
     pub config: Option<PathBuf>,
+    /// Where a record's path is read and an id's record looked for.
+    pub here: Here,
 }
 
 /// A pull request comment's review, as a GitHub Actions job runs it.
@@ -187,6 +200,9 @@ pub struct ResumeRequest {
     pub flags: RunFlags,
     /// `--guide` on a complete debate: a reviewer's objection.
     pub review: Option<Review>,
+    /// The repository it runs from: where a record's path is read, a review is allowed,
+    /// and a repository that moved is looked for.
+    pub here: Here,
 }
 
 /// A reviewer's objection to a complete debate.
@@ -205,6 +221,8 @@ pub struct LifecycleRequest {
     pub verdict: Verdict,
     pub no_commit: bool,
     pub config: Option<PathBuf>,
+    /// The repository whose record it is.
+    pub here: Here,
 }
 
 /// `debate serve`.
@@ -236,10 +254,16 @@ impl Invocation {
                 verdict,
                 no_commit: args.no_commit,
                 config: config.clone(),
+                here: Here::WorkingDirectory,
             })
         };
         let resume = |id: String, (starting, run): (Starting, RunArgs), review: Option<Review>| {
-            Mode::Resume(ResumeRequest { id, flags: run_flags(starting, run, config.clone()), review })
+            Mode::Resume(ResumeRequest {
+                id,
+                flags: run_flags(starting, run, config.clone()),
+                review,
+                here: Here::WorkingDirectory,
+            })
         };
         let review = |objection: Option<QuestionSource>, discard_edits| {
             objection.map(|objection| Review { objection, discard_edits })
@@ -328,6 +352,10 @@ impl Invocation {
                 config: config.clone(),
                 offline: args.offline,
             }),
+            Some(Command::Search { query, limit }) => {
+                Mode::Search { query, limit: limit.unwrap_or(DEFAULT_SEARCH_LIMIT), config: config.clone() }
+            }
+            Some(Command::Mcp) => Mode::Mcp { config: config.clone() },
             Some(Command::Config) => Mode::Config { config: config.clone() },
             Some(Command::Doctor { provider }) => Mode::Doctor { provider, config: config.clone() },
             Some(Command::Usage(args)) => {
@@ -388,6 +416,7 @@ fn eval_mode(args: EvalArgs, config: Option<PathBuf>) -> Mode {
             offline: args.offline,
             cap: Cap { usd: args.max_cost, tokens: args.max_tokens },
             config,
+            here: Here::WorkingDirectory,
         }),
     }
 }
@@ -410,6 +439,8 @@ fn name(command: &Command) -> &'static str {
         Command::Deprecate(_) => "deprecate",
         Command::Trust { .. } => "trust",
         Command::Serve(_) => "serve",
+        Command::Mcp => "mcp",
+        Command::Search { .. } => "search",
         Command::Config => "config",
         Command::Doctor { .. } => "doctor",
         Command::Usage(_) => "usage",
@@ -423,7 +454,10 @@ fn name(command: &Command) -> &'static str {
 }
 
 /// How many debates a list shows unless told.
-const DEFAULT_LIMIT: u32 = 20;
+pub const DEFAULT_LIMIT: u32 = 20;
+
+/// How many records a search shows unless told.
+pub const DEFAULT_SEARCH_LIMIT: u32 = 10;
 
 /// A new debate, or `--context-preview` of one. A question of one word is refused as a
 /// mistyped command unless `forced` (`debate new WORD`, or after `--`): a typo must not

@@ -91,6 +91,7 @@ pub async fn drive(
     let Run { mut providers, catalog, templates, sealer, per_month } = run;
     providers.shared.budget = spending::budget(&store.load(&id)?, spending::month_room(per_month, store)?);
     events.driving(&id);
+    let stopped = events.stopped();
     let heartbeat = {
         let (db_path, id, owner) = (db_path.to_path_buf(), id.clone(), lease.owner().clone());
         tokio::spawn(async move {
@@ -108,10 +109,19 @@ pub async fn drive(
             Ok(signal) => Err(engine.pause(&id, Error::Stopped { signal })),
             Err(err) => Err(err),
         },
+        () = halted(stopped) => Err(engine.pause(&id, Error::Stopped { signal: Signal::Cancelled })),
     };
     heartbeat.abort();
     drop(lease);
     result
+}
+
+/// When the front end stops the debate; never, when it does not.
+async fn halted(stopped: Option<crate::model::Pending<()>>) {
+    match stopped {
+        Some(stopped) => stopped.await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The first of Ctrl-C, SIGTERM and SIGHUP to arrive.

@@ -8,6 +8,7 @@ use crate::app::shared::project;
 use crate::error::{Error, Result};
 use crate::model::{DebateState, Status, is_debate_id};
 use crate::record::{self, Templates};
+use crate::repo::Here;
 use crate::settings;
 use crate::store::{Store, StoreError};
 use crate::text::shell_quote;
@@ -60,8 +61,13 @@ impl Imported {
 /// committed record carries more (a clone that never ran it, a teammate's review), as the
 /// record has it, imported. A record here that names a debate this database ran in
 /// another repository is refused, with both places: a debate is its repository's.
-pub fn find(db_path: &Path, target: &str, config: Option<&Path>) -> Result<(Store, DebateState, Option<Imported>)> {
-    match locate(db_path, target, config)? {
+pub fn find(
+    db_path: &Path,
+    target: &str,
+    config: Option<&Path>,
+    here: &Here,
+) -> Result<(Store, DebateState, Option<Imported>)> {
+    match locate(db_path, target, config, here)? {
         Located::Stored { store, state, record } => up_to_date(store, state, record),
         Located::Record(record) => import(db_path, record),
         Located::Apart { state, record } => Err(apart(&state, &record)),
@@ -71,8 +77,13 @@ pub fn find(db_path: &Path, target: &str, config: Option<&Path>) -> Result<(Stor
 
 /// As `find`, to read only: a record here whose id this database ran in another
 /// repository is read from the record itself, and nothing is stored.
-pub fn read(db_path: &Path, target: &str, config: Option<&Path>) -> Result<(DebateState, Option<Imported>)> {
-    match locate(db_path, target, config)? {
+pub fn read(
+    db_path: &Path,
+    target: &str,
+    config: Option<&Path>,
+    here: &Here,
+) -> Result<(DebateState, Option<Imported>)> {
+    match locate(db_path, target, config, here)? {
         Located::Stored { store, state, record } => up_to_date(store, state, record).map(|(_, s, i)| (s, i)),
         Located::Record(record) => import(db_path, record).map(|(_, s, i)| (s, i)),
         Located::Apart { state, record } => {
@@ -97,8 +108,8 @@ fn not_checked_out(target: &str, relative: &str, branch: &str) -> Error {
 
 /// Refuse a review of a completed debate from outside the repository it was debated in:
 /// its revision would be committed there, not here.
-pub fn here(state: &DebateState) -> Result<()> {
-    let here = crate::repo::around_working_directory()?;
+pub fn here(state: &DebateState, here: &Here) -> Result<()> {
+    let here = here.root()?;
     match same_repository(state, &here) {
         true => Ok(()),
         false => Err(Error::input(format!(
@@ -127,9 +138,9 @@ enum Located {
     OnBranch { branch: String, relative: String, state: Box<DebateState> },
 }
 
-fn locate(db_path: &Path, target: &str, config: Option<&Path>) -> Result<Located> {
+fn locate(db_path: &Path, target: &str, config: Option<&Path>, here: &Here) -> Result<Located> {
     let named = match target.contains('/') || target.ends_with(".md") {
-        true => Some(record_here(target, config)?),
+        true => Some(record_here(target, config, here)?),
         false => None,
     };
     let id = match &named {
@@ -155,7 +166,7 @@ fn locate(db_path: &Path, target: &str, config: Option<&Path>) -> Result<Located
         (Some(record), _) => Ok(Located::Record(record)),
         (None, unknown) => {
             // A teammate's debate whose record, carrying its id, is in this clone.
-            let root = crate::repo::around_working_directory()?;
+            let root = here.root()?;
             match (record_with_id(&root, target, config)?, unknown) {
                 (Some(record), _) => Ok(Located::Record(record)),
                 (None, unknown) => match on_a_branch(&root, target, config)? {
@@ -357,8 +368,8 @@ impl RecordHere {
 }
 
 /// The record `target` names here: a path, or a whole id its front matter carries.
-fn record_here(target: &str, config: Option<&Path>) -> Result<RecordHere> {
-    let root = crate::repo::around_working_directory()?;
+fn record_here(target: &str, config: Option<&Path>, here: &Here) -> Result<RecordHere> {
+    let root = here.root()?;
     let settings = settings::load(&root, config)?.settings;
     let relative = project::locate(&root, target, &settings.record, "the record")?;
     Ok(RecordHere { root, relative })

@@ -24,6 +24,11 @@ pub fn read_objection(source: &QuestionSource) -> Result<String> {
     read_given(source, "objection", "--guide \"Reviewer: what about operating cost?\"")
 }
 
+/// A search's query, checked as a question is.
+pub fn read_query(query: &str) -> Result<String> {
+    read_given(&QuestionSource::Text(query.to_string()), "query", "debate search \"caching\"")
+}
+
 /// Text the user gives as an argument, a file or stdin: UTF-8, not empty, not binary,
 /// not huge; `noun` names it in errors, `example` is the hint when it is empty.
 fn read_given(source: &QuestionSource, noun: &str, example: &str) -> Result<String> {

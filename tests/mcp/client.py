@@ -1,0 +1,293 @@
+"""`debate mcp` driven by the official MCP Python SDK (PyPI `mcp`), as a coding agent drives it.
+
+Run by tests/it/mcp_python.rs:
+
+    python client.py DEBATE_BINARY REPOSITORY PLAIN_DIRECTORY
+
+REPOSITORY is a git repository the server runs in (and commits records into); PLAIN_DIRECTORY
+is no repository. The server inherits this process's environment (its home and state
+database). Prints PASS/FAIL per scenario and ends with "N passed, N failed"; exits 1 when
+anything failed.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import traceback
+
+import anyio
+import mcp.types as types
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.session import ClientRequestContext
+from mcp.client.stdio import stdio_client
+
+BINARY, REPOSITORY, PLAIN = sys.argv[1], sys.argv[2], sys.argv[3]
+QUESTION = "Should we use Redis or Postgres for caching?"
+TOOLS = {
+    "check_providers",
+    "evaluate_decision",
+    "list_debates",
+    "resume_debate",
+    "review_decision",
+    "search_decisions",
+    "set_decision_status",
+    "show_debate",
+    "start_debate",
+    "verify_decision",
+}
+
+
+def server(cwd: str = REPOSITORY) -> StdioServerParameters:
+    return StdioServerParameters(command=BINARY, args=["mcp"], env=dict(os.environ), cwd=cwd)
+
+
+def debate_json(*args: str) -> object:
+    """What `debate ARGS --json` prints, run in the repository."""
+    out = subprocess.run([BINARY, *args, "--json"], cwd=REPOSITORY, capture_output=True, check=True)
+    return json.loads(out.stdout)
+
+
+def files_under(*roots: str) -> dict[str, bytes]:
+    """Every file under the roots (git's objects included), with its bytes."""
+    found = {}
+    for root in roots:
+        for directory, _, names in os.walk(root):
+            for name in names:
+                path = os.path.join(directory, name)
+                with open(path, "rb") as file:
+                    found[path] = file.read()
+    return found
+
+
+class Elicitor:
+    """The user behind the client: answers each checkpoint from a script, then `continue`;
+    with `hold`, waits until released and cancels."""
+
+    def __init__(self) -> None:
+        self.answers: list[types.ElicitResult] = []
+        self.asked: list[types.ElicitRequestParams] = []
+        self.hold = False
+        self.waiting = anyio.Event()
+        self.release = anyio.Event()
+
+    async def __call__(self, context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+        self.asked.append(params)
+        if self.hold:
+            self.waiting.set()
+            await self.release.wait()
+            return types.ElicitResult(action="cancel")
+        if self.answers:
+            return self.answers.pop(0)
+        return types.ElicitResult(action="accept", content={"action": "continue"})
+
+
+def structured(result: types.CallToolResult) -> dict:
+    assert result.is_error is False, result.content[0].text
+    assert result.structured_content is not None, result
+    return result.structured_content
+
+
+async def offline_debate(session: ClientSession, question: str = QUESTION, **extra: object) -> types.CallToolResult:
+    arguments = {"question": question, "offline": True, "max_rounds": 2, **extra}
+    return await session.call_tool("start_debate", arguments)
+
+
+# ---------------------------------------------------------------- one session, a user behind it
+
+
+async def t_tools_and_their_schemas(s: ClientSession, _: Elicitor, __: dict) -> None:
+    assert s.protocol_version == "2025-11-25", s.protocol_version
+    assert s.server_info is not None and s.server_info.name == "debate"
+    tools = {tool.name: tool for tool in (await s.list_tools()).tools}
+    assert set(tools) == TOOLS, sorted(tools)
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 60, tool.name
+        assert tool.input_schema["type"] == "object", tool.name
+        for name, prop in tool.input_schema.get("properties", {}).items():
+            assert prop.get("description"), (tool.name, name)
+    assert tools["start_debate"].input_schema["required"] == ["question"]
+    assert "before proposing a change" in tools["search_decisions"].description
+
+
+async def t_an_offline_debate_with_progress(s: ClientSession, _: Elicitor, shared: dict) -> None:
+    steps: list[tuple[float, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        steps.append((progress, message))
+
+    arguments = {"question": QUESTION, "offline": True, "max_rounds": 2, "checkpoints": False}
+    result = await s.call_tool("start_debate", arguments, progress_callback=on_progress)
+    debate = structured(result)
+    said = result.content[0].text
+    assert debate["status"] == "complete" and said.startswith(f"Debate {debate['id']} is complete"), said
+    assert "═══ Decision ═══" in said, said
+    messages = [message or "" for _, message in steps]
+    for step in ["Analysis", "argument is in", "evaluated", "Synthesis", "committed as"]:
+        assert any(step in m for m in messages), (step, messages)
+    assert [p for p, _ in steps] == sorted(p for p, _ in steps), steps
+    log = subprocess.run(["git", "log", "--format=%b"], cwd=REPOSITORY, capture_output=True, text=True).stdout
+    assert f"Debate-Id: {debate['id']}" in log, log
+    assert debate == debate_json("show", debate["id"]), "structuredContent is `debate show --json`"
+    shared["id"] = debate["id"]
+
+
+async def t_the_record_is_found_every_way(s: ClientSession, _: Elicitor, shared: dict) -> None:
+    id = shared["id"]
+    shown = await s.call_tool("show_debate", {"id": id})
+    assert structured(shown) == debate_json("show", id)
+    assert shown.content[0].text.startswith(f"{id}  complete"), shown.content[0].text
+    listed = structured(await s.call_tool("list_debates", {}))
+    assert listed["debates"] == debate_json("list"), listed
+    found = structured(await s.call_tool("search_decisions", {"query": "caching with Redis"}))
+    assert found["records"][0]["id"] == id and found["records"][0]["status"] == "proposed", found
+    resources = (await s.list_resources()).resources
+    uri = f"decision://{id}"
+    assert uri in [str(r.uri) for r in resources], resources
+    read = (await s.read_resource(uri)).contents[0]
+    assert isinstance(read, types.TextResourceContents) and read.mime_type == "text/markdown"
+    record = found["records"][0]["path"]
+    with open(os.path.join(REPOSITORY, record), encoding="utf-8") as file:
+        assert read.text == file.read()
+
+
+async def t_a_checkpoint_guided_then_one_cancelled_and_resumed(s: ClientSession, e: Elicitor, _: dict) -> None:
+    guidance = "Weigh what running Redis costs the on-call team."
+    e.answers = [types.ElicitResult(action="accept", content={"action": "guide", "guidance": guidance})]
+    guided = structured(await offline_debate(s, max_rounds=3))
+    asked = e.asked[0]
+    assert isinstance(asked, types.ElicitRequestFormParams), asked
+    assert asked.requested_schema["properties"]["action"]["enum"] == ["continue", "guide", "end", "pause"]
+    assert debate_json("show", guided["id"])["transcript"][1]["guidance"] == guidance
+
+    e.answers = [types.ElicitResult(action="cancel")]
+    result = await offline_debate(s, "Kafka or RabbitMQ for the order events?", max_rounds=3)
+    paused = structured(result)
+    assert paused["status"] == "paused", paused
+    assert "resume_debate" in result.content[0].text, result.content[0].text
+    resumed = structured(await s.call_tool("resume_debate", {"id": paused["id"]}))
+    assert resumed["status"] == "complete" and resumed["id"] == paused["id"], resumed
+
+
+async def t_a_cancelled_call_pauses_its_debate(s: ClientSession, e: Elicitor, _: dict) -> None:
+    e.hold = True
+    async with anyio.create_task_group() as group:
+
+        async def call() -> None:
+            await offline_debate(s, "GraphQL or REST for the public API?", max_rounds=3)
+            raise AssertionError("the call should have been cancelled")
+
+        group.start_soon(call)
+        await e.waiting.wait()
+        group.cancel_scope.cancel()
+    for _ in range(200):
+        debates = structured(await s.call_tool("list_debates", {}))["debates"]
+        if debates[0]["status"] == "paused":
+            break
+        await anyio.sleep(0.05)
+    else:
+        raise AssertionError(f"the debate did not pause: {debates[0]}")
+    e.release.set()
+    e.hold = False
+
+
+async def t_a_refused_repository_writes_nothing(s: ClientSession, _: Elicitor, __: dict) -> None:
+    home = os.environ["DEBATE_HOME"]
+    before = files_under(REPOSITORY, home)
+    result = await s.call_tool("start_debate", {"question": QUESTION, "offline": True, "repository": PLAIN})
+    assert result.is_error is True and "no git work tree" in result.content[0].text, result.content
+    result = await s.call_tool("start_debate", {"question": " ", "offline": True})
+    assert result.is_error is True and "the question is empty" in result.content[0].text, result.content
+    result = await s.call_tool("start_debate", {"question": QUESTION, "max_rounds": 99})
+    assert result.is_error is True and "max_rounds" in result.content[0].text, result.content
+    assert files_under(REPOSITORY, home) == before, "nothing written"
+
+
+MAIN = [
+    t_tools_and_their_schemas,
+    t_an_offline_debate_with_progress,
+    t_the_record_is_found_every_way,
+    t_a_checkpoint_guided_then_one_cancelled_and_resumed,
+    t_a_cancelled_call_pauses_its_debate,
+    t_a_refused_repository_writes_nothing,
+]
+
+
+# ---------------------------------------------------------------- other clients
+
+
+async def t_the_first_root_is_the_repository() -> None:
+    async def roots(context: ClientRequestContext) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=f"file://{REPOSITORY}", name="project")])
+
+    # Started where no repository is: the client's root decides.
+    async with stdio_client(server(cwd=PLAIN)) as (read, write):
+        async with ClientSession(read, write, list_roots_callback=roots) as s:
+            await s.initialize()
+            listed = structured(await s.call_tool("list_debates", {}))
+            assert listed["debates"] and listed["debates"][0]["repository"] == REPOSITORY, listed
+            result = await s.call_tool("list_debates", {"repository": PLAIN})
+            assert result.is_error is True and "outside the client's roots" in result.content[0].text, result
+
+
+async def t_a_client_that_cannot_ask_runs_without_checkpoints() -> None:
+    async with stdio_client(server()) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            result = await offline_debate(s, "Monorepo or one repository per service?", max_rounds=3)
+            assert structured(result)["status"] == "complete"
+            assert "Checkpoints were off" in result.content[0].text, result.content[0].text
+
+
+async def t_the_high_level_client_speaks_a_handshake_version() -> None:
+    async with Client(server()) as client:
+        assert client.session.protocol_version == "2025-11-25", client.session.protocol_version
+        result = await client.call_tool("search_decisions", {"query": "caching"})
+        assert result.structured_content["records"], result
+
+
+OTHERS = [
+    t_the_first_root_is_the_repository,
+    t_a_client_that_cannot_ask_runs_without_checkpoints,
+    t_the_high_level_client_speaks_a_handshake_version,
+]
+
+
+async def main() -> int:
+    passed = failed = 0
+
+    def report(name: str, err: BaseException | None) -> None:
+        nonlocal passed, failed
+        if err is None:
+            passed += 1
+            print(f"PASS {name}", flush=True)
+        else:
+            failed += 1
+            print(f"FAIL {name}: {err!r}", flush=True)
+            traceback.print_exception(err)
+
+    shared: dict = {}
+    elicitor = Elicitor()
+    async with stdio_client(server()) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=elicitor) as session:
+            await session.initialize()
+            for test in MAIN:
+                try:
+                    with anyio.fail_after(60):
+                        await test(session, elicitor, shared)
+                    report(test.__name__, None)
+                except Exception as err:  # noqa: BLE001
+                    report(test.__name__, err)
+    for test in OTHERS:
+        try:
+            with anyio.fail_after(60):
+                await test()
+            report(test.__name__, None)
+        except Exception as err:  # noqa: BLE001
+            report(test.__name__, err)
+    print(f"{passed} passed, {failed} failed", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(anyio.run(main))
