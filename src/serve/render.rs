@@ -90,6 +90,11 @@ impl Pages {
         detail.summary = launch.on_disk(detail.summary);
         let actions = actions(state, &driver, situation);
         let said = describe(&driver, state, !actions.is_empty());
+        // What it spent, and its cap, as `show` says them.
+        let spent = match detail.cap.is_none() {
+            true => format!("cost {}", detail.cost.describe()),
+            false => format!("cost {} of a {} cap", detail.cost.describe(), detail.cap.describe()),
+        };
         let html = self.render(
             "live.html",
             minijinja::context! {
@@ -97,6 +102,7 @@ impl Pages {
                 driver => said,
                 record => record(state),
                 live => state.status != Status::Complete,
+                spent => spent,
             },
         )?;
         let round = state.rounds.len();

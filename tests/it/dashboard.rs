@@ -137,7 +137,7 @@ fn actions(page: &str) -> String {
 async fn the_list_and_the_documents_are_the_cli_s() {
     let sandbox = Sandbox::new();
     let config = sandbox.scripted(&varied_answers(&PANEL, 1, AGREE));
-    sandbox.cmd().arg("--config").arg(&config).args(["-r", "1", QUESTION]).assert().success();
+    sandbox.cmd().arg("--config").arg(&config).args(["-r", "1", "--max-tokens", "500000", QUESTION]).assert().success();
     let id = sandbox.only_id();
     let listed = sandbox.cmd().args(["--list", "--all", "--json"]).output().unwrap();
     let shown = sandbox.cmd().args(["--show", &id, "--json"]).output().unwrap();
@@ -174,6 +174,10 @@ async fn the_list_and_the_documents_are_the_cli_s() {
         let (_, _, page) = d.get(&format!("/debates/{id}")).await;
         assert!(page.contains("id=\"synthesis\"") && page.contains("The decision record"), "{page}");
         assert!(page.contains("Cache in Postgres now"), "the recommendation");
+        assert!(
+            page.contains("class=\"spent\">cost none (no model was paid for) of a 500000 tokens cap"),
+            "what it spent and its cap: {page}"
+        );
         let at = |text: &str| page.find(text).unwrap_or_else(|| panic!("{text} in {page}"));
         assert!(
             at("class=\"chosen\">Postgres") < at("id=\"round-1\""),
