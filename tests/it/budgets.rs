@@ -132,3 +132,21 @@ async fn a_repository_may_lower_a_cap_but_not_raise_it() {
     assert_eq!(out.status.code(), Some(3), "the user's cap stands: {stderr}");
     assert!(stderr.contains("the cost cap of $0.2500 is reached"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repository_that_prices_a_model_needs_trust_first() {
+    let mock = MockLlm::start().await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), PRICES, "");
+    // Free calls would let a cap allow anything.
+    write(
+        &sandbox.repo,
+        ".debate/settings.yaml",
+        "providers:\n  mock:\n    prices: {mock-model: {input: 0, output: 0}}\n",
+    );
+    let out = run(&sandbox, &config, &["--max-cost", "0.25", QUESTION]).await;
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("is not trusted") && stderr.contains("providers.mock.prices"), "{stderr}");
+    assert_eq!(calls(&mock), 0, "nothing sent");
+}
