@@ -168,8 +168,7 @@ impl Engine<'_> {
                         return Err(self.pause(id, timed_out.into()));
                     }
                 }
-                // A spending cap stops the debate as a failing service does: paused, resumable.
-                Err(Stop::Failed(Error::Provider(err))) if err.from_service() || err.resume_flags().is_some() => {
+                Err(Stop::Failed(Error::Provider(err))) if err.pauses_the_debate() => {
                     return Err(self.pause(id, err.into()));
                 }
                 Err(Stop::Failed(err)) => return Err(err),

@@ -89,6 +89,12 @@ impl ProviderError {
         }
     }
 
+    /// A failure the debate pauses on, resumable once it is put right: the service's, or
+    /// a spending cap reached.
+    pub fn pauses_the_debate(&self) -> bool {
+        self.from_service() || self.resume_flags().is_some()
+    }
+
     pub fn exit_code(&self) -> u8 {
         match self {
             ProviderError::Setup { .. } => 4,

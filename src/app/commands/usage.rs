@@ -90,25 +90,20 @@ fn provider_of(spent: &Spent) -> String {
     provider.map_or_else(|| "unknown".to_string(), |(_, provider)| provider)
 }
 
-fn row<'a>(key: &str, rows: impl Iterator<Item = &'a Spent>) -> UsageRow {
-    let mut total = UsageRow { key: key.to_string(), ..UsageRow::default() };
-    let mut priced = false;
+fn row<'a>(key: &str, rows: impl Iterator<Item = &'a Spent> + Clone) -> UsageRow {
+    let cost = spending::priced(rows.clone());
+    let any_priced = rows.clone().any(|spent| spending::cost_of(spent).is_some());
+    let mut total = UsageRow {
+        key: key.to_string(),
+        usd: any_priced.then_some(cost.usd),
+        unpriced_models: cost.unpriced,
+        ..UsageRow::default()
+    };
     for spent in rows {
         total.calls += spent.calls;
         total.prompt_tokens += spent.usage.prompt_tokens;
         total.cached_tokens += spent.usage.cached_tokens;
         total.completion_tokens += spent.usage.completion_tokens;
-        match spending::cost_of(spent) {
-            Some(usd) => {
-                priced = true;
-                *total.usd.get_or_insert(0.0) += usd;
-            }
-            None if !total.unpriced_models.contains(&spent.model) => total.unpriced_models.push(spent.model.clone()),
-            None => {}
-        }
-    }
-    if !priced {
-        total.usd = None;
     }
     total
 }

@@ -4,26 +4,18 @@
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 
 use crate::error::{Error, Result};
-use crate::model::{Cap, DebateState, Dollars, PriceList, Snapshot, dollars, price_from_table};
+use crate::model::{Cap, Cost, DebateState, Dollars, PriceList, Snapshot, dollars, price_from_table};
 use crate::providers::Budget;
 use crate::store::{Spent, Store};
-
-/// What the ledger's rows since a moment cost: dollars for the priced ones, and the
-/// models without a price.
-#[derive(Debug, Default)]
-pub struct Priced {
-    pub usd: f64,
-    pub unpriced: Vec<String>,
-}
 
 /// A ledger row's cost, at its debate's prices; `None` without one.
 pub fn cost_of(spent: &Spent) -> Option<f64> {
     PriceList::of(&spent.snapshot).price(&spent.model).map(|price| price.of(&spent.usage))
 }
 
-/// The rows' cost added up.
-pub fn priced(rows: &[Spent]) -> Priced {
-    let mut total = Priced::default();
+/// The rows' cost added up: dollars for the priced ones, and the models without a price.
+pub fn priced<'a>(rows: impl IntoIterator<Item = &'a Spent>) -> Cost {
+    let mut total = Cost::default();
     for row in rows {
         match cost_of(row) {
             Some(usd) => total.usd += usd,
