@@ -10,10 +10,11 @@ mod decisions;
 mod history;
 pub mod infra;
 pub mod manifests;
+mod private;
 mod readme;
 mod walk;
 
-pub use walk::secret;
+pub use private::{refused, secret};
 
 use std::io::Read;
 use std::path::Path;

@@ -70,18 +70,6 @@ fn language(path: &Path) -> Option<&'static str> {
     LANGUAGES.iter().find(|(_, extensions)| extensions.contains(&extension.as_str())).map(|(name, _)| *name)
 }
 
-/// A file that may hold secrets, by its name: never opened.
-pub fn secret(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower.starts_with(".env")
-        || lower.starts_with("id_")
-        || [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".asc", ".gpg", ".kdbx"]
-            .iter()
-            .any(|e| lower.ends_with(e))
-        || [".netrc", ".npmrc", ".pypirc", ".pgpass", "credentials", "credentials.json", "secrets.yaml", "secrets.yml"]
-            .contains(&lower.as_str())
-}
-
 pub fn walk(root: &Path) -> Walked {
     let mut walked = Walked::default();
     let mut counts: BTreeMap<&'static str, (u32, u64)> = BTreeMap::new();
@@ -102,7 +90,7 @@ pub fn walk(root: &Path) -> Walked {
         }
         let path = entry.path();
         let name = entry.file_name().to_string_lossy();
-        if secret(&name) {
+        if super::private::secret(&name) {
             continue;
         }
         let Ok(relative) = path.strip_prefix(root) else { continue };
@@ -189,18 +177,6 @@ fn count_lines(path: &Path) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn secrets_are_known_by_their_names() {
-        for name in
-            [".env", ".env.production", "id_rsa", "id_ed25519.pub", "server.pem", "tls.key", "cert.p12", ".npmrc"]
-        {
-            assert!(secret(name), "{name}");
-        }
-        for name in ["environment.rs", "keys.rs", "README.md", "identity.go"] {
-            assert!(!secret(name), "{name}");
-        }
-    }
 
     #[test]
     fn records_live_directly_in_decision_directories() {

@@ -38,6 +38,7 @@ mod mcp_python;
 mod options_confirmed;
 mod other_adr_tools;
 mod outside_numbers;
+mod private_context;
 mod providers_e2e;
 mod providers_wire;
 mod readme;

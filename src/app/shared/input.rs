@@ -3,6 +3,7 @@
 //! masked before anything stores, sends or writes them.
 
 use std::io::Read;
+use std::path::Path;
 
 use crate::app::invocation::request::QuestionSource;
 use crate::error::{Error, Result};
@@ -36,7 +37,7 @@ fn read_given(source: &QuestionSource, noun: &str, example: &str) -> Result<Stri
         QuestionSource::Text(q) => (q.clone().into_bytes(), format!("the {noun}")),
         QuestionSource::Stdin => (read_limited(std::io::stdin().lock(), "stdin")?, format!("the {noun} on stdin")),
         QuestionSource::File(path) => {
-            let file = std::fs::File::open(path)
+            let file = open_regular(path)
                 .map_err(|err| Error::input(format!("cannot read the {noun} file {}: {err}", path.display())))?;
             (read_limited(file, &path.display().to_string())?, format!("the {noun} file {}", path.display()))
         }
@@ -51,9 +52,35 @@ fn read_given(source: &QuestionSource, noun: &str, example: &str) -> Result<Stri
 }
 
 /// A file the debaters may read, whole (the budget cuts it later).
-pub fn read_text_file(path: &std::path::Path, origin: &str) -> Result<String> {
-    let file = std::fs::File::open(path).map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
+pub fn read_text_file(path: &Path, origin: &str) -> Result<String> {
+    let file = open_regular(path).map_err(|err| Error::input(format!("cannot read {origin}: {err}")))?;
     checked_text(read_limited(file, origin)?, origin, MAX_CONTEXT_BYTES)
+}
+
+/// A `--context` file (or MCP's `context`): refused by its name — as given, and as the
+/// file it leads to — when it may hold secrets or is git's own, then read as any text file.
+pub fn read_context_file(path: &Path) -> Result<String> {
+    let origin = format!("the context file {}", path.display());
+    let target = path.canonicalize().ok();
+    if let Some(why) = crate::context::refused(path).or_else(|| target.as_deref().and_then(crate::context::refused)) {
+        return Err(Error::input(format!("{origin} is refused: {why}"))
+            .with_hint("pass the project's code and documents; a secret stays out of every prompt"));
+    }
+    read_text_file(path, &origin)
+}
+
+/// `path` opened for reading only when it is a regular file: a FIFO or a device would
+/// block or never end, so it is opened without waiting and refused.
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    let file = options.open(path)?;
+    match file.metadata()?.is_file() {
+        true => Ok(file),
+        false => Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file")),
+    }
 }
 
 fn read_limited(reader: impl Read, origin: &str) -> Result<Vec<u8>> {

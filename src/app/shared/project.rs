@@ -53,8 +53,7 @@ fn read_context(paths: &[PathBuf], root: &Path, keys: &Masker, terminal: &Termin
     paths
         .iter()
         .map(|path| {
-            let origin = format!("the context file {}", path.display());
-            let text = input::read_text_file(path, &origin)?;
+            let text = input::read_context_file(path)?;
             let path = recorded_name(path, root);
             Ok(ContextFile { text: input::without_secrets(&text, &path, keys, terminal), path })
         })

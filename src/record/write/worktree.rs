@@ -54,11 +54,22 @@ impl WorkTree {
         let (parent, name) = self.split(relative)?;
         let Walked { dir, whole: true, .. } = self.walk(parent, false)? else { return Ok(None) };
         let file =
-            match rustix::fs::openat(&dir, name, OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty()) {
+            // Opened without waiting, so a FIFO in a file's place is refused, not waited on.
+            match rustix::fs::openat(&dir, name, OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC, Mode::empty()) {
                 Ok(file) => file,
                 Err(Errno::NOENT) => return Ok(None),
                 Err(errno) => return Err(self.refused(&dir, relative, errno)),
             };
+        match rustix::fs::fstat(&file) {
+            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {}
+            Ok(_) => {
+                return Err(self.read_error(
+                    relative,
+                    std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file"),
+                ));
+            }
+            Err(errno) => return Err(self.read_error(relative, errno.into())),
+        }
         let bytes = crate::text::read_bounded(std::fs::File::from(file), MAX_FILE_BYTES)
             .map_err(|source| self.read_error(relative, source))?;
         Ok(Some(bytes))
