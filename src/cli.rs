@@ -175,8 +175,8 @@ pub enum Command {
         #[arg(value_name = "PROVIDER")]
         provider: Option<String>,
     },
-    /// What debates cost: calls, tokens (cached apart) and dollars from the state
-    /// database, since a moment (this month by default), by model, provider or
+    /// What debates cost: requests, tokens (cached apart) and dollars from the ledger in
+    /// the state database, since a moment (this month by default), by model, provider or
     /// repository, and the month against budget.per_month_usd
     Usage(UsageArgs),
     /// Print shell completions, e.g. `debate completions bash > ~/.local/share/bash-completion/completions/debate`

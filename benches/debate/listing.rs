@@ -99,9 +99,7 @@ pub fn populate(path: &Path, count: usize, root: &str) {
         text: text.into(),
         model: "mock".into(),
         usage,
-        truncated: false,
-        format: None,
-        looped: false,
+        ..Completion::default()
     };
     let evaluation = debate::moderator::evaluation::heuristic(&[], 1.0, false);
     let measures = RoundMeasures { repetition: vec![None, None], novelty: 1.0 };

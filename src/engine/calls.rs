@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::catalog::Catalog;
-use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpose, RoundMeasures, Usage};
+use crate::model::{Completion, ContributionKind, DebateState, Evaluation, Purpose, RoundMeasures};
 use crate::moderator::answers::{self, Answer};
 use crate::moderator::clarify::{self, ClarifyingQuestions};
 use crate::moderator::detection;
@@ -15,8 +15,7 @@ use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICT, STRICTER, Size
 use crate::moderator::selection::PanelChoice;
 use crate::moderator::stance::StanceAnswer;
 use crate::moderator::synthesis::SynthesisAnswer;
-use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, Shared, StopAt, TextSink};
-use crate::text::estimate_tokens;
+use crate::providers::{Brief, Budget, Provider, ProviderError, Request, Result, Schema, Shared, StopAt, TextSink};
 
 /// Completion limits for the moderator's structured answers.
 const CLARIFICATION_TOKENS: u32 = 400;
@@ -145,6 +144,7 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
         schema: None,
         on_text: None,
         on_retry: None,
+        budget: Budget::default(),
         // A debater that begins to go round in circles is stopped there.
         stop: Some(StopAt::new({
             let mut watch = detection::LoopWatch::default();
@@ -199,6 +199,7 @@ fn moderator<T: Answer>(
         schema: Some(Schema { name: T::NAME, value: answers::schema::<T>(&names) }),
         on_text: None,
         on_retry: None,
+        budget: Budget::default(),
         stop: None,
         brief,
     }
@@ -314,18 +315,6 @@ pub async fn ask_structured<T>(
     Ok((Completion { usage: first.usage + second.usage, ..second }, value))
 }
 
-/// What a call may take at most: its prompt's tokens (estimated at four bytes each, and
-/// a fifth more, as a server's tokenizer may count more) and its completion limit.
-fn worst_case(request: &Request) -> Usage {
-    let prompt =
-        estimate_tokens(&request.system) + estimate_tokens(&request.context) + estimate_tokens(&request.prompt);
-    let completion = request.max_tokens.map_or(UNLIMITED_COMPLETION, u64::from);
-    Usage { prompt_tokens: prompt + prompt / 5, completion_tokens: completion, ..Usage::default() }
-}
-
-/// A call without a completion limit is reckoned at this many tokens.
-const UNLIMITED_COMPLETION: u64 = 8_000;
-
 /// Longest answer kept from any call, in characters.
 const MAX_ANSWER_CHARS: usize = 60_000;
 
@@ -334,11 +323,9 @@ const MAX_ANSWER_CHARS: usize = 60_000;
 /// echo the key it was sent in either).
 async fn timed(to: Asked<'_>, request: &Request) -> Result<Completion> {
     let started = Instant::now();
-    let request = Request { on_retry: Some(to.shared.retries.clone()), ..request.clone() };
-    let model = to.provider.model().unwrap_or_default();
-    let held = to.shared.budget.reserve(model, &worst_case(&request))?;
+    let request =
+        Request { on_retry: Some(to.shared.retries.clone()), budget: to.shared.budget.clone(), ..request.clone() };
     let mut completion = to.provider.complete(&request).await?;
-    held.settle(model, &completion.usage);
     completion.usage.latency_ms = started.elapsed().as_millis() as u64;
     if let Some((end, _)) = completion.text.char_indices().nth(MAX_ANSWER_CHARS) {
         completion.text = format!("{} […cut at {MAX_ANSWER_CHARS} characters]", &completion.text[..end]);

@@ -9,6 +9,7 @@ use super::clock::Clock;
 use super::step::{self, Between, Step};
 use crate::catalog::Catalog;
 use crate::error::{Error, Result, Signal};
+use crate::model::bounds::MOST_SAID_BYTES;
 use crate::model::{AtOnce, DebateState, EndReason, Events, Status};
 use crate::providers::{Panel, ProviderError};
 use crate::record::seal::Sealer;
@@ -78,10 +79,22 @@ impl Engine<'_> {
 
     /// Text the user typed during the debate, with keys and credentials masked (and a
     /// warning when there were any): it is stored, sent and written like the question.
+    /// What a person said to the debate as it runs (guidance, an answer): every secret
+    /// masked, and cut at the most a person may write at once, whichever door it came
+    /// through (a megabyte pasted at a checkpoint is not written into the record whole).
     pub(super) fn scrubbed(&mut self, text: &str, origin: &str) -> String {
-        let (masked, found) = secrets::scrub(text, &self.providers.shared.secrets);
+        let (mut masked, found) = secrets::scrub(text, &self.providers.shared.secrets);
         for what in found {
             self.events.warning(&secrets::masked_warning(origin, &what));
+        }
+        if masked.len() > MOST_SAID_BYTES {
+            let mut end = MOST_SAID_BYTES;
+            while !masked.is_char_boundary(end) {
+                end -= 1;
+            }
+            masked.truncate(end);
+            masked.push_str(" […cut at 16 KiB]");
+            self.events.warning(&format!("{origin} is longer than 16 KiB: only its first 16 KiB are kept"));
         }
         masked
     }
@@ -201,7 +214,7 @@ impl Engine<'_> {
                 let at_once = match self.store.learnt_at_once(&server)? {
                     Some(known) => Some(known),
                     None => {
-                        let learned = provider.serves_at_once().await;
+                        let learned = provider.serves_at_once(&self.providers.shared.budget).await;
                         if let Some(learned) = &learned {
                             self.store.save_at_once(&server, learned)?;
                             self.events.server_learned(&server, learned);

@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use super::run::Engine;
 use crate::catalog::Catalog;
 use crate::error::Error;
+use crate::model::bounds::MOST_SAID_BYTES;
 use crate::model::fixture;
 use crate::model::{
     Completion, DebateState, Decision, EndReason, Events, Identity, Outcome, Pending, ProviderKind, Published, Purpose,
@@ -110,7 +111,7 @@ impl Provider for FakeModel {
             ),
         };
         let usage = Usage { prompt_tokens: 10, cached_tokens: 0, completion_tokens: 5, latency_ms: 0, retries: 0 };
-        Ok(Completion { text, model: "fake".into(), usage, truncated: false, format: None, looped: false })
+        Ok(Completion { text, model: "fake".into(), usage, ..Completion::default() })
     }
 }
 
@@ -159,6 +160,9 @@ impl Events for Recorder {
     }
     fn paused(&mut self, _: &str, why: &str) {
         self.log.push(format!("paused: {why}"));
+    }
+    fn warning(&mut self, message: &str) {
+        self.log.push(format!("warning: {message}"));
     }
 }
 
@@ -340,6 +344,20 @@ async fn a_timeout_before_anything_usable_pauses() {
     let err = setup.run(&mut Recorder::default()).await.unwrap_err();
     assert!(err.to_string().contains("timed out before anything usable was said"), "{err}");
     assert_eq!(setup.state().status, Status::Paused);
+}
+
+/// A megabyte pasted at a checkpoint, through any door, is kept to its first 16 KiB: the
+/// prompts and the record carry no more of it, and the person is told.
+#[tokio::test]
+async fn guidance_past_what_a_person_writes_is_cut() {
+    let setup = setup(|s| s.snapshot.debate.checkpoints = true);
+    let pasted = "Weigh our Postgres experience. ".repeat(40_000);
+    let mut events = Recorder { decisions: vec![Decision::Guide(pasted), Decision::End], ..Default::default() };
+    let done = setup.run(&mut events).await.unwrap();
+    let kept = done.rounds[1].guidance.as_deref().unwrap();
+    assert!(kept.len() <= MOST_SAID_BYTES + 32 && kept.ends_with("[…cut at 16 KiB]"), "{} bytes", kept.len());
+    assert!(setup.model.calls().iter().all(|c| c.prompt.len() < 200_000));
+    assert!(events.log.iter().any(|line| line.contains("longer than 16 KiB")), "{:?}", events.log);
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@ use strum::IntoEnumIterator;
 use crate::model::{Criterion, DebateState, Mark, Purpose};
 use crate::moderator::answers::{self, Answer, Names};
 use crate::moderator::prompts;
-use crate::providers::{Brief, Request, Schema as AnswerSchema};
+use crate::providers::{Brief, Budget, Request, Schema as AnswerSchema};
 use crate::text::json::text;
 
 /// An evaluator's completion limit: five marks and five sentences, with room to spare.
@@ -83,6 +83,7 @@ pub fn request(state: &DebateState, record: &str, temperature: f32, local: Vec<M
         }),
         on_text: None,
         on_retry: None,
+        budget: Budget::default(),
         stop: None,
         brief: Brief::Scoring { local },
     }

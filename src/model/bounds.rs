@@ -1,7 +1,7 @@
 //! The bounds of the numbers a settings file gives a provider or a role, each checked as
 //! the file is read (so an error names the file, line and key): a number the program
 //! cannot act on — a semaphore of 2^62 permits, a timeout past the clock's range — is a
-//! setting to fix, never a crash later.
+//! setting to fix, never a crash later. And the most a person may write at once.
 
 use serde::{Deserialize, Deserializer};
 
@@ -15,6 +15,9 @@ pub const MOST_CALL_SECONDS: u64 = 86_400;
 pub const MOST_PRICE: f64 = 100_000.0;
 /// A sampling temperature, as the APIs take it.
 pub const MOST_TEMPERATURE: f32 = 2.0;
+/// What a person writes at once — a question, an objection, a checkpoint's guidance, the
+/// answer to a clarifying question — in bytes, at whichever door it comes in.
+pub const MOST_SAID_BYTES: usize = 16 * 1024;
 
 /// An optional whole number from `LOW` to `HIGH`.
 pub fn whole<'de, D, T, const LOW: u64, const HIGH: u64>(deserializer: D) -> Result<Option<T>, D::Error>

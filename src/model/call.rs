@@ -290,4 +290,36 @@ pub struct Completion {
     /// The answer began to repeat itself and was stopped there: `text` is what came
     /// before the loop.
     pub looped: bool,
+    /// How `usage` was come by.
+    pub reckoning: Reckoning,
+}
+
+/// A request about to be sent, as the ledger writes it down.
+#[derive(Debug, Clone)]
+pub struct Sending<'a> {
+    /// `None`: no debate's (`debate doctor`'s checks).
+    pub debate_id: Option<&'a str>,
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub purpose: &'a str,
+    /// Its worst case: the prompt's estimate and the completion limit.
+    pub worst: Usage,
+    pub worst_usd: Option<f64>,
+}
+
+/// How a request's token figures were come by, as the ledger keeps them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, AsRefStr)]
+#[strum(serialize_all = "lowercase")]
+pub enum Reckoning {
+    /// As the server reported them.
+    Server,
+    /// Estimated from the text: the server gave none.
+    #[default]
+    Estimated,
+    /// The server reported more than the request could take: bounded by its limits.
+    Bounded,
+    /// Stopped before the server's count came: counted at the request's worst case.
+    Limit,
+    /// No answer came: nothing is known to have been generated.
+    Failed,
 }

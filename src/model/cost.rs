@@ -62,6 +62,11 @@ impl PriceList {
         PriceList { priced, all_free }
     }
 
+    /// The price of one model, and no other.
+    pub fn one(model: &str, price: Price) -> PriceList {
+        PriceList { priced: vec![(model.to_string(), price)], all_free: false }
+    }
+
     /// A model's price: its own, else that of the longest priced name it starts with
     /// (a server reports `gpt-4o-mini-2024-07-18` for `gpt-4o-mini`).
     pub fn price(&self, model: &str) -> Option<Price> {

@@ -20,8 +20,8 @@ mod scores;
 
 pub use budget::{Cap, Dollars, Tokens, dollars};
 pub use call::{
-    AtOnce, Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, RoleChoice, ServerSays, TokenParameter,
-    Usage, on_this_machine,
+    AtOnce, Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, Reckoning, RoleChoice, Sending,
+    ServerSays, TokenParameter, Usage, on_this_machine,
 };
 pub use cost::{Cost, PriceList, price_from_table};
 pub use debate::{

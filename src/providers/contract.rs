@@ -6,8 +6,14 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::model::{AtOnce, Completion, Evaluation, Identity, Mark, PerspectiveDef, Purpose, ServerSays, Usage};
+use super::budget::{Budget, Refusal};
+use crate::model::{
+    AtOnce, Completion, Evaluation, Identity, Mark, PerspectiveDef, Purpose, Reckoning, ServerSays, Usage,
+};
 use crate::text::estimate_tokens;
+
+/// An attempt without a completion limit is reckoned at this many tokens at most.
+const UNLIMITED_COMPLETION: u64 = 8_000;
 
 /// Why a call failed.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +47,7 @@ pub enum ProviderError {
     /// The call could cross the run's spending cap, and was not sent; `raise` is the flag
     /// that would let the debate go on.
     #[error("{message}")]
-    OverBudget { message: String, raise: String },
+    OverBudget { message: String, raise: Option<String> },
     /// The provider cannot be set up from the settings.
     #[error("{message}")]
     Setup { message: String, hint: Option<String> },
@@ -110,9 +116,14 @@ impl ProviderError {
             | ProviderError::Rejected { hint, .. } => Some(hint.clone()),
             ProviderError::Refused { hint, .. } | ProviderError::Setup { hint, .. } => hint.clone(),
             ProviderError::Retried { last, .. } => last.hint(),
-            ProviderError::OverBudget { raise, .. } => {
+            ProviderError::OverBudget { raise: Some(raise), .. } => {
                 Some(format!("what is done is saved; resume with a higher cap ({raise}) to go on"))
             }
+            ProviderError::OverBudget { raise: None, .. } => Some(
+                "what is done is saved; resume once the month has room (next month, or a higher \
+                 budget.per_month_usd in your settings)"
+                    .into(),
+            ),
             ProviderError::ContextLength { .. } | ProviderError::Unusable(_) | ProviderError::Io { .. } => None,
         }
     }
@@ -120,7 +131,7 @@ impl ProviderError {
     /// The flags a resume needs to go on after this failure (a higher cap).
     pub fn resume_flags(&self) -> Option<&str> {
         match self {
-            ProviderError::OverBudget { raise, .. } => Some(raise),
+            ProviderError::OverBudget { raise, .. } => raise.as_deref(),
             ProviderError::Retried { last, .. } => last.resume_flags(),
             _ => None,
         }
@@ -202,6 +213,7 @@ impl Request {
             schema: None,
             on_text: None,
             on_retry: None,
+            budget: Budget::default(),
             stop: None,
             brief: Brief::None,
         }
@@ -289,6 +301,8 @@ pub struct Request {
     pub stop: Option<StopAt>,
     /// Told of every retry of this call as it happens.
     pub on_retry: Option<RetryNotes>,
+    /// Asked before each attempt is sent, and told what it took (none: nothing capped or kept).
+    pub budget: Budget,
     pub brief: Brief,
 }
 
@@ -331,12 +345,38 @@ impl Request {
         format!("{who}'s {round}{what}")
     }
 
+    /// The prompt's tokens, estimated at four bytes each (a server's own count is better).
+    pub fn estimated_prompt(&self) -> u64 {
+        estimate_tokens(&self.system) + estimate_tokens(&self.context) + estimate_tokens(&self.prompt)
+    }
+
+    /// What one attempt may take at most: its prompt's tokens (estimated, and a fifth
+    /// more, as a server's tokenizer may count more) and its completion limit.
+    pub fn worst_case(&self) -> Usage {
+        let prompt = self.estimated_prompt();
+        let completion = self.max_tokens.map_or(UNLIMITED_COMPLETION, u64::from);
+        Usage { prompt_tokens: prompt + prompt / 5, completion_tokens: completion, ..Usage::default() }
+    }
+
+    /// The most prompt tokens a server can have counted: no tokenizer makes more tokens
+    /// than bytes, and a chat template adds a few hundred.
+    fn most_prompt(&self) -> u64 {
+        let schema = self.schema.as_ref().map_or(0, |schema| schema.value.to_string().len());
+        (self.system.len() + self.context.len() + self.prompt.len() + schema) as u64 + 4_096
+    }
+
     /// The user's message as one text: the shared context, then this call's part.
     pub fn user_text(&self) -> String {
         match self.context.is_empty() {
             true => self.prompt.clone(),
             false => format!("{}\n\n{}", self.context, self.prompt),
         }
+    }
+}
+
+impl From<Refusal> for ProviderError {
+    fn from(refusal: Refusal) -> ProviderError {
+        ProviderError::OverBudget { message: refusal.message, raise: refusal.raise }
     }
 }
 
@@ -354,19 +394,40 @@ pub struct Counted {
 
 impl Counted {
     /// A completion with these counts, or estimates where the server gave none.
+    /// A completion with these counts, or estimates where the server gave none. A count
+    /// past what the request could take (100M tokens of an answer limited to 1,000) is
+    /// bounded by the request's limits, and the completion says so.
     pub fn completion(self, request: &Request, text: String, model: &str) -> Completion {
         // A figure no call can have (a proxy's i64::MAX) is no figure: estimated instead.
         let real = |count: u64| count <= Usage::LIMIT;
-        let prompt_tokens = self.prompt.filter(|n| real(*n)).unwrap_or_else(|| {
-            estimate_tokens(&request.system) + estimate_tokens(&request.context) + estimate_tokens(&request.prompt)
-        });
+        let (prompt, output) = (self.prompt.filter(|n| real(*n)), self.output.filter(|n| real(*n)));
+        let most_completion = request.max_tokens.map_or(Usage::LIMIT, u64::from);
+        let mut reckoning = match (prompt, output) {
+            (Some(_), Some(_)) => Reckoning::Server,
+            _ => Reckoning::Estimated,
+        };
+        let mut bound = |count: u64, most: u64| {
+            if count > most {
+                reckoning = Reckoning::Bounded;
+            }
+            count.min(most)
+        };
+        let prompt_tokens = bound(prompt.unwrap_or_else(|| request.estimated_prompt()), request.most_prompt());
+        let completion_tokens = bound(output.unwrap_or_else(|| estimate_tokens(&text)), most_completion);
         let usage = Usage {
             prompt_tokens,
             cached_tokens: Some(self.cached).filter(|n| real(*n)).unwrap_or(0).min(prompt_tokens),
-            completion_tokens: self.output.filter(|n| real(*n)).unwrap_or_else(|| estimate_tokens(&text)),
+            completion_tokens,
             ..Usage::default()
         };
-        Completion { model: model.to_string(), usage, text, truncated: self.truncated, format: None, looped: false }
+        Completion {
+            model: model.to_string(),
+            usage,
+            text,
+            truncated: self.truncated,
+            reckoning,
+            ..Completion::default()
+        }
     }
 }
 
@@ -389,8 +450,8 @@ pub trait Provider: Send + Sync {
         None
     }
     /// How many requests the server serves at once, as it says or as it shows
-    /// (`probe::at_once`); `None` where there is nothing to learn.
-    async fn serves_at_once(&self) -> Option<AtOnce> {
+    /// (`probe::at_once`, its requests under `budget`); `None` where there is nothing to learn.
+    async fn serves_at_once(&self, _budget: &Budget) -> Option<AtOnce> {
         None
     }
     /// Send up to `requests` at once from now on.

@@ -253,6 +253,7 @@ mod tests {
             schema: None,
             on_text: None,
             on_retry: None,
+            budget: crate::providers::Budget::default(),
             stop: None,
             brief: Brief::Debater {
                 perspective: panel[0].clone(),

@@ -42,6 +42,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0019_bounded_usage.sql"),
     include_str!("migrations/0020_retries.sql"),
     include_str!("migrations/0021_ledger.sql"),
+    include_str!("migrations/0022_requests.sql"),
 ];
 
 /// Why the state database could not do what was asked.
@@ -136,6 +137,8 @@ pub fn default_path() -> Result<PathBuf> {
 
 pub struct Store {
     conn: Connection,
+    /// The file it is (`:memory:` for a private one).
+    path: PathBuf,
     /// The leases this store took, by debate, so each step can check it still holds it.
     held: std::cell::RefCell<Vec<(String, Owner)>>,
 }
@@ -158,6 +161,11 @@ impl Store {
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
             .map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
         Self::prepare(conn, path).map(Some)
+    }
+
+    /// The file it is, for a second connection (`:memory:` for a private one).
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// A private database in memory, for tests of the engine and the store.
@@ -191,7 +199,7 @@ impl Store {
         if found > MIGRATIONS.len() {
             return Err(StoreError::Newer { path: path.to_path_buf(), found, known: MIGRATIONS.len() });
         }
-        Ok(Store { conn, held: Default::default() })
+        Ok(Store { conn, path: path.to_path_buf(), held: Default::default() })
     }
 }
 

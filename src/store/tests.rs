@@ -21,9 +21,7 @@ fn call(text: &str) -> Completion {
         text: text.into(),
         model: "m".into(),
         usage: Usage { prompt_tokens: 7, cached_tokens: 4, completion_tokens: 3, latency_ms: 2, retries: 0 },
-        truncated: false,
-        format: None,
-        looped: false,
+        ..Completion::default()
     }
 }
 
@@ -300,7 +298,7 @@ fn figures_past_any_real_call_are_stored_bounded_and_old_ones_repaired() {
         "UPDATE contributions SET latency_ms = 9223372036854775807, completion_tokens = 9223372036854775807;
          UPDATE moderator_calls SET prompt_tokens = -3;
          DROP VIEW calls;
-         DROP VIEW ledger;
+         DROP TABLE requests;
          ALTER TABLE debates DROP COLUMN imported_at;
          ALTER TABLE contributions DROP COLUMN retries;
          ALTER TABLE moderator_calls DROP COLUMN retries;

@@ -24,18 +24,26 @@ pub fn table(view: &UsageView) -> String {
             out,
             "{:<32} {:>6} {:>10} {:>10} {:>10}  {usd}",
             for_terminal(&row.key),
-            row.calls,
+            row.requests,
             row.prompt_tokens,
             row.cached_tokens,
             row.completion_tokens
         );
     };
     let _ = writeln!(out, "Since {}:", view.since);
-    let _ = writeln!(out, "{key:<32} {:>6} {:>10} {:>10} {:>10}  COST", "CALLS", "PROMPT", "CACHED", "COMPLETION");
+    let _ = writeln!(out, "{key:<32} {:>6} {:>10} {:>10} {:>10}  COST", "REQS", "PROMPT", "CACHED", "COMPLETION");
     for row in &view.rows {
         line(&mut out, row);
     }
     line(&mut out, &view.total);
+    if view.total.not_as_reported > 0 {
+        let _ = writeln!(
+            out,
+            "{} of the requests are counted at their limits, not as their servers reported them (stopped early, \
+             left unsettled by a process that died, or reported past what was asked for).",
+            view.total.not_as_reported
+        );
+    }
     let month = &view.month;
     let _ = match (month.per_month_usd, month.room_usd) {
         (Some(cap), Some(room)) => writeln!(

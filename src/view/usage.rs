@@ -19,7 +19,12 @@ pub struct UsageView {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct UsageRow {
     pub key: String,
-    pub calls: u64,
+    /// Requests sent: every attempt of a call (a retried one too) and every probe.
+    pub requests: u64,
+    /// Of them, those not counted as the server reported them: still held (their process
+    /// died: counted at their worst case), stopped early (at their limit), or reported
+    /// past what was asked for (bounded).
+    pub not_as_reported: u64,
     pub prompt_tokens: u64,
     /// Of `prompt_tokens`, what the providers served from their prefix caches.
     pub cached_tokens: u64,

@@ -99,7 +99,7 @@ async fn a_month_without_room_refuses_a_run_and_usage_adds_up_the_debates_costs(
     let estimated = shown["cost"]["estimated_usd"].as_f64().unwrap();
     assert!((usage["total"]["usd"].as_f64().unwrap() - estimated).abs() < 1e-9, "{usage} against {estimated}");
     assert!((estimated - spent).abs() < 1e-9, "the stand-in's own count: {estimated} against {spent}");
-    assert_eq!(usage["total"]["calls"], calls(&mock) as u64);
+    assert_eq!(usage["total"]["requests"], calls(&mock) as u64);
     assert_eq!(usage["rows"][0]["key"], "mock-model");
     let by_repository =
         sandbox.cmd().args(["usage", "--by", "repository", "--json", "--since", "7d"]).output().unwrap();

@@ -199,6 +199,40 @@ async fn a_signal_stops_a_suite_and_nothing_is_sent_after_it() {
     }
 }
 
+/// An offline suite never waits on a server, and still stops at Ctrl-C: promptly, its
+/// scratch directory gone, even with thousands of questions still to go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_a_long_offline_suite_promptly() {
+    let sandbox = Sandbox::new();
+    let scratch = sandbox.home.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let questions: String =
+        (0..3_000).map(|n| format!("  - question: Should service {n} use Redis or Postgres?\n")).collect();
+    write(&sandbox.repo, "suite.yaml", &format!("questions:\n{questions}"));
+    let mut cmd = sandbox.std_cmd();
+    cmd.args(["eval", "--suite", "suite.yaml", "--offline", "-r", "1"]);
+    cmd.env("TMPDIR", &scratch).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    // Under way: its scratch directory holds a debate's repository.
+    wait_for("the suite to debate", || {
+        std::fs::read_dir(&scratch).unwrap().flatten().any(|dir| dir.path().join("m0-q0").exists())
+    });
+    signal(child.id(), "INT");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the suite went on for 15 s after Ctrl-C");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(std::fs::read_dir(&scratch).unwrap().count(), 0, "the scratch directory is gone");
+}
+
 const TWO_QUESTIONS: &str = "questions:\n  - question: Should we use Redis or Postgres for caching?\n    options: [Redis, Postgres]\n    chosen: Postgres\n  - question: Kafka or RabbitMQ for the order events?\n    options: [Kafka, RabbitMQ]\n";
 
 #[test]

@@ -31,6 +31,7 @@ mod honest_records;
 mod hostile_text;
 mod install;
 mod interactive;
+mod ledger;
 mod lifecycle;
 mod list_show_resume;
 mod mcp;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use debate::model::{Completion, ProviderKind, Purpose, RoleChoice};
-use debate::providers::{self, Brief, Provider, ProviderError as Error, Request, Schema, TextSink};
+use debate::providers::{self, Brief, Budget, Provider, ProviderError as Error, Request, Schema, TextSink};
 use debate::settings::{ProviderConfig, Settings, TokenParameter};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -70,6 +70,7 @@ pub(crate) fn request() -> Request {
         schema: None,
         on_text: None,
         on_retry: None,
+        budget: Budget::default(),
         stop: None,
         brief: Brief::None,
     }

@@ -28,7 +28,7 @@ fn a_run_without_a_terminal_spawns_no_tput() {
 use std::sync::Arc;
 
 use debate::model::ProviderKind;
-use debate::providers::Provider;
+use debate::providers::{Budget, Provider};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -283,7 +283,7 @@ async fn a_server_that_says_how_many_it_serves_is_taken_at_its_word() {
         [(&vllm, 8, "vLLM"), (&llamacpp, 3, "llama.cpp's /props: 3 slots"), (&llama_cpp_python, 1, "llama-cpp-python")]
     {
         let provider = provider(ProviderKind::Openai, format!("{}/v1", server.uri()), "m");
-        let at_once = provider.serves_at_once().await.expect("a server on this machine is asked");
+        let at_once = provider.serves_at_once(&Budget::default()).await.expect("a server on this machine is asked");
         assert_eq!(at_once.requests, requests, "{}", at_once.learned_from);
         assert!(at_once.learned_from.contains(said), "{}", at_once.learned_from);
         let posted = server.received_requests().await.unwrap().iter().filter(|r| r.method.as_str() == "POST").count();
@@ -299,17 +299,20 @@ async fn a_server_that_does_not_say_is_measured() {
     // Long enough that a queued pair is told from a served one on a busy machine.
     let think = std::time::Duration::from_millis(300);
     let together = listing("library", think).await;
-    let at_once = provider(ProviderKind::Openai, format!("{}/v1", together.uri()), "m").serves_at_once().await.unwrap();
+    let at_once = provider(ProviderKind::Openai, format!("{}/v1", together.uri()), "m")
+        .serves_at_once(&Budget::default())
+        .await
+        .unwrap();
     assert_eq!(at_once.requests, 4, "{}", at_once.learned_from);
     assert!(at_once.learned_from.starts_with("measured"), "{}", at_once.learned_from);
 
     let queued = one_at_a_time(think).await;
-    let at_once = provider(ProviderKind::Openai, queued, "m").serves_at_once().await.unwrap();
+    let at_once = provider(ProviderKind::Openai, queued, "m").serves_at_once(&Budget::default()).await.unwrap();
     assert_eq!(at_once.requests, 1, "{}", at_once.learned_from);
 
     let mut fixed = base_config(ProviderKind::Openai, format!("{}/v1", together.uri()));
     fixed.max_concurrency = Some(2);
-    assert!(build(fixed).serves_at_once().await.is_none(), "max_concurrency in the settings is kept");
+    assert!(build(fixed).serves_at_once(&Budget::default()).await.is_none(), "max_concurrency in the settings is kept");
 }
 
 /// The most requests that arrived within `window` of each other: with every answer
@@ -553,4 +556,36 @@ async fn doctor_gives_a_slow_server_a_deadline_per_probe() {
         assert_eq!(out.status.code(), Some(3), "{stderr}");
         assert!(stderr.contains(missed), "{stderr}");
     }
+}
+
+/// A server that answers every request just inside its limit is not waited on once per
+/// probe: a provider's whole checkup has a deadline of its own (half again one answer's
+/// limit), and doctor says when that is what ran out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_gives_a_provider_one_deadline_in_all() {
+    let server = MockServer::start().await;
+    // LM Studio's listing: a server that says nothing of how many requests it serves, so
+    // doctor would probe it with several more requests.
+    let models = serde_json::json!({"object": "list", "data": [{"id": "mock-model", "object": "model", "owned_by": "organization_owner"}]});
+    Mock::given(method("GET"))
+        .and(path("/v1/models"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(models))
+        .mount(&server)
+        .await;
+    // Each answer takes 1.8 s: inside the 3 s each one is given (a second past the
+    // first-token limit of 2 s), and past the 4 s of the whole checkup by the third.
+    Mock::given(method("POST"))
+        .respond_with(|request: &wiremock::Request| {
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            crate::common::llm::ok(&body, "{\"ok\": true}").set_delay(std::time::Duration::from_millis(1_800))
+        })
+        .mount(&server)
+        .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&format!("{}/v1", server.uri()), ", first_token_timeout_seconds: 2", "");
+    let mut cmd = sandbox.std_cmd();
+    cmd.env("DEBATE_TEST_KEY", "sk-test").arg("--config").arg(&config).args(["doctor", "--json"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(said.contains("doctor gives a provider 4 s in all"), "{said}");
 }

@@ -10,9 +10,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::app::shared::spending;
 use crate::error::{Error, Result};
-use crate::model::{AtOnce, Price, ProviderKind, Purpose, RoleChoice, Usage, prices};
-use crate::providers::{self, ProviderError, Request, Schema, TextSink};
+use crate::model::{AtOnce, Cap, Price, PriceList, ProviderKind, Purpose, RoleChoice, Usage, prices};
+use crate::providers::budget::Till;
+use crate::providers::{self, Budget, ProviderError, Request, Schema, TextSink};
 use crate::repo::Here;
 use crate::settings::{self, Settings};
 use crate::store::{Server, Store};
@@ -33,14 +35,44 @@ const PROMPT_TOKENS: u64 = 3_000;
 /// less. A server that answers slower is reported as such.
 const MOST_PROBE_SECONDS: u64 = 60;
 
-/// What a probe that ran out of time says, and how to fix it.
-fn too_slow(name: &str, url: &str, what: &str, limit: Duration) -> Problem {
+/// The longest one provider's whole checkup takes: half again one answer's limit, and
+/// 90 s at most, so a server that answers each request just inside its limit is not
+/// waited on four times over.
+fn checkup_limit(each: Duration) -> Duration {
+    (each + each / 2).min(Duration::from_secs(90))
+}
+
+/// What a probe that ran out of time says, and how to fix it: its own limit, or what was
+/// left of the whole checkup's.
+fn too_slow(name: &str, url: &str, what: &str, limit: Limit) -> Problem {
     Problem {
-        what: format!("{url} did not answer {what} within {} s", limit.as_secs()),
+        what: match limit {
+            Limit::Own(limit) => format!("{url} did not answer {what} within {} s", limit.as_secs()),
+            Limit::Whole(whole) => format!(
+                "{url} answers too slowly: doctor gives a provider {} s in all, and they were spent before {what} was answered",
+                whole.as_secs()
+            ),
+        },
         fix: format!(
             "a model that is still loading answers later: run `debate doctor` again; a slow machine needs a larger providers.{name}.first_token_timeout_seconds"
         ),
         setup: false,
+    }
+}
+
+/// How long a probe was given: its own limit, or the rest of the whole checkup's.
+#[derive(Clone, Copy)]
+enum Limit {
+    Own(Duration),
+    Whole(Duration),
+}
+
+impl Limit {
+    fn duration(self, left: Duration) -> Duration {
+        match self {
+            Limit::Own(limit) => limit,
+            Limit::Whole(_) => left,
+        }
     }
 }
 
@@ -125,7 +157,7 @@ pub async fn checkup(
     let mut checkups = Vec::new();
     for name in names {
         terminal.say(&format!("Checking {name}…"));
-        checkups.push(check(&settings, &name, defaults.contains(&name), &store).await);
+        checkups.push(check(&settings, &name, defaults.contains(&name), &store, db_path).await);
     }
     Ok(Checked { checkups, only: only.is_some() })
 }
@@ -191,7 +223,8 @@ fn checked(settings: &Settings, defaults: &[String]) -> Vec<String> {
         .collect()
 }
 
-async fn check(settings: &Settings, name: &str, default: bool, store: &Store) -> Checkup {
+async fn check(settings: &Settings, name: &str, default: bool, store: &Store, db_path: &Path) -> Checkup {
+    let began = Instant::now();
     let definition = providers::definitions(settings, &[&role(name, ProviderKind::Openai)]).map(|mut d| d.remove(name));
     let mut checkup = Checkup {
         provider: name.to_string(),
@@ -243,12 +276,24 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
     }
     // A second past the provider's own limit, so that its more precise word comes first.
     let own = definition.first_token_timeout_seconds.unwrap_or(MOST_PROBE_SECONDS);
-    let limit = Duration::from_secs(own.saturating_add(1).clamp(1, MOST_PROBE_SECONDS));
+    let each = Duration::from_secs(own.saturating_add(1).clamp(1, MOST_PROBE_SECONDS));
+    let whole = checkup_limit(each);
+    let within = || {
+        let left = (began + whole).saturating_duration_since(Instant::now());
+        let limit = if left < each { Limit::Whole(whole) } else { Limit::Own(each) };
+        (limit, limit.duration(left))
+    };
+    // Its requests cost what any do: each one on the ledger, priced where the price is known.
+    let prices =
+        checkup.model.as_deref().and_then(|model| Some(PriceList::one(model, price_of(&definition, model)?.0)));
+    let till = spending::LedgerTill::open(db_path, None, None).ok().map(|till| Arc::new(till) as Arc<dyn Till>);
+    let budget = Budget::new(Cap::default(), prices.unwrap_or_default(), &[], till);
     let url = checkup.base_url.clone().unwrap_or_default();
     // A model the server does not list may still be answered (llama-cpp-python and a
     // one-model llama.cpp serve their model under any name): the first call decides.
     let mut unlisted: Option<Problem> = None;
-    let Ok(says) = tokio::time::timeout(limit, provider.server_says()).await else {
+    let (limit, wait) = within();
+    let Ok(says) = tokio::time::timeout(wait, provider.server_says()).await else {
         checkup.problems.push(too_slow(name, &url, "the request for its models", limit));
         return checkup;
     };
@@ -285,7 +330,9 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         None => {}
     }
     // A structured answer, as the moderator asks for one.
-    let Ok(structured) = tokio::time::timeout(limit, provider.complete(&structured_probe())).await else {
+    let (limit, wait) = within();
+    let structured_probe = Request { budget: budget.clone(), ..structured_probe() };
+    let Ok(structured) = tokio::time::timeout(wait, provider.complete(&structured_probe)).await else {
         checkup.problems.push(too_slow(name, &url, "a structured question", limit));
         return checkup;
     };
@@ -315,13 +362,15 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
     let times = Arc::new(Mutex::new(Vec::new()));
     let seen = times.clone();
     let mut prose = Request::probe("Count from 1 to 60, the numbers separated by spaces.", 160);
+    prose.budget = budget.clone();
     prose.on_text = Some(TextSink::new(move |text| {
         if !text.is_empty() {
             seen.lock().unwrap_or_else(|e| e.into_inner()).push(Instant::now());
         }
     }));
     let started = Instant::now();
-    let Ok(prose) = tokio::time::timeout(limit, provider.complete(&prose)).await else {
+    let (limit, wait) = within();
+    let Ok(prose) = tokio::time::timeout(wait, provider.complete(&prose)).await else {
         checkup.problems.push(too_slow(name, &url, "a short prose answer", limit));
         return checkup;
     };
@@ -344,11 +393,18 @@ async fn check(settings: &Settings, name: &str, default: bool, store: &Store) ->
         }
         Err(err) => return with_problem(checkup, &err, false),
     }
-    let Ok(at_once) = tokio::time::timeout(limit, provider.serves_at_once()).await else {
-        checkup.notes.push(format!(
-            "how many requests it serves at once is not known: finding out took over {} s",
-            limit.as_secs()
-        ));
+    let (limit, wait) = within();
+    let Ok(at_once) = tokio::time::timeout(wait, provider.serves_at_once(&budget)).await else {
+        checkup.notes.push(match limit {
+            Limit::Own(limit) => format!(
+                "how many requests it serves at once is not known: finding out took over {} s",
+                limit.as_secs()
+            ),
+            Limit::Whole(whole) => format!(
+                "how many requests it serves at once is not known: doctor gives a provider {} s in all, spent before it could find out",
+                whole.as_secs()
+            ),
+        });
         checkup.default_debate = Some(estimate(settings, &checkup, &definition));
         return checkup;
     };

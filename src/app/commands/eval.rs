@@ -117,7 +117,7 @@ pub async fn score(
     }
     // One provider per evaluator, shared where two name the same provider and model.
     let mut built = providers::build_panel(&roles[0], &roles, &definitions, settings)?;
-    built.shared.budget = scoring_budget(who.cap, state, &roles, &definitions)?;
+    built.shared.budget = scoring_budget(store, who.cap, state, &roles, &definitions, settings)?;
     let names: Vec<&str> = roles.iter().map(|role| shown_model(role, &definitions).unwrap_or(&role.provider)).collect();
     terminal.say(&format!("Scoring {}'s record: {}…", state.id, names.join(", ")));
     let calls = roles.iter().zip(&built.debaters).map(|(role, provider)| {
@@ -147,16 +147,22 @@ pub async fn score(
 /// What the evaluators' calls may spend: `cap`, every one of their models priced (a
 /// cost cap refuses one without a price before anything is sent).
 fn scoring_budget(
+    store: &Store,
     cap: Cap,
     state: &DebateState,
     roles: &[RoleChoice],
     definitions: &BTreeMap<String, ProviderDef>,
+    settings: &Settings,
 ) -> Result<Budget> {
     let mut scoring = state.snapshot.clone();
     (scoring.moderator, scoring.debater, scoring.seat_models) = (roles[0].clone(), roles[0].clone(), roles.to_vec());
     (scoring.providers, scoring.cap) = (definitions.clone(), cap);
-    spending::check_priced(&mut scoring, None)?;
-    Ok(Budget::new(cap, PriceList::of(&scoring), &[]))
+    let per_month = settings.budget.per_month_usd;
+    spending::check_priced(&mut scoring, per_month)?;
+    spending::month_room(per_month, store)?;
+    // The evaluators' requests are the debate's on the ledger, as its calls are.
+    let till = spending::LedgerTill::open(store.path(), Some(state.id.clone()), per_month)?;
+    Ok(Budget::new(cap, PriceList::of(&scoring), &[], Some(std::sync::Arc::new(till))))
 }
 
 /// One evaluator's marks: the rubric asked once, and once more strictly when the answer

@@ -89,6 +89,9 @@ async fn every_run(
     for (m, model) in models.iter().enumerate() {
         let mut debates = Vec::new();
         for (q, question) in suite.questions.iter().enumerate() {
+            // An offline debate never waits on anything: without a yield between them,
+            // a suite of thousands would never let the signal that stops it be heard.
+            tokio::task::yield_now().await;
             progress.working(&format!("{} · {}", model.label, question.question));
             let repo = scratch.join(format!("m{m}-q{q}"));
             let debated = debate(request, suite, question, &context[q], model, &repo, &db).await?;

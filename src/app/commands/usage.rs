@@ -1,6 +1,6 @@
 //! `debate usage [--since WHEN] [--by model|provider|repository]`: what debates cost,
-//! from the state database — every call this machine made, in debates and their
-//! evaluations — and this month against `budget.per_month_usd`.
+//! from the ledger in the state database — every request this machine sent, in debates,
+//! their evaluations and doctor's checks — and this month against `budget.per_month_usd`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -70,6 +70,7 @@ fn grouped<'a>(rows: &'a [Spent], by: &str) -> BTreeMap<String, Vec<&'a Spent>> 
     for spent in rows {
         let key = match by {
             "provider" => provider_of(spent),
+            "repository" if spent.debate_id.is_none() => "(no debate: doctor's checks)".to_string(),
             "repository" => spent.repository.clone(),
             _ => spent.model.clone(),
         };
@@ -78,10 +79,14 @@ fn grouped<'a>(rows: &'a [Spent], by: &str) -> BTreeMap<String, Vec<&'a Spent>> 
     groups
 }
 
-/// The provider whose role asked for the model that answered (a server may name it with
+/// The provider the request went through; for a call stored before the ledger named it,
+/// the provider whose role asked for the model that answered (a server may name it with
 /// a date after it).
 fn provider_of(spent: &Spent) -> String {
-    let snapshot = &spent.snapshot;
+    if let Some(provider) = &spent.provider {
+        return provider.clone();
+    }
+    let Some(snapshot) = &spent.snapshot else { return "unknown".to_string() };
     let roles = std::iter::once(snapshot.moderator.clone()).chain(snapshot.debater_roles());
     let provider = roles
         .filter_map(|role| Some((snapshot.model_of(&role)?.to_string(), role.provider)))
@@ -92,7 +97,7 @@ fn provider_of(spent: &Spent) -> String {
 
 fn row<'a>(key: &str, rows: impl Iterator<Item = &'a Spent> + Clone) -> UsageRow {
     let cost = spending::priced(rows.clone());
-    let any_priced = rows.clone().any(|spent| spending::cost_of(spent).is_some());
+    let any_priced = rows.clone().any(|spent| spent.usd.is_some());
     let mut total = UsageRow {
         key: key.to_string(),
         usd: any_priced.then_some(cost.usd),
@@ -100,7 +105,8 @@ fn row<'a>(key: &str, rows: impl Iterator<Item = &'a Spent> + Clone) -> UsageRow
         ..UsageRow::default()
     };
     for spent in rows {
-        total.calls += spent.calls;
+        total.requests += spent.requests;
+        total.not_as_reported += spent.not_as_reported;
         total.prompt_tokens += spent.usage.prompt_tokens;
         total.cached_tokens += spent.usage.cached_tokens;
         total.completion_tokens += spent.usage.completion_tokens;

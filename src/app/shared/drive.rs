@@ -89,7 +89,8 @@ pub async fn drive(
 ) -> Result<DebateState> {
     let id = lease.id().to_string();
     let Run { mut providers, catalog, templates, sealer, per_month } = run;
-    providers.shared.budget = spending::budget(&store.load(&id)?, spending::month_room(per_month, store)?);
+    spending::month_room(per_month, store)?;
+    providers.shared.budget = spending::budget(store, &store.load(&id)?, per_month)?;
     events.driving(&id);
     let stopped = events.stopped();
     let heartbeat = {

@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::terminal::Terminal;
 use crate::text::secrets::{self, Masker};
 
-/// Largest question we accept, from any source.
-const MAX_QUESTION_BYTES: usize = 16 * 1024;
+/// Largest question (or objection) we accept, from any source.
+const MAX_QUESTION_BYTES: usize = crate::model::bounds::MOST_SAID_BYTES;
 /// Largest `--context` file.
 pub const MAX_CONTEXT_BYTES: usize = 256 * 1024;
 

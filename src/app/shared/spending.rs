@@ -1,23 +1,24 @@
 //! What runs spend: the ledger priced, the room a month's cap leaves, and the budget a
-//! run goes under — its debate's cap, lowered to what the month has room for.
+//! run goes under — its debate's cap, and every request on the ledger, where the month's
+//! cap holds across runs.
 
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 
 use crate::error::{Error, Result};
-use crate::model::{Cap, Cost, DebateState, Dollars, PriceList, Snapshot, dollars, price_from_table};
-use crate::providers::Budget;
-use crate::store::{Spent, Store};
+use std::sync::{Arc, Mutex};
 
-/// A ledger row's cost, at its debate's prices; `None` without one.
-pub fn cost_of(spent: &Spent) -> Option<f64> {
-    PriceList::of(&spent.snapshot).price(&spent.model).map(|price| price.of(&spent.usage))
-}
+use crate::model::{
+    Cost, DebateState, Dollars, PriceList, Reckoning, Sending, Snapshot, Usage, dollars, price_from_table,
+};
+use crate::providers::Budget;
+use crate::providers::budget::{Refusal, Till};
+use crate::store::{Spent, Store};
 
 /// The rows' cost added up: dollars for the priced ones, and the models without a price.
 pub fn priced<'a>(rows: impl IntoIterator<Item = &'a Spent>) -> Cost {
     let mut total = Cost::default();
     for row in rows {
-        match cost_of(row) {
+        match row.usd {
             Some(usd) => total.usd += usd,
             None if !total.unpriced.contains(&row.model) => total.unpriced.push(row.model.clone()),
             None => {}
@@ -67,14 +68,71 @@ pub fn month_room(per_month: Option<Dollars>, store: &Store) -> Result<Option<f6
     Ok(Some(room))
 }
 
-/// The budget a run of `state` goes under: its cap, lowered to the month's `room`.
-pub fn budget(state: &DebateState, room: Option<f64>) -> Budget {
+/// The budget a run of `state` goes under: its cap, over what the debate has spent, and
+/// every request it sends on the ledger, each held against `per_month` there.
+pub fn budget(store: &Store, state: &DebateState, per_month: Option<Dollars>) -> Result<Budget> {
     let prices = PriceList::of(&state.snapshot);
-    let mut cap = state.snapshot.cap;
-    // The cap counts the debate's own spending too: the month's room comes on top.
-    let debate_spent = prices.estimate(state.usage_by_model.iter().map(|(m, u)| (m.as_str(), u))).usd;
-    if let Some(room) = room.and_then(|room| Dollars::try_from(debate_spent + room).ok()) {
-        cap = cap.lower(Cap { usd: Some(room), tokens: None });
+    let ledger: Vec<(String, Usage)> =
+        store.spent_by_debate(&state.id)?.into_iter().map(|spent| (spent.model, spent.usage)).collect();
+    // The ledger has every request made here, retries and probes too; a debate read back
+    // from its record spent more elsewhere than this machine's ledger knows.
+    let tokens =
+        |spent: &[(String, Usage)]| spent.iter().map(|(_, u)| u.prompt_tokens + u.completion_tokens).sum::<u64>();
+    let spent = match tokens(&ledger) >= tokens(&state.usage_by_model) {
+        true => ledger,
+        false => state.usage_by_model.clone(),
+    };
+    let till = LedgerTill::open(store.path(), Some(state.id.clone()), per_month)?;
+    Ok(Budget::new(state.snapshot.cap, prices, &spent, Some(Arc::new(till))))
+}
+
+/// The state database's ledger as a run's till: a connection of its own (the engine's is
+/// busy with the debate), each request held there before it is sent.
+pub struct LedgerTill {
+    store: Mutex<Store>,
+    debate_id: Option<String>,
+    per_month: Option<Dollars>,
+}
+
+impl LedgerTill {
+    pub fn open(path: &std::path::Path, debate_id: Option<String>, per_month: Option<Dollars>) -> Result<LedgerTill> {
+        Ok(LedgerTill { store: Mutex::new(Store::open(path)?), debate_id, per_month })
     }
-    Budget::new(cap, prices, &state.usage_by_model)
+}
+
+impl std::fmt::Debug for LedgerTill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LedgerTill").field("debate_id", &self.debate_id).field("per_month", &self.per_month).finish()
+    }
+}
+
+impl Till for LedgerTill {
+    fn hold(&self, sending: &Sending) -> std::result::Result<i64, Refusal> {
+        let sending = Sending { debate_id: self.debate_id.as_deref(), ..sending.clone() };
+        let since = month_start(Utc::now());
+        let month = self.per_month.map(|cap| (since.as_str(), cap.get()));
+        let mut store = self.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match store.hold_request(&sending, month) {
+            Ok(Ok(ticket)) => Ok(ticket),
+            Ok(Err(spent)) => Err(Refusal {
+                message: format!(
+                    "this month's runs have spent {} of budget.per_month_usd {}, and the next call could take {} more",
+                    dollars(spent),
+                    self.per_month.map(|cap| cap.to_string()).unwrap_or_default(),
+                    dollars(sending.worst_usd.unwrap_or(0.0))
+                ),
+                raise: None,
+            }),
+            // A ledger that cannot be written cannot keep a cap: nothing is sent.
+            Err(err) => {
+                Err(Refusal { message: format!("the ledger of requests cannot be written: {err}"), raise: None })
+            }
+        }
+    }
+
+    fn settle(&self, ticket: i64, took: &Usage, usd: Option<f64>, reckoning: Reckoning) {
+        let store = self.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        // A row left held counts at its worst case: the safe side of any cap.
+        let _ = store.settle_request(ticket, took, usd, reckoning);
+    }
 }

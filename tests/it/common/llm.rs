@@ -207,14 +207,18 @@ fn finished(model: &str, body: &Value, text: &str, finish: &str) -> ResponseTemp
 
 /// `text` as a streamed chat-completions answer (SSE), a word a chunk.
 pub fn streamed_body(model: &str, text: &str, finish: &str) -> String {
+    streamed_with_usage(model, text, finish, usage())
+}
+
+/// As `streamed_body`, the last event reporting `usage` (`{"prompt_tokens": …}`).
+pub fn streamed_with_usage(model: &str, text: &str, finish: &str, usage: Value) -> String {
     let mut sse = String::new();
     for piece in text.split_inclusive(' ') {
         let chunk =
             json!({"model": model, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
         sse.push_str(&format!("data: {chunk}\n\n"));
     }
-    let last =
-        json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage()});
+    let last = json!({"model": model, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage});
     sse.push_str(&format!("data: {last}\n\ndata: [DONE]\n\n"));
     sse
 }
