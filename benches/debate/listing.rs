@@ -95,12 +95,7 @@ pub fn populate(path: &Path, count: usize, root: &str) {
         cap: Default::default(),
     };
     let usage = Usage { prompt_tokens: 100, cached_tokens: 0, completion_tokens: 40, latency_ms: 200, retries: 0 };
-    let call = |text: &str| Completion {
-        text: text.into(),
-        model: "mock".into(),
-        usage,
-        ..Completion::default()
-    };
+    let call = |text: &str| Completion { text: text.into(), model: "mock".into(), usage, ..Completion::default() };
     let evaluation = debate::moderator::evaluation::heuristic(&[], 1.0, false);
     let measures = RoundMeasures { repetition: vec![None, None], novelty: 1.0 };
     let known = synthesis::Known { panel: &[], options: &[], decisions: &[] };

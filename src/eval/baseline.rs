@@ -50,20 +50,6 @@ pub fn majority(chosen: &[Option<String>]) -> usize {
     best.map_or(0, |(at, _)| at)
 }
 
-/// A model's family, as its name starts: `gpt-4o-mini` and `openai:gpt-4.1` are `gpt`,
-/// `ollama:gemma3:270m` and `gemma3` are `gemma`. A family judging its own debates tends
-/// to favour its own writing.
-pub fn family(model: &str) -> String {
-    let model = model.trim().to_lowercase();
-    // A `provider:` prefix, unless what follows is a tag (`gemma3:270m`).
-    let model = match model.split_once(':') {
-        Some((_, rest)) if rest.starts_with(|c: char| c.is_ascii_alphabetic()) => rest.to_string(),
-        _ => model,
-    };
-    let name = model.rsplit('/').next().unwrap_or_default();
-    name.chars().take_while(|c| c.is_alphabetic()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,16 +73,6 @@ mod tests {
         assert_eq!(majority(&chose(&[None, Some("Redis"), Some("Postgres")])), 1);
         assert_eq!(majority(&chose(&[None, None])), 0);
         assert_eq!(majority(&[]), 0);
-    }
-
-    #[test]
-    fn a_family_is_the_name_a_model_starts_with() {
-        assert_eq!(family("gpt-4o-mini"), "gpt");
-        assert_eq!(family("openai:gpt-4.1"), "gpt");
-        assert_eq!(family("ollama:gemma3:270m"), "gemma");
-        assert_eq!(family("gemma3:270m"), "gemma");
-        assert_eq!(family("openrouter:anthropic/claude-3.5-sonnet"), "claude");
-        assert_ne!(family("claude-sonnet-4"), family("gpt-4o"));
     }
 
     #[test]

@@ -5,8 +5,9 @@
 use serde::Serialize;
 
 use super::budget::dollars;
-use super::call::{Price, RoleChoice, Usage};
+use super::call::{RoleChoice, Usage};
 use super::debate::{DebateState, Snapshot};
+use super::provider::Price;
 
 /// The estimate for a set of calls.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]

@@ -15,14 +15,12 @@ mod judgement;
 mod perspective;
 pub mod prices;
 mod project;
+mod provider;
 mod rules;
 mod scores;
 
 pub use budget::{Cap, Dollars, Tokens, dollars};
-pub use call::{
-    AtOnce, Completion, Identity, Price, ProviderDef, ProviderKind, Purpose, Reckoning, RoleChoice, Sending,
-    ServerSays, TokenParameter, Usage, on_this_machine,
-};
+pub use call::{Completion, Purpose, Reckoning, RoleChoice, Sending, Usage};
 pub use cost::{Cost, PriceList, price_from_table};
 pub use debate::{
     Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, EndReason, Listing, Revision,
@@ -38,6 +36,9 @@ pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
 pub use project::{
     ContextSource, Convention, Dependency, DependencyKind, EarlierDecision, History, Infrastructure, LanguageShare,
     ProjectContext, ProjectFacts, tokens,
+};
+pub use provider::{
+    AtOnce, Identity, Price, ProviderDef, ProviderKind, Reach, ServerSays, TokenParameter, family, maker,
 };
 pub use rules::{
     DebateSettings, FilenameTemplate, Fraction, PanelSize, Rebuttals, RecordDirectory, RecordSettings, Rounds, Scalar,

@@ -7,7 +7,7 @@
 //! `prices:` in a provider's settings wins over this table (docs/guide.md, "Cost"), and a
 //! debate keeps the prices it started with, so its record's estimate never moves.
 
-use super::call::Price;
+use super::provider::Price;
 
 /// The date the table was checked against the price lists.
 pub const AS_OF: &str = "2025-09-01";

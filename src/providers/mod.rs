@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::model::{ProviderDef, ProviderKind, RoleChoice, bounds, on_this_machine};
+use crate::model::{ProviderDef, ProviderKind, Reach, RoleChoice, bounds};
 use crate::settings::Settings;
 use crate::text::secrets::{self, Masker};
 
@@ -73,53 +73,29 @@ impl Panel {
     }
 }
 
-/// Providers that exist without settings: name, kind, base URL (none: the kind's), the
-/// key variable that enables each, and the model it uses unless told.
-const BUILT_IN: &[(&str, ProviderKind, Option<&str>, &str, &str)] = &[
-    ("openai", ProviderKind::Openai, None, "OPENAI_API_KEY", "gpt-4o-mini"),
-    ("anthropic", ProviderKind::Anthropic, None, "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
-    (
-        "openrouter",
-        ProviderKind::Openai,
-        Some("https://openrouter.ai/api/v1"),
-        "OPENROUTER_API_KEY",
-        "openai/gpt-4o-mini",
-    ),
-];
-
 /// Every provider name a role may take: the built-in ones and those the settings add.
 pub fn names(settings: &Settings) -> Vec<String> {
-    let built_in = BUILT_IN.iter().map(|(name, ..)| name.to_string()).chain(["offline".to_string()]);
+    let built_in = ProviderDef::built_in_names().map(str::to_string);
     let mut names: Vec<String> = built_in.chain(settings.providers.named.keys().cloned()).collect();
     names.sort();
     names.dedup();
     names
 }
 
-/// A provider by name, as a debate stores it: the built-in one of that name (`openai`,
-/// `anthropic`, `openrouter`, `offline`), under whatever the settings say of it.
+/// A provider by name, as a debate stores it (without its key): as the settings have
+/// it (over the built-in one of that name), else the built-in one.
 fn definition_for(settings: &Settings, name: &str) -> Result<ProviderDef> {
-    let built_in = match name {
-        "offline" => Some(ProviderDef::new(ProviderKind::Offline)),
-        _ => BUILT_IN.iter().find(|b| b.0 == name).map(|(_, kind, base_url, key_env, model)| ProviderDef {
-            base_url: base_url.or(kind.default_base_url()).map(str::to_string),
-            api_key_env: Some(key_env.to_string()),
-            model: Some(model.to_string()),
-            ..ProviderDef::new(*kind)
-        }),
-    };
-    match (settings.providers.named.get(name), built_in) {
-        (Some(config), base) => config.definition(base).ok_or_else(|| {
-            ProviderError::setup(
-                format!("provider {name:?} has no kind"),
-                format!("set providers.{name}.kind to openai, anthropic, offline or scripted"),
-            )
-        }),
-        (None, Some(base)) => Ok(base),
-        (None, None) => {
-            let mut known: Vec<&str> = settings.providers.named.keys().map(String::as_str).collect();
-            known.extend(BUILT_IN.iter().map(|b| b.0));
-            known.push("offline");
+    if settings.providers.kindless.contains(name) {
+        return Err(ProviderError::setup(
+            format!("provider {name:?} has no kind"),
+            format!("set providers.{name}.kind to openai, anthropic, offline or scripted"),
+        ));
+    }
+    match settings.providers.named.get(name).cloned().or_else(|| ProviderDef::built_in(name)) {
+        Some(provider) => Ok(provider.stored()),
+        None => {
+            let mut known: Vec<String> = settings.providers.named.keys().cloned().collect();
+            known.extend(ProviderDef::built_in_names().map(str::to_string));
             Err(ProviderError::setup(
                 format!("provider {name:?} is not configured (known: {})", known.join(", ")),
                 "add it under `providers:` in your settings, or pick another with --provider",
@@ -199,8 +175,11 @@ fn seat_model(settings: &Settings, role: &RoleChoice, entry: &str, listed: &str)
 }
 
 fn choose(settings: &Settings, offline: bool) -> Result<(RoleChoice, RoleChoice)> {
-    let detected =
-        || BUILT_IN.iter().find(|b| std::env::var(b.3).is_ok_and(|v| !v.trim().is_empty())).map(|b| b.0.to_string());
+    let detected = || {
+        ProviderDef::built_in_keys()
+            .find(|(_, key)| std::env::var(key).is_ok_and(|v| !v.trim().is_empty()))
+            .map(|(name, _)| name.to_string())
+    };
     let role = |role: &crate::settings::RoleSettings, default_temperature: f32| -> Result<RoleChoice> {
         let provider = if offline {
             "offline".to_string()
@@ -291,7 +270,7 @@ pub fn configured_keys(settings: &Settings) -> Vec<String> {
 
 /// The keys in the well-known variables (`OPENAI_API_KEY`, …), whatever the settings say.
 pub fn environment_keys() -> Vec<String> {
-    BUILT_IN.iter().filter_map(|b| std::env::var(b.3).ok()).collect()
+    ProviderDef::built_in_keys().filter_map(|(_, key)| std::env::var(key).ok()).collect()
 }
 
 /// A provider's key and where it came from (for messages); local servers need none.
@@ -343,7 +322,7 @@ pub fn build(name: &str, definition: &ProviderDef, model: Option<String>, key: K
 /// one's own without a key).
 pub fn key_status(settings: &Settings, name: &str) -> Option<(String, bool)> {
     let definition = definition_for(settings, name).ok()?;
-    if !definition.kind.over_the_network() {
+    if definition.reach() == Reach::InProcess {
         return None;
     }
     let status = match key_for(name, &definition, settings) {
@@ -352,7 +331,7 @@ pub fn key_status(settings: &Settings, name: &str) -> Option<(String, bool)> {
     };
     // A server of one's own (llama.cpp, Ollama) takes requests without one, unless the
     // settings name the variable its key is read from (a gateway's, such as LiteLLM's).
-    (status.1 || definition.hosted() || definition.api_key_env.is_some()).then_some(status)
+    (status.1 || definition.reach() == Reach::Hosted || definition.api_key_env.is_some()).then_some(status)
 }
 
 fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Key) -> Result<http::Endpoint> {
@@ -363,7 +342,7 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
             format!("set providers.{name}.model, or pass --model"),
         )
     })?;
-    if key.value.is_none() && definition.hosted() {
+    if key.value.is_none() && definition.reach() == Reach::Hosted {
         return Err(ProviderError::setup(
             format!("provider {name:?} needs an API key, and {} is not set", key.source),
             format!("export {}=…, set providers.{name}.api_key_env, or run with --offline", key.source),
@@ -372,7 +351,7 @@ fn endpoint(name: &str, definition: &ProviderDef, model: Option<String>, key: Ke
     // A server on this machine starts at one request at a time — llama-cpp-python and a
     // default Ollama compute one answer at a time, and a second request would only queue
     // behind the first — until it says or shows it serves more (`probe`).
-    let local = definition.on_this_machine();
+    let local = definition.reach() == Reach::ThisMachine;
     let concurrency = if local { 1 } else { 8 };
     // Bounded again: a debate stored by an earlier version may hold any number.
     let seconds = |given: Option<u64>, default: u64| {
@@ -409,14 +388,14 @@ pub fn unreachable_in_ci(settings: &Settings, name: &str, keys: &[&str]) -> Opti
             return Some("it is not configured here, and the job has only openai, anthropic and openrouter".into());
         }
     };
-    let built_in = name == "offline" || BUILT_IN.iter().any(|b| b.0 == name);
+    let built_in = ProviderDef::built_in(name).is_some();
     match definition.kind {
         ProviderKind::Offline => return None,
         ProviderKind::Scripted => return Some("it answers from a script of this machine's settings".into()),
         ProviderKind::Openai | ProviderKind::Anthropic => {}
     }
-    if let Some(url) = definition.base_url.as_deref().filter(|url| on_this_machine(url)) {
-        return Some(format!("it is a server on this machine ({url})"));
+    if definition.reach() == Reach::ThisMachine {
+        return Some(format!("it is a server on this machine ({})", definition.base_url().unwrap_or_default()));
     }
     if !built_in {
         return Some(

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::http::{Endpoint, Failure};
 use super::remote::Wire;
 use super::{Counted, Request, sse};
-use crate::model::{Completion, ProviderDef, ProviderKind};
+use crate::model::{Completion, ProviderDef, ProviderKind, Reach};
 use crate::settings::TokenParameter;
 
 /// How structured output is asked for, from most to least strict.
@@ -44,7 +44,7 @@ impl OpenAi {
         let default = if openai { TokenParameter::MaxCompletionTokens } else { TokenParameter::MaxTokens };
         // A local model's chat template may drop the system message (llama-cpp-python's
         // `gemma` format does): there the rules travel in the user's turn.
-        let system_message = definition.system_message.unwrap_or(!definition.on_this_machine());
+        let system_message = definition.system_message.unwrap_or(definition.reach() != Reach::ThisMachine);
         OpenAi {
             token_parameter: definition.token_parameter.unwrap_or(default),
             cache_key: definition.prompt_cache_key.unwrap_or(openai),

@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
 use crate::model::{CatalogFile, CatalogOverlay, DebateSettings, RecordSettings};
-use crate::model::{Dollars, Price, ProviderDef, Tokens, bounds};
+use crate::model::{Dollars, ProviderDef, Tokens, bounds};
 mod error;
 mod paths;
 mod trust;
@@ -116,11 +116,17 @@ impl TryFrom<i64> for DecisionCount {
 }
 
 /// Named providers and the default one. Written by hand so that `default` can sit
-/// beside the named entries while every entry keeps its line numbers in errors.
+/// beside the named entries while every entry keeps its line numbers in errors. Each
+/// entry is read over the built-in provider of its name, key by key, so `openai:
+/// {model: gpt-4.1}` is OpenAI's API with another model; the key a file holds is kept
+/// here, and `ProviderDef::stored` leaves it out of what a debate stores.
 #[derive(Debug, Clone, Default)]
 pub struct Providers {
     pub default: Option<String>,
-    pub named: BTreeMap<String, ProviderConfig>,
+    pub named: BTreeMap<String, ProviderDef>,
+    /// Entries that name no kind and are no built-in provider: an error once one is used
+    /// (a file may set a provider's model while another file gives its kind).
+    pub kindless: std::collections::BTreeSet<String>,
 }
 
 impl Serialize for Providers {
@@ -130,8 +136,12 @@ impl Serialize for Providers {
         if let Some(default) = &self.default {
             map.serialize_entry("default", default)?;
         }
-        for (name, config) in &self.named {
-            map.serialize_entry(name, config)?;
+        for (name, provider) in &self.named {
+            let mut shown = serde_json::to_value(provider).map_err(serde::ser::Error::custom)?;
+            if let (true, Some(shown)) = (self.kindless.contains(name), shown.as_object_mut()) {
+                shown.remove("kind");
+            }
+            map.serialize_entry(name, &shown)?;
         }
         map.end()
     }
@@ -151,103 +161,15 @@ impl<'de> Deserialize<'de> for Providers {
                     if key == "default" {
                         providers.default = map.next_value()?;
                     } else {
-                        let config = map.next_value()?;
-                        providers.named.insert(key, config);
+                        let mut provider: ProviderDef = map.next_value()?;
+                        provider.key_in_settings = provider.api_key.is_some();
+                        providers.named.insert(key, provider);
                     }
                 }
                 Ok(providers)
             }
         }
         deserializer.deserialize_map(Visitor)
-    }
-}
-
-/// A provider as one settings file writes it. Files merge key by key, so each field is
-/// optional here; a provider debate does not build in must end up with a `kind`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProviderConfig {
-    pub kind: Option<ProviderKind>,
-    pub base_url: Option<String>,
-    /// Name of the environment variable that holds the key.
-    pub api_key_env: Option<String>,
-    /// A key written into the settings file. Never stored or printed.
-    #[serde(serialize_with = "hidden")]
-    pub api_key: Option<String>,
-    pub model: Option<String>,
-    /// For `kind: scripted`: the YAML script to answer from (relative to the settings file).
-    pub script: Option<PathBuf>,
-    /// Retries of a failed request (429, 5xx, timeouts, dropped connections); default 5.
-    #[serde(default, deserialize_with = "bounds::whole::<_, _, 0, { bounds::MOST_RETRIES as u64 }>")]
-    pub max_retries: Option<u32>,
-    /// Requests in flight at once; default 8, or 1 for a server on this machine.
-    #[serde(default, deserialize_with = "bounds::whole::<_, _, 1, { bounds::MOST_AT_ONCE as u64 }>")]
-    pub max_concurrency: Option<usize>,
-    /// Longest a whole call may take, in seconds; default 900.
-    #[serde(default, deserialize_with = "bounds::whole::<_, _, 1, { bounds::MOST_CALL_SECONDS }>")]
-    pub timeout_seconds: Option<u64>,
-    /// Longest wait for an answer to begin, in seconds; default 300.
-    #[serde(default, deserialize_with = "bounds::whole::<_, _, 1, { bounds::MOST_CALL_SECONDS }>")]
-    pub first_token_timeout_seconds: Option<u64>,
-    /// Longest silence once an answer has begun, in seconds; default 60.
-    #[serde(default, deserialize_with = "bounds::whole::<_, _, 1, { bounds::MOST_CALL_SECONDS }>")]
-    pub idle_timeout_seconds: Option<u64>,
-    /// `max_tokens` or `max_completion_tokens` (default: the latter for api.openai.com).
-    pub token_parameter: Option<TokenParameter>,
-    /// Send `prompt_cache_key` (the debate's id) so the server keeps a debate's calls
-    /// on one prefix cache (default: only to api.openai.com; other servers may refuse
-    /// a field they do not know).
-    pub prompt_cache_key: Option<bool>,
-    /// Send the rules of the debate as a system message (default: yes, except to a
-    /// server on this machine, where they open the user's turn: a local model's chat
-    /// template may drop the system message, as Gemma's does).
-    pub system_message: Option<bool>,
-    /// US dollars per million tokens, by model, for the cost estimate (none built in).
-    pub prices: Option<BTreeMap<String, Price>>,
-}
-
-impl ProviderConfig {
-    /// The provider as a debate stores it (everything but the key): these settings over
-    /// `base`, the built-in provider of that name if there is one. `None` without a kind.
-    pub fn definition(&self, base: Option<ProviderDef>) -> Option<ProviderDef> {
-        let base = base.or_else(|| self.kind.map(ProviderDef::new))?;
-        Some(ProviderDef {
-            kind: self.kind.unwrap_or(base.kind),
-            base_url: self.base_url.clone().or(base.base_url),
-            api_key_env: self.api_key_env.clone().or(base.api_key_env),
-            key_in_settings: self.api_key.is_some(),
-            model: self.model.clone().or(base.model),
-            script: self.script.clone().or(base.script),
-            max_retries: self.max_retries.or(base.max_retries),
-            max_concurrency: self.max_concurrency.or(base.max_concurrency),
-            timeout_seconds: self.timeout_seconds.or(base.timeout_seconds),
-            first_token_timeout_seconds: self.first_token_timeout_seconds.or(base.first_token_timeout_seconds),
-            idle_timeout_seconds: self.idle_timeout_seconds.or(base.idle_timeout_seconds),
-            token_parameter: self.token_parameter.or(base.token_parameter),
-            prompt_cache_key: self.prompt_cache_key.or(base.prompt_cache_key),
-            system_message: self.system_message.or(base.system_message),
-            prices: self.prices.clone().unwrap_or(base.prices),
-        })
-    }
-
-    pub fn new(kind: ProviderKind) -> ProviderConfig {
-        ProviderConfig {
-            kind: Some(kind),
-            base_url: None,
-            api_key_env: None,
-            api_key: None,
-            model: None,
-            script: None,
-            max_retries: None,
-            max_concurrency: None,
-            timeout_seconds: None,
-            first_token_timeout_seconds: None,
-            idle_timeout_seconds: None,
-            token_parameter: None,
-            prompt_cache_key: None,
-            system_message: None,
-            prices: None,
-        }
     }
 }
 
@@ -363,8 +285,10 @@ pub fn load(repo_root: &Path, config: Option<&Path>) -> Result<Loaded> {
 
     let set = |key: &str| merged.get("record").and_then(|record| record.get(key)).is_some_and(|v| !v.is_null());
     let chosen = Chosen { record_directory: set("directory"), record_filename: set("filename") };
-    let settings: Settings =
+    let kindless = over_built_in(&mut merged);
+    let mut settings: Settings =
         serde_json::from_value(merged).map_err(|err| SettingsError::new(format!("settings: {err}")))?;
+    settings.providers.kindless = kindless;
     Ok(Loaded { settings, overlays, files, origins, chosen, notices })
 }
 
@@ -527,11 +451,23 @@ pub fn leaves(value: &Value) -> Vec<(String, &Value)> {
 }
 
 /// A key written in a settings file is shown as set, never as it is.
-fn hidden<S: Serializer>(key: &Option<String>, serializer: S) -> Result<S::Ok, S::Error> {
-    match key {
-        Some(_) => serializer.serialize_str("(set; hidden)"),
-        None => serializer.serialize_none(),
+/// Each provider the merged layers write, over the built-in provider of its name, key by
+/// key (`openai: {model: gpt-4.1}` is OpenAI's API with another model); the names of those
+/// that still name no kind, which are an error once used.
+fn over_built_in(merged: &mut Value) -> std::collections::BTreeSet<String> {
+    let mut kindless = std::collections::BTreeSet::new();
+    let Some(providers) = merged.get_mut("providers").and_then(Value::as_object_mut) else { return kindless };
+    for (name, written) in providers.iter_mut().filter(|(name, _)| *name != "default") {
+        if let Some(built_in) = ProviderDef::built_in(name).and_then(|b| serde_json::to_value(b).ok()) {
+            let mut under = built_in;
+            merge(&mut under, std::mem::take(written));
+            *written = under;
+        }
+        if written.get("kind").is_none_or(Value::is_null) {
+            kindless.insert(name.clone());
+        }
     }
+    kindless
 }
 
 fn nest(key: &[&str], value: Value) -> Value {

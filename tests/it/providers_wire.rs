@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use debate::model::{Completion, ProviderKind, Purpose, RoleChoice};
+use debate::model::{Completion, ProviderDef, ProviderKind, Purpose, RoleChoice};
 use debate::providers::{self, Brief, Budget, Provider, ProviderError as Error, Request, Schema, TextSink};
-use debate::settings::{ProviderConfig, Settings, TokenParameter};
+use debate::settings::{Settings, TokenParameter};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -25,8 +25,8 @@ const PROMPT: &str = "Should we shard the orders table? Answer with care.";
 // Building providers and requests the way the binary does
 // ---------------------------------------------------------------------------------
 
-pub(crate) fn base_config(kind: ProviderKind, base_url: String) -> ProviderConfig {
-    let mut config = ProviderConfig::new(kind);
+pub(crate) fn base_config(kind: ProviderKind, base_url: String) -> ProviderDef {
+    let mut config = ProviderDef::new(kind);
     config.base_url = Some(base_url);
     config.api_key = Some(KEY.into());
     config.model = Some(match kind {
@@ -38,7 +38,7 @@ pub(crate) fn base_config(kind: ProviderKind, base_url: String) -> ProviderConfi
     config
 }
 
-pub(crate) fn build(config: ProviderConfig) -> Arc<dyn Provider> {
+pub(crate) fn build(config: ProviderDef) -> Arc<dyn Provider> {
     let mut settings = Settings::default();
     settings.providers.named.insert("mock".into(), config);
     let choice = RoleChoice { provider: "mock".into(), kind: ProviderKind::Openai, model: None, temperature: 0.3 };
@@ -47,11 +47,11 @@ pub(crate) fn build(config: ProviderConfig) -> Arc<dyn Provider> {
     panel.unwrap_or_else(|err| panic!("build failed: {err}")).moderator
 }
 
-fn openai(base: &str) -> ProviderConfig {
+fn openai(base: &str) -> ProviderDef {
     base_config(ProviderKind::Openai, format!("{base}/v1"))
 }
 
-fn anthropic(base: &str) -> ProviderConfig {
+fn anthropic(base: &str) -> ProviderDef {
     base_config(ProviderKind::Anthropic, format!("{base}/v1"))
 }
 
@@ -560,7 +560,7 @@ async fn openai_request_and_answer_on_the_wire() {
     })
     .await;
     // As a hosted API is sent it (a server on this machine gets the rules in the user's turn).
-    let provider = build(ProviderConfig { system_message: Some(true), ..openai(&server.uri()) });
+    let provider = build(ProviderDef { system_message: Some(true), ..openai(&server.uri()) });
 
     let plain = expect_ok(provider.complete(&request()).await);
     assert_eq!(plain.text, "Shard by customer id.");
@@ -626,7 +626,7 @@ async fn openai_gets_the_shared_context_first_and_reports_cached_tokens() {
         ResponseTemplate::new(200).set_body_json(answer)
     })
     .await;
-    let provider = build(ProviderConfig { system_message: Some(true), ..openai(&server.uri()) });
+    let provider = build(ProviderDef { system_message: Some(true), ..openai(&server.uri()) });
 
     let completion = expect_ok(provider.complete(&Request { context: CONTEXT.into(), ..request() }).await);
     assert_eq!((completion.usage.prompt_tokens, completion.usage.cached_tokens), (2006, 1920));

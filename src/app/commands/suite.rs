@@ -111,9 +111,7 @@ async fn every_run(
         }
         let judged_by_its_family = judged
             && (request.evaluators.is_empty()
-                || evaluators
-                    .iter()
-                    .any(|e| crate::eval::baseline::family(e) == crate::eval::baseline::family(&model.label)));
+                || evaluators.iter().any(|e| crate::model::family(e) == crate::model::family(&model.label)));
         runs.push(Run {
             model: model.label.clone(),
             evaluators,

@@ -87,36 +87,14 @@ fn participants(state: &DebateState) -> Vec<Participant> {
         .collect()
 }
 
-/// The maker of a model, by the name models are sold under (`gpt-4.1` → openai,
-/// `anthropic/claude-sonnet-4` → anthropic); `undisclosed` when the name does not say.
+/// The maker of a model (`model::maker`), for a receipt: the offline and scripted
+/// providers by their own names, and `undisclosed` when the name does not say.
 pub fn family(kind: ProviderKind, model: &str) -> &'static str {
-    const MAKERS: &[(&str, &[&str])] = &[
-        ("openai", &["gpt", "o1", "o3", "o4", "chatgpt", "openai"]),
-        ("anthropic", &["claude", "anthropic"]),
-        ("google", &["gemini", "gemma", "google"]),
-        ("meta", &["llama", "meta"]),
-        ("mistral", &["mistral", "mixtral", "codestral", "ministral"]),
-        ("alibaba", &["qwen", "qwq", "alibaba"]),
-        ("deepseek", &["deepseek"]),
-        ("microsoft", &["phi", "microsoft"]),
-        ("xai", &["grok", "x-ai"]),
-        ("cohere", &["command", "cohere"]),
-    ];
-    match kind {
-        ProviderKind::Offline => return "debate-offline",
-        ProviderKind::Scripted => return "debate-scripted",
-        _ => {}
-    }
-    let lower = model.to_ascii_lowercase();
-    let names: Vec<&str> = lower.split(['/', ':']).collect();
-    let found = MAKERS.iter().find(|(_, prefixes)| {
-        names.iter().any(|name| {
-            prefixes.iter().any(|p| name.starts_with(p) && !name[p.len()..].starts_with(char::is_alphabetic))
-        })
-    });
-    match (found, kind) {
-        (Some((maker, _)), _) => maker,
-        (None, ProviderKind::Anthropic) => "anthropic",
+    match (kind, crate::model::maker(model)) {
+        (ProviderKind::Offline, _) => "debate-offline",
+        (ProviderKind::Scripted, _) => "debate-scripted",
+        (_, Some(maker)) => maker,
+        (ProviderKind::Anthropic, None) => "anthropic",
         _ => "undisclosed",
     }
 }
