@@ -1,19 +1,7 @@
-//! Model calls: which provider a role uses, why a call is made, and what it returned.
+//! Model calls: why a call is made, and what it returned.
 
 use serde::{Deserialize, Serialize};
 use strum::{AsRefStr, EnumString, IntoStaticStr};
-
-use super::ProviderKind;
-
-/// Which configured provider and model a role uses (never a key).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RoleChoice {
-    /// The provider's name in settings (`openai`, `local`, `offline`, …).
-    pub provider: String,
-    pub kind: ProviderKind,
-    pub model: Option<String>,
-    pub temperature: f32,
-}
 
 /// Why a call is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, AsRefStr, IntoStaticStr, EnumString)]

@@ -5,9 +5,9 @@
 use serde::Serialize;
 
 use super::budget::dollars;
-use super::call::{RoleChoice, Usage};
+use super::call::Usage;
 use super::debate::{DebateState, Snapshot};
-use super::provider::Price;
+use super::provider::{Price, RoleChoice};
 
 /// The estimate for a set of calls.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]

@@ -20,7 +20,7 @@ mod rules;
 mod scores;
 
 pub use budget::{Cap, Dollars, Tokens, dollars};
-pub use call::{Completion, Purpose, Reckoning, RoleChoice, Sending, Usage};
+pub use call::{Completion, Purpose, Reckoning, Sending, Usage};
 pub use cost::{Cost, PriceList, price_from_table};
 pub use debate::{
     Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, EndReason, Listing, Revision,
@@ -38,7 +38,7 @@ pub use project::{
     ProjectContext, ProjectFacts, tokens,
 };
 pub use provider::{
-    AtOnce, Identity, Price, ProviderDef, ProviderKind, Reach, ServerSays, TokenParameter, family, maker,
+    AtOnce, Identity, Price, ProviderDef, ProviderKind, Reach, RoleChoice, ServerSays, TokenParameter, family, maker,
 };
 pub use rules::{
     DebateSettings, FilenameTemplate, Fraction, PanelSize, Rebuttals, RecordDirectory, RecordSettings, Rounds, Scalar,

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize, Serializer};
 use strum::IntoStaticStr;
 
-use super::{RoleChoice, Usage, bounds};
+use super::{Usage, bounds};
 
 /// The wire format (or the lack of one) behind a configured provider.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr)]
@@ -367,6 +367,16 @@ mod tests {
         assert!(stored.api_key.is_none() && stored.key_in_settings);
         assert!(!serde_json::to_string(&stored).unwrap().contains("sk-written"));
     }
+}
+
+/// Which configured provider and model a role uses (never a key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoleChoice {
+    /// The provider's name in settings (`openai`, `local`, `offline`, …).
+    pub provider: String,
+    pub kind: ProviderKind,
+    pub model: Option<String>,
+    pub temperature: f32,
 }
 
 /// What a built provider is: its kind, and whether a model reasons behind its answers.
