@@ -6,7 +6,7 @@
 
 mod commands;
 mod events;
-mod repository;
+mod scope;
 mod server;
 pub mod tools;
 mod transport;

@@ -3,19 +3,16 @@
 //! local task set with the call's own events, the others off the runtime's thread — and
 //! what the command answers given back as text and `structuredContent`.
 
-#![allow(deprecated)] // `Peer::list_roots`: deprecated for protocol 2026-07-28, which this server does not speak.
-
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::future::LocalBoxFuture;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
-    ServerCapabilities, ServerInfo,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{ElicitationMode, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router};
@@ -24,11 +21,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::commands::{Commands, Debate, Reply};
 use super::events::{self, McpEvents};
-use super::repository;
+use super::scope::{Claim, Refusal, Scope};
 use super::tools::{
     CheckProviders, EvaluateDecision, ListDebates, Parameters, ResumeDebate, ReviewDecision, SearchDecisions,
     SetDecisionStatus, ShowDebate, StartDebate, VerifyDecision,
 };
+use crate::confine::{self, Confinement};
 use crate::error::{Error, Result};
 use crate::text::secrets;
 use crate::view::Paused;
@@ -39,10 +37,8 @@ pub type Job = Box<dyn FnOnce() -> LocalBoxFuture<'static, ()> + Send>;
 /// The URI scheme of a record: `decision://DEB-k3x9q2`.
 const SCHEME: &str = "decision://";
 
-/// How long the client may take to list its roots.
-const ROOTS_PATIENCE: Duration = Duration::from_secs(30);
-
-/// The server: its tools, the commands behind them, and where their debates run.
+/// The server: its tools, the commands behind them, where their debates run, and what
+/// it may touch.
 #[derive(Clone)]
 pub struct Server {
     tool_router: ToolRouter<Server>,
@@ -50,8 +46,7 @@ pub struct Server {
     jobs: mpsc::UnboundedSender<Job>,
     /// Cancelled once the client's input ends: every debate running here pauses.
     closed: CancellationToken,
-    /// The directory `debate mcp` runs in.
-    here: PathBuf,
+    scope: Scope,
 }
 
 impl Server {
@@ -59,34 +54,9 @@ impl Server {
         commands: Arc<dyn Commands>,
         jobs: mpsc::UnboundedSender<Job>,
         closed: CancellationToken,
-        here: PathBuf,
+        confinement: Confinement,
     ) -> Server {
-        Server { tool_router: Self::tool_router(), commands, jobs, closed, here }
-    }
-
-    /// The repository the call works in (see `repository::choose`), or the refusal.
-    async fn repository(
-        &self,
-        given: Option<&str>,
-        ctx: &RequestContext<RoleServer>,
-    ) -> std::result::Result<PathBuf, CallToolResult> {
-        let roots = self.roots(ctx).await.map_err(refused)?;
-        repository::choose(given, &roots, &self.here).map_err(refused)
-    }
-
-    /// The client's roots, when it declared it has any.
-    async fn roots(&self, ctx: &RequestContext<RoleServer>) -> std::result::Result<Vec<PathBuf>, String> {
-        if ctx.client_capabilities().is_none_or(|caps| caps.roots.is_none()) {
-            return Ok(Vec::new());
-        }
-        match tokio::time::timeout(ROOTS_PATIENCE, ctx.peer.list_roots()).await {
-            Ok(Ok(listed)) => {
-                let uris: Vec<String> = listed.roots.into_iter().map(|root| root.uri).collect();
-                Ok(repository::directories(&uris))
-            }
-            Ok(Err(err)) => Err(format!("the client declared roots but did not list them: {err}")),
-            Err(_) => Err("the client declared roots but did not list them in time".into()),
-        }
+        Server { tool_router: Self::tool_router(), commands, jobs, closed, scope: Scope::new(confinement) }
     }
 
     /// A command that reads or writes at once, run off the runtime's thread, in the
@@ -97,30 +67,50 @@ impl Server {
         ctx: &RequestContext<RoleServer>,
         work: impl FnOnce(&dyn Commands, &Path) -> Result<Reply> + Send + 'static,
     ) -> CallToolResult {
-        let root = match self.repository(given.as_deref(), ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
+        match self.scope.repository(given.as_deref(), None, ctx).await {
+            Ok(root) => self.blocking(move |commands| work(commands, &root)).await,
+            Err(refusal) => refused(refusal),
+        }
+    }
+
+    /// A command about a debate or a record (`target`), run off the runtime's thread, in
+    /// the repository that holds it; `work` gets the target as the command takes it.
+    async fn about(
+        &self,
+        (given, target): (Option<String>, &str),
+        ctx: &RequestContext<RoleServer>,
+        work: impl FnOnce(&dyn Commands, &Path, String) -> Result<Reply> + Send + 'static,
+    ) -> CallToolResult {
+        match self.scope.target(given.as_deref(), target, ctx, &self.commands).await {
+            Ok(found) => self.blocking(move |commands| work(commands, &found.root, found.target)).await,
+            Err(refusal) => refused(refusal),
+        }
+    }
+
+    async fn blocking(&self, work: impl FnOnce(&dyn Commands) -> Result<Reply> + Send + 'static) -> CallToolResult {
         let commands = self.commands.clone();
-        match tokio::task::spawn_blocking(move || work(commands.as_ref(), &root)).await {
+        match tokio::task::spawn_blocking(move || work(commands.as_ref())).await {
             Ok(result) => answer(result, Vec::new()),
             Err(_) => refused("the command stopped unexpectedly (a bug: please report it)"),
         }
     }
 
-    /// A command that runs on the local task set (it holds the store), in the repository
-    /// the call names (`given`) or the default one.
+    /// A command about a debate or a record that runs on the local task set (it holds
+    /// the store), in the repository that holds it.
     async fn locally(
         &self,
-        given: Option<String>,
+        (given, target): (Option<String>, &str),
         ctx: &RequestContext<RoleServer>,
-        work: impl FnOnce(Arc<dyn Commands>, PathBuf) -> LocalBoxFuture<'static, Result<Reply>> + Send + 'static,
+        work: impl FnOnce(Arc<dyn Commands>, PathBuf, String) -> LocalBoxFuture<'static, Result<Reply>> + Send + 'static,
     ) -> CallToolResult {
-        let root = match self.repository(given.as_deref(), ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
+        let found = match self.scope.target(given.as_deref(), target, ctx, &self.commands).await {
+            Ok(found) => found,
+            Err(refusal) => return refused(refusal),
         };
-        self.on_local_set(move |commands| Box::pin(async move { answer(work(commands, root).await, Vec::new()) })).await
+        self.on_local_set(move |commands| {
+            Box::pin(async move { answer(work(commands, found.root, found.target).await, Vec::new()) })
+        })
+        .await
     }
 
     /// `work` run on the local task set; its answer.
@@ -141,40 +131,58 @@ impl Server {
         answered.await.unwrap_or_else(|_| refused("the server is stopping"))
     }
 
+    /// Where a debate runs and what it may be: a new one in the repository the call
+    /// names; one resumed or reviewed in the repository of its own, claimed for this call.
+    async fn place(
+        &self,
+        debate: &mut Debate,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<(PathBuf, Option<Claim>), Refusal> {
+        match debate {
+            Debate::Start(args) => {
+                let root = self.scope.repository(args.repository.as_deref(), None, ctx).await?;
+                let files =
+                    args.context.iter().map(|file| confine::file_in(&root, file)).collect::<Result<Vec<_>, _>>()?;
+                args.context = files.iter().map(|file| file.display().to_string()).collect();
+                Ok((root, None))
+            }
+            Debate::Resume(args) => self.claimed(args.repository.as_deref(), &mut args.id, ctx).await,
+            Debate::Review(args) => self.claimed(args.repository.as_deref(), &mut args.id, ctx).await,
+        }
+    }
+
+    /// The repository of the debate `id` names, and the claim on it.
+    async fn claimed(
+        &self,
+        given: Option<&str>,
+        id: &mut String,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<(PathBuf, Option<Claim>), Refusal> {
+        let found = self.scope.target(given, id, ctx, &self.commands).await?;
+        let claim = found.id.as_deref().map(|whole| self.scope.claim(whole)).transpose()?;
+        *id = found.target;
+        Ok((found.root, claim))
+    }
+
     /// A debate run through the engine for this call, in the repository it names: its
     /// steps notified as progress when the client asked for it, its checkpoints asked
     /// when the client can ask its user, and paused when the call is cancelled or the
     /// client goes away.
     async fn debate(&self, mut debate: Debate, ctx: RequestContext<RoleServer>) -> CallToolResult {
-        let given = match &debate {
-            Debate::Start(args) => args.repository.clone(),
-            Debate::Resume(args) => args.repository.clone(),
-            Debate::Review(args) => args.repository.clone(),
+        let (root, claim) = match self.place(&mut debate, &ctx).await {
+            Ok(placed) => placed,
+            Err(refusal) => return refused(refusal),
         };
-        let root = match self.repository(given.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        if let Debate::Start(args) = &mut debate {
-            match args.context.iter().map(|file| repository::inside(&root, file)).collect::<Result<Vec<_>, _>>() {
-                Ok(files) => args.context = files.iter().map(|file| file.display().to_string()).collect(),
-                Err(why) => return refused(why),
-            }
-        }
         let elicits = ctx.peer.supported_elicitation_modes().contains(&ElicitationMode::Form);
-        let checkpoints = match &mut debate {
-            Debate::Start(args) => Some(&mut args.checkpoints),
-            Debate::Resume(args) => Some(&mut args.checkpoints),
-            Debate::Review(_) => None,
-        };
         // Checkpoints only where the client can ask its user; the result says when not.
-        let unasked = match checkpoints {
-            Some(checkpoints) => {
-                let unasked = *checkpoints && !elicits;
-                *checkpoints &= elicits;
+        let unasked = match &mut debate {
+            Debate::Start(args) => {
+                let unasked = args.checkpoints && !elicits;
+                args.checkpoints &= elicits;
                 unasked
             }
-            None => false,
+            Debate::Resume(args) => args.checkpoints && !elicits,
+            Debate::Review(_) => false,
         };
         let (progress, notifier) = match ctx.meta.get_progress_token() {
             Some(token) => {
@@ -187,6 +195,7 @@ impl Server {
         let result = self
             .on_local_set(move |commands| {
                 Box::pin(async move {
+                    let _claim = claim;
                     let mut events = events;
                     let result = commands.debate(debate, &root, &mut events).await;
                     let mut notes = std::mem::take(&mut events.notes);
@@ -292,7 +301,11 @@ impl Server {
         Parameters(args): Parameters<ListDebates>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.list(args, root)).await
+        let confinement = match self.scope.confinement(&ctx).await {
+            Ok(confinement) => confinement,
+            Err(refusal) => return refused(refusal),
+        };
+        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.list(args, root, &confinement)).await
     }
 
     /// One debate in full, the decision first (`debate show`): the chosen option and
@@ -303,7 +316,8 @@ impl Server {
         Parameters(args): Parameters<ShowDebate>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.show(args, root)).await
+        let at = (args.repository.clone(), args.id.as_str());
+        self.about(at, &ctx, move |commands, root, id| commands.show(ShowDebate { id, ..args }, root)).await
     }
 
     /// The repository's decision records ranked against a query, each with its decision
@@ -327,7 +341,8 @@ impl Server {
         Parameters(args): Parameters<VerifyDecision>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.verify(args, root)).await
+        let at = (args.repository.clone(), args.id.as_str());
+        self.about(at, &ctx, move |commands, root, id| commands.verify(VerifyDecision { id, ..args }, root)).await
     }
 
     /// Give a decision record its status as people decided it (`debate accept`,
@@ -339,7 +354,9 @@ impl Server {
         Parameters(args): Parameters<SetDecisionStatus>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.set_status(args, root)).await
+        let at = (args.repository.clone(), args.id.as_str());
+        self.about(at, &ctx, move |commands, root, id| commands.set_status(SetDecisionStatus { id, ..args }, root))
+            .await
     }
 
     /// Score a finished debate's record (`debate eval`): each criterion marked 1-10 with a
@@ -351,9 +368,11 @@ impl Server {
         Parameters(args): Parameters<EvaluateDecision>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let given = args.repository.clone();
-        self.locally(given, &ctx, move |commands, root| Box::pin(async move { commands.evaluate(args, &root).await }))
-            .await
+        let at = (args.repository.clone(), args.id.clone());
+        self.locally((at.0, &at.1), &ctx, move |commands, root, id| {
+            Box::pin(async move { commands.evaluate(EvaluateDecision { id, ..args }, &root).await })
+        })
+        .await
     }
 
     /// Whether each configured provider can run a debate (`debate doctor`): reachable,
@@ -365,9 +384,12 @@ impl Server {
         Parameters(args): Parameters<CheckProviders>,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let given = args.repository.clone();
-        self.locally(given, &ctx, move |commands, root| {
-            Box::pin(async move { commands.check_providers(args, &root).await })
+        let root = match self.scope.repository(args.repository.as_deref(), None, &ctx).await {
+            Ok(root) => root,
+            Err(refusal) => return refused(refusal),
+        };
+        self.on_local_set(move |commands| {
+            Box::pin(async move { answer(commands.check_providers(args, &root).await, Vec::new()) })
         })
         .await
     }
@@ -375,9 +397,9 @@ impl Server {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
-    fn get_info(&self) -> ServerInfo {
+    fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
-        ServerInfo::new(capabilities)
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("debate", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Decision records of this repository, and debates that write them. Before proposing a change \
@@ -399,7 +421,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         ctx: RequestContext<RoleServer>,
     ) -> std::result::Result<ListResourcesResult, ErrorData> {
-        let root = self.repository(None, &ctx).await.map_err(unusable)?;
+        let root = self.scope.repository(None, None, &ctx).await.map_err(unusable)?;
         let commands = self.commands.clone();
         let records = tokio::task::spawn_blocking(move || commands.records(&root))
             .await
@@ -427,7 +449,7 @@ impl ServerHandler for Server {
         let Some(id) = uri.strip_prefix(SCHEME).filter(|id| !id.is_empty()) else {
             return Err(not_found(format!("{uri} is no decision record: they are {SCHEME}<id>")));
         };
-        let root = self.repository(None, &ctx).await.map_err(unusable)?;
+        let root = self.scope.repository(None, None, &ctx).await.map_err(unusable)?;
         let (commands, id) = (self.commands.clone(), id.to_string());
         let text = tokio::task::spawn_blocking(move || commands.record_text(&root, &id))
             .await
@@ -439,21 +461,21 @@ impl ServerHandler for Server {
 }
 
 /// A repository refused for a resource request.
-fn unusable(refusal: CallToolResult) -> ErrorData {
-    let text = refusal.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
-    ErrorData::invalid_params(text, None)
+fn unusable(refusal: Refusal) -> ErrorData {
+    ErrorData::invalid_params(format!("error: {refusal}"), None)
 }
 
 /// `debate mcp`: serve the tools over stdin and stdout until the client closes its input
 /// or `stop` resolves (a signal); every debate running then pauses before it returns.
-pub async fn serve(commands: Arc<dyn Commands>, stop: impl Future<Output = ()>) -> Result<()> {
+pub async fn serve(commands: Arc<dyn Commands>, allow: &[PathBuf], stop: impl Future<Output = ()>) -> Result<()> {
     use rmcp::ServiceExt;
     let closed = CancellationToken::new();
     let transport = super::transport::stdio(closed.clone())?;
     let here =
         std::env::current_dir().map_err(|err| Error::config(format!("cannot read the working directory: {err}")))?;
+    let confinement = Confinement::new(allow, &here).map_err(Error::input)?;
     let (jobs, queue) = mpsc::unbounded_channel();
-    let server = Server::new(commands, jobs, closed.clone(), here);
+    let server = Server::new(commands, jobs, closed.clone(), confinement);
     let local = tokio::task::LocalSet::new();
     local
         .run_until(async move {

@@ -34,6 +34,7 @@ mod interactive;
 mod lifecycle;
 mod list_show_resume;
 mod mcp;
+mod mcp_confined;
 mod mcp_python;
 mod options_confirmed;
 mod other_adr_tools;

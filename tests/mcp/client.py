@@ -38,8 +38,9 @@ TOOLS = {
 }
 
 
-def server(cwd: str = REPOSITORY) -> StdioServerParameters:
-    return StdioServerParameters(command=BINARY, args=["mcp"], env=dict(os.environ), cwd=cwd)
+def server(cwd: str = REPOSITORY, allow: tuple[str, ...] = ()) -> StdioServerParameters:
+    allowed = [arg for directory in allow for arg in ("--allow", directory)]
+    return StdioServerParameters(command=BINARY, args=["mcp", *allowed], env=dict(os.environ), cwd=cwd)
 
 
 def debate_json(*args: str) -> object:
@@ -195,7 +196,7 @@ async def t_a_refused_repository_writes_nothing(s: ClientSession, _: Elicitor, _
     home = os.environ["DEBATE_HOME"]
     before = files_under(REPOSITORY, home)
     result = await s.call_tool("start_debate", {"question": QUESTION, "offline": True, "repository": PLAIN})
-    assert result.is_error is True and "no git work tree" in result.content[0].text, result.content
+    assert result.is_error is True and "outside what this server may touch" in result.content[0].text, result.content
     result = await s.call_tool("start_debate", {"question": " ", "offline": True})
     assert result.is_error is True and "the question is empty" in result.content[0].text, result.content
     result = await s.call_tool("start_debate", {"question": QUESTION, "max_rounds": 99})
@@ -220,14 +221,14 @@ async def t_the_first_root_is_the_repository() -> None:
     async def roots(context: ClientRequestContext) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri=f"file://{REPOSITORY}", name="project")])
 
-    # Started where no repository is: the client's root decides.
-    async with stdio_client(server(cwd=PLAIN)) as (read, write):
+    # Allowed both, started where no repository is: the client's root narrows it to one.
+    async with stdio_client(server(cwd=PLAIN, allow=(REPOSITORY, PLAIN))) as (read, write):
         async with ClientSession(read, write, list_roots_callback=roots) as s:
             await s.initialize()
             listed = structured(await s.call_tool("list_debates", {}))
             assert listed["debates"] and listed["debates"][0]["repository"] == REPOSITORY, listed
             result = await s.call_tool("list_debates", {"repository": PLAIN})
-            assert result.is_error is True and "outside the client's roots" in result.content[0].text, result
+            assert result.is_error is True and "outside what this server may touch" in result.content[0].text, result
 
 
 async def t_a_client_that_cannot_ask_runs_without_checkpoints() -> None:
