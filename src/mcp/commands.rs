@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use futures::future::LocalBoxFuture;
 
-use super::tools::{
+use super::arguments::{
     CheckProviders, EvaluateDecision, ListDebates, ResumeDebate, ReviewDecision, SearchDecisions, SetDecisionStatus,
     ShowDebate, StartDebate, VerifyDecision,
 };

@@ -472,7 +472,8 @@ fn bad_arguments_are_tool_errors_that_say_why_and_write_nothing() {
         (json!({"question": QUESTION, "context": ["../../etc/passwd"]}), "`..`"),
         (json!({"question": QUESTION, "context": ["docs/missing.md"]}), "docs/missing.md"),
         (json!({"question": QUESTION, "offline": true, "with": ["Nobody"]}), "Nobody"),
-        (json!({"offline": true}), "missing field `question`"),
+        (json!({"offline": true}), "error: the argument `question` is missing: it is required"),
+        (json!({"question": QUESTION, "offline": "yes"}), "error: offline must be true or false, not \"yes\""),
     ];
     for (arguments, said) in cases {
         let result = session.call("start_debate", arguments.clone());
@@ -483,7 +484,7 @@ fn bad_arguments_are_tool_errors_that_say_why_and_write_nothing() {
         ("show_debate", json!({"id": "DEB-nope00"}), "no debate with id"),
         ("search_decisions", json!({"query": ""}), "the query is empty"),
         ("resume_debate", json!({"id": "DEB-nope00"}), "no debate with id"),
-        ("list_debates", json!({"limit": -3}), "limit"),
+        ("list_debates", json!({"limit": -3}), "limit must be a whole number, 0 or more, not -3"),
     ] {
         let result = session.call(tool, arguments.clone());
         assert!(is_error(&result), "{tool} {arguments}: {result}");

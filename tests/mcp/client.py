@@ -240,9 +240,9 @@ async def t_a_client_that_cannot_ask_runs_without_checkpoints() -> None:
             assert "Checkpoints were off" in result.content[0].text, result.content[0].text
 
 
-async def t_the_high_level_client_speaks_a_handshake_version() -> None:
+async def t_the_high_level_client_speaks_the_current_revision() -> None:
     async with Client(server()) as client:
-        assert client.session.protocol_version == "2025-11-25", client.session.protocol_version
+        assert client.session.protocol_version == "2026-07-28", client.session.protocol_version
         result = await client.call_tool("search_decisions", {"query": "caching"})
         assert result.structured_content["records"], result
 
@@ -250,7 +250,7 @@ async def t_the_high_level_client_speaks_a_handshake_version() -> None:
 OTHERS = [
     t_the_first_root_is_the_repository,
     t_a_client_that_cannot_ask_runs_without_checkpoints,
-    t_the_high_level_client_speaks_a_handshake_version,
+    t_the_high_level_client_speaks_the_current_revision,
 ]
 
 

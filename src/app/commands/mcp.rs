@@ -20,7 +20,7 @@ use crate::app::invocation::resolve::RunFlags;
 use crate::app::shared::drive::stop_signal;
 use crate::confine::Confinement;
 use crate::error::{Error, Result};
-use crate::mcp::tools::{
+use crate::mcp::arguments::{
     CheckProviders, EvaluateDecision, ListDebates, RunArguments, SearchDecisions, SetDecisionStatus, ShowDebate,
     Verdict, VerifyDecision,
 };
