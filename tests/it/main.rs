@@ -36,6 +36,7 @@ mod list_show_resume;
 mod mcp;
 mod mcp_confined;
 mod mcp_python;
+mod mcp_search;
 mod options_confirmed;
 mod other_adr_tools;
 mod outside_numbers;

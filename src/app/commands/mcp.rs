@@ -200,7 +200,7 @@ impl Commands for Tools {
         if limit == 0 {
             return Err(Error::input("limit must be 1 or more"));
         }
-        let found = search::search(&args.query, limit, self.config.as_deref(), &Tools::here(root))?;
+        let found = search::search(&args.query, limit, self.config.as_deref(), &Tools::here(root), &self.db)?;
         Ok(Reply { text: terminal::list::found(&found), document: document(&found) })
     }
 
