@@ -35,6 +35,7 @@ mod lifecycle;
 mod list_show_resume;
 mod mcp;
 mod mcp_confined;
+mod mcp_modern;
 mod mcp_python;
 mod mcp_search;
 mod options_confirmed;
