@@ -245,3 +245,11 @@ async fn two_resumptions_of_one_debate_at_once_run_it_once() {
     session.close();
     assert_eq!(sandbox.show(&id)["status"], "complete");
 }
+
+#[test]
+fn an_allowed_directory_that_is_not_there_is_refused_at_start() {
+    let sandbox = sandbox();
+    let out = sandbox.cmd().args(["mcp", "--allow", "no-such-directory"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--allow no-such-directory: no such directory"), "{}", text(&out.stderr));
+}
