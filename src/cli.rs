@@ -151,7 +151,12 @@ pub enum Command {
     /// Serve the decision tools to a coding agent over the Model Context Protocol on
     /// stdin and stdout, e.g. `claude mcp add debate -- debate mcp`: start, resume, show,
     /// list, search, review, evaluate debates and records, and set a record's status
-    Mcp,
+    Mcp {
+        /// A directory the server may touch (a repository, or one holding repositories);
+        /// repeat for more [default: the repository it is started in]
+        #[arg(long, value_name = "DIR")]
+        allow: Vec<PathBuf>,
+    },
     /// Serve the dashboard: every debate in the database in a browser, live, with the
     /// checkpoints' buttons and a form to start new debates
     Serve(ServeArgs),

@@ -10,6 +10,7 @@ pub mod app;
 pub mod attest;
 pub mod catalog;
 pub mod cli;
+pub mod confine;
 pub mod context;
 pub mod engine;
 pub mod error;

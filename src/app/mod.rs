@@ -61,10 +61,10 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Verify(request) => verify::run(&request, json, &terminal),
         Mode::Export(request) => export::run(&request, &db_path()?, &terminal),
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
-        Mode::Mcp { config } => mcp::serve(db_path()?, config, verbosity).await,
+        Mode::Mcp { config, allow } => mcp::serve(db_path()?, config, &allow, verbosity).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
         Mode::Show { id, paged } => list::show(&db_path()?, &id, json, paged, &terminal),
-        Mode::Search { query, limit, config } => search::run(&query, limit, config.as_deref(), json),
+        Mode::Search { query, limit, config } => search::run(&query, limit, config.as_deref(), &db_path()?, json),
         Mode::GiveUp { id, delete } => give_up::run(&db_path()?, &id, delete, &terminal),
         Mode::Preview(request) => start::preview(&request, json, &terminal),
         Mode::Resume(request) => {

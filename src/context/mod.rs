@@ -79,11 +79,22 @@ pub fn record_at(root: &Path, relative: &str, keys: &Masker) -> Result<EarlierDe
 /// reads them (secrets masked), each with the debate id its front matter names; a file
 /// that is no record (no title) or cannot be read is left out.
 pub fn records(root: &Path, also: &str, keys: &Masker) -> Vec<(EarlierDecision, Option<String>)> {
+    record_texts(root, also, keys).iter().filter_map(|(relative, text)| record(relative, text)).collect()
+}
+
+/// Every decision record's text (as `records` reads it: secrets masked), by its path.
+pub fn record_texts(root: &Path, also: &str, keys: &Masker) -> Vec<(String, String)> {
     let mut reader = Reader { root, keys, notes: Vec::new(), masked: Vec::new() };
     walk::listed_records(root, also)
-        .iter()
-        .filter_map(|relative| decisions::read_with_id(relative, &reader.read(relative)?))
+        .into_iter()
+        .filter_map(|relative| reader.read(&relative).map(|text| (relative, text)))
         .collect()
+}
+
+/// The record at `relative` with `text` as an earlier decision, with the debate id its
+/// front matter names; `None` when it has no title and so is no record.
+pub fn record(relative: &str, text: &str) -> Option<(EarlierDecision, Option<String>)> {
+    decisions::read_with_id(relative, text)
 }
 
 /// How the repository keeps its decision records, from a listing of the decision

@@ -2,14 +2,15 @@
 //! command it names, from the request the command line would build, in the repository
 //! the server chose and checked; the server adds nothing to what a command answers.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use futures::future::LocalBoxFuture;
 
-use super::tools::{
+use super::arguments::{
     CheckProviders, EvaluateDecision, ListDebates, ResumeDebate, ReviewDecision, SearchDecisions, SetDecisionStatus,
     ShowDebate, StartDebate, VerifyDecision,
 };
+use crate::confine::Confinement;
 use crate::error::Result;
 use crate::model::Events;
 
@@ -60,8 +61,8 @@ pub trait Commands: Send + Sync {
     fn evaluate<'a>(&'a self, args: EvaluateDecision, root: &'a Path) -> LocalBoxFuture<'a, Result<Reply>>;
     /// `debate doctor`.
     fn check_providers<'a>(&'a self, args: CheckProviders, root: &'a Path) -> LocalBoxFuture<'a, Result<Reply>>;
-    /// `debate list`.
-    fn list(&self, args: ListDebates, root: &Path) -> Result<Reply>;
+    /// `debate list`; with `all`, only the debates of repositories `allowed` admits.
+    fn list(&self, args: ListDebates, root: &Path, allowed: &Confinement) -> Result<Reply>;
     /// `debate show`.
     fn show(&self, args: ShowDebate, root: &Path) -> Result<Reply>;
     /// `debate search`.
@@ -70,6 +71,9 @@ pub trait Commands: Send + Sync {
     fn verify(&self, args: VerifyDecision, root: &Path) -> Result<Reply>;
     /// `debate accept|reject|deprecate`.
     fn set_status(&self, args: SetDecisionStatus, root: &Path) -> Result<Reply>;
+    /// The whole id of the debate `id` names in the state database (any case, a unique
+    /// prefix) and the repository it was debated in; `None` when the database has none.
+    fn debate_repository(&self, id: &str) -> Result<Option<(String, PathBuf)>>;
     /// The repository's records that debates wrote, as `debate search` finds them.
     fn records(&self, root: &Path) -> Result<Vec<Record>>;
     /// The markdown of the record the debate `id` wrote, as the work tree holds it.

@@ -1,19 +1,16 @@
 //! The engine's events for a debate a tool call runs, in the terminal's place: each step
-//! a progress notification (when the client sent a progress token), each checkpoint and
-//! clarifying question an elicitation request (when the client declared it can ask its
-//! user), and the call's cancellation, or the client going away, a stop that pauses the
-//! debate as Ctrl-C does.
+//! a step of progress (counted toward the debate's rounds), each checkpoint and
+//! clarifying question asked of the user — an elicitation request before 2026-07-28, an
+//! input-required turn of the conversation from it on — and the call's cancellation, or
+//! the client going away, a stop that pauses the debate as Ctrl-C does.
 
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, EnumSchema, ProgressNotificationParam,
-    ProgressToken,
-};
+use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, EnumSchema};
 use rmcp::service::Peer;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::model::{
@@ -22,15 +19,45 @@ use crate::model::{
 };
 use crate::text::untrusted::one_line;
 
+/// Who asks the user a question for the debate.
+pub enum Asker {
+    /// Nobody can: the client declared no elicitation.
+    Nobody,
+    /// The client, by an elicitation request (before 2026-07-28).
+    Client(Peer<RoleServer>),
+    /// Whoever holds the conversation: the call answers input-required, or the task's
+    /// status becomes input-required (2026-07-28).
+    Turns(mpsc::UnboundedSender<Asked>),
+}
+
+/// A question for the user, and where its answer goes (`None`: nobody can answer).
+pub struct Asked {
+    /// `checkpoint` or `clarify`: the key of its input request.
+    pub key: &'static str,
+    pub params: ElicitRequestParams,
+    pub answer: oneshot::Sender<Option<ElicitResult>>,
+}
+
+/// One step of progress: what happened, how far the debate is (`stage`: 0 analysis,
+/// N round N, rounds + 1 the synthesis) and how far it can go (`total`), once known.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub message: String,
+    pub stage: u32,
+    pub total: Option<u32>,
+    /// Its record is written: the debate is done.
+    pub last: bool,
+}
+
 /// The engine's events for one tool call.
 pub struct McpEvents {
-    peer: Peer<RoleServer>,
-    /// Progress messages, in order, to the task that notifies the client.
-    progress: Option<mpsc::UnboundedSender<String>>,
-    /// The client declared the elicitation capability.
-    elicits: bool,
-    /// The call's own cancellation, and the end of the client's input.
-    cancelled: CancellationToken,
+    asker: Asker,
+    /// Steps, in order, to whoever tells the client.
+    progress: mpsc::UnboundedSender<Step>,
+    stage: u32,
+    total: Option<u32>,
+    /// The call's own stop (its cancellation), and the end of the client's input.
+    stop: CancellationToken,
     closed: CancellationToken,
     id: Option<String>,
     /// What the agent should read besides the result: warnings, and how the debate paused.
@@ -38,46 +65,69 @@ pub struct McpEvents {
 }
 
 impl McpEvents {
-    /// Events for a call from `peer`; `progress` takes the messages to notify.
+    /// Events for a call whose questions `asker` asks and whose steps go to `progress`.
     pub fn new(
-        peer: Peer<RoleServer>,
-        progress: Option<mpsc::UnboundedSender<String>>,
-        elicits: bool,
-        (cancelled, closed): (CancellationToken, CancellationToken),
+        asker: Asker,
+        progress: mpsc::UnboundedSender<Step>,
+        (stop, closed): (CancellationToken, CancellationToken),
     ) -> McpEvents {
-        McpEvents { peer, progress, elicits, cancelled, closed, id: None, notes: Vec::new() }
+        McpEvents { asker, progress, stage: 0, total: None, stop, closed, id: None, notes: Vec::new() }
     }
 
     fn say(&self, message: String) {
-        if let Some(progress) = &self.progress {
-            let _ = progress.send(message);
-        }
+        self.step(message, false);
     }
 
-    /// Ask the user through the client, at most for `patience`; `None` when the client
-    /// did not answer (it went away, or could not show the form).
-    fn ask(&self, message: String, schema: ElicitationSchema, patience: Duration) -> Pending<Option<ElicitResult>> {
-        let peer = self.peer.clone();
+    fn step(&self, message: String, last: bool) {
+        let _ = self.progress.send(Step { message, stage: self.stage, total: self.total, last });
+    }
+
+    /// The rounds the debate may take: the steps' total is analysis, each round, synthesis.
+    fn rounds(&mut self, rounds: u32) {
+        self.total = Some(rounds + 2);
+    }
+
+    /// Ask the user, at most for `patience`; `None` when nobody answered (the client went
+    /// away, or could not show the form).
+    fn ask(
+        &self,
+        key: &'static str,
+        message: String,
+        schema: ElicitationSchema,
+        patience: Duration,
+    ) -> Pending<Option<ElicitResult>> {
         let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: schema };
-        Box::pin(async move {
-            match tokio::time::timeout(patience, peer.create_elicitation(params)).await {
-                Ok(Ok(answer)) => Some(answer),
-                Ok(Err(_)) => None,
-                Err(_) => Some(ElicitResult::new(ElicitationAction::Cancel)),
+        let timed_out = || Some(ElicitResult::new(ElicitationAction::Cancel));
+        match &self.asker {
+            Asker::Nobody => Box::pin(async { None }),
+            Asker::Client(peer) => {
+                let peer = peer.clone();
+                Box::pin(async move {
+                    match tokio::time::timeout(patience, peer.create_elicitation(params)).await {
+                        Ok(Ok(answer)) => Some(answer),
+                        Ok(Err(_)) => None,
+                        Err(_) => timed_out(),
+                    }
+                })
             }
-        })
-    }
-}
-
-/// Progress as a client shows it: a count that only grows, and the step in words.
-pub async fn notify(peer: Peer<RoleServer>, token: ProgressToken, mut messages: mpsc::UnboundedReceiver<String>) {
-    let mut step = 0.0;
-    while let Some(message) = messages.recv().await {
-        step += 1.0;
-        let notification = ProgressNotificationParam::new(token.clone(), step).with_message(message);
-        if peer.notify_progress(notification).await.is_err() {
-            break;
+            Asker::Turns(turns) => {
+                let (answer, answered) = oneshot::channel();
+                let sent = turns.send(Asked { key, params, answer }).is_ok();
+                Box::pin(async move {
+                    if !sent {
+                        return None;
+                    }
+                    match tokio::time::timeout(patience, answered).await {
+                        Ok(answer) => answer.ok().flatten(),
+                        Err(_) => timed_out(),
+                    }
+                })
+            }
         }
+    }
+
+    fn asks(&self) -> bool {
+        !matches!(self.asker, Asker::Nobody)
     }
 }
 
@@ -117,11 +167,11 @@ fn decision(answer: Option<ElicitResult>) -> Decision {
 
 impl Events for McpEvents {
     fn attended(&self) -> bool {
-        self.elicits
+        self.asks()
     }
 
     fn checkpoint(&mut self, state: &DebateState, round: u32, patience: Duration) -> Option<Pending<Decision>> {
-        if !self.elicits {
+        if !self.asks() {
             return None;
         }
         let assessment = state.rounds.get(round as usize - 1).and_then(|r| r.evaluation.as_ref());
@@ -131,12 +181,12 @@ impl Events for McpEvents {
             state.id, state.snapshot.debate.max_rounds
         );
         self.say(format!("Checkpoint after round {round}: asking the user"));
-        let asked = self.ask(message, checkpoint_form(), patience);
+        let asked = self.ask("checkpoint", message, checkpoint_form(), patience);
         Some(Box::pin(async move { decision(asked.await) }))
     }
 
     fn clarify(&mut self, questions: &[&str], patience: Duration) -> Option<Pending<Clarified>> {
-        if !self.elicits {
+        if !self.asks() {
             return None;
         }
         let message = format!(
@@ -147,7 +197,7 @@ impl Events for McpEvents {
             .optional_string_with("answer", |s| s.title("Your answer"))
             .build()
             .expect("the clarifying form is a valid schema");
-        let asked = self.ask(message, form, patience);
+        let asked = self.ask("clarify", message, form, patience);
         Some(Box::pin(async move {
             let answer = asked.await.filter(|a| a.action == ElicitationAction::Accept).and_then(|a| a.content);
             let text = answer.as_ref().and_then(|c| c.get("answer")).and_then(Value::as_str).map(str::trim);
@@ -159,7 +209,7 @@ impl Events for McpEvents {
     }
 
     fn stopped(&mut self) -> Option<Pending<()>> {
-        let (cancelled, closed) = (self.cancelled.clone(), self.closed.clone());
+        let (cancelled, closed) = (self.stop.clone(), self.closed.clone());
         Some(Box::pin(async move {
             tokio::select! {
                 () = cancelled.cancelled() => {}
@@ -182,10 +232,13 @@ impl Events for McpEvents {
     }
 
     fn panel(&mut self, state: &DebateState) {
+        self.rounds(u32::from(state.snapshot.debate.max_rounds.get()));
         self.say(format!("Analysis: the panel is {}", state.panel_names().join(", ")));
     }
 
     fn round_started(&mut self, round: u32, of: u32, _framing: &str) {
+        self.rounds(of);
+        self.stage = round;
         self.say(format!("Round {round} of at most {of} opened"));
     }
 
@@ -213,7 +266,9 @@ impl Events for McpEvents {
         self.say(format!("Round {} evaluated: {assessment}", round.number));
     }
 
-    fn ended(&mut self, _state: &DebateState, reason: EndReason) {
+    fn ended(&mut self, state: &DebateState, reason: EndReason) {
+        self.rounds(u32::from(state.snapshot.debate.max_rounds.get()));
+        self.stage = self.total.unwrap_or(self.stage + 2) - 1;
         self.say(format!("Debate ended: {}", reason.as_str()));
     }
 
@@ -224,10 +279,11 @@ impl Events for McpEvents {
     fn recorded(&mut self, state: &DebateState, record: &Published, _draft: Option<&Draft>) {
         let path = record.path.strip_prefix(&state.repo_root).unwrap_or(&record.path).display().to_string();
         self.notes.extend(record.warnings.iter().cloned());
-        self.say(match (&record.commit, &record.not_committed) {
+        let said = match (&record.commit, &record.not_committed) {
             (Some(commit), _) => format!("Record {path} committed as {}", commit.get(..10).unwrap_or(commit)),
             (None, why) => format!("Record {path} written, not committed ({})", why.as_deref().unwrap_or("off")),
-        });
+        };
+        self.step(said, true);
     }
 
     fn paused(&mut self, id: &str, why: &str) {

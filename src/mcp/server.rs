@@ -1,37 +1,36 @@
-//! `debate mcp`'s tools and resources: each tool's arguments checked, its repository
-//! chosen, its command run through the commands `app` hands in — the engine's on the
-//! local task set with the call's own events, the others off the runtime's thread — and
-//! what the command answers given back as text and `structuredContent`.
+//! `debate mcp`'s server: what it answers a client in both eras of the protocol (the
+//! 2025-11-25 handshake, and 2026-07-28's discovery with each request carrying its
+//! version), and how a call runs — its repository allowed by the gate (`scope`), its
+//! command run through the commands `app` hands in (the engine's on the local task set,
+//! the others off the runtime's thread), and what the command answers given back as text
+//! and `structuredContent`. The tools are `tools`, the prompts `prompts`, the debates'
+//! conversations and tasks `debates`.
 
-#![allow(deprecated)] // `Peer::list_roots`: deprecated for protocol 2026-07-28, which this server does not speak.
-
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::future::LocalBoxFuture;
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
-    ServerCapabilities, ServerInfo,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, Implementation, ListPromptsResult, ListResourcesResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, UpdateTaskParams,
 };
-use rmcp::service::{ElicitationMode, RequestContext};
-use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::commands::{Commands, Debate, Reply};
-use super::events::{self, McpEvents};
-use super::repository;
-use super::tools::{
-    CheckProviders, EvaluateDecision, ListDebates, Parameters, ResumeDebate, ReviewDecision, SearchDecisions,
-    SetDecisionStatus, ShowDebate, StartDebate, VerifyDecision,
-};
+use super::commands::{Commands, Reply};
+use super::conversation::Parked;
+use super::prompts;
+use super::replies::{answer, refused};
+use super::scope::{Refusal, Scope};
+use super::tasks::Tasks;
+use crate::confine::Confinement;
 use crate::error::{Error, Result};
-use crate::text::secrets;
-use crate::view::Paused;
 
 /// Work for the local task set: a future that holds the store.
 pub type Job = Box<dyn FnOnce() -> LocalBoxFuture<'static, ()> + Send>;
@@ -39,19 +38,20 @@ pub type Job = Box<dyn FnOnce() -> LocalBoxFuture<'static, ()> + Send>;
 /// The URI scheme of a record: `decision://DEB-k3x9q2`.
 const SCHEME: &str = "decision://";
 
-/// How long the client may take to list its roots.
-const ROOTS_PATIENCE: Duration = Duration::from_secs(30);
-
-/// The server: its tools, the commands behind them, and where their debates run.
+/// The server: its tools, the commands behind them, where their debates run, and what
+/// it may touch.
 #[derive(Clone)]
 pub struct Server {
     tool_router: ToolRouter<Server>,
-    commands: Arc<dyn Commands>,
+    pub(super) commands: Arc<dyn Commands>,
     jobs: mpsc::UnboundedSender<Job>,
     /// Cancelled once the client's input ends: every debate running here pauses.
-    closed: CancellationToken,
-    /// The directory `debate mcp` runs in.
-    here: PathBuf,
+    pub(super) closed: CancellationToken,
+    pub(super) scope: Scope,
+    /// Debates waiting for the answer to a question (2026-07-28's input-required results).
+    pub(super) parked: Parked,
+    /// Debates followed as tasks.
+    pub(super) tasks: Tasks,
 }
 
 impl Server {
@@ -59,339 +59,162 @@ impl Server {
         commands: Arc<dyn Commands>,
         jobs: mpsc::UnboundedSender<Job>,
         closed: CancellationToken,
-        here: PathBuf,
+        confinement: Confinement,
     ) -> Server {
-        Server { tool_router: Self::tool_router(), commands, jobs, closed, here }
-    }
-
-    /// The repository the call works in (see `repository::choose`), or the refusal.
-    async fn repository(
-        &self,
-        given: Option<&str>,
-        ctx: &RequestContext<RoleServer>,
-    ) -> std::result::Result<PathBuf, CallToolResult> {
-        let roots = self.roots(ctx).await.map_err(refused)?;
-        repository::choose(given, &roots, &self.here).map_err(refused)
-    }
-
-    /// The client's roots, when it declared it has any.
-    async fn roots(&self, ctx: &RequestContext<RoleServer>) -> std::result::Result<Vec<PathBuf>, String> {
-        if ctx.client_capabilities().is_none_or(|caps| caps.roots.is_none()) {
-            return Ok(Vec::new());
-        }
-        match tokio::time::timeout(ROOTS_PATIENCE, ctx.peer.list_roots()).await {
-            Ok(Ok(listed)) => {
-                let uris: Vec<String> = listed.roots.into_iter().map(|root| root.uri).collect();
-                Ok(repository::directories(&uris))
-            }
-            Ok(Err(err)) => Err(format!("the client declared roots but did not list them: {err}")),
-            Err(_) => Err("the client declared roots but did not list them in time".into()),
-        }
+        let scope = Scope::new(confinement);
+        let (parked, tasks) = (Parked::default(), Tasks::default());
+        Server { tool_router: Self::tool_router(), commands, jobs, closed, scope, parked, tasks }
     }
 
     /// A command that reads or writes at once, run off the runtime's thread, in the
     /// repository the call names (`given`) or the default one.
-    async fn at_once(
+    pub(super) async fn at_once(
         &self,
         given: Option<String>,
         ctx: &RequestContext<RoleServer>,
         work: impl FnOnce(&dyn Commands, &Path) -> Result<Reply> + Send + 'static,
     ) -> CallToolResult {
-        let root = match self.repository(given.as_deref(), ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
+        match self.scope.repository(given.as_deref(), None, ctx).await {
+            Ok(root) => self.blocking(move |commands| work(commands, &root)).await,
+            Err(refusal) => refused(refusal),
+        }
+    }
+
+    /// A command about a debate or a record (`target`), run off the runtime's thread, in
+    /// the repository that holds it; `work` gets the target as the command takes it.
+    pub(super) async fn about(
+        &self,
+        (given, target): (Option<String>, &str),
+        ctx: &RequestContext<RoleServer>,
+        work: impl FnOnce(&dyn Commands, &Path, String) -> Result<Reply> + Send + 'static,
+    ) -> CallToolResult {
+        match self.scope.target(given.as_deref(), target, ctx, &self.commands).await {
+            Ok(found) => self.blocking(move |commands| work(commands, &found.root, found.target)).await,
+            Err(refusal) => refused(refusal),
+        }
+    }
+
+    pub(super) async fn blocking(
+        &self,
+        work: impl FnOnce(&dyn Commands) -> Result<Reply> + Send + 'static,
+    ) -> CallToolResult {
         let commands = self.commands.clone();
-        match tokio::task::spawn_blocking(move || work(commands.as_ref(), &root)).await {
+        match tokio::task::spawn_blocking(move || work(commands.as_ref())).await {
             Ok(result) => answer(result, Vec::new()),
             Err(_) => refused("the command stopped unexpectedly (a bug: please report it)"),
         }
     }
 
-    /// A command that runs on the local task set (it holds the store), in the repository
-    /// the call names (`given`) or the default one.
-    async fn locally(
+    /// A command about a debate or a record that runs on the local task set (it holds
+    /// the store), in the repository that holds it.
+    pub(super) async fn locally(
         &self,
-        given: Option<String>,
+        (given, target): (Option<String>, &str),
         ctx: &RequestContext<RoleServer>,
-        work: impl FnOnce(Arc<dyn Commands>, PathBuf) -> LocalBoxFuture<'static, Result<Reply>> + Send + 'static,
+        work: impl FnOnce(Arc<dyn Commands>, PathBuf, String) -> LocalBoxFuture<'static, Result<Reply>> + Send + 'static,
     ) -> CallToolResult {
-        let root = match self.repository(given.as_deref(), ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
+        let found = match self.scope.target(given.as_deref(), target, ctx, &self.commands).await {
+            Ok(found) => found,
+            Err(refusal) => return refused(refusal),
         };
-        self.on_local_set(move |commands| Box::pin(async move { answer(work(commands, root).await, Vec::new()) })).await
+        self.on_local_set(move |commands| {
+            Box::pin(async move { answer(work(commands, found.root, found.target).await, Vec::new()) })
+        })
+        .await
     }
 
     /// `work` run on the local task set; its answer.
-    async fn on_local_set(
+    pub(super) async fn on_local_set(
         &self,
         work: impl FnOnce(Arc<dyn Commands>) -> LocalBoxFuture<'static, CallToolResult> + Send + 'static,
     ) -> CallToolResult {
         let (reply, answered) = oneshot::channel();
-        let commands = self.commands.clone();
-        let job: Job = Box::new(move || {
+        self.spawn_local(move |commands| {
             Box::pin(async move {
                 let _ = reply.send(work(commands).await);
             })
         });
-        if self.jobs.send(job).is_err() {
-            return refused("the server is stopping");
-        }
         answered.await.unwrap_or_else(|_| refused("the server is stopping"))
     }
 
-    /// A debate run through the engine for this call, in the repository it names: its
-    /// steps notified as progress when the client asked for it, its checkpoints asked
-    /// when the client can ask its user, and paused when the call is cancelled or the
-    /// client goes away.
-    async fn debate(&self, mut debate: Debate, ctx: RequestContext<RoleServer>) -> CallToolResult {
-        let given = match &debate {
-            Debate::Start(args) => args.repository.clone(),
-            Debate::Resume(args) => args.repository.clone(),
-            Debate::Review(args) => args.repository.clone(),
-        };
-        let root = match self.repository(given.as_deref(), &ctx).await {
-            Ok(root) => root,
-            Err(refusal) => return refusal,
-        };
-        if let Debate::Start(args) = &mut debate {
-            match args.context.iter().map(|file| repository::inside(&root, file)).collect::<Result<Vec<_>, _>>() {
-                Ok(files) => args.context = files.iter().map(|file| file.display().to_string()).collect(),
-                Err(why) => return refused(why),
-            }
-        }
-        let elicits = ctx.peer.supported_elicitation_modes().contains(&ElicitationMode::Form);
-        let checkpoints = match &mut debate {
-            Debate::Start(args) => Some(&mut args.checkpoints),
-            Debate::Resume(args) => Some(&mut args.checkpoints),
-            Debate::Review(_) => None,
-        };
-        // Checkpoints only where the client can ask its user; the result says when not.
-        let unasked = match checkpoints {
-            Some(checkpoints) => {
-                let unasked = *checkpoints && !elicits;
-                *checkpoints &= elicits;
-                unasked
-            }
-            None => false,
-        };
-        let (progress, notifier) = match ctx.meta.get_progress_token() {
-            Some(token) => {
-                let (sender, messages) = mpsc::unbounded_channel();
-                (Some(sender), Some(tokio::spawn(events::notify(ctx.peer.clone(), token, messages))))
-            }
-            None => (None, None),
-        };
-        let events = McpEvents::new(ctx.peer.clone(), progress, elicits, (ctx.ct.clone(), self.closed.clone()));
-        let result = self
-            .on_local_set(move |commands| {
-                Box::pin(async move {
-                    let mut events = events;
-                    let result = commands.debate(debate, &root, &mut events).await;
-                    let mut notes = std::mem::take(&mut events.notes);
-                    if unasked {
-                        notes.push(
-                            "Checkpoints were off: this client cannot ask its user (it declared no elicitation), \
-                             so the debate ran to its end without stopping between rounds."
-                                .into(),
-                        );
-                    }
-                    answer(result, notes)
-                })
-            })
-            .await;
-        // Every step's notification goes out before the result.
-        if let Some(notifier) = notifier {
-            let _ = notifier.await;
-        }
-        result
-    }
-}
-
-/// A tool error that says why: a refusal of the call's arguments (nothing done), or a
-/// server that cannot run the command.
-fn refused(why: impl std::fmt::Display) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!("error: {why}"))])
-}
-
-/// What a command answered, as the tool's result: its text (and `notes`) for the agent
-/// and its document as `structuredContent`; a failure as a tool error with its hint,
-/// and, for a debate it left paused, the document `--json` prints for one.
-fn answer(result: Result<Reply>, notes: Vec<String>) -> CallToolResult {
-    let notes = notes.iter().map(|note| format!("\nNote: {note}")).collect::<String>();
-    match result {
-        Ok(reply) => {
-            let mut result = CallToolResult::success(vec![ContentBlock::text(format!("{}{notes}", reply.text))]);
-            result.structured_content = Some(reply.document);
-            result
-        }
-        Err(err) => {
-            let hint = err.hint().map(|hint| format!("\nhint: {hint}")).unwrap_or_default();
-            let resume =
-                err.paused().map(|id| format!("\nContinue it with the resume_debate tool: {{\"id\": \"{id}\"}}."));
-            let text = format!("error: {err}{hint}{}{notes}", resume.unwrap_or_default());
-            let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
-            if let Some(id) = err.paused() {
-                let paused = Paused::new(id, err.to_string(), err.hint(), err.exit_code(), err.resume_command(id));
-                result.structured_content =
-                    secrets::gated_json(&paused, false).ok().and_then(|t| serde_json::from_str(&t).ok());
-            }
-            result
-        }
-    }
-}
-
-#[tool_router]
-impl Server {
-    /// Debate an engineering question and commit the decision record, as `debate new`
-    /// does: a moderator picks 2-4 perspectives, they argue in rounds until they agree,
-    /// stagnate or reach the round cap, and the synthesis is written to the repository's
-    /// docs/decisions/ and committed. Takes minutes with a model (seconds offline); sends
-    /// progress notifications when given a progress token. With checkpoints on and a client
-    /// that can ask its user (elicitation), it asks after each round: continue, guide, end
-    /// or pause (declining pauses; resume_debate continues). Call search_decisions first:
-    /// the team may have decided this already.
-    #[tool]
-    async fn start_debate(
+    /// `work` started on the local task set, not waited for.
+    pub(super) fn spawn_local(
         &self,
-        Parameters(args): Parameters<StartDebate>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.debate(Debate::Start(args), ctx).await
-    }
-
-    /// Continue a paused or interrupted debate where it stopped (`debate resume`): no
-    /// finished step is repeated, and a complete one commits its record.
-    #[tool]
-    async fn resume_debate(
-        &self,
-        Parameters(args): Parameters<ResumeDebate>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.debate(Debate::Resume(args), ctx).await
-    }
-
-    /// Reopen a completed debate for a reviewer's objection (`debate review`): one more
-    /// round with the objection as its guidance, a new synthesis, and the same record
-    /// rewritten in a new commit.
-    #[tool]
-    async fn review_decision(
-        &self,
-        Parameters(args): Parameters<ReviewDecision>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.debate(Debate::Review(args), ctx).await
-    }
-
-    /// The debates of this repository, newest first (`debate list`): id, status, rounds,
-    /// question, record and commit.
-    #[tool(annotations(read_only_hint = true))]
-    async fn list_debates(
-        &self,
-        Parameters(args): Parameters<ListDebates>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.list(args, root)).await
-    }
-
-    /// One debate in full, the decision first (`debate show`): the chosen option and
-    /// recommendation, confidence and caveats, then the panel and every round.
-    #[tool(annotations(read_only_hint = true))]
-    async fn show_debate(
-        &self,
-        Parameters(args): Parameters<ShowDebate>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.show(args, root)).await
-    }
-
-    /// The repository's decision records ranked against a query, each with its decision
-    /// on one line and its status (proposed, accepted, superseded…) — including records
-    /// other tools wrote. Call it before proposing a change: the team may already have
-    /// decided it, or decided against it.
-    #[tool(annotations(read_only_hint = true))]
-    async fn search_decisions(
-        &self,
-        Parameters(args): Parameters<SearchDecisions>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.search(args, root)).await
-    }
-
-    /// Check a decision record offline, from the record alone (`debate verify`): its
-    /// digest (an edit named by its section), its signature and who signed it.
-    #[tool(annotations(read_only_hint = true))]
-    async fn verify_decision(
-        &self,
-        Parameters(args): Parameters<VerifyDecision>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.verify(args, root)).await
-    }
-
-    /// Give a decision record its status as people decided it (`debate accept`,
-    /// `reject`, `deprecate`): the status, a line of its history, and a commit of that
-    /// file alone.
-    #[tool]
-    async fn set_decision_status(
-        &self,
-        Parameters(args): Parameters<SetDecisionStatus>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.set_status(args, root)).await
-    }
-
-    /// Score a finished debate's record (`debate eval`): each criterion marked 1-10 with a
-    /// reason by the debate's moderator (or offline, from the text alone), beside checks
-    /// that need no model; the scorecard is stored with the debate.
-    #[tool]
-    async fn evaluate_decision(
-        &self,
-        Parameters(args): Parameters<EvaluateDecision>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        let given = args.repository.clone();
-        self.locally(given, &ctx, move |commands, root| Box::pin(async move { commands.evaluate(args, &root).await }))
-            .await
-    }
-
-    /// Whether each configured provider can run a debate (`debate doctor`): reachable,
-    /// key present (never shown), model there, structured answers, streaming, requests at
-    /// once, speed, and what a default debate would take.
-    #[tool]
-    async fn check_providers(
-        &self,
-        Parameters(args): Parameters<CheckProviders>,
-        ctx: RequestContext<RoleServer>,
-    ) -> CallToolResult {
-        let given = args.repository.clone();
-        self.locally(given, &ctx, move |commands, root| {
-            Box::pin(async move { commands.check_providers(args, &root).await })
-        })
-        .await
+        work: impl FnOnce(Arc<dyn Commands>) -> LocalBoxFuture<'static, ()> + Send + 'static,
+    ) {
+        let commands = self.commands.clone();
+        // A server that is stopping drops the job: its conversation ends unanswered.
+        let _ = self.jobs.send(Box::new(move || work(commands)));
     }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
-    fn get_info(&self) -> ServerInfo {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
-        ServerInfo::new(capabilities)
+    fn get_info(&self) -> ServerConfig {
+        let capabilities =
+            ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().enable_tasks().build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("debate", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Decision records of this repository, and debates that write them. Before proposing a change \
                  the team may have decided already, call search_decisions. To decide a hard question, \
                  start_debate debates it and commits the record (docs/decisions/); show_debate reads one, \
                  review_decision answers an objection, set_decision_status records what people decided. \
-                 Each record is also a resource, decision://<id>.",
+                 Each record is also a resource, decision://<id>; the prompts decide and review start both.",
             )
     }
 
-    /// The handshake's versions only: a debate's checkpoints and the client's roots are
-    /// requests to the client, which protocol 2026-07-28 no longer allows.
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE))
+    /// A tool's call; a refusal of its arguments said as every other refusal is.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, ErrorData> {
+        let called = self.tool_router.call(ToolCallContext::new(self, request, context)).await?;
+        Ok(match called {
+            CallToolResponse::Complete(result) => CallToolResponse::Complete(said_as_refusal(result)),
+            other => other,
+        })
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts::listed()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> std::result::Result<GetPromptResponse, ErrorData> {
+        prompts::get(&request.name, request.arguments.unwrap_or_default()).map(GetPromptResponse::from)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> std::result::Result<GetTaskResult, ErrorData> {
+        self.tasks.get(&request.task_id)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> std::result::Result<(), ErrorData> {
+        self.tasks.update(&request.task_id, &request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> std::result::Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id)
     }
 
     async fn list_resources(
@@ -399,7 +222,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         ctx: RequestContext<RoleServer>,
     ) -> std::result::Result<ListResourcesResult, ErrorData> {
-        let root = self.repository(None, &ctx).await.map_err(unusable)?;
+        let root = self.scope.repository(None, None, &ctx).await.map_err(unusable)?;
         let commands = self.commands.clone();
         let records = tokio::task::spawn_blocking(move || commands.records(&root))
             .await
@@ -427,7 +250,7 @@ impl ServerHandler for Server {
         let Some(id) = uri.strip_prefix(SCHEME).filter(|id| !id.is_empty()) else {
             return Err(not_found(format!("{uri} is no decision record: they are {SCHEME}<id>")));
         };
-        let root = self.repository(None, &ctx).await.map_err(unusable)?;
+        let root = self.scope.repository(None, None, &ctx).await.map_err(unusable)?;
         let (commands, id) = (self.commands.clone(), id.to_string());
         let text = tokio::task::spawn_blocking(move || commands.record_text(&root, &id))
             .await
@@ -438,22 +261,34 @@ impl ServerHandler for Server {
     }
 }
 
+/// rmcp's refusal of a tool's arguments (`failed to deserialize parameters: …`) in the
+/// words of every other refusal (`error: …`).
+fn said_as_refusal(mut result: CallToolResult) -> CallToolResult {
+    if result.is_error == Some(true)
+        && let Some(text) = result.content.first().and_then(|c| c.as_text())
+        && let Some(why) = text.text.strip_prefix(super::arguments::REFUSED)
+    {
+        result.content[0] = ContentBlock::text(format!("error: {why}"));
+    }
+    result
+}
+
 /// A repository refused for a resource request.
-fn unusable(refusal: CallToolResult) -> ErrorData {
-    let text = refusal.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
-    ErrorData::invalid_params(text, None)
+fn unusable(refusal: Refusal) -> ErrorData {
+    ErrorData::invalid_params(format!("error: {refusal}"), None)
 }
 
 /// `debate mcp`: serve the tools over stdin and stdout until the client closes its input
 /// or `stop` resolves (a signal); every debate running then pauses before it returns.
-pub async fn serve(commands: Arc<dyn Commands>, stop: impl Future<Output = ()>) -> Result<()> {
+pub async fn serve(commands: Arc<dyn Commands>, allow: &[PathBuf], stop: impl Future<Output = ()>) -> Result<()> {
     use rmcp::ServiceExt;
     let closed = CancellationToken::new();
     let transport = super::transport::stdio(closed.clone())?;
     let here =
         std::env::current_dir().map_err(|err| Error::config(format!("cannot read the working directory: {err}")))?;
+    let confinement = Confinement::new(allow, &here).map_err(Error::input)?;
     let (jobs, queue) = mpsc::unbounded_channel();
-    let server = Server::new(commands, jobs, closed.clone(), here);
+    let server = Server::new(commands, jobs, closed.clone(), confinement);
     let local = tokio::task::LocalSet::new();
     local
         .run_until(async move {

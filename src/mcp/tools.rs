@@ -1,275 +1,170 @@
-//! Each tool's arguments, as the client sends them: a JSON Schema object per tool, its
-//! descriptions what an agent reads to call it. Unknown arguments are refused; bounded
-//! numbers (rounds, perspectives) are read by the model's own types, so a tool takes what
-//! the command line takes and refuses what it refuses, with the same words.
+//! The tools, as a client lists them: each with its name, title, description (what an
+//! agent reads to call it), the schema of its arguments and of its result, and
+//! annotations that say what it does — reads only; adds without removing; calls a
+//! model (open world) — and each call run in the repository the gate allows.
 
-use rmcp::handler::server::common::{FromContextPart, schema_for_type};
-use rmcp::handler::server::tool::ToolCallContext;
-use rmcp::schemars::{self, JsonSchema};
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use rmcp::handler::server::tool::{InputResponses, RequestState};
+use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
 
-use crate::model::{Dollars, Rounds, Seats, Tokens};
+use super::arguments::{
+    CheckProviders, EvaluateDecision, ListDebates, Parameters, ResumeDebate, ReviewDecision, SearchDecisions,
+    SetDecisionStatus, ShowDebate, StartDebate, VerifyDecision,
+};
+use super::commands::Debate;
+use super::debates::Retry;
+use super::outputs;
+use super::replies::{answer, refused};
+use super::server::Server;
 
-/// A tool's arguments, read as rmcp's own `Parameters` reads them (its schema is the
-/// arguments' type's), but a refusal names the argument at fault: `max_rounds: rounds
-/// must be a whole number from 1 to 20, not 0`. Refused arguments are a tool error.
-pub struct Parameters<P>(pub P);
-
-impl<P: JsonSchema> JsonSchema for Parameters<P> {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        P::schema_name()
+#[tool_router(vis = "pub(super)")]
+impl Server {
+    /// Debate an engineering question and commit the decision record, as `debate new`
+    /// does: a moderator picks 2-4 perspectives, they argue in rounds until they agree,
+    /// stagnate or reach the round cap, and the synthesis is written to the repository's
+    /// docs/decisions/ and committed. Takes minutes with a model (seconds offline); sends
+    /// progress notifications when given a progress token. With checkpoints on and a client
+    /// that can ask its user (elicitation), it asks after each round: continue, guide, end
+    /// or pause (declining pauses; resume_debate continues). A client with the tasks
+    /// extension gets a task to follow. Call search_decisions first: the team may have
+    /// decided this already.
+    #[tool(title = "Start a debate", output_schema = outputs::debate(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true))]
+    async fn start_debate(
+        &self,
+        Parameters(args): Parameters<StartDebate>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        self.debate("start_debate", Debate::Start(args), Retry { state, responses }, ctx).await
     }
 
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        P::json_schema(generator)
+    /// Continue a paused or interrupted debate where it stopped (`debate resume`): no
+    /// finished step is repeated, and a complete one commits its record.
+    #[tool(title = "Resume a debate", output_schema = outputs::debate(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true))]
+    async fn resume_debate(
+        &self,
+        Parameters(args): Parameters<ResumeDebate>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        self.debate("resume_debate", Debate::Resume(args), Retry { state, responses }, ctx).await
     }
-}
 
-impl<S, P: DeserializeOwned + JsonSchema + 'static> FromContextPart<ToolCallContext<'_, S>> for Parameters<P> {
-    fn from_context_part(context: &mut ToolCallContext<S>) -> Result<Self, rmcp::ErrorData> {
-        let arguments = context.arguments.take().unwrap_or_default();
-        // rmcp answers an error with this prefix as a tool error, the rest as its text.
-        let refused =
-            |why: String| rmcp::ErrorData::invalid_params(format!("failed to deserialize parameters: {why}"), None);
-        let schema = schema_for_type::<P>();
-        let known = schema.get("properties").and_then(serde_json::Value::as_object);
-        if let Some(known) = known
-            && let Some(unknown) = arguments.keys().find(|name| !known.contains_key(*name))
-        {
-            let names: Vec<&str> = known.keys().map(String::as_str).collect();
-            return Err(refused(format!("unknown argument `{unknown}`; the arguments are {}", names.join(", "))));
-        }
-        serde_path_to_error::deserialize(serde_json::Value::Object(arguments)).map(Parameters).map_err(|err| {
-            let at = err.path().to_string();
-            let inner = err.into_inner();
-            refused(match at.as_str() {
-                "." | "" => inner.to_string(),
-                at => format!("{at}: {inner}"),
-            })
+    /// Reopen a completed debate for a reviewer's objection (`debate review`): one more
+    /// round with the objection as its guidance, a new synthesis, and the same record
+    /// rewritten in a new commit.
+    #[tool(title = "Review a decision", output_schema = outputs::debate(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true))]
+    async fn review_decision(
+        &self,
+        Parameters(args): Parameters<ReviewDecision>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        self.debate("review_decision", Debate::Review(args), Retry { state, responses }, ctx).await
+    }
+
+    /// The debates of this repository, newest first (`debate list`): id, status, rounds,
+    /// question, record and commit.
+    #[tool(title = "List debates", output_schema = outputs::debates(), annotations(read_only_hint = true, open_world_hint = false))]
+    async fn list_debates(
+        &self,
+        Parameters(args): Parameters<ListDebates>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let confinement = match self.scope.confinement(&ctx).await {
+            Ok(confinement) => confinement,
+            Err(refusal) => return refused(refusal),
+        };
+        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.list(args, root, &confinement)).await
+    }
+
+    /// One debate in full, the decision first (`debate show`): the chosen option and
+    /// recommendation, confidence and caveats, then the panel and every round.
+    #[tool(title = "Show a debate", output_schema = outputs::debate(), annotations(read_only_hint = true, open_world_hint = false))]
+    async fn show_debate(
+        &self,
+        Parameters(args): Parameters<ShowDebate>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let at = (args.repository.clone(), args.id.as_str());
+        self.about(at, &ctx, move |commands, root, id| commands.show(ShowDebate { id, ..args }, root)).await
+    }
+
+    /// The repository's decision records ranked against a query, each with its decision
+    /// on one line and its status (proposed, accepted, superseded…) — including records
+    /// other tools wrote. Call it before proposing a change: the team may already have
+    /// decided it, or decided against it.
+    #[tool(title = "Search decisions", output_schema = outputs::found(), annotations(read_only_hint = true, open_world_hint = false))]
+    async fn search_decisions(
+        &self,
+        Parameters(args): Parameters<SearchDecisions>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.search(args, root)).await
+    }
+
+    /// Check a decision record offline, from the record alone (`debate verify`): its
+    /// digest (an edit named by its section), its signature and who signed it.
+    #[tool(title = "Verify a decision record", output_schema = outputs::verification(), annotations(read_only_hint = true, open_world_hint = false))]
+    async fn verify_decision(
+        &self,
+        Parameters(args): Parameters<VerifyDecision>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let at = (args.repository.clone(), args.id.as_str());
+        self.about(at, &ctx, move |commands, root, id| commands.verify(VerifyDecision { id, ..args }, root)).await
+    }
+
+    /// Give a decision record its status as people decided it (`debate accept`,
+    /// `reject`, `deprecate`): the status, a line of its history, and a commit of that
+    /// file alone.
+    #[tool(title = "Set a decision's status", output_schema = outputs::status_change(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
+    async fn set_decision_status(
+        &self,
+        Parameters(args): Parameters<SetDecisionStatus>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let at = (args.repository.clone(), args.id.as_str());
+        self.about(at, &ctx, move |commands, root, id| commands.set_status(SetDecisionStatus { id, ..args }, root))
+            .await
+    }
+
+    /// Score a finished debate's record (`debate eval`): each criterion marked 1-10 with a
+    /// reason by the debate's moderator (or offline, from the text alone), beside checks
+    /// that need no model; the scorecard is stored with the debate.
+    #[tool(title = "Evaluate a decision record", output_schema = outputs::scorecard(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true))]
+    async fn evaluate_decision(
+        &self,
+        Parameters(args): Parameters<EvaluateDecision>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let at = (args.repository.clone(), args.id.clone());
+        self.locally((at.0, &at.1), &ctx, move |commands, root, id| {
+            Box::pin(async move { commands.evaluate(EvaluateDecision { id, ..args }, &root).await })
         })
+        .await
     }
-}
 
-/// `start_debate`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct StartDebate {
-    /// The engineering question to debate, with the options in it, e.g. "Should we cache
-    /// in Redis or in Postgres?" (plain text, at most 16 KiB).
-    pub question: String,
-    /// The git work tree the debate runs in and commits its record into
-    /// (docs/decisions/): an absolute path, or one relative to the client's first root.
-    /// Default: the client's first root, else the directory `debate mcp` runs in.
-    pub repository: Option<String>,
-    /// The most rounds the debate may take, 1 to 20 (default: the settings', else 5).
-    #[schemars(with = "Option<u8>", range(min = 1, max = 20))]
-    pub max_rounds: Option<Rounds>,
-    /// How many perspectives debate, 2 to 4 (default: the moderator decides).
-    #[schemars(with = "Option<u8>", range(min = 2, max = 4))]
-    pub perspectives: Option<Seats>,
-    /// Perspectives of the catalog the panel must have, by name (e.g. "Security
-    /// Advocate").
-    #[serde(default)]
-    pub with: Vec<String>,
-    /// A provider configured in the settings to use for every role (e.g. "openai").
-    pub provider: Option<String>,
-    /// A model to use for every role.
-    pub model: Option<String>,
-    /// Debate with the built-in offline debater: no network and no key, arguments
-    /// composed from the catalog, not reasoned by a model (the record says so).
-    #[serde(default)]
-    pub offline: bool,
-    /// Stop after each round for the user to continue, guide, end or pause, asked
-    /// through the client (elicitation). Off when the client cannot ask its user.
-    #[serde(default = "yes")]
-    pub checkpoints: bool,
-    /// Files the debaters read as project context: paths inside the repository, relative
-    /// to its root.
-    #[serde(default)]
-    pub context: Vec<String>,
-    /// The most US dollars the debate may spend in all (a call that could cross it is not
-    /// sent: the debate pauses, resumable with a higher cap). Needs a price for every model.
-    #[schemars(with = "Option<f64>")]
-    pub max_cost: Option<Dollars>,
-    /// The most tokens the debate may spend in all.
-    #[schemars(with = "Option<u64>")]
-    pub max_tokens: Option<Tokens>,
-}
-
-/// `resume_debate`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct ResumeDebate {
-    /// The paused or interrupted debate: its id (`DEB-k3x9q2`; any case, a unique prefix).
-    pub id: String,
-    /// The repository it runs from (default: as for start_debate).
-    pub repository: Option<String>,
-    /// A new cap on the debate's rounds in all, 1 to 20.
-    #[schemars(with = "Option<u8>", range(min = 1, max = 20))]
-    pub max_rounds: Option<Rounds>,
-    /// Continue on this configured provider instead of the one it started with.
-    pub provider: Option<String>,
-    /// Continue with this model.
-    pub model: Option<String>,
-    /// Continue with the built-in offline debater.
-    #[serde(default)]
-    pub offline: bool,
-    /// Stop after each round for the user (elicitation); off when the client cannot ask.
-    #[serde(default = "yes")]
-    pub checkpoints: bool,
-    /// The most US dollars the debate may have spent in all (a call that could cross it is not
-    /// sent: the debate pauses, resumable with a higher cap). Needs a price for every model.
-    #[schemars(with = "Option<f64>")]
-    pub max_cost: Option<Dollars>,
-    /// The most tokens the debate may spend in all.
-    #[schemars(with = "Option<u64>")]
-    pub max_tokens: Option<Tokens>,
-}
-
-/// What a new debate and a resumed one both take: the command line's run flags.
-#[derive(Debug, Clone, Default)]
-pub struct RunArguments {
-    pub max_rounds: Option<Rounds>,
-    pub provider: Option<String>,
-    pub model: Option<String>,
-    pub offline: bool,
-    pub checkpoints: bool,
-    pub max_cost: Option<Dollars>,
-    pub max_tokens: Option<Tokens>,
-}
-
-impl StartDebate {
-    pub fn run(&self) -> RunArguments {
-        let (provider, model) = (self.provider.clone(), self.model.clone());
-        RunArguments {
-            max_rounds: self.max_rounds,
-            provider,
-            model,
-            offline: self.offline,
-            checkpoints: self.checkpoints,
-            max_cost: self.max_cost,
-            max_tokens: self.max_tokens,
-        }
+    /// Whether each configured provider can run a debate (`debate doctor`): reachable,
+    /// key present (never shown), model there, structured answers, streaming, requests at
+    /// once, speed, and what a default debate would take.
+    #[tool(title = "Check the providers", output_schema = outputs::providers(), annotations(read_only_hint = true, open_world_hint = true))]
+    async fn check_providers(
+        &self,
+        Parameters(args): Parameters<CheckProviders>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let root = match self.scope.repository(args.repository.as_deref(), None, &ctx).await {
+            Ok(root) => root,
+            Err(refusal) => return refused(refusal),
+        };
+        self.on_local_set(move |commands| {
+            Box::pin(async move { answer(commands.check_providers(args, &root).await, Vec::new()) })
+        })
+        .await
     }
-}
-
-impl ResumeDebate {
-    pub fn run(&self) -> RunArguments {
-        let (provider, model) = (self.provider.clone(), self.model.clone());
-        RunArguments {
-            max_rounds: self.max_rounds,
-            provider,
-            model,
-            offline: self.offline,
-            checkpoints: self.checkpoints,
-            max_cost: self.max_cost,
-            max_tokens: self.max_tokens,
-        }
-    }
-}
-
-/// `list_debates`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct ListDebates {
-    /// Whose debates (default: as for start_debate).
-    pub repository: Option<String>,
-    /// The debates of every repository, not only this one's.
-    #[serde(default)]
-    pub all: bool,
-    /// How many debates, newest first (default 20).
-    #[schemars(range(min = 1))]
-    pub limit: Option<u32>,
-}
-
-/// `show_debate`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct ShowDebate {
-    /// The debate's id (any case, a unique prefix), or its record's path in the
-    /// repository.
-    pub id: String,
-    /// Where a record's path is read (default: as for start_debate).
-    pub repository: Option<String>,
-}
-
-/// `search_decisions`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct SearchDecisions {
-    /// What the change is about, in a few words (e.g. "caching layer Redis").
-    pub query: String,
-    /// Whose records (default: as for start_debate).
-    pub repository: Option<String>,
-    /// How many records, most relevant first (default 10).
-    #[schemars(range(min = 1))]
-    pub limit: Option<u32>,
-}
-
-/// `review_decision`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct ReviewDecision {
-    /// The completed debate: its id, or its record's path.
-    pub id: String,
-    /// The reviewer's objection: the guidance of one more round, after which a new
-    /// synthesis rewrites the same record in a new commit.
-    pub objection: String,
-    /// The repository the debate was debated in (default: as for start_debate).
-    pub repository: Option<String>,
-}
-
-/// `verify_decision`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct VerifyDecision {
-    /// The record: its path in the repository, or the id of the debate that wrote it.
-    pub id: String,
-    /// The repository it is in (default: as for start_debate).
-    pub repository: Option<String>,
-    /// Count a record that is unsigned, or signed by a key no allowed-signers file names,
-    /// as not verified.
-    #[serde(default)]
-    pub require_signature: bool,
-}
-
-/// A record's lifecycle status, as a person gives it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Accepted,
-    Rejected,
-    Deprecated,
-}
-
-/// `set_decision_status`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct SetDecisionStatus {
-    /// The record: its path in the repository, or the id of the debate that wrote it.
-    pub id: String,
-    /// The record's new status; the change is committed alone.
-    pub status: Verdict,
-    /// The repository whose record it is (default: as for start_debate).
-    pub repository: Option<String>,
-}
-
-/// `evaluate_decision`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct EvaluateDecision {
-    /// The finished debate: its id, or its record's path.
-    pub id: String,
-    /// Where a record's path is read (default: as for start_debate).
-    pub repository: Option<String>,
-    /// Marks composed from the record's text by the offline provider, no model's
-    /// judgement (default: the debate's moderator scores it).
-    #[serde(default)]
-    pub offline: bool,
-}
-
-/// `check_providers`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct CheckProviders {
-    /// Only this provider (a name under `providers:` in the settings, or openai,
-    /// anthropic, openrouter); default: every configured one.
-    pub provider: Option<String>,
-    /// Whose settings (default: as for start_debate).
-    pub repository: Option<String>,
-}
-
-fn yes() -> bool {
-    true
 }

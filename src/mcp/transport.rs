@@ -9,7 +9,7 @@ use std::os::fd::AsFd;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::model::{ClientRequest, GetMeta, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -33,8 +33,8 @@ pub struct Lines<R, W> {
     writer: Arc<Mutex<W>>,
     /// Cancelled when input ends.
     closed: CancellationToken,
-    /// The client asked to initialize: before that, a notification or a response is
-    /// no message to answer, and never ends the connection.
+    /// The client opened the connection (`opens`): before that, a notification or a
+    /// response is no message to answer, and never ends the connection.
     opened: bool,
 }
 
@@ -131,6 +131,17 @@ fn read_message(line: &[u8]) -> std::result::Result<Option<RxJsonRpcMessage<Role
     }
 }
 
+/// Whether a request opens the connection: `initialize` (2025-11-25 and before), or at
+/// 2026-07-28 any request with its protocol version in `_meta` but `server/discover`,
+/// which only asks what the server speaks.
+fn opens(request: &ClientRequest) -> bool {
+    match request {
+        ClientRequest::InitializeRequest(_) => true,
+        ClientRequest::DiscoverRequest(_) | ClientRequest::PingRequest(_) => false,
+        other => other.get_meta().protocol_version().is_some(),
+    }
+}
+
 /// `message` as one line, every string in it through the secret gate.
 async fn write_message<W: AsyncWrite + Unpin>(writer: &Mutex<W>, message: &Value) -> std::io::Result<()> {
     let mut gated = message.clone();
@@ -169,7 +180,7 @@ where
             };
             match read_message(&line) {
                 Ok(Some(JsonRpcMessage::Request(request))) => {
-                    self.opened |= matches!(request.request, ClientRequest::InitializeRequest(_));
+                    self.opened |= opens(&request.request);
                     return Some(JsonRpcMessage::Request(request));
                 }
                 Ok(Some(message)) if self.opened => return Some(message),

@@ -104,6 +104,11 @@ const STOP_WORDS: &[&str] = &[
     "with", "would", "you", "your",
 ];
 
+/// Whether `word` (lowercase) says nothing about what a record decided.
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.contains(&word)
+}
+
 /// Lowercase words without stop words, each cut to its stem. Chinese and Japanese are
 /// written without spaces, so each of their characters is a word of its own.
 fn words(text: &str) -> Vec<String> {

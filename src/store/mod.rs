@@ -8,6 +8,7 @@ mod import;
 mod lease;
 mod ledger;
 mod read;
+mod search;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use lease::{HEARTBEAT, Lease, Owner};
 pub use ledger::Spent;
+pub use search::{Hit, Indexed, Parts};
 pub use write::{LastRound, NewDebate, Opening, Server};
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
@@ -43,6 +45,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0020_retries.sql"),
     include_str!("migrations/0021_ledger.sql"),
     include_str!("migrations/0022_requests.sql"),
+    include_str!("migrations/0023_search.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -77,6 +77,9 @@ pub fn found(found: &SearchView) -> String {
         let date = record.date.as_deref().map(|date| format!(" · {}", one_line(date))).unwrap_or_default();
         out.push_str(&format!("{}  [{}{date}{id}]\n", one_line(&record.path), one_line(&record.status)));
         out.push_str(&format!("  {}\n  {}\n", one_line(&record.title), shorten(&record.decision, 200)));
+        if !record.matched.is_empty() {
+            out.push_str(&format!("  matched: {}\n", one_line(&record.matched.join(", "))));
+        }
     }
     out
 }

@@ -28,7 +28,10 @@ pub struct FoundView {
     pub decision: String,
     /// The record that supersedes it, when its status names one.
     pub superseded_by: Option<String>,
-    /// Okapi BM25 over its title and decision; 0: it shares no word with the query and
-    /// is listed as a standing (accepted) decision.
+    /// Okapi BM25 over its title, question, options, rationale, consequences and
+    /// dissent (higher is closer); 0: it shares no word with the query and is listed as
+    /// a standing (accepted) decision.
     pub relevance: f64,
+    /// The words of the record that matched the query's, lowercase.
+    pub matched: Vec<String>,
 }

@@ -25,6 +25,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("context", &["model", "settings", "text", "adr"]),
     // The git edge: where the repository is and who the user is in it.
     ("repo", &["text"]),
+    // Which repositories a door that serves someone else may touch (one gate for all).
+    ("confine", &["repo"]),
     ("record", &["model", "settings", "text", "adr", "repo", "attest"]),
     // The GitHub edge: a pull request comment's event, its REST calls, git fetch and push.
     ("github", &["text"]),
@@ -35,11 +37,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("eval", &["model", "text", "moderator", "providers"]),
     // The dashboard: a front end over the engine's state and the stored debates; the
     // commands that run debates are handed to it by `app`.
-    ("serve", &["model", "text", "view", "store", "engine", "record", "error", "terminal"]),
+    ("serve", &["model", "text", "view", "store", "engine", "record", "error", "terminal", "confine"]),
     // `debate mcp`: the tools over the Model Context Protocol, a door like the dashboard;
     // `app` hands it the commands behind the tools. It checks the repository a tool names
     // (`repo`) and answers failures as the commands' errors and `view`'s paused document.
-    ("mcp", &["model", "text", "view", "repo", "error"]),
+    ("mcp", &["model", "text", "view", "repo", "error", "confine"]),
     (
         "app",
         &[
@@ -64,6 +66,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "mcp",
             "github",
             "attest",
+            "confine",
         ],
     ),
 ];

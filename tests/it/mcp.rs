@@ -59,10 +59,16 @@ impl Session {
         session
     }
 
-    /// `debate mcp` started, nothing sent yet.
+    /// `debate mcp` started, nothing sent yet; `args` are the global flags, then `mcp`
+    /// and its own flags when it has any.
     pub fn spawn(sandbox: &Sandbox, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Session {
         let mut cmd = sandbox.std_cmd_as(dir, &sandbox.home);
-        cmd.args(args).arg("mcp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        // The global flags, then `mcp` and its own flags (`mcp --allow DIR` when given).
+        cmd.args(args);
+        if !args.contains(&"mcp") {
+            cmd.arg("mcp");
+        }
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         for (key, value) in env {
             cmd.env(key, value);
         }
@@ -461,12 +467,13 @@ fn bad_arguments_are_tool_errors_that_say_why_and_write_nothing() {
         (json!({"question": QUESTION, "max_rounds": 0}), "rounds must be a whole number from 1 to 20"),
         (json!({"question": QUESTION, "perspectives": 9}), "2, 3 or 4 perspectives"),
         (json!({"question": QUESTION, "colour": "red"}), "unknown argument `colour`; the arguments are question"),
-        (json!({"question": QUESTION, "repository": plain.path()}), "no git work tree"),
+        (json!({"question": QUESTION, "repository": plain.path()}), "outside what this server may touch"),
         (json!({"question": QUESTION, "repository": "../elsewhere"}), "`..`"),
         (json!({"question": QUESTION, "context": ["../../etc/passwd"]}), "`..`"),
         (json!({"question": QUESTION, "context": ["docs/missing.md"]}), "docs/missing.md"),
         (json!({"question": QUESTION, "offline": true, "with": ["Nobody"]}), "Nobody"),
-        (json!({"offline": true}), "missing field `question`"),
+        (json!({"offline": true}), "error: the argument `question` is missing: it is required"),
+        (json!({"question": QUESTION, "offline": "yes"}), "error: offline must be true or false, not \"yes\""),
     ];
     for (arguments, said) in cases {
         let result = session.call("start_debate", arguments.clone());
@@ -477,7 +484,7 @@ fn bad_arguments_are_tool_errors_that_say_why_and_write_nothing() {
         ("show_debate", json!({"id": "DEB-nope00"}), "no debate with id"),
         ("search_decisions", json!({"query": ""}), "the query is empty"),
         ("resume_debate", json!({"id": "DEB-nope00"}), "no debate with id"),
-        ("list_debates", json!({"limit": -3}), "limit"),
+        ("list_debates", json!({"limit": -3}), "limit must be a whole number, 0 or more, not -3"),
     ] {
         let result = session.call(tool, arguments.clone());
         assert!(is_error(&result), "{tool} {arguments}: {result}");
@@ -535,8 +542,10 @@ fn the_repository_is_the_clients_first_root_and_nothing_outside_the_roots() {
     let sandbox = repository();
     let other = repository();
     let roots = json!({"roots": {"listChanged": false}});
-    // Started where no repository is: the root decides.
-    let mut session = Session::open(&sandbox, &sandbox.home, &[], &[], roots);
+    // Allowed both, started where no repository is: the client's root narrows it to one.
+    let (parent, other_repo) = (sandbox.repo.parent().unwrap().display().to_string(), other.repo.display().to_string());
+    let allow = ["mcp", "--allow", &parent, "--allow", &other_repo];
+    let mut session = Session::open(&sandbox, &sandbox.home, &allow, &[], roots);
     let call = start(&mut session, offline(QUESTION, json!({})));
     let listing = session.until("the roots request", |m| m["method"] == "roots/list");
     let root = json!([{"uri": format!("file://{}", sandbox.repo.display()), "name": "project"}]);
@@ -549,7 +558,7 @@ fn the_repository_is_the_clients_first_root_and_nothing_outside_the_roots() {
     let listing = session.until("the roots request", |m| m["method"] == "roots/list");
     session.send(json!({"jsonrpc": "2.0", "id": listing["id"], "result": {"roots": root}}));
     let refused = session.answer(call)["result"].clone();
-    assert!(is_error(&refused) && text_of(&refused).contains("outside the client's roots"), "{refused}");
+    assert!(is_error(&refused) && text_of(&refused).contains("outside what this server may touch"), "{refused}");
     assert!(other.records().is_empty());
     session.close();
 }

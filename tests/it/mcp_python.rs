@@ -1,9 +1,15 @@
 //! `debate mcp` driven by the official MCP Python SDK (`mcp` on PyPI), as coding agents
-//! drive it: `tests/mcp/client.py` initializes, lists the tools, runs an offline debate
-//! with progress, finds it every way (tool, search, resource), answers checkpoints
-//! through elicitation (guide; cancel, then resume), cancels a call, and is refused a
-//! repository with nothing written; then with its roots, without elicitation, and as the
-//! SDK's high-level client. `.ci/run` installs the SDK into a cache outside the
+//! drive it, in both eras: at 2025-11-25 `tests/mcp/client.py` initializes, lists the
+//! tools, runs an offline debate with progress, finds it every way (tool, search,
+//! resource), answers checkpoints through elicitation (guide; cancel, then resume),
+//! cancels a call, and is refused a repository with nothing written; then with its roots,
+//! without elicitation, and as the high-level client's legacy mode. At 2026-07-28 the
+//! high-level client's default negotiates without `initialize` and checks every result's
+//! `resultType` and cache hints as they came over the wire, every tool's title,
+//! annotations and output schema (the SDK validates each result against it), progress
+//! toward its total, checkpoints through input-required results (guided, then ended, the
+//! guidance in the committed record), search by a question's words, the confinement,
+//! and a debate as a task. `.ci/run` installs the SDK into a cache outside the
 //! repository and names its Python in `DEBATE_MCP_PYTHON`; without it the test says it
 //! did not run, and under CI it fails.
 

@@ -25,13 +25,28 @@ pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
 /// The debates of the repository `here` (with `all`, of every repository), newest
 /// first, as `debate list --json` prints them; and which debates they are, in words.
 pub fn summaries(db_path: &Path, here: &Here, all: bool, limit: u32) -> Result<(Vec<Summary>, String)> {
+    summaries_of(db_path, here, all, limit, None)
+}
+
+/// `summaries`, of only the debates whose repository `keep` keeps (a door's confinement).
+pub fn summaries_of(
+    db_path: &Path,
+    here: &Here,
+    all: bool,
+    limit: u32,
+    keep: Option<&dyn Fn(&Path) -> bool>,
+) -> Result<(Vec<Summary>, String)> {
     let root = here.root()?;
     let scope = if all { "in any repository".to_string() } else { format!("in {}", root.display()) };
+    // Kept rows are counted once kept: the database is read to its end then.
+    let read = if keep.is_some() { u32::MAX } else { limit };
     let rows: Vec<Listing> = match Store::open_existing(db_path)? {
-        Some(store) => store.list((!all).then(|| root.to_string_lossy()).as_deref(), limit)?,
+        Some(store) => store.list((!all).then(|| root.to_string_lossy()).as_deref(), read)?,
         None => Vec::new(),
     };
-    Ok((rows.iter().map(|row| report::on_disk(Summary::from(row))).collect(), scope))
+    let keep = keep.unwrap_or(&|_| true);
+    let kept = rows.iter().map(Summary::from).filter(|summary| keep(Path::new(&summary.repository)));
+    Ok((kept.take(limit as usize).map(report::on_disk).collect(), scope))
 }
 
 /// `debate show`: the debate as JSON, or as text, on a terminal through the pager if `paged`.

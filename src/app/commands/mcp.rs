@@ -18,8 +18,9 @@ use crate::app::invocation::request::{
 };
 use crate::app::invocation::resolve::RunFlags;
 use crate::app::shared::drive::stop_signal;
+use crate::confine::Confinement;
 use crate::error::{Error, Result};
-use crate::mcp::tools::{
+use crate::mcp::arguments::{
     CheckProviders, EvaluateDecision, ListDebates, RunArguments, SearchDecisions, SetDecisionStatus, ShowDebate,
     Verdict, VerifyDecision,
 };
@@ -27,13 +28,14 @@ use crate::mcp::{Commands, Debate, Record, Reply};
 use crate::model::{DebateState, Events, Status};
 use crate::record::lifecycle::Verdict as Lifecycle;
 use crate::repo::Here;
+use crate::store::{Store, StoreError};
 use crate::terminal::{self, Terminal, Verbosity};
 use crate::text::secrets;
 use crate::text::untrusted::{for_terminal, one_line};
 
 /// Serve the tools until the client closes its input or a signal stops the server;
 /// the debates running then pause.
-pub async fn serve(db: PathBuf, config: Option<PathBuf>, verbosity: Verbosity) -> Result<()> {
+pub async fn serve(db: PathBuf, config: Option<PathBuf>, allow: &[PathBuf], verbosity: Verbosity) -> Result<()> {
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         Terminal::new(verbosity).say(
             "debate mcp serves coding agents over the Model Context Protocol, one JSON message a line on \
@@ -45,7 +47,7 @@ pub async fn serve(db: PathBuf, config: Option<PathBuf>, verbosity: Verbosity) -
             std::future::pending::<()>().await;
         }
     };
-    crate::mcp::serve(Arc::new(Tools { db, config, verbosity }), stop).await
+    crate::mcp::serve(Arc::new(Tools { db, config, verbosity }), allow, stop).await
 }
 
 /// The commands behind the tools: the state database and settings file `debate mcp`
@@ -160,12 +162,14 @@ impl Commands for Tools {
         })
     }
 
-    fn list(&self, args: ListDebates, root: &Path) -> Result<Reply> {
+    fn list(&self, args: ListDebates, root: &Path, allowed: &Confinement) -> Result<Reply> {
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
         if limit == 0 {
             return Err(Error::input("limit must be 1 or more"));
         }
-        let (summaries, scope) = list::summaries(&self.db, &Tools::here(root), args.all, limit)?;
+        // Every repository's debates are those of the repositories this server may touch.
+        let allowed = |repository: &Path| allowed.admit(&crate::repo::canonical(repository)).is_ok();
+        let (summaries, scope) = list::summaries_of(&self.db, &Tools::here(root), args.all, limit, Some(&allowed))?;
         let text = match summaries.is_empty() {
             true => format!("No debates yet {scope}."),
             false => terminal::list::table(&summaries, args.all),
@@ -196,7 +200,7 @@ impl Commands for Tools {
         if limit == 0 {
             return Err(Error::input("limit must be 1 or more"));
         }
-        let found = search::search(&args.query, limit, self.config.as_deref(), &Tools::here(root))?;
+        let found = search::search(&args.query, limit, self.config.as_deref(), &Tools::here(root), &self.db)?;
         Ok(Reply { text: terminal::list::found(&found), document: document(&found) })
     }
 
@@ -215,6 +219,15 @@ impl Commands for Tools {
         };
         let (change, said) = lifecycle::change(&request, &self.db, &self.terminal())?;
         Ok(Reply { text: said, document: document(&change) })
+    }
+
+    fn debate_repository(&self, id: &str) -> Result<Option<(String, PathBuf)>> {
+        let Some(store) = Store::open_existing(&self.db)? else { return Ok(None) };
+        match store.resolve_id(id) {
+            Ok(whole) => Ok(Some((whole.clone(), PathBuf::from(store.load(&whole)?.repo_root)))),
+            Err(StoreError::UnknownId(_)) => Ok(None),
+            Err(err) => Err(err.into()),
+        }
     }
 
     fn records(&self, root: &Path) -> Result<Vec<Record>> {

@@ -63,6 +63,8 @@ pub enum Mode {
     /// `debate mcp`: the tools over the Model Context Protocol, with this settings file.
     Mcp {
         config: Option<PathBuf>,
+        /// The directories it may touch (`--allow`); none: the repository it runs in.
+        allow: Vec<PathBuf>,
     },
     /// `debate config`: the effective settings and where each came from.
     Config {
@@ -355,7 +357,7 @@ impl Invocation {
             Some(Command::Search { query, limit }) => {
                 Mode::Search { query, limit: limit.unwrap_or(DEFAULT_SEARCH_LIMIT), config: config.clone() }
             }
-            Some(Command::Mcp) => Mode::Mcp { config: config.clone() },
+            Some(Command::Mcp { allow }) => Mode::Mcp { config: config.clone(), allow },
             Some(Command::Config) => Mode::Config { config: config.clone() },
             Some(Command::Doctor { provider }) => Mode::Doctor { provider, config: config.clone() },
             Some(Command::Usage(args)) => {
@@ -439,7 +441,7 @@ fn name(command: &Command) -> &'static str {
         Command::Deprecate(_) => "deprecate",
         Command::Trust { .. } => "trust",
         Command::Serve(_) => "serve",
-        Command::Mcp => "mcp",
+        Command::Mcp { .. } => "mcp",
         Command::Search { .. } => "search",
         Command::Config => "config",
         Command::Doctor { .. } => "doctor",
