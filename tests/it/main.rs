@@ -25,6 +25,7 @@ mod decisions_index;
 mod eval_suite;
 mod evaluation;
 mod gateway;
+mod git_as_git;
 mod git_edges;
 mod github_review;
 mod honest_records;

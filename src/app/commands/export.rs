@@ -106,8 +106,8 @@ fn issuer(root: &Path, key: crate::attest::PublicKey) -> String {
         .and_then(|file| crate::attest::AllowedSigners::read(&file).ok())
         .and_then(|signers| signers.principal(&key, crate::attest::NAMESPACE, Utc::now()).ok().map(str::to_string));
     let email = || {
-        let repo = crate::repo::open(root).ok()??;
-        repo.config().ok()?.get_string("user.email").ok().filter(|e| !e.trim().is_empty())
+        let config = crate::repo::GitConfig::at(root);
+        crate::repo::identity::person(&config, crate::repo::identity::Role::Author).email
     };
     principal.or_else(email).unwrap_or_else(|| key.fingerprint())
 }
