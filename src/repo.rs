@@ -162,15 +162,23 @@ pub fn identity(repo: &Repository) -> Result<Identity> {
     Ok(Identity { author, committer, warning })
 }
 
+/// The commit a pull request whose base is `rev` starts from: the merge base of `rev`
+/// and HEAD. `None` when `rev` names no commit here.
+pub fn merge_base(root: &Path, rev: &str) -> Result<Option<String>> {
+    let Some(repo) = open(root)? else { return Ok(None) };
+    let Ok(base) = repo.revparse_single(rev).and_then(|object| object.peel_to_commit()) else { return Ok(None) };
+    let head = repo.head().and_then(|head| head.peel_to_commit())?;
+    Ok(Some(repo.merge_base(base.id(), head.id())?.to_string()))
+}
+
 /// The files that differ between the merge base of `rev` and HEAD and the work tree
 /// (the index's changes included), as paths in the repository: what a pull request
 /// whose base is `rev` changes, as `git diff --name-only rev...` lists it. `None` when
 /// `rev` names no commit here.
 pub fn changed_since(root: &Path, rev: &str) -> Result<Option<Vec<String>>> {
+    let Some(merge_base) = merge_base(root, rev)? else { return Ok(None) };
     let Some(repo) = open(root)? else { return Ok(None) };
-    let Ok(base) = repo.revparse_single(rev).and_then(|object| object.peel_to_commit()) else { return Ok(None) };
-    let head = repo.head().and_then(|head| head.peel_to_commit())?;
-    let merge_base = repo.find_commit(repo.merge_base(base.id(), head.id())?)?;
+    let merge_base = repo.find_commit(Oid::from_str(&merge_base)?)?;
     let diff = repo.diff_tree_to_workdir_with_index(Some(&merge_base.tree()?), None)?;
     let mut paths = Vec::new();
     for delta in diff.deltas() {
