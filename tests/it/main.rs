@@ -9,6 +9,7 @@
 mod common;
 
 mod architecture;
+mod authentic_records;
 
 mod bad_input;
 mod browser;
