@@ -209,7 +209,7 @@ fn a_carried_debate_that_repeats_a_scorecard_is_refused_at_read_back() {
     let path = sandbox.repo.join(&relative);
     let record = std::fs::read_to_string(&path).unwrap();
     let at = record.find("\"scorecards\":[").expect("the scores travel") + "\"scorecards\":[".len();
-    let length = object_length(&record[at..]);
+    let length = json_value_length(&record[at..]);
     let card = &record[at..at + length];
     assert!(card.starts_with("{\"number\":1,") && card.ends_with('}'), "{card}");
     let forged = format!("{}{}{}", &record[..at], vec![card; 100].join(","), &record[at + length..]);
@@ -224,29 +224,6 @@ fn a_carried_debate_that_repeats_a_scorecard_is_refused_at_read_back() {
     assert!(text(&out.stderr).contains("it holds an evaluation twice"), "{}", text(&out.stderr));
     let listed = sandbox.std_cmd_as(&clone, &home).args(["list", "--all", "--json"]).output().unwrap();
     assert_eq!(text(&listed.stdout).trim(), "[]", "nothing imported");
-}
-
-/// How long the JSON object `json` starts with is, in bytes.
-fn object_length(json: &str) -> usize {
-    let (mut depth, mut in_string, mut escaped) = (0, false, false);
-    for (at, byte) in json.bytes().enumerate() {
-        match (in_string, escaped, byte) {
-            (true, true, _) => escaped = false,
-            (true, false, b'\\') => escaped = true,
-            (true, false, b'"') => in_string = false,
-            (true, false, _) => {}
-            (false, _, b'"') => in_string = true,
-            (false, _, b'{' | b'[') => depth += 1,
-            (false, _, b'}' | b']') => {
-                depth -= 1;
-                if depth == 0 {
-                    return at + 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("no whole JSON value in {json}")
 }
 
 #[test]

@@ -175,12 +175,16 @@ fn the_author_and_committer_variables_win_as_they_do_for_git() {
     let (key, allowed) = machine.alices_key("");
     let dotfile = machine.file("dotfiles/gitconfig", &signing_config(&key, &allowed));
     machine.set("GIT_CONFIG_GLOBAL", &dotfile);
-    machine.set("GIT_AUTHOR_NAME", "Ann Author");
-    machine.set("GIT_AUTHOR_EMAIL", "ann@example.org");
-    machine.set("GIT_AUTHOR_DATE", "2026-03-01T09:30:00+01:00");
-    machine.set("GIT_COMMITTER_NAME", "Carl Committer");
-    machine.set("GIT_COMMITTER_EMAIL", "carl@example.org");
-    machine.set("GIT_COMMITTER_DATE", "@1772400000 -0500");
+    for (key, value) in [
+        ("GIT_AUTHOR_NAME", "Ann Author"),
+        ("GIT_AUTHOR_EMAIL", "ann@example.org"),
+        ("GIT_AUTHOR_DATE", "2026-03-01T09:30:00+01:00"),
+        ("GIT_COMMITTER_NAME", "Carl Committer"),
+        ("GIT_COMMITTER_EMAIL", "carl@example.org"),
+        ("GIT_COMMITTER_DATE", "@1772400000 -0500"),
+    ] {
+        machine.set(key, value);
+    }
     let record = machine.both_commit();
     let expected = "Ann Author|ann@example.org|1772353800 +0100 Carl Committer|carl@example.org|1772400000 -0500";
     assert_eq!([machine.dated("HEAD~1"), machine.dated("HEAD")], [expected, expected], "git's and debate's");
@@ -253,11 +257,15 @@ fn git_config_count_and_the_system_file_are_read_as_git_reads_them() {
     machine.unset("GIT_CONFIG_NOSYSTEM");
     machine.set("GIT_CONFIG_SYSTEM", &system);
     machine.set("GIT_CONFIG_GLOBAL", "/dev/null");
-    machine.set("GIT_CONFIG_COUNT", "2");
-    machine.set("GIT_CONFIG_KEY_0", "User.Name");
-    machine.set("GIT_CONFIG_VALUE_0", "Alice From Env");
-    machine.set("GIT_CONFIG_KEY_1", "user.email");
-    machine.set("GIT_CONFIG_VALUE_1", "alice@example.org");
+    for (key, value) in [
+        ("GIT_CONFIG_COUNT", "2"),
+        ("GIT_CONFIG_KEY_0", "User.Name"),
+        ("GIT_CONFIG_VALUE_0", "Alice From Env"),
+        ("GIT_CONFIG_KEY_1", "user.email"),
+        ("GIT_CONFIG_VALUE_1", "alice@example.org"),
+    ] {
+        machine.set(key, value);
+    }
     let record = machine.both_commit();
     assert!(machine.people("HEAD").starts_with("Alice From Env|alice@example.org "), "{}", machine.people("HEAD"));
     assert_same_as_git(&machine, &record);

@@ -172,17 +172,7 @@ fn every_record_has_a_status_section_that_follows_its_status() {
 fn adr_tools_supersedes_a_debate_record_in_its_status_section() {
     let sandbox = Sandbox::new();
     identify(&sandbox);
-    let adr = |args: &[&str]| {
-        let out = Command::new("adr")
-            .args(args)
-            .current_dir(&sandbox.repo)
-            .env("EDITOR", "true")
-            .env_remove("VISUAL")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "adr {args:?}: {}", text(&out.stderr));
-        text(&out.stdout)
-    };
+    let adr = |args: &[&str]| adr_new(&sandbox, args);
     adr(&["init", "doc/adr"]);
     git(&sandbox.repo, &["add", "-A"]);
     git(&sandbox.repo, &["commit", "-qm", "adr init"]);
@@ -242,6 +232,19 @@ fn a_renderer_without_front_matter_shows_the_title_first_and_no_heading_from_it(
     }
 }
 
+/// adr-tools' `adr <args>` in the repository, its editor one that changes nothing: stdout.
+fn adr_new(sandbox: &Sandbox, args: &[&str]) -> String {
+    let out = Command::new("adr")
+        .args(args)
+        .current_dir(&sandbox.repo)
+        .env("EDITOR", "true")
+        .env_remove("VISUAL")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "adr {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
 /// `debate verify` in the repository: exit code, stdout, stderr.
 fn verify(sandbox: &Sandbox, args: &[&str]) -> (i32, String, String) {
     let out = sandbox.cmd().arg("verify").args(args).output().unwrap();
@@ -257,14 +260,7 @@ fn after_adr_new_s_verify_passes_with_a_note_and_an_edit_of_the_decision_fails()
     let sandbox = Sandbox::new();
     crate::common::keys::alices(&sandbox);
     let adr = |args: &[&str]| {
-        let out = Command::new("adr")
-            .args(args)
-            .current_dir(&sandbox.repo)
-            .env("EDITOR", "true")
-            .env_remove("VISUAL")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "adr {args:?}: {}", text(&out.stderr));
+        adr_new(&sandbox, args);
     };
     adr(&["init", "doc/adr"]);
     git(&sandbox.repo, &["add", "-A"]);

@@ -128,18 +128,7 @@ fn an_edit_fails_naming_its_section_and_a_digest_made_again_fails_on_the_signatu
     let opened = debate::record::seal::block::open(&edited);
     let (note, mut forged) = opened.seal.unwrap().unwrap();
     forged.parts = debate::record::seal::parts::parts(opened.body, None);
-    let earlier = serde_json::to_value(&forged.earlier).unwrap();
-    let signature = forged.signature.as_ref().unwrap();
-    let key = debate::attest::SshSignature::from_armored(&signature.sshsig).unwrap().signer().unwrap().fingerprint();
-    let covered = debate::record::seal::parts::Covered {
-        format: &forged.format,
-        note: &note,
-        earlier: &earlier,
-        act: &forged.act,
-        signer: Some(&key),
-        signed_at: Some(&signature.signed_at),
-    };
-    forged.digest = debate::record::seal::parts::digest(&forged.parts, &covered);
+    forged.digest = debate::record::seal::make::digest_of(&forged, &note);
     std::fs::write(&path, debate::record::seal::block::close(opened.body, &note, &forged)).unwrap();
     let (code, document) = verified(&sandbox, &[&relative]);
     assert_eq!(code, 1);

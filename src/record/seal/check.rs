@@ -226,24 +226,6 @@ mod tests {
         Utc::now()
     }
 
-    /// The digest of what `seal` covers, made again as a forger would.
-    fn redigest(seal: &Seal, note: &str) -> String {
-        let earlier = serde_json::to_value(&seal.earlier).unwrap();
-        let signer = seal
-            .signature
-            .as_ref()
-            .map(|s| SshSignature::from_armored(&s.sshsig).and_then(|s| s.signer()).unwrap().fingerprint());
-        let covered = parts::Covered {
-            format: &seal.format,
-            note,
-            earlier: &earlier,
-            act: &seal.act,
-            signer: signer.as_deref(),
-            signed_at: seal.signature.as_ref().map(|s| s.signed_at.as_str()),
-        };
-        parts::digest(&seal.parts, &covered)
-    }
-
     /// `record` sealed in format 1, as debate sealed records before format 2.
     fn sealed_in_format_1(record: &str, dir: &std::path::Path, act: &str) -> String {
         let signer = seed_signer(dir, &RFC8032_SEED);
@@ -322,7 +304,7 @@ mod tests {
         let (note, original) = block::open(&sealed).seal.unwrap().unwrap();
         forged.signature = original.signature.clone();
         forged.unsigned = None;
-        forged.digest = redigest(&forged, &note);
+        forged.digest = crate::record::seal::make::digest_of(&forged, &note);
         let forgery = block::close(block::body(&edited), &note, &forged);
         let checked = check(&forgery, None, None, now()).unwrap();
         assert!(checked.edited.is_empty());

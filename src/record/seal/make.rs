@@ -132,6 +132,11 @@ pub fn seal(
 /// the parts it lists, the note, the earlier signatures, and (format 2) its act, the
 /// key its signature names and when it was signed.
 pub(super) fn intact(seal: &Seal, note: &str) -> bool {
+    digest_of(seal, note) == seal.digest
+}
+
+/// The digest of what `seal` (with `note` above it) covers, by its format's rules.
+pub fn digest_of(seal: &Seal, note: &str) -> String {
     let earlier = serde_json::to_value(&seal.earlier).unwrap_or(Value::Null);
     let signer = seal
         .signature
@@ -146,7 +151,7 @@ pub(super) fn intact(seal: &Seal, note: &str) -> bool {
         signer: signer.as_deref(),
         signed_at: seal.signature.as_ref().map(|s| s.signed_at.as_str()),
     };
-    parts::digest(&seal.parts, &covered) == seal.digest
+    parts::digest(&seal.parts, &covered)
 }
 
 /// The key an armored SSH signature of `digest` in debate's namespace is by, when it is
