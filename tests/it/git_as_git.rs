@@ -95,8 +95,13 @@ impl Machine {
     /// `git commit` of nothing, as the user would make it here; then an offline debate's
     /// record committed by debate. The record's path in the repository.
     fn both_commit(&self) -> String {
+        self.both_commit_of(QUESTION)
+    }
+
+    /// `both_commit` of a debate of `question`.
+    fn both_commit_of(&self, question: &str) -> String {
         self.git_ok(&["commit", "-q", "--allow-empty", "-m", "made by git"]);
-        let out = self.debate(&["--offline", "--no-checkpoints", "-q", "-r", "1", QUESTION]);
+        let out = self.debate(&["--offline", "--no-checkpoints", "-q", "-r", "1", question]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let path = PathBuf::from(text(&out.stdout).trim());
         path.strip_prefix(self.repo()).unwrap().to_string_lossy().into_owned()
@@ -324,6 +329,12 @@ fn the_default_key_command_and_a_signing_program_of_the_users_sign_as_for_git() 
         ],
         "{calls:?}"
     );
+
+    // git's `key::` literal and its own ssh-keygen: the agent signs for both.
+    let literal = format!("key::{}", keys::public_line(&key));
+    machine.file("dotfiles/gitconfig", &signing_config(Path::new(&literal), &allowed));
+    let record = machine.both_commit_of("Should we use Kafka or RabbitMQ for the order events?");
+    assert_same_as_git(&machine, &record);
 }
 
 #[test]
