@@ -130,14 +130,10 @@ impl Signer {
             }
             return Ok(signer);
         }
-        if let Some(socket) = agent
-            && let Ok(signer) = Signer::from_agent(socket, public)
-        {
-            return Ok(signer);
-        }
-        let held = match agent {
-            Some(_) => "and the ssh-agent (SSH_AUTH_SOCK) does not hold it",
-            None => "and there is no ssh-agent (SSH_AUTH_SOCK) to hold it",
+        let held = match agent.map(|socket| Signer::from_agent(socket, public)) {
+            Some(Ok(signer)) => return Ok(signer),
+            Some(Err(err)) => format!("and the ssh-agent (SSH_AUTH_SOCK) cannot sign with it ({err})"),
+            None => "and there is no ssh-agent (SSH_AUTH_SOCK) to hold it".to_string(),
         };
         match private {
             Some((file, _)) => Err(AttestError::Locked(format!(

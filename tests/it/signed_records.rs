@@ -447,7 +447,7 @@ fn a_key_held_by_an_ssh_agent_signs_as_its_file_does() {
     let alone = dir.path().join("elsewhere.pub");
     std::fs::copy(unlocked.with_extension("pub"), &alone).unwrap();
     let err = Signer::from_file(&alone, Some(&agent.socket)).err().unwrap().to_string();
-    assert!(err.contains("not beside it") && err.contains("does not hold it"), "{err}");
+    assert!(err.contains("not beside it") && err.contains("does not hold the key"), "{err}");
     assert!(Signer::from_file(&unlocked.with_extension("pub"), Some(&agent.socket)).is_ok());
     let without = sshsig::sign(&Signer::from_file(&unlocked, None).unwrap(), message).unwrap();
     let ssh_keygen = std::process::Command::new("sh")
