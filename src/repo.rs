@@ -1,12 +1,18 @@
 //! The git repository a command works in: finding it, opening it (never another user's
 //! by mistake), who the user is in it, and what its HEAD holds. Writing and committing
-//! records is `record`'s; this is only where the repository is and whose it is.
+//! records is `record`'s; this is only where the repository is and whose it is, read
+//! as git reads it (its configuration and environment: `config`, `identity`).
+
+pub mod config;
+pub mod identity;
+pub mod signing;
 
 use std::path::{Path, PathBuf};
 
-use git2::{ErrorCode, Oid, Repository, Signature};
+use git2::{ErrorCode, Oid, Repository, RepositoryOpenFlags, Signature};
 
-use crate::text::untrusted::one_line;
+pub use config::{GitConfig, open_as_git};
+use identity::Role;
 
 /// Why the repository around the work cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -25,12 +31,16 @@ pub enum RepoError {
     NotOwned(PathBuf),
     #[error("git: {}", .0.message())]
     Git(#[from] git2::Error),
+    /// A variable git reads that holds what git would refuse.
+    #[error("{0}")]
+    Environment(String),
 }
 
 impl RepoError {
     pub fn exit_code(&self) -> u8 {
         match self {
             RepoError::WorkingDirectory(_) => 1,
+            RepoError::Environment(_) => 4,
             _ => 5,
         }
     }
@@ -38,6 +48,7 @@ impl RepoError {
     pub fn hint(&self) -> Option<String> {
         Some(match self {
             RepoError::WorkingDirectory(_) => return None,
+            RepoError::Environment(_) => "set it as git reads it, or unset it".into(),
             RepoError::Open { .. } | RepoError::Git(_) => {
                 "the record file is kept; fix the repository and run `debate resume` again".into()
             }
@@ -54,7 +65,7 @@ pub type Result<T, E = RepoError> = std::result::Result<T, E>;
 
 /// The repository at `root`; `None` when `root` is not in one.
 pub fn open(root: &Path) -> Result<Option<Repository>> {
-    match Repository::open(root) {
+    match open_as_git(root) {
         Ok(repo) => Ok(Some(repo)),
         Err(err) if err.code() == ErrorCode::NotFound => Ok(None),
         Err(err) if err.code() == ErrorCode::Owner => Err(RepoError::NotOwned(root.to_path_buf())),
@@ -66,7 +77,7 @@ pub fn open(root: &Path) -> Result<Option<Repository>> {
 /// has none; one that libgit2 will not open (another user's) is an error, never taken
 /// for "no repository".
 pub fn work_tree(dir: &Path) -> Result<Option<PathBuf>> {
-    match Repository::discover(dir) {
+    match Repository::open_ext(dir, RepositoryOpenFlags::FROM_ENV, None::<&str>) {
         Ok(repo) => {
             repo.workdir().map(|w| Some(w.to_path_buf())).ok_or_else(|| RepoError::Bare(repo.path().to_path_buf()))
         }
@@ -114,26 +125,50 @@ pub fn canonical(path: &Path) -> PathBuf {
 /// The commit HEAD is on, if it is on one: a debate keeps it to know its repository
 /// again should the repository move.
 pub fn head_id(root: &Path) -> Option<String> {
-    let repo = Repository::open(root).ok()?;
+    let repo = open_as_git(root).ok()?;
     Some(repo.head().ok()?.target()?.to_string())
 }
 
 /// Whether the repository at `root` holds `commit`.
 pub fn holds_commit(root: &Path, commit: &str) -> bool {
-    let Ok(repo) = Repository::open(root) else { return false };
+    let Ok(repo) = open_as_git(root) else { return false };
     Oid::from_str(commit).is_ok_and(|oid| repo.find_commit(oid).is_ok())
 }
 
-/// The identity for a commit, and a warning when git config has none.
-pub fn identity(repo: &Repository) -> Result<(Signature<'static>, Option<String>)> {
-    match repo.signature() {
-        Ok(signature) => Ok((signature, None)),
-        Err(_) => {
-            let fallback = Signature::now("debate", "debate@localhost")?;
-            let warning = "no git identity (user.name and user.email) is configured; committed as \"debate <debate@localhost>\" — set one with `git config --global user.email you@example.com`".to_string();
-            Ok((fallback, Some(warning)))
+/// Who a commit is by and who commits it, as git would name them.
+pub struct Identity {
+    pub author: Signature<'static>,
+    pub committer: Signature<'static>,
+    /// Said when git would have found nobody.
+    pub warning: Option<String>,
+}
+
+/// The author and committer of a commit in `repo`, as git finds them (the
+/// `GIT_AUTHOR_*`/`GIT_COMMITTER_*` variables, then git's configuration); when git
+/// would find nobody, "debate <debate@localhost>" with a warning.
+pub fn identity(repo: &Repository) -> Result<Identity> {
+    let config = GitConfig::of(repo);
+    let mut warning = None;
+    let mut signature = |role: Role| -> Result<Signature<'static>> {
+        let when = identity::when(role).map_err(RepoError::Environment)?;
+        if let Some(signature) = identity::signature(&identity::person(&config, role), &when) {
+            return Ok(signature);
         }
-    }
+        warning = Some("no git identity (user.name and user.email) is configured; committed as \"debate <debate@localhost>\" — set one with `git config --global user.email you@example.com`".to_string());
+        Ok(Signature::new("debate", "debate@localhost", &when)?)
+    };
+    let author = signature(Role::Author)?;
+    let committer = signature(Role::Committer)?;
+    Ok(Identity { author, committer, warning })
+}
+
+/// The commit a pull request whose base is `rev` starts from: the merge base of `rev`
+/// and HEAD. `None` when `rev` names no commit here.
+pub fn merge_base(root: &Path, rev: &str) -> Result<Option<String>> {
+    let Some(repo) = open(root)? else { return Ok(None) };
+    let Ok(base) = repo.revparse_single(rev).and_then(|object| object.peel_to_commit()) else { return Ok(None) };
+    let head = repo.head().and_then(|head| head.peel_to_commit())?;
+    Ok(Some(repo.merge_base(base.id(), head.id())?.to_string()))
 }
 
 /// The files that differ between the merge base of `rev` and HEAD and the work tree
@@ -141,10 +176,9 @@ pub fn identity(repo: &Repository) -> Result<(Signature<'static>, Option<String>
 /// whose base is `rev` changes, as `git diff --name-only rev...` lists it. `None` when
 /// `rev` names no commit here.
 pub fn changed_since(root: &Path, rev: &str) -> Result<Option<Vec<String>>> {
+    let Some(merge_base) = merge_base(root, rev)? else { return Ok(None) };
     let Some(repo) = open(root)? else { return Ok(None) };
-    let Ok(base) = repo.revparse_single(rev).and_then(|object| object.peel_to_commit()) else { return Ok(None) };
-    let head = repo.head().and_then(|head| head.peel_to_commit())?;
-    let merge_base = repo.find_commit(repo.merge_base(base.id(), head.id())?)?;
+    let merge_base = repo.find_commit(Oid::from_str(&merge_base)?)?;
     let diff = repo.diff_tree_to_workdir_with_index(Some(&merge_base.tree()?), None)?;
     let mut paths = Vec::new();
     for delta in diff.deltas() {
@@ -159,13 +193,13 @@ pub fn changed_since(root: &Path, rev: &str) -> Result<Option<Vec<String>>> {
     Ok(Some(paths))
 }
 
-/// The name of the git identity (`user.name`) in `repo`, or in the user's git
-/// configuration outside a repository; `None` when none is configured.
+/// The name of the person who runs debate in `repo` (a commit's author, as git names
+/// them), or in the user's git configuration outside a repository; `None` when none is
+/// configured.
 pub fn user_name(repo: Option<&Repository>) -> Option<String> {
     let config = match repo {
-        Some(repo) => repo.config().ok()?,
-        None => git2::Config::open_default().ok()?,
+        Some(repo) => GitConfig::of(repo),
+        None => GitConfig::user(),
     };
-    // The name goes into records and commit messages: one line, no control characters.
-    config.get_string("user.name").ok().map(|name| one_line(&name)).filter(|name| !name.is_empty())
+    identity::person(&config, Role::Author).name
 }

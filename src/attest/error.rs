@@ -16,6 +16,12 @@ pub enum AttestError {
     /// A key that cannot sign or be read: not ed25519, encrypted, malformed.
     #[error("{0}")]
     Key(String),
+    /// A key locked with a passphrase that no agent holds: the message says how to unlock it.
+    #[error("{0}")]
+    Locked(String),
+    /// git's signing program did not sign: what it said.
+    #[error("{program} could not sign: {why}")]
+    Program { program: String, why: String },
     /// The ssh-agent could not be reached, does not hold the key, or refused to sign.
     #[error("ssh-agent: {0}")]
     Agent(String),

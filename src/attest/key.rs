@@ -1,9 +1,11 @@
 //! The ed25519 key that signs, and its public half. The key is the one git signs
-//! commits with (`user.signingkey` with `gpg.format=ssh`), so nothing is set up twice:
-//! an unencrypted OpenSSH private key file signs by itself; a key that is only public
-//! here (a `.pub` file, git's `key::ssh-ed25519 …`) or protected by a passphrase signs
-//! through a running ssh-agent. Debate never asks for a passphrase: it does not own
-//! the terminal it would ask on.
+//! commits with (`user.signingkey` with `gpg.format=ssh`), found as `ssh-keygen -Y
+//! sign` finds it, so nothing is set up twice: a private key file signs by itself
+//! unless a passphrase locks it; a public key (a `.pub` file, git's `key::ssh-ed25519
+//! …`) signs with its private half beside it, or through a running ssh-agent; and a
+//! signing program of git's own (`gpg.ssh.program`) signs through that program. Debate
+//! never asks for a passphrase — it does not own the terminal it would ask on — but
+//! says how to unlock the key.
 //!
 //! Only ed25519: it is deterministic (the same message gives the same signature, so
 //! tests pin bytes), it is what Open Decision Receipts sign with, and its seed signs
@@ -18,6 +20,7 @@ use ssh_key::{HashAlg, PrivateKey};
 
 use super::agent::Agent;
 use super::error::{AttestError, Result};
+use super::program::{Program, ProgramKey};
 
 /// An ed25519 public key: the 32 bytes receipts and signatures name.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -30,6 +33,16 @@ impl PublicKey {
         let key = ssh_key::PublicKey::from_openssh(line.trim())
             .map_err(|err| AttestError::Key(format!("not an OpenSSH public key ({err})")))?;
         PublicKey::from_key_data(key.key_data())
+    }
+
+    /// The public key of a key file: a private key's own (a locked one's too), a
+    /// public key file's, or the `.pub` beside a private key.
+    pub fn of_file(path: &Path) -> Result<PublicKey> {
+        let named = |err: AttestError| AttestError::Key(format!("the key {}: {err}", path.display()));
+        if let Some(private) = read_private(path)? {
+            return public_of(&private).map_err(named);
+        }
+        PublicKey::from_openssh(&read(path)?).map_err(named)
     }
 
     /// The ed25519 key in an SSH key's data; any other kind is refused by name.
@@ -64,7 +77,13 @@ impl fmt::Debug for PublicKey {
     }
 }
 
-/// A key that can sign: its seed read from a file, or held by an ssh-agent.
+/// The ssh-agent the environment names (`SSH_AUTH_SOCK`), as ssh-keygen finds it.
+pub fn running_agent() -> Option<PathBuf> {
+    std::env::var_os("SSH_AUTH_SOCK").filter(|socket| !socket.is_empty()).map(PathBuf::from)
+}
+
+/// A key that can sign: its seed read from a file, held by an ssh-agent, or signed
+/// with by git's signing program.
 pub struct Signer {
     public: PublicKey,
     holder: Holder,
@@ -75,36 +94,64 @@ enum Holder {
     /// The agent's socket: connected to for each signature, which is rare, so no
     /// connection is held open between them.
     Agent(PathBuf),
+    /// `gpg.ssh.program`: it makes SSH signatures only.
+    Program(Program),
 }
 
 impl Signer {
-    /// The signer a key file names, as `ssh-keygen -Y sign -f FILE` reads it: an
-    /// unencrypted OpenSSH private key signs itself; a public key, or a private key
-    /// protected by a passphrase, signs through the ssh-agent at `agent` when it holds
-    /// the key. A passphrase is never asked for.
+    /// The signer a key file names, as `ssh-keygen -Y sign -f FILE` finds it: an
+    /// unlocked private key signs itself; a public key signs with the private key beside
+    /// it (`id_ed25519` for `id_ed25519.pub`); either signs through the ssh-agent at
+    /// `agent` when the agent holds it. A passphrase is never asked for: a locked key the
+    /// agent does not hold is refused, saying how to unlock it.
     pub fn from_file(path: &Path, agent: Option<&Path>) -> Result<Signer> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| AttestError::Read { path: path.to_path_buf(), source })?;
         let named = |message: String| AttestError::Key(format!("the key {}: {message}", path.display()));
-        let (public, encrypted) = if text.contains("-----BEGIN OPENSSH PRIVATE KEY-----") {
-            let private = PrivateKey::from_openssh(&text).map_err(|err| named(format!("unreadable ({err})")))?;
-            let public = PublicKey::from_key_data(private.public_key().key_data()).map_err(|e| named(e.to_string()))?;
-            if !private.is_encrypted() {
-                return Signer::from_private(&private).map_err(|e| named(e.to_string()));
+        let (public, private) = match read_private(path)? {
+            Some(private) => {
+                (public_of(&private).map_err(|e| named(e.to_string()))?, Some((path.to_path_buf(), private)))
             }
-            (public, true)
-        } else {
-            (PublicKey::from_openssh(&text).map_err(|e| named(e.to_string()))?, false)
+            None => {
+                let text = read(path)?;
+                let public = PublicKey::from_openssh(&text).map_err(|e| named(e.to_string()))?;
+                let beside = path.to_str().and_then(|p| p.strip_suffix(".pub")).map(PathBuf::from);
+                let private = match beside.filter(|file| file.is_file()) {
+                    Some(file) => read_private(&file)?.map(|private| (file, private)),
+                    None => None,
+                };
+                (public, private)
+            }
         };
-        let why = if encrypted {
-            "is protected by a passphrase, which debate never asks for"
-        } else {
-            "is a public key, whose private half only an ssh-agent can use"
-        };
-        match agent {
-            None => Err(named(format!("{why}, and there is no ssh-agent (SSH_AUTH_SOCK) to sign with"))),
-            Some(socket) => Signer::from_agent(socket, public).map_err(|err| named(format!("{why}; {err}"))),
+        if let Some((file, private)) = &private
+            && !private.is_encrypted()
+        {
+            let signer = Signer::from_private(private).map_err(|e| named(e.to_string()))?;
+            if signer.public != public {
+                return Err(named(format!("it is not the public half of {}", file.display())));
+            }
+            return Ok(signer);
         }
+        let held = match agent.map(|socket| Signer::from_agent(socket, public)) {
+            Some(Ok(signer)) => return Ok(signer),
+            Some(Err(err)) => format!("and the ssh-agent (SSH_AUTH_SOCK) cannot sign with it ({err})"),
+            None => "and there is no ssh-agent (SSH_AUTH_SOCK) to hold it".to_string(),
+        };
+        match private {
+            Some((file, _)) => Err(AttestError::Locked(format!(
+                "the key {} is locked with a passphrase, which debate never asks for, {held}: unlock it for this session with `ssh-add {}` (after `eval \"$(ssh-agent)\"` when no agent runs), then run debate again",
+                path.display(),
+                file.display()
+            ))),
+            None => Err(named(format!(
+                "it is a public key whose private half is not beside it, {held}: add the private key to the agent with `ssh-add`, or name the private key's file"
+            ))),
+        }
+    }
+
+    /// The key `public`, signed with by git's signing program (`gpg.ssh.program`) with
+    /// `key`, exactly as git runs it for a commit. Such a signer makes SSH signatures
+    /// only.
+    pub fn through_program(program: &str, key: ProgramKey, public: PublicKey) -> Signer {
+        Signer { public, holder: Holder::Program(Program { program: program.to_string(), key }) }
     }
 
     fn from_private(private: &PrivateKey) -> Result<Signer> {
@@ -136,9 +183,22 @@ impl Signer {
         self.public
     }
 
+    /// The program that signs for this key, when one does (its SSH signatures are its).
+    pub(crate) fn program(&self) -> Option<&Program> {
+        match &self.holder {
+            Holder::Program(program) => Some(program),
+            _ => None,
+        }
+    }
+
     /// The plain Ed25519 signature (RFC 8032) of `message`.
     pub fn sign(&self, message: &[u8]) -> Result<[u8; 64]> {
         match &self.holder {
+            Holder::Program(program) => Err(AttestError::Key(format!(
+                "the key {} signs through {} (git's gpg.ssh.program), which makes SSH signatures only; a plain Ed25519 signature needs the key in a file or an ssh-agent",
+                self.public.fingerprint(),
+                program.program
+            ))),
             Holder::Seed(key) => Ok(key.sign(message).to_bytes()),
             Holder::Agent(socket) => {
                 let signature = Agent::at(socket).sign(self.public.as_bytes(), message)?;
@@ -151,6 +211,26 @@ impl Signer {
             }
         }
     }
+}
+
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|source| AttestError::Read { path: path.to_path_buf(), source })
+}
+
+/// The private key in the file at `path`, when it holds one (locked or not).
+fn read_private(path: &Path) -> Result<Option<PrivateKey>> {
+    let text = read(path)?;
+    if !text.contains("-----BEGIN OPENSSH PRIVATE KEY-----") {
+        return Ok(None);
+    }
+    PrivateKey::from_openssh(&text)
+        .map(Some)
+        .map_err(|err| AttestError::Key(format!("the key {}: unreadable ({err})", path.display())))
+}
+
+/// The ed25519 public half of a private key (a locked one's too: it is not encrypted).
+fn public_of(private: &PrivateKey) -> Result<PublicKey> {
+    PublicKey::from_key_data(private.public_key().key_data())
 }
 
 #[cfg(test)]
@@ -182,10 +262,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let encrypted = keygen(dir.path(), "locked", "ed25519", "correct horse");
         let err = refused(&encrypted);
-        assert!(err.contains("locked") && err.contains("passphrase") && err.contains("ssh-agent"), "{err}");
-
+        let unlock = format!("`ssh-add {}`", encrypted.display());
+        assert!(err.contains("locked with a passphrase") && err.contains(&unlock), "says how to unlock it: {err}");
+        // Its `.pub`, as git's user.signingkey often names it: the private key beside it is locked.
         let public = refused(&encrypted.with_extension("pub"));
-        assert!(public.contains("is a public key") && public.contains("no ssh-agent"), "{public}");
+        assert!(public.contains("locked with a passphrase") && public.contains(&unlock), "{public}");
+
+        let alone = dir.path().join("alone.pub");
+        std::fs::copy(encrypted.with_extension("pub"), &alone).unwrap();
+        let alone = refused(&alone);
+        assert!(alone.contains("private half is not beside it") && alone.contains("no ssh-agent"), "{alone}");
 
         let rsa = refused(&keygen(dir.path(), "rsa", "rsa", ""));
         assert!(rsa.contains("ssh-rsa key") && rsa.contains("ed25519 keys only"), "{rsa}");
@@ -198,6 +284,16 @@ mod tests {
 
         let missing = refused(&dir.path().join("missing"));
         assert!(missing.starts_with("cannot read") && missing.contains("missing"), "{missing}");
+    }
+
+    #[test]
+    fn a_public_key_file_signs_with_the_private_key_beside_it_as_ssh_keygen_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = keygen(dir.path(), "id_ed25519", "ed25519", "");
+        let signer = Signer::from_file(&key.with_extension("pub"), None).unwrap();
+        assert_eq!(signer.public(), Signer::from_file(&key, None).unwrap().public());
+        assert!(signer.sign(b"text").is_ok(), "no agent needed");
+        assert_eq!(PublicKey::of_file(&key).unwrap(), signer.public());
     }
 
     #[test]

@@ -19,8 +19,14 @@ pub const NAMESPACE: &str = "debate-record@v1";
 /// The armored SSH signature of `message` in [`NAMESPACE`], byte for byte what
 /// `ssh-keygen -Y sign -n debate-record@v1` writes with the same key. The signer
 /// signs SSHSIG's own envelope of the message's SHA-512, so a key held by an
-/// ssh-agent signs exactly as a key file does.
+/// ssh-agent signs exactly as a key file does; git's signing program, when the key
+/// signs through one, is run as git runs it, and what it gives must verify.
 pub fn sign(signer: &Signer, message: &[u8]) -> Result<String> {
+    if let Some(program) = signer.program() {
+        let armored = program.sign(NAMESPACE, message)?;
+        SshSignature::from_armored(&armored)?.verify(&signer.public(), message)?;
+        return Ok(armored);
+    }
     let failed = |err: ssh_key::Error| AttestError::Signature(format!("cannot make an SSH signature: {err}"));
     let envelope = SshSig::signed_data(NAMESPACE, HashAlg::Sha512, message).map_err(failed)?;
     let raw = signer.sign(&envelope)?;

@@ -129,6 +129,9 @@ pub struct StatusChange {
     pub previous_status: String,
     /// `false` when the record already had that status: nothing was written.
     pub changed: bool,
+    /// It already had that status, set since it was signed by another tool or a person,
+    /// and was signed again as it is.
+    pub signed_again: bool,
     pub commit: Option<String>,
     /// Why the new status was written but not committed, if it was not.
     pub not_committed: Option<String>,

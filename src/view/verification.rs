@@ -54,9 +54,16 @@ pub struct RecordCheck {
     pub earlier: Vec<SignatureView>,
     /// The sections (and parts) edited since it was sealed.
     pub edited: Vec<String>,
+    /// The parts a change of its status touched since it was signed — another ADR tool
+    /// (adr-tools' `adr new -s`, log4brains) or a person moved it: not an edit of the
+    /// decision, so no failure.
+    pub status_changed: Vec<String>,
+    /// The status it states now, when a change of status touched it.
+    pub status_now: Option<String>,
     /// What failed, a sentence each.
     pub failures: Vec<String>,
-    /// What else to know: how a record written before records were sealed was checked.
+    /// What else to know: how a record written before records were sealed was checked,
+    /// a change of status, an older seal format's rules.
     pub note: Option<String>,
 }
 
@@ -76,6 +83,8 @@ impl RecordCheck {
             unsigned: None,
             earlier: Vec::new(),
             edited: Vec::new(),
+            status_changed: Vec::new(),
+            status_now: None,
             failures,
             note,
         }
@@ -86,16 +95,18 @@ impl RecordCheck {
     pub fn said(&self) -> String {
         let signature = self.signature.as_ref();
         let when = signature.map(|s| format!(" when it was {}", s.act)).unwrap_or_default();
+        let noted = self.note.as_ref().map(|note| format!("; {note}")).unwrap_or_default();
         match self.verdict {
             Verdict::Verified => {
-                format!("signed by {}{when}", signature.and_then(|s| s.signer.as_deref()).unwrap_or("?"))
+                format!("signed by {}{when}{noted}", signature.and_then(|s| s.signer.as_deref()).unwrap_or("?"))
             }
             Verdict::Signed => format!(
-                "signed with the key {}{when} (no allowed-signers file names it)",
+                "signed with the key {}{when} (no allowed-signers file names it){noted}",
                 signature.map_or("?", |s| s.key.as_str())
             ),
             Verdict::Unsigned => match (&self.unsigned, &self.note) {
-                (Some(why), _) | (None, Some(why)) => format!("unsigned: {why}"),
+                (Some(why), Some(note)) => format!("unsigned: {why}; {note}"),
+                (Some(why), None) | (None, Some(why)) => format!("unsigned: {why}"),
                 (None, None) => "unsigned".into(),
             },
             Verdict::Failed => format!("does not verify: {}", self.failures.join("; ")),
@@ -131,6 +142,9 @@ impl From<&RecordCheck> for RecordSignature {
 #[derive(Debug, Clone, Serialize)]
 pub struct Verification {
     pub records: Vec<RecordCheck>,
+    /// The allowed-signers file that named the signers, and where it was named
+    /// (`--allowed-signers`, git's `gpg.ssh.allowedSignersFile`); none: nobody is named.
+    pub allowed_signers: Option<String>,
     pub verified: usize,
     pub signed: usize,
     pub unsigned: usize,
@@ -156,7 +170,7 @@ impl Verification {
             (0, true) => 3,
             (0, false) => 0,
         };
-        Verification { records, verified, signed, unsigned, failed, skipped, exit_code }
+        Verification { records, allowed_signers: None, verified, signed, unsigned, failed, skipped, exit_code }
     }
 }
 
@@ -186,6 +200,7 @@ mod tests {
         assert_eq!(record(Verdict::Failed).said(), "does not verify: why");
         assert_eq!(record(Verdict::Unsigned).said(), "unsigned: why");
         let mut signed = record(Verdict::Verified);
+        signed.note = None;
         signed.signature = Some(SignatureView {
             act: "accepted".into(),
             signed_at: "2026-05-20T14:05:30Z".into(),
@@ -200,5 +215,7 @@ mod tests {
             signed.said(),
             "signed with the key SHA256:abc when it was accepted (no allowed-signers file names it)"
         );
+        signed.note = Some("its status was changed since it was signed".into());
+        assert!(signed.said().ends_with("names it); its status was changed since it was signed"), "a note is said");
     }
 }

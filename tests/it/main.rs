@@ -9,6 +9,7 @@
 mod common;
 
 mod architecture;
+mod authentic_records;
 
 mod bad_input;
 mod browser;
@@ -25,6 +26,7 @@ mod decisions_index;
 mod eval_suite;
 mod evaluation;
 mod gateway;
+mod git_as_git;
 mod git_edges;
 mod github_review;
 mod honest_records;

@@ -172,17 +172,7 @@ fn every_record_has_a_status_section_that_follows_its_status() {
 fn adr_tools_supersedes_a_debate_record_in_its_status_section() {
     let sandbox = Sandbox::new();
     identify(&sandbox);
-    let adr = |args: &[&str]| {
-        let out = Command::new("adr")
-            .args(args)
-            .current_dir(&sandbox.repo)
-            .env("EDITOR", "true")
-            .env_remove("VISUAL")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "adr {args:?}: {}", text(&out.stderr));
-        text(&out.stdout)
-    };
+    let adr = |args: &[&str]| adr_new(&sandbox, args);
     adr(&["init", "doc/adr"]);
     git(&sandbox.repo, &["add", "-A"]);
     git(&sandbox.repo, &["commit", "-qm", "adr init"]);
@@ -240,4 +230,114 @@ fn a_renderer_without_front_matter_shows_the_title_first_and_no_heading_from_it(
     for item in ["<li>Status: proposed</li>", "<li>Date: ", "<li>Deciders: Jane Doe</li>"] {
         assert!(header.contains(item), "{item} in {header}");
     }
+}
+
+/// adr-tools' `adr <args>` in the repository, its editor one that changes nothing: stdout.
+fn adr_new(sandbox: &Sandbox, args: &[&str]) -> String {
+    let out = Command::new("adr")
+        .args(args)
+        .current_dir(&sandbox.repo)
+        .env("EDITOR", "true")
+        .env_remove("VISUAL")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "adr {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// `debate verify` in the repository: exit code, stdout, stderr.
+fn verify(sandbox: &Sandbox, args: &[&str]) -> (i32, String, String) {
+    let out = sandbox.cmd().arg("verify").args(args).output().unwrap();
+    (out.status.code().unwrap(), text(&out.stdout), text(&out.stderr))
+}
+
+/// adr-tools' routine supersede of a signed debate record is a change of its status, not
+/// a forgery: `verify --all` passes, saying what changed; an edit of its decision fails,
+/// naming the section.
+#[test]
+#[cfg_attr(missing_adr, ignore = "adr is not on PATH (apt-get install adr-tools); with CI set this test fails instead")]
+fn after_adr_new_s_verify_passes_with_a_note_and_an_edit_of_the_decision_fails() {
+    let sandbox = Sandbox::new();
+    crate::common::keys::alices(&sandbox);
+    let adr = |args: &[&str]| {
+        adr_new(&sandbox, args);
+    };
+    adr(&["init", "doc/adr"]);
+    git(&sandbox.repo, &["add", "-A"]);
+    git(&sandbox.repo, &["commit", "-q", "--no-gpg-sign", "-m", "adr init"]);
+    let record = recorded(&sandbox, &["--no-checkpoints", "-r", "1", FIRST]);
+    adr(&["new", "-s", "2", "Cache in Memcached"]);
+    git(&sandbox.repo, &["add", "-A"]);
+    git(&sandbox.repo, &["commit", "-q", "--no-gpg-sign", "-m", "adr new -s 2"]);
+
+    let (code, stdout, stderr) = verify(&sandbox, &["--all"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let line = stdout.lines().find(|l| l.contains(&record)).unwrap();
+    assert!(line.starts_with("ok     ") && line.contains("signed by alice@example.org when it was recorded"), "{line}");
+    assert!(
+        line.contains("its status was changed since it was signed (in: Status), by another ADR tool or by hand: it now reads \"Superseded by [3. Cache in Memcached](0003-cache-in-memcached.md)\""),
+        "{line}"
+    );
+    let (_, document, _) = verify(&sandbox, &[&record, "--json"]);
+    let document: Value = serde_json::from_str(&document).unwrap();
+    assert_eq!(document["records"][0]["verdict"], "verified");
+    assert_eq!(document["records"][0]["status_changed"], serde_json::json!(["Status"]));
+
+    // Its decision edited as well: that is no change of status.
+    let path = sandbox.repo.join(&record);
+    let text_now = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text_now.replacen("## Decision Outcome\n\n", "## Decision Outcome\n\nUse MySQL. ", 1))
+        .unwrap();
+    let (code, stdout, _) = verify(&sandbox, &["--all"]);
+    assert_eq!(code, 1, "{stdout}");
+    let line = stdout.lines().find(|l| l.contains(&record)).unwrap();
+    assert!(
+        line.starts_with("FAILED") && line.contains("edited since it was sealed, in: Status, Decision Outcome"),
+        "{line}"
+    );
+}
+
+/// A person (or log4brains, which edits the header's `- Status:` line) moves the status
+/// lines: verify passes with a note; `debate accept` asked for the status the record now
+/// states signs it again, the first signature kept.
+#[test]
+fn a_status_line_moved_by_hand_passes_and_accept_signs_it_again_on_request() {
+    let sandbox = Sandbox::new();
+    crate::common::keys::alices(&sandbox);
+    let record = recorded(&sandbox, &["--no-checkpoints", "-r", "1", FIRST]);
+    let path = sandbox.repo.join(&record);
+    let text_now = std::fs::read_to_string(&path).unwrap();
+    let by_hand = text_now.replacen("\nstatus: proposed\n", "\nstatus: accepted\n", 1).replacen(
+        "\n- Status: proposed\n",
+        "\n- Status: accepted\n",
+        1,
+    );
+    assert_ne!(by_hand, text_now);
+    std::fs::write(&path, &by_hand).unwrap();
+    git(&sandbox.repo, &["commit", "-q", "-a", "--no-gpg-sign", "-m", "accepted in the meeting"]);
+    let (code, stdout, _) = verify(&sandbox, &[&record]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("(in: the status lines)") && stdout.contains("it now reads \"accepted\""), "{stdout}");
+
+    let out = sandbox.cmd().args(["accept", &record]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("signed again as it is"), "{}", text(&out.stderr));
+    assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "committed");
+    let (code, document, _) = verify(&sandbox, &[&record, "--json"]);
+    let document: Value = serde_json::from_str(&document).unwrap();
+    assert_eq!(code, 0);
+    let checked = &document["records"][0];
+    assert_eq!((checked["signature"]["act"].as_str(), checked["note"].as_str()), (Some("accepted"), None));
+    assert_eq!(checked["earlier"][0]["signer"], "alice@example.org");
+
+    // log4brains' supersede writes the header's line alone.
+    let text_now = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text_now.replacen("\n- Status: accepted\n", "\n- Status: superseded by [ADR-0009](0009-x.md)\n", 1),
+    )
+    .unwrap();
+    let (code, stdout, _) = verify(&sandbox, &[&record]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("its status was changed since it was signed (in: the status lines)"), "{stdout}");
 }

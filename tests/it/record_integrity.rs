@@ -388,29 +388,6 @@ fn a_forged_scorecard_the_record_does_not_show_is_not_imported() {
     assert!(!out.stdout.windows(14).any(|w| w == b"gpt-fabricated"), "{}", text(&out.stdout));
 }
 
-/// How long the JSON object or array that `json` starts with is, in bytes.
-fn json_value_length(json: &str) -> usize {
-    let (mut depth, mut in_string, mut escaped) = (0, false, false);
-    for (at, byte) in json.bytes().enumerate() {
-        match (in_string, escaped, byte) {
-            (true, true, _) => escaped = false,
-            (true, false, b'\\') => escaped = true,
-            (true, false, b'"') => in_string = false,
-            (true, false, _) => {}
-            (false, _, b'"') => in_string = true,
-            (false, _, b'{' | b'[') => depth += 1,
-            (false, _, b'}' | b']') => {
-                depth -= 1;
-                if depth == 0 {
-                    return at + 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    panic!("no whole JSON value in {json}")
-}
-
 // ── 6. A CRLF checkout is the same record ──────────────────────────────────────
 
 /// The record checked out with `core.autocrlf=true`, in a fresh clone.

@@ -128,8 +128,7 @@ fn an_edit_fails_naming_its_section_and_a_digest_made_again_fails_on_the_signatu
     let opened = debate::record::seal::block::open(&edited);
     let (note, mut forged) = opened.seal.unwrap().unwrap();
     forged.parts = debate::record::seal::parts::parts(opened.body, None);
-    let earlier = serde_json::to_value(&forged.earlier).unwrap();
-    forged.digest = debate::record::seal::parts::digest(&forged.parts, &note, &earlier);
+    forged.digest = debate::record::seal::make::digest_of(&forged, &note);
     std::fs::write(&path, debate::record::seal::block::close(opened.body, &note, &forged)).unwrap();
     let (code, document) = verified(&sandbox, &[&relative]);
     assert_eq!(code, 1);
@@ -443,9 +442,13 @@ fn a_key_held_by_an_ssh_agent_signs_as_its_file_does() {
             .unwrap();
         assert!(checked.status.success(), "{}", text(&checked.stderr));
     }
-    // A key the agent does not hold is named; one whose file signs needs no agent.
-    let err = Signer::from_file(&unlocked.with_extension("pub"), Some(&agent.socket)).err().unwrap().to_string();
-    assert!(err.contains("does not hold the key"), "{err}");
+    // A public key whose private half is neither beside it nor in the agent is named; a
+    // `.pub` beside its private key signs as ssh-keygen signs with it, without the agent.
+    let alone = dir.path().join("elsewhere.pub");
+    std::fs::copy(unlocked.with_extension("pub"), &alone).unwrap();
+    let err = Signer::from_file(&alone, Some(&agent.socket)).err().unwrap().to_string();
+    assert!(err.contains("not beside it") && err.contains("does not hold the key"), "{err}");
+    assert!(Signer::from_file(&unlocked.with_extension("pub"), Some(&agent.socket)).is_ok());
     let without = sshsig::sign(&Signer::from_file(&unlocked, None).unwrap(), message).unwrap();
     let ssh_keygen = std::process::Command::new("sh")
         .arg("-c")

@@ -34,6 +34,7 @@ pub fn run(request: &ExportRequest, db_path: &Path, terminal: &Terminal) -> Resu
         ))
         .with_hint(format!("finish it with `debate resume {}` first", state.id)));
     }
+    let mut unsigned_receipt = None;
     let text = match request.format {
         ExportFormat::Json => {
             let detail = list::detail_of(db_path, &state)?;
@@ -43,7 +44,11 @@ pub fn run(request: &ExportRequest, db_path: &Path, terminal: &Terminal) -> Resu
             let (_, bytes) = record_of(&state)?.ok_or_else(|| no_record(&state))?;
             String::from_utf8(bytes).map_err(|_| Error::input(format!("{}'s record is not UTF-8 text", state.id)))?
         }
-        ExportFormat::Odr => signed_receipt(request, &state, terminal)?,
+        ExportFormat::Odr => {
+            let (receipt, unsigned) = signed_receipt(request, &state, terminal)?;
+            unsigned_receipt = unsigned;
+            receipt
+        }
     };
     // What was signed is written as it is: anything the gate would mask now would break it.
     if request.format != ExportFormat::Json && secrets::gate(&text) != text {
@@ -58,12 +63,21 @@ pub fn run(request: &ExportRequest, db_path: &Path, terminal: &Terminal) -> Resu
         Some(path) => write(path, &text)?,
         None => terminal::print_out(&text)?,
     }
-    Ok(())
+    // Written whole, and still a configuration to fix: a receipt nobody signed proves nothing.
+    match unsigned_receipt {
+        Some(why) => Err(Error::config(format!("the receipt was written unsigned: {why}"))
+            .with_hint("set up an ssh signing key (git's gpg.format=ssh and user.signingkey, or signing.key)")),
+        None => Ok(()),
+    }
 }
 
-/// The receipt, signed with the key that signs records when there is one that can (a
-/// warning and an unsigned receipt otherwise), and the public key written where asked.
-fn signed_receipt(request: &ExportRequest, state: &DebateState, terminal: &Terminal) -> Result<String> {
+/// The receipt, signed with the key that signs records when there is one that can (an
+/// unsigned receipt and why otherwise), and the public key written where asked.
+fn signed_receipt(
+    request: &ExportRequest,
+    state: &DebateState,
+    terminal: &Terminal,
+) -> Result<(String, Option<String>)> {
     let record = record_of(state)?;
     let inputs = record.as_ref().map(|(relative, bytes)| receipt::Record { relative, bytes });
     let mut receipt = Receipt::new(&receipt::decision(state, inputs.as_ref()))
@@ -75,7 +89,7 @@ fn signed_receipt(request: &ExportRequest, state: &DebateState, terminal: &Termi
     if let Some(warning) = sealer.warning() {
         terminal.warn(&warning);
     }
-    match sealer.signer() {
+    let unsigned = match sealer.signer() {
         Ok(signer) => {
             let issuer = issuer(&here, signer.public());
             let signing = Signing { issuer, role: Role::Emitter, signed_at: Utc::now(), expires_at: None };
@@ -84,19 +98,20 @@ fn signed_receipt(request: &ExportRequest, state: &DebateState, terminal: &Termi
             if let Some(path) = &request.pubkey_out {
                 write(path, &odr::pubkey_file(&signer.public()))?;
             }
+            None
         }
         Err(why) => {
-            terminal.warn(&format!("the receipt is unsigned: {why}"));
             if request.pubkey_out.is_some() {
                 return Err(Error::config("--pubkey-out: there is no signing key to write the public half of")
                     .with_hint(
                         "set up an ssh signing key (git's gpg.format=ssh and user.signingkey, or signing.key)",
                     ));
             }
+            Some(why.to_string())
         }
-    }
+    };
     let text = serde_json::to_string_pretty(&receipt).map_err(|err| Error::Internal(err.to_string()))?;
-    Ok(format!("{text}\n"))
+    Ok((format!("{text}\n"), unsigned))
 }
 
 /// Who signs the receipt, as the receipt names them: the key's principal in the
@@ -106,8 +121,8 @@ fn issuer(root: &Path, key: crate::attest::PublicKey) -> String {
         .and_then(|file| crate::attest::AllowedSigners::read(&file).ok())
         .and_then(|signers| signers.principal(&key, crate::attest::NAMESPACE, Utc::now()).ok().map(str::to_string));
     let email = || {
-        let repo = crate::repo::open(root).ok()??;
-        repo.config().ok()?.get_string("user.email").ok().filter(|e| !e.trim().is_empty())
+        let config = crate::repo::GitConfig::at(root);
+        crate::repo::identity::person(&config, crate::repo::identity::Role::Author).email
     };
     principal.or_else(email).unwrap_or_else(|| key.fingerprint())
 }

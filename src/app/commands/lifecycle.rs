@@ -54,6 +54,7 @@ pub fn change(args: &LifecycleRequest, db_path: &Path, terminal: &Terminal) -> R
         status: changed.status,
         previous_status: changed.previous,
         changed: changed.changed,
+        signed_again: changed.signed_again,
         commit: changed.commit,
         not_committed: changed.not_committed,
     };
@@ -66,7 +67,10 @@ fn said(change: &StatusChange, relative: &str) -> String {
     if !change.changed {
         return format!("{relative} already is {}; nothing changed.", change.status);
     }
-    let what = format!("{relative} is now {} (was {})", change.status, change.previous_status);
+    let what = match change.signed_again {
+        true => format!("{relative} is {}, as it was set since it was signed; signed again as it is", change.status),
+        false => format!("{relative} is now {} (was {})", change.status, change.previous_status),
+    };
     match (&change.commit, &change.not_committed) {
         (Some(commit), _) => format!("{what}; committed as {}.", &commit[..commit.len().min(10)]),
         (None, why) => format!("{what}; written, not committed ({}).", why.as_deref().unwrap_or("committing is off")),
@@ -188,6 +192,7 @@ mod tests {
             status: "accepted".into(),
             previous_status: "proposed".into(),
             changed,
+            signed_again: false,
             commit: commit.map(str::to_string),
             not_committed: not_committed.map(str::to_string),
         }

@@ -47,18 +47,26 @@ pub fn verification(request: &VerifyRequest, root: &Path, terminal: &Terminal) -
             .map(|target| project::locate(&root, target, &record_settings, "verify"))
             .collect::<Result<Vec<_>>>()?,
     };
-    let (signers, warning) = verification::signers(&root, request.allowed_signers.as_deref())?;
-    if let Some(warning) = warning {
-        terminal.warn(&warning);
+    let signers = verification::signers(&root, request.allowed_signers.as_deref())?;
+    if let Some(warning) = &signers.warning {
+        terminal.warn(warning);
     }
+    terminal.say(&match &signers.read {
+        Some(file) => format!("Signers are named by {file}."),
+        None => {
+            "No allowed-signers file names the signers (--allowed-signers FILE, or git's gpg.ssh.allowedSignersFile)."
+                .into()
+        }
+    });
+    let base = Base::of(&root, request.since.as_deref())?;
     let tree = WorkTree::open(&root)?;
     let mut templates = None;
     let mut checks = Vec::new();
     for relative in &paths {
         let check = match read(&tree, relative) {
             Ok((text, sidecar)) => {
-                let check = verification::check(relative, &text, sidecar.as_deref(), signers.as_ref());
-                match check.note.as_deref() {
+                let check = verification::check(relative, &text, sidecar.as_deref(), signers.named.as_ref());
+                let check = match check.note.as_deref() {
                     // Written before records were sealed: trusted as read-back trusts it.
                     Some(verification::BEFORE_SEALS) => {
                         let templates = match &templates {
@@ -68,13 +76,54 @@ pub fn verification(request: &VerifyRequest, root: &Path, terminal: &Terminal) -
                         rendered_again(check, &root, relative, &text, sidecar.as_deref(), templates)
                     }
                     _ => check,
+                };
+                match base.text_of(relative) {
+                    Some(before) => verification::against_base(check, relative, &text, &before, &base.rev),
+                    None => check,
                 }
             }
             Err(why) => RecordCheck::plain(relative, Verdict::Failed, why),
         };
+        if !request.all && check.verdict == Verdict::Skipped {
+            return Err(Error::input(format!("verify {relative}: {}", verification::NOT_A_RECORD)).with_hint(
+                "name a decision record (or its debate's id), or check them all with `debate verify --all`",
+            ));
+        }
         checks.push(check);
     }
-    Ok(Verification::of(checks, request.require_signature))
+    let mut verification = Verification::of(checks, request.require_signature);
+    verification.allowed_signers = signers.read;
+    Ok(verification)
+}
+
+/// The revision each record is compared with, to tell a record that was debate's there
+/// and is no longer checkable as one: `--since REV`'s merge base with HEAD, else HEAD.
+struct Base {
+    /// As the user named it (`main`, `HEAD`).
+    rev: String,
+    /// Its commit, and the repository to read from; `None` without either.
+    at: Option<(git2::Repository, String)>,
+}
+
+impl Base {
+    fn of(root: &Path, since: Option<&str>) -> Result<Base> {
+        let commit = match since {
+            Some(rev) => Some(crate::repo::merge_base(root, rev)?.ok_or_else(|| {
+                Error::input(format!("--since {rev}: no commit of that name here"))
+                    .with_hint("give a branch, tag or commit this clone has (in CI, fetch the base branch first)")
+            })?),
+            None => crate::repo::head_id(root),
+        };
+        let at = commit.and_then(|commit| Some((crate::repo::open(root).ok()??, commit)));
+        Ok(Base { rev: since.unwrap_or("HEAD").to_string(), at })
+    }
+
+    /// The record at `relative` as the base revision holds it, if it does.
+    fn text_of(&self, relative: &str) -> Option<String> {
+        let (repo, commit) = self.at.as_ref()?;
+        let bytes = record::write::git::read_at(repo, commit, Path::new(relative))?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }
 
 /// Every record in the decision directories (and the settings' one); with `since`, only
@@ -162,6 +211,29 @@ pub fn report(verification: &Verification) -> String {
     out
 }
 
+/// What to do about the records that failed: an unknown signer is a key to name (nothing
+/// changed), an edit is a change to look at.
+fn failed_hint(verification: &Verification) -> String {
+    let failed = verification.records.iter().filter(|r| r.verdict == Verdict::Failed);
+    let unknown = |failure: &String| failure.starts_with("its signer is unknown");
+    let (mut signers, mut edits) = (false, false);
+    for record in failed {
+        signers |= record.failures.iter().any(unknown);
+        edits |= !record.failures.iter().all(unknown);
+    }
+    let file = verification.allowed_signers.as_deref().unwrap_or("an allowed-signers file");
+    let name = format!(
+        "a signer nobody names signed the record as it is: if you trust the key, name its owner in {file} (`principal ssh-ed25519 AAAA…`)"
+    );
+    let look =
+        "see what changed with `git log -p -- PATH`; a record is sealed again only by the command that changes it";
+    match (signers, edits) {
+        (true, false) => name,
+        (true, true) => format!("{look}; {name}"),
+        _ => look.to_string(),
+    }
+}
+
 /// The exit code, as an error when it is not 0, with the records that made it.
 fn summary(verification: &Verification) -> Result<()> {
     let names = |verdicts: &[Verdict]| {
@@ -178,7 +250,7 @@ fn summary(verification: &Verification) -> Result<()> {
                 verification.records.len(),
                 names(&[Verdict::Failed])
             ),
-            "see what changed with `git log -p -- PATH`; a record is sealed again only by the command that changes it",
+            failed_hint(verification),
             1,
         )),
         code => Err(Error::unverified(

@@ -43,7 +43,7 @@ fn record_texts(summary: &Summary) -> Option<(String, Option<String>)> {
 /// allowed-signers file names.
 fn signature(summary: &Summary, text: &str, sidecar: Option<&str>) -> RecordSignature {
     let root = Path::new(&summary.repository);
-    let signers = verification::signers(root, None).ok().and_then(|(signers, _)| signers);
+    let signers = verification::signers(root, None).ok().and_then(|signers| signers.named);
     let path = summary.record_path.as_deref().unwrap_or_default();
     let relative = Path::new(path).strip_prefix(root).map_or(path.into(), |p| p.to_string_lossy().into_owned());
     RecordSignature::from(&verification::check(&relative, text, sidecar, signers.as_ref()))

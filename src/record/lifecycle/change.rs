@@ -2,7 +2,8 @@
 //! status where the record keeps it, adds the change to its status history, and commits
 //! only that file (and the decisions index) with the rules recording follows. Any
 //! decision record will do, in any format, whoever wrote it: nothing here needs the
-//! debate that made it.
+//! debate that made it. Asked for the status a record already states, set by another
+//! tool or a person since it was signed, it signs the record again as it is.
 
 use std::path::{Path, PathBuf};
 
@@ -69,6 +70,9 @@ pub struct Changed {
     pub previous: String,
     /// `false` when the record already had that status: nothing was written.
     pub changed: bool,
+    /// The record already had that status, set since it was signed by another tool or a
+    /// person: it was signed again as it is.
+    pub signed_again: bool,
     pub commit: Option<String>,
     /// Why it was written but not committed.
     pub not_committed: Option<String>,
@@ -105,7 +109,10 @@ pub fn change(request: &Request) -> Result<Changed> {
         status::transition(&text, request.verdict.status(), entry).ok_or(RecordError::NoStatus(path.clone()))?;
     let now = status::current(&content).unwrap_or_default();
     let unchanged_status = content == text;
-    let (content, warning) = match unchanged_status {
+    // Asked for the status it already states, set by hand or another tool since it was
+    // signed: sign it again as it is.
+    let signed_again = unchanged_status && seal::status_changed(root, relative, &text)?;
+    let (content, warning) = match unchanged_status && !signed_again {
         true => (content.into_bytes(), None),
         false => seal::reseal(root, relative, content.into_bytes(), act(request.verdict), request.sealer)?,
     };
@@ -114,7 +121,8 @@ pub fn change(request: &Request) -> Result<Changed> {
         path: path.clone(),
         status: now,
         previous: previous.clone(),
-        changed: !unchanged_status,
+        changed: !unchanged_status || signed_again,
+        signed_again,
         commit: None,
         not_committed: None,
         warnings: warning.into_iter().collect(),
@@ -142,7 +150,11 @@ pub fn change(request: &Request) -> Result<Changed> {
     if !git::same_content(&on_disk, content.as_bytes()) {
         tree.replace(relative, content.as_bytes())?;
     }
-    let message = message(request.verdict, &text, relative, &previous);
+    let previous_said = match signed_again {
+        true => format!("{previous}, set since it was signed; signed again"),
+        false => previous.clone(),
+    };
+    let message = message(request.verdict, &text, relative, &previous_said);
     let change = [git::Change { relative, content: content.as_bytes() }];
     let (commit, warnings) = commit::commit(&repo, &Target::Head, &change, &message, request.settings)
         .inspect_err(|_| tree.put_back(&[(relative, &on_disk)]))?;

@@ -184,6 +184,10 @@ fn whole(state: &DebateState) -> Result<(), String> {
     if let Some(number) = out_of_range(&json) {
         return Err(format!("it holds {number}, a number no debate has (counts go up to {})", Usage::LIMIT));
     }
+    if let Some(length) = longest_list(&json).filter(|length| *length > LONGEST_LIST) {
+        return Err(format!("it holds a list of {length} items, more than any debate has ({LONGEST_LIST})"));
+    }
+    once_each(state)?;
     let seats = state.panel.len();
     if !(2..=4).contains(&seats) {
         return Err(format!("a panel of {seats}"));
@@ -206,6 +210,59 @@ fn whole(state: &DebateState) -> Result<(), String> {
                 earlier.path
             ));
         }
+    }
+    Ok(())
+}
+
+/// The most items any list a debate carries may hold: far past what a debate of the
+/// longest rounds, reviews and evaluations holds, far short of what could flood a store.
+const LONGEST_LIST: usize = 500;
+
+/// The length of the longest list anywhere in `json`.
+fn longest_list(json: &serde_json::Value) -> Option<usize> {
+    use serde_json::Value;
+    match json {
+        Value::Array(items) => items.iter().filter_map(longest_list).chain([items.len()]).max(),
+        Value::Object(fields) => fields.values().filter_map(longest_list).max(),
+        _ => None,
+    }
+}
+
+/// Every element a debate holds once is there once: an evaluation by its number, a seat
+/// by its perspective, a model's usage by its model, a file read or a record superseded
+/// by its path, a seat's argument or rebuttal in a round, a discarded argument by its
+/// round and seat. A line that repeats one (a scorecard a hundred times) is forged.
+fn once_each(state: &DebateState) -> Result<(), String> {
+    fn repeated<T: PartialEq>(items: impl Iterator<Item = T>) -> bool {
+        let seen: Vec<T> = items.collect();
+        seen.iter().enumerate().any(|(at, item)| seen[..at].contains(item))
+    }
+    let twice = |what: &str| Err(format!("it holds {what} twice"));
+    if repeated(state.scorecards.iter().map(|card| card.number)) {
+        return twice("an evaluation");
+    }
+    if repeated(state.panel.iter().map(|seat| seat.name())) {
+        return twice("a seat's perspective");
+    }
+    if repeated(state.usage_by_model.iter().map(|(model, _)| model)) {
+        return twice("a model's usage");
+    }
+    if repeated(state.snapshot.context.iter().map(|file| &file.path)) {
+        return twice("a file it read");
+    }
+    if repeated(state.snapshot.supersedes.iter().map(|earlier| &earlier.path)) {
+        return twice("a record it supersedes");
+    }
+    for round in &state.rounds {
+        if repeated(round.seats.iter())
+            || repeated(round.arguments.iter().map(|c| c.seat))
+            || repeated(round.rebuttals.iter().map(|c| c.seat))
+        {
+            return twice(&format!("a seat of round {}", round.number));
+        }
+    }
+    if repeated(state.discarded.iter().map(|(round, c)| (*round, c.seat))) {
+        return twice("a discarded argument");
     }
     Ok(())
 }
@@ -383,6 +440,32 @@ mod tests {
             decision: String::new(),
             superseded_by: None,
         }
+    }
+
+    #[test]
+    fn a_line_that_repeats_what_a_debate_holds_once_or_lists_past_any_bound_is_unreadable() {
+        let state = fixture::complete(1);
+        let texts: String =
+            state.rounds.iter().flat_map(|r| r.contributions()).map(|c| marked(&c.text) + "\n").collect();
+        let read_with = |change: &dyn Fn(&mut DebateState)| {
+            let mut changed = state.clone();
+            change(&mut changed);
+            read(&format!("{texts}{}\n", block(&changed))).err()
+        };
+        let card = fixture::scorecard(true);
+        assert_eq!(read_with(&|s| s.scorecards = vec![card.clone()]), None);
+        let hundred = read_with(&|s| s.scorecards = vec![card.clone(); 100]);
+        assert_eq!(hundred, Some(CarryError::Unreadable("it holds an evaluation twice".into())));
+        let numbered = |n: u32| crate::model::Scorecard { number: n, ..card.clone() };
+        let flood = read_with(&|s| s.scorecards = (1..=501).map(numbered).collect());
+        assert!(matches!(flood, Some(CarryError::Unreadable(why)) if why.contains("list of 501 items")), "bounded");
+        let usage = read_with(&|s| s.usage_by_model = vec![("m".into(), Default::default()); 2]);
+        assert_eq!(usage, Some(CarryError::Unreadable("it holds a model's usage twice".into())));
+        let seat = read_with(&|s| {
+            let again = s.rounds[0].arguments[0].clone();
+            s.rounds[0].arguments.push(again);
+        });
+        assert_eq!(seat, Some(CarryError::Unreadable("it holds a seat of round 1 twice".into())));
     }
 
     #[test]

@@ -1,15 +1,18 @@
 //! A sealed record checked from its text alone, offline: its parts against the digests
-//! its seal lists (an edit is named by the part it is in), the digest against what it
-//! covers, the signature against the digest, and the signer against an allowed-signers
-//! file; the earlier signatures each against the digest it names. What the checks
-//! found, not a verdict: the command decides what fails. Pure.
+//! its seal lists, in their order (an edit is named by the part it is in; a change of
+//! status by another tool is told apart, `seal::lifecycle`), the digest against what it
+//! covers (by the seal format's own rules), the note against the seal, the signature
+//! against the digest, and the signer against an allowed-signers file; the earlier
+//! signatures each against the digest it names. What the checks found, not a verdict:
+//! the command decides what fails. Pure.
 
 use chrono::{DateTime, Utc};
 
 use crate::attest::{AllowedSigners, NAMESPACE, SshSignature};
 use crate::record::seal::block::{self, Seal};
+use crate::record::seal::lifecycle;
 use crate::record::seal::make::{intact, note, signed_by};
-use crate::record::seal::parts;
+use crate::record::seal::parts::{self, FORMAT, FORMAT_1};
 
 /// A signature as checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,9 +47,19 @@ pub struct Checked {
     pub earlier: Vec<Signed>,
     /// The parts edited since the record was sealed.
     pub edited: Vec<String>,
+    /// The parts a change of its status touched since it was sealed (another ADR tool,
+    /// or a person): no failure, but said.
+    pub lifecycle: Vec<String>,
+    /// The status the record states now, when a change of status touched it.
+    pub status_now: Option<String>,
+    /// What the seal's format does not cover, when it is an older one.
+    pub format_note: Option<String>,
     /// Everything that failed, one sentence each.
     pub failures: Vec<String>,
 }
+
+/// What a seal of format 1 leaves out, said with every record that has one.
+pub const FORMAT_1_NOTE: &str = "sealed in format 1, read by its rules: its signature covers its text, its act and its key (through the note above the seal), not when it was signed nor the order of its earlier signatures' acts; a change of status is told apart only under `## Status`";
 
 /// The sealed record `text` (with the transcript file beside it, if it has one)
 /// checked; `None` when it has no seal. `signers` names the keys' owners; without it
@@ -57,7 +70,7 @@ pub fn check(
     signers: Option<&AllowedSigners>,
     now: DateTime<Utc>,
 ) -> Option<Checked> {
-    let text = text.replace("\r\n", "\n");
+    let text = parts::lf(text);
     let opened = block::open(&text);
     let (note, seal) = match opened.seal? {
         Ok(found) => found,
@@ -66,18 +79,50 @@ pub fn check(
         }
     };
     let mut checked = Checked { digest: seal.digest.clone(), unsigned: seal.unsigned.clone(), ..Checked::default() };
-    let now_parts = parts::parts(opened.body, sidecar);
-    checked.edited = parts::differing(&seal.parts, &now_parts);
-    if !checked.edited.is_empty() {
-        checked.failures.push(format!("edited since it was sealed, in: {}", checked.edited.join(", ")));
-    } else if !intact(&seal, &note) {
-        checked.failures.push(match note == expected_note(&seal) {
-            true => "its seal's digest is not the digest of what the seal lists: the seal was edited".into(),
-            false => "the note above its seal was edited".into(),
-        });
-    }
-    if seal.format != parts::FORMAT {
+    if seal.format != FORMAT && seal.format != FORMAT_1 {
         checked.failures.push(format!("its seal is {:?}, a format this debate does not know", seal.format));
+        return Some(checked);
+    }
+    if seal.format == FORMAT_1 {
+        checked.format_note = Some(FORMAT_1_NOTE.into());
+    }
+    let now_parts = parts::parts_in(&seal.format, opened.body, sidecar);
+    let differing = parts::differing(&seal.parts, &now_parts);
+    let status_only = lifecycle::parts_of(&seal.format);
+    match differing.iter().all(|name| status_only.contains(&name.as_str())) {
+        true if !differing.is_empty() => match lifecycle::only_status(opened.body) {
+            Ok(()) => {
+                checked.status_now = Some(lifecycle::now(opened.body));
+                checked.lifecycle = differing;
+            }
+            Err(line) => {
+                checked.failures.push(format!(
+                    "edited since it was sealed, in: {} (where its status goes, {line:?} is no status)",
+                    differing.join(", ")
+                ));
+                checked.edited = differing;
+            }
+        },
+        true => {}
+        false => {
+            checked.failures.push(format!("edited since it was sealed, in: {}", differing.join(", ")));
+            checked.edited = differing;
+        }
+    }
+    if let Some(moved) = moved(&seal.parts, &now_parts) {
+        checked.failures.push(format!("its parts are not in the order it was sealed in: {}", moved.join(", ")));
+    }
+    if !intact(&seal, &note) {
+        checked.failures.push(match note == expected_note(&seal) {
+            true => "its seal's digest is not the digest of what the seal covers: the seal was edited (its act, signer, time or parts)".into(),
+            false => "the note above its seal, or the act or key its seal states, was edited".into(),
+        });
+    } else if note != expected_note(&seal) {
+        // Format 1's digest covers the note, which names the act and the key: a seal
+        // whose own act or key says otherwise was edited.
+        checked
+            .failures
+            .push("its seal's act or key is not the one the note above it names: the seal was edited".into());
     }
     match (&seal.signature, &seal.unsigned) {
         (Some(signature), None) => {
@@ -96,6 +141,7 @@ pub fn check(
         _ => checked.failures.push("its seal is damaged: it must be signed or say why not, not both".into()),
     }
     for (at, earlier) in seal.earlier.iter().enumerate() {
+        // An earlier signature's act and time are covered by this version's digest.
         let signed = signed(&earlier.sshsig, &earlier.digest, &earlier.act, &earlier.signed_at, signers, now);
         if !signed.valid {
             checked.failures.push(format!(
@@ -108,6 +154,18 @@ pub fn check(
         checked.earlier.push(signed);
     }
     Some(checked)
+}
+
+/// The names of the parts that are where the seal did not list them, when the record
+/// holds the same parts in another order (two sections swapped, say).
+fn moved(sealed: &[parts::Part], now: &[parts::Part]) -> Option<Vec<String>> {
+    let names = |parts: &[parts::Part]| parts.iter().map(|(name, _)| name.clone()).collect::<Vec<_>>();
+    let (sealed, now) = (names(sealed), names(now));
+    let mut sorted = (sealed.clone(), now.clone());
+    sorted.0.sort();
+    sorted.1.sort();
+    (sealed != now && sorted.0 == sorted.1)
+        .then(|| now.iter().zip(&sealed).filter(|(a, b)| a != b).map(|(a, _)| a.clone()).collect())
 }
 
 /// The note the seal's own contents call for.
@@ -159,13 +217,53 @@ fn by_key(signed: &Signed) -> String {
 mod tests {
     use super::*;
     use crate::attest::testing::{RFC8032_SEED, seed_signer};
-    use crate::record::seal::make::{Act, seal};
+    use crate::record::seal::make::{Act, note, seal};
     use crate::record::seal::signer::Sealer;
 
     const RECORD: &str = "---\nid: DEB-abc123\nstatus: proposed\n\n---\n# Cache\n\n## Question\n\nWhich cache?\n\n## Recommendation\n\nUse Postgres.\n";
 
     fn now() -> DateTime<Utc> {
         Utc::now()
+    }
+
+    /// `record` sealed in format 1, as debate sealed records before format 2.
+    fn sealed_in_format_1(record: &str, dir: &std::path::Path, act: &str) -> String {
+        let signer = seed_signer(dir, &RFC8032_SEED);
+        let parts = parts::parts_in(FORMAT_1, record, None);
+        let note = note(Ok(&signer.public()), act);
+        let earlier = serde_json::json!([]);
+        let covered =
+            parts::Covered { format: FORMAT_1, note: &note, earlier: &earlier, act, signer: None, signed_at: None };
+        let digest = parts::digest(&parts, &covered);
+        let sshsig = crate::attest::sshsig::sign(&signer, digest.as_bytes()).unwrap();
+        let seal = Seal {
+            format: FORMAT_1.into(),
+            digest,
+            parts,
+            act: act.into(),
+            signature: Some(block::Signature { signed_at: "2026-05-20T14:05:30Z".into(), sshsig }),
+            unsigned: None,
+            earlier: Vec::new(),
+        };
+        block::close(record, &note, &seal)
+    }
+
+    /// `text` with its Question and Recommendation sections (each whole) swapped.
+    fn swap(text: &str) -> String {
+        let (question, recommendation) = ("## Question\n\nWhich cache?\n\n", "## Recommendation\n\nUse Postgres.\n\n");
+        let swapped = text.replacen(&format!("{question}{recommendation}"), &format!("{recommendation}{question}"), 1);
+        assert_ne!(swapped, text);
+        swapped
+    }
+
+    /// The seal of `text` changed by `change`, put back.
+    fn reseal_json(text: &str, change: impl Fn(&mut serde_json::Value)) -> String {
+        let line = text.lines().last().unwrap();
+        let mut json: serde_json::Value =
+            serde_json::from_str(line.strip_prefix("<!-- debate:seal ").unwrap().strip_suffix(" -->").unwrap())
+                .unwrap();
+        change(&mut json);
+        text.replace(line, &format!("<!-- debate:seal {json} -->"))
     }
 
     /// An allowed-signers file naming `principal` for the RFC 8032 key.
@@ -206,8 +304,7 @@ mod tests {
         let (note, original) = block::open(&sealed).seal.unwrap().unwrap();
         forged.signature = original.signature.clone();
         forged.unsigned = None;
-        let earlier = serde_json::to_value(&forged.earlier).unwrap();
-        forged.digest = parts::digest(&forged.parts, &note, &earlier);
+        forged.digest = crate::record::seal::make::digest_of(&forged, &note);
         let forgery = block::close(block::body(&edited), &note, &forged);
         let checked = check(&forgery, None, None, now()).unwrap();
         assert!(checked.edited.is_empty());
@@ -218,7 +315,10 @@ mod tests {
         );
 
         let note_edited = sealed.replace("when it was recorded", "when it was accepted");
-        assert_eq!(check(&note_edited, None, None, now()).unwrap().failures, ["the note above its seal was edited"]);
+        assert_eq!(
+            check(&note_edited, None, None, now()).unwrap().failures,
+            ["the note above its seal, or the act or key its seal states, was edited"]
+        );
     }
 
     #[test]
@@ -236,6 +336,80 @@ mod tests {
         assert_eq!(checked.unsigned.as_deref(), Some(super::super::signer::NO_KEY));
         let checked = check(&unsigned.replacen("Which cache?", "Which?", 1), None, None, now()).unwrap();
         assert_eq!(checked.edited, ["Question"]);
+    }
+
+    #[test]
+    fn the_act_the_time_and_the_order_of_the_parts_are_signed() {
+        let dir = tempfile::tempdir().unwrap();
+        let sealer = Sealer::with(seed_signer(dir.path(), &RFC8032_SEED));
+        let (sealed, _) = seal(RECORD, None, None, Act::Recorded, &sealer);
+        assert!(check(&sealed, None, None, now()).unwrap().failures.is_empty());
+        let accepted = reseal_json(&sealed, |seal| seal["act"] = "accepted".into());
+        let failures = check(&accepted, None, None, now()).unwrap().failures;
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].contains("the act or key its seal states, was edited"), "{failures:?}");
+        let later = reseal_json(&sealed, |seal| seal["signature"]["signed_at"] = "2030-01-01T00:00:00Z".into());
+        assert!(check(&later, None, None, now()).unwrap().failures[0].contains("the seal was edited"));
+
+        let (sealed, _) = seal(&format!("{RECORD}\n## Notes\n\nNone.\n"), None, None, Act::Recorded, &sealer);
+        let swapped = swap(&sealed);
+        let checked = check(&swapped, None, None, now()).unwrap();
+        assert_eq!(
+            checked.failures,
+            ["its parts are not in the order it was sealed in: Recommendation, Question"],
+            "the same parts, another order"
+        );
+    }
+
+    #[test]
+    fn a_seal_of_format_1_is_read_by_its_own_rules_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let sealed = sealed_in_format_1(RECORD, dir.path(), "recorded");
+        let checked = check(&sealed, None, Some(&signers(dir.path(), "alice@example.org")), now()).unwrap();
+        assert_eq!(checked.failures, Vec::<String>::new());
+        assert_eq!(checked.signature.unwrap().principal.as_deref(), Some("alice@example.org"));
+        assert_eq!(checked.format_note.as_deref(), Some(FORMAT_1_NOTE));
+        // Its act is bound through its note: changed in the seal alone, it fails.
+        let accepted = reseal_json(&sealed, |seal| seal["act"] = "accepted".into());
+        let failures = check(&accepted, None, None, now()).unwrap().failures;
+        assert_eq!(failures, ["its seal's act or key is not the one the note above it names: the seal was edited"]);
+        // A status line is part of its front matter: changed, it is an edit.
+        let status = sealed.replacen("status: proposed", "status: accepted", 1);
+        assert_eq!(check(&status, None, None, now()).unwrap().edited, ["front matter"]);
+        // Its parts' order too.
+        let swapped = swap(&sealed_in_format_1(&format!("{RECORD}\n## Notes\n\nNone.\n"), dir.path(), "recorded"));
+        let failures = check(&swapped, None, None, now()).unwrap().failures;
+        assert_eq!(failures, ["its parts are not in the order it was sealed in: Recommendation, Question"]);
+    }
+
+    #[test]
+    fn a_change_of_status_by_another_tool_passes_and_an_edit_beside_it_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let sealer = Sealer::with(seed_signer(dir.path(), &RFC8032_SEED));
+        let record = RECORD.replace("# Cache\n", "# Cache\n\n- Status: proposed\n\n## Status\n\nProposed\n");
+        let (sealed, _) = seal(&record, None, None, Act::Recorded, &sealer);
+        let superseded = sealed.replacen("\nProposed\n", "\nSuperseded by [3. Memcached](0003-memcached.md)\n", 1);
+        let checked = check(&superseded, None, None, now()).unwrap();
+        assert_eq!((checked.failures.len(), checked.lifecycle.as_slice()), (0, &["Status".to_string()][..]));
+        assert_eq!(checked.status_now.as_deref(), Some("Superseded by [3. Memcached](0003-memcached.md)"));
+        let by_hand = sealed.replacen("status: proposed", "status: accepted", 1).replacen(
+            "- Status: proposed",
+            "- Status: accepted",
+            1,
+        );
+        let checked = check(&by_hand, None, None, now()).unwrap();
+        assert!(checked.failures.is_empty() && checked.lifecycle == [parts::STATUS_LINES], "{checked:?}");
+        // The decision edited along with it: an edit, named.
+        let both = superseded.replacen("Use Postgres.", "Use Redis.", 1);
+        assert_eq!(check(&both, None, None, now()).unwrap().edited, ["Status", "Recommendation"]);
+        // Prose where the status goes is no status.
+        let prose = sealed.replacen("\nProposed\n", "\nAccepted; use Redis instead.\n", 1);
+        let checked = check(&prose, None, None, now()).unwrap();
+        assert_eq!(checked.edited, ["Status"]);
+        assert!(checked.failures[0].contains("is no status"), "{:?}", checked.failures);
+        // Saved with CR line endings, an edit is still found.
+        let cr = sealed.replacen("Use Postgres.", "Use Redis.", 1).replace('\n', "\r");
+        assert_eq!(check(&cr, None, None, now()).unwrap().edited, ["Recommendation"]);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::attest::{PublicKey, SshSignature, sshsig};
 use crate::record::seal::block::{self, Earlier, Seal, Signature};
-use crate::record::seal::parts::{self, FORMAT};
+use crate::record::seal::parts::{self, Covered, FORMAT};
 use crate::record::seal::signer::{KEY_UNUSABLE, Sealer};
 
 /// What was done to the record that a version records: its signature says so.
@@ -63,11 +63,12 @@ pub fn seal(
 ) -> (String, Option<String>) {
     let body = block::body(record);
     let parts = parts::parts(body, sidecar);
-    let before = before.map(|text| text.replace("\r\n", "\n"));
+    let before = before.map(|text| parts::lf(text).into_owned());
     let prior = before.as_deref().and_then(|text| block::open(text).seal?.ok());
     let mut warning = sealer.warning();
     let signer = sealer.signer();
     if let Some((note, seal)) = &prior
+        && seal.format == FORMAT
         && seal.parts == parts
         && intact(seal, note)
         && same_signer(seal, signer.map(|s| s.public()))
@@ -77,9 +78,11 @@ pub fn seal(
     let earlier = prior.map(|(note, seal)| kept(&note, seal)).unwrap_or_default();
     let earlier_json = serde_json::to_value(&earlier).unwrap_or(Value::Null);
     let act_name = act.as_str();
+    let unsigned_covers =
+        Covered { format: FORMAT, note: "", earlier: &earlier_json, act: act_name, signer: None, signed_at: None };
     let unsigned = |reason: &'static str| {
         let note = note(Err(reason), act_name);
-        let digest = parts::digest(&parts, &note, &earlier_json);
+        let digest = parts::digest(&parts, &Covered { note: &note, ..unsigned_covers });
         let seal = Seal {
             format: FORMAT.into(),
             digest,
@@ -96,10 +99,13 @@ pub fn seal(
         Err(reason) => return (unsigned(reason), warning),
     };
     let note = note(Ok(&signer.public()), act_name);
-    let digest = parts::digest(&parts, &note, &earlier_json);
+    // The time is chosen before the digest is taken: the signature covers it.
+    let signed_at = Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let fingerprint = signer.public().fingerprint();
+    let covered = Covered { note: &note, signer: Some(&fingerprint), signed_at: Some(&signed_at), ..unsigned_covers };
+    let digest = parts::digest(&parts, &covered);
     match sshsig::sign(signer, digest.as_bytes()) {
         Ok(sshsig) => {
-            let signed_at = Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
             let signature = Signature { signed_at, sshsig };
             let seal = Seal {
                 format: FORMAT.into(),
@@ -122,10 +128,30 @@ pub fn seal(
     }
 }
 
-/// Whether the seal's digest is the digest of what it lists.
+/// Whether the seal's digest is the digest of what it covers, by its format's rules:
+/// the parts it lists, the note, the earlier signatures, and (format 2) its act, the
+/// key its signature names and when it was signed.
 pub(super) fn intact(seal: &Seal, note: &str) -> bool {
+    digest_of(seal, note) == seal.digest
+}
+
+/// The digest of what `seal` (with `note` above it) covers, by its format's rules.
+pub fn digest_of(seal: &Seal, note: &str) -> String {
     let earlier = serde_json::to_value(&seal.earlier).unwrap_or(Value::Null);
-    parts::digest(&seal.parts, note, &earlier) == seal.digest
+    let signer = seal
+        .signature
+        .as_ref()
+        .and_then(|s| SshSignature::from_armored(&s.sshsig).and_then(|s| s.signer()).ok())
+        .map(|key| key.fingerprint());
+    let covered = Covered {
+        format: &seal.format,
+        note,
+        earlier: &earlier,
+        act: &seal.act,
+        signer: signer.as_deref(),
+        signed_at: seal.signature.as_ref().map(|s| s.signed_at.as_str()),
+    };
+    parts::digest(&seal.parts, &covered)
 }
 
 /// The key an armored SSH signature of `digest` in debate's namespace is by, when it is

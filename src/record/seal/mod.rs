@@ -5,6 +5,7 @@
 
 pub mod block;
 pub mod check;
+pub mod lifecycle;
 pub mod make;
 pub mod parts;
 pub mod reseal;
@@ -13,5 +14,5 @@ pub mod signer;
 pub use block::body as unsealed;
 pub use check::{Checked, Signed, check};
 pub use make::{Act, seal};
-pub use reseal::reseal;
+pub use reseal::{reseal, status_changed};
 pub use signer::{Sealer, allowed_signers_file};

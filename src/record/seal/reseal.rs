@@ -2,7 +2,9 @@
 //! sealed again, so it still verifies and the signatures of the version before are
 //! kept: the change's text is sealed with the transcript file beside it (read from the
 //! work tree). A record debate did not write (no seal, no debate carried, no debate
-//! id) is left as it is: its format is its own.
+//! id) is left as it is: its format is its own. A record whose status another tool or
+//! a person changed since it was sealed is told (`status_changed`), to sign it again on
+//! request.
 
 use std::path::Path;
 
@@ -32,6 +34,18 @@ pub fn reseal(
     };
     let (sealed, warning) = seal(&text, sidecar.as_deref(), Some(&text), act, sealer);
     Ok((sealed.into_bytes(), warning))
+}
+
+/// Whether the record `text` at `relative` under `root` had its status changed since
+/// it was sealed (by another ADR tool, or by hand) and nothing else: what signing it
+/// again, as it is, vouches for.
+pub fn status_changed(root: &Path, relative: &Path, text: &str) -> Result<bool> {
+    let sidecar = match sidecar_path(relative) {
+        Some(side) => WorkTree::open(root)?.read(&side)?.map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+        None => None,
+    };
+    let checked = super::check::check(text, sidecar.as_deref(), None, chrono::Utc::now());
+    Ok(checked.is_some_and(|checked| checked.failures.is_empty() && !checked.lifecycle.is_empty()))
 }
 
 /// Whether `text` is a record debate wrote: sealed, carrying its debate, or with a

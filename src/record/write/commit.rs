@@ -62,10 +62,11 @@ pub fn commit(
     message: &str,
     settings: &RecordSettings,
 ) -> Result<(Oid, Vec<String>)> {
-    let (signature, warning) = crate::repo::identity(repo)?;
-    let mut warnings: Vec<String> = warning.into_iter().collect();
-    let signer = Signer::for_repository(repo, signature.email().ok())?;
-    let authored = git::Authored { message, signature: &signature, signer: signer.as_ref() };
+    let identity = crate::repo::identity(repo)?;
+    let mut warnings: Vec<String> = identity.warning.into_iter().collect();
+    let signer = Signer::for_repository(repo, identity.committer.email().ok())?;
+    let authored =
+        git::Authored { message, author: &identity.author, committer: &identity.committer, signer: signer.as_ref() };
     let mut index = index::Indexer::new(repo, target, settings);
     let commit = git::commit_record(repo, target, changes, &mut |p, c| index.derive(p, c), &authored);
     let commit = match commit {
@@ -83,8 +84,8 @@ pub fn commit(
 
 /// A commit git would sign can be signed: checked before anything is written.
 pub fn check_signing(repo: &Repository) -> Result<()> {
-    let (signature, _) = crate::repo::identity(repo)?;
-    if let Some(signer) = Signer::for_repository(repo, signature.email().ok())? {
+    let identity = crate::repo::identity(repo)?;
+    if let Some(signer) = Signer::for_repository(repo, identity.committer.email().ok())? {
         signer.check()?;
     }
     Ok(())

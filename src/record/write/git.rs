@@ -150,7 +150,8 @@ pub fn find_existing(repo: &Repository, target: &Target, id: &str, revision: usi
 /// What a commit is made of, besides its tree and parent.
 pub struct Authored<'a> {
     pub message: &'a str,
-    pub signature: &'a Signature<'a>,
+    pub author: &'a Signature<'a>,
+    pub committer: &'a Signature<'a>,
     pub signer: Option<&'a Signer>,
 }
 
@@ -304,11 +305,11 @@ fn refuse_links(tree: &Tree, path: &str) -> Result<()> {
 fn create_commit(repo: &Repository, tree: &Tree, parent: Option<&Commit>, authored: &Authored) -> Result<Oid> {
     let parents: Vec<&Commit> = parent.into_iter().collect();
     let message = crate::text::secrets::gate(authored.message);
-    let (signature, message) = (authored.signature, message.as_str());
+    let (author, committer, message) = (authored.author, authored.committer, message.as_str());
     let Some(signer) = authored.signer else {
-        return Ok(repo.commit(None, signature, signature, message, tree, &parents)?);
+        return Ok(repo.commit(None, author, committer, message, tree, &parents)?);
     };
-    let buffer = repo.commit_create_buffer(signature, signature, message, tree, &parents)?;
+    let buffer = repo.commit_create_buffer(author, committer, message, tree, &parents)?;
     let text = buffer.as_str().map_err(|_| RecordError::Sign("the commit is not valid UTF-8".into()))?;
     let signed = signer.sign(text)?;
     Ok(repo.commit_signed(text, &signed, Some("gpgsig"))?)
@@ -392,7 +393,7 @@ fn repair_entry(repo: &Repository, relative: &Path, commit: Oid) -> Result<()> {
 /// and runs none of them.
 pub fn hooks_not_run(repo: &Repository) -> Vec<String> {
     use std::os::unix::fs::PermissionsExt;
-    let configured = repo.config().ok().and_then(|c| c.get_path("core.hooksPath").ok());
+    let configured = crate::repo::GitConfig::of(repo).path("core.hooksPath");
     let dir = match configured {
         Some(dir) if dir.is_relative() => repo.workdir().unwrap_or(repo.path()).join(dir),
         Some(dir) => dir,

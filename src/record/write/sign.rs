@@ -1,29 +1,35 @@
 //! Signing the record's commit the way git does when `commit.gpgsign` is on: the
-//! program and key git would use (`gpg.format`, `gpg.program` or
-//! `gpg.<format>.program`, `user.signingkey`), the commit's text on its stdin, the
-//! signature from its stdout. A commit git would sign is signed, or not made at all.
+//! program and key git would use (`repo::signing`, one reading with the record's own
+//! signature), the commit's text signed as git signs it — `ssh-keygen -Y sign -n git`
+//! or `gpg.ssh.program` for ssh (`attest::program`), `gpg --status-fd=2 -bsau KEY` for
+//! OpenPGP and X.509. A commit git would sign is signed, or not made at all; a key that
+//! needs unlocking is named before anything is written, never asked for.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use git2::Repository;
 
+use crate::attest::{AttestError, Program, ProgramKey, Signer as KeySigner};
 use crate::record::{RecordError, Result};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    OpenPgp,
-    X509,
-    Ssh,
-}
+use crate::repo::GitConfig;
+use crate::repo::signing::{Format, Setup, SshKey};
 
 /// How this repository's commits are signed.
 #[derive(Debug, Clone)]
 pub struct Signer {
-    format: Format,
     program: String,
-    key: String,
+    key: Key,
+    /// A key file `ssh-keygen` itself would read, to say before signing that it is locked.
+    default_program: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Key {
+    Ssh(SshKey),
+    /// OpenPGP's or X.509's key id (or the committer's address).
+    Id(String),
 }
 
 fn failed(message: impl Into<String>) -> RecordError {
@@ -33,54 +39,51 @@ fn failed(message: impl Into<String>) -> RecordError {
 impl Signer {
     /// The signer git would use for a commit in `repo`, or `None` when git would not sign.
     pub fn for_repository(repo: &Repository, committer_email: Option<&str>) -> Result<Option<Signer>> {
-        let config = repo.config()?;
-        if !config.get_bool("commit.gpgsign").unwrap_or(false) {
+        let setup =
+            Setup::read(&GitConfig::of(repo)).map_err(|why| failed(format!("commit.gpgsign is on, but {why}")))?;
+        if !setup.sign_commits {
             return Ok(None);
         }
-        let text = |key: &str| config.get_string(key).ok().filter(|v| !v.trim().is_empty());
-        let format = match text("gpg.format").as_deref() {
-            None | Some("openpgp") => Format::OpenPgp,
-            Some("x509") => Format::X509,
-            Some("ssh") => Format::Ssh,
-            Some(other) => {
-                return Err(failed(format!(
-                    "commit.gpgsign is on with gpg.format={other}, which debate cannot sign with"
-                )));
+        let root = repo.workdir().unwrap_or(repo.path());
+        let key = match setup.format {
+            Format::Ssh => {
+                match setup.ssh_key(root).map_err(|why| failed(format!("commit.gpgsign is on, but {why}")))? {
+                    Some(key) => Key::Ssh(key),
+                    None => {
+                        return Err(failed(
+                            "commit.gpgsign is on with gpg.format=ssh, but neither user.signingkey nor gpg.ssh.defaultKeyCommand names a key",
+                        ));
+                    }
+                }
             }
+            _ => match setup.key.clone().or_else(|| committer_email.map(str::to_string)) {
+                Some(id) => Key::Id(id),
+                None => {
+                    return Err(failed(
+                        "commit.gpgsign is on, but neither user.signingkey nor user.email says which key signs",
+                    ));
+                }
+            },
         };
-        let (section, default_program) = match format {
-            Format::OpenPgp => ("gpg.openpgp.program", "gpg"),
-            Format::X509 => ("gpg.x509.program", "gpgsm"),
-            Format::Ssh => ("gpg.ssh.program", "ssh-keygen"),
-        };
-        let program = text(section)
-            .or_else(|| (format == Format::OpenPgp).then(|| text("gpg.program")).flatten())
-            .unwrap_or_else(|| default_program.to_string());
-        let key = match (text("user.signingkey"), format) {
-            (Some(key), _) => key,
-            (None, Format::Ssh) => {
-                return Err(failed("commit.gpgsign is on with gpg.format=ssh, but user.signingkey names no key"));
-            }
-            (None, _) => committer_email.map(str::to_string).ok_or_else(|| {
-                failed("commit.gpgsign is on, but neither user.signingkey nor user.email says which key signs")
-            })?,
-        };
-        Ok(Some(Signer { format, program, key }))
+        Ok(Some(Signer { default_program: setup.default_program(), program: setup.program, key }))
     }
 
     /// Whether signing can work at all, before a debate spends anything: the program
-    /// is there, and an ssh key file exists.
+    /// is there, an ssh key file exists, and `ssh-keygen` would not have to ask for its
+    /// passphrase.
     pub fn check(&self) -> Result<()> {
-        if find_program(&self.program).is_none() {
+        if crate::attest::program::find(&self.program).is_none() {
             return Err(failed(format!(
                 "commit.gpgsign is on, but the signing program {:?} is not found",
                 self.program
             )));
         }
-        if self.format == Format::Ssh && !self.key.starts_with("key::") && !self.key.starts_with("ssh-") {
-            let path = expand_home(&self.key);
+        if let Key::Ssh(SshKey::File(path)) = &self.key {
             if !path.is_file() {
                 return Err(failed(format!("the ssh signing key {} does not exist", path.display())));
+            }
+            if self.default_program {
+                locked(path)?;
             }
         }
         Ok(())
@@ -88,26 +91,30 @@ impl Signer {
 
     /// The signature of a commit's text.
     pub fn sign(&self, commit: &str) -> Result<String> {
-        // A literal public key (`key::ssh-…` or `ssh-…`) is signed with by the agent,
-        // from a file that holds it.
-        let literal = self.key.strip_prefix("key::").or(self.key.starts_with("ssh-").then_some(self.key.as_str()));
-        let held = match (self.format, literal) {
-            (Format::Ssh, Some(public)) => Some(tempfile(public)?),
-            _ => None,
-        };
-        let mut command = Command::new(&self.program);
-        match self.format {
-            Format::OpenPgp | Format::X509 => command.args(["--status-fd=2", "-bsau", &self.key]),
-            Format::Ssh => {
-                let key = held.as_ref().map_or_else(|| expand_home(&self.key), |f| f.path().to_path_buf());
-                command.args(["-Y", "sign", "-n", "git", "-f"]).arg(key);
-                if held.is_some() {
-                    command.arg("-U");
+        match &self.key {
+            Key::Ssh(key) => {
+                if let (SshKey::File(path), true) = (key, self.default_program) {
+                    locked(path)?;
                 }
-                &mut command
+                let key = match key {
+                    SshKey::File(path) => ProgramKey::File(path.clone()),
+                    SshKey::Literal(line) => ProgramKey::Literal(line.clone()),
+                };
+                let program = Program { program: self.program.clone(), key };
+                program.sign("git", commit.as_bytes()).map_err(|err| match err {
+                    AttestError::Program { program, why } => {
+                        failed(format!("{program} could not sign the commit: {why}"))
+                    }
+                    other => failed(format!("cannot sign the commit: {other}")),
+                })
             }
-        };
-        let mut child = command
+            Key::Id(id) => self.sign_gpg(id, commit),
+        }
+    }
+
+    fn sign_gpg(&self, id: &str, commit: &str) -> Result<String> {
+        let mut child = Command::new(&self.program)
+            .args(["--status-fd=2", "-bsau", id])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -119,40 +126,21 @@ impl Signer {
             let _ = stdin.write_all(commit.as_bytes());
         }
         let output = child.wait_with_output().map_err(|err| failed(format!("cannot sign: {err}")))?;
-        let signature = String::from_utf8_lossy(&output.stdout).into_owned();
         let status = String::from_utf8_lossy(&output.stderr);
-        let created = match self.format {
-            Format::Ssh => signature.contains("-----BEGIN SSH SIGNATURE-----"),
-            _ => status.contains("[GNUPG:] SIG_CREATED "),
-        };
-        if !output.status.success() || !created {
+        if !output.status.success() || !status.contains("[GNUPG:] SIG_CREATED ") {
             let said = status.lines().rfind(|l| !l.trim().is_empty() && !l.starts_with("[GNUPG:]")).unwrap_or("");
             return Err(failed(format!("{} could not sign the commit: {}", self.program, said.trim())));
         }
-        Ok(signature)
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
 }
 
-fn tempfile(content: &str) -> Result<tempfile::NamedTempFile> {
-    let mut file =
-        tempfile::NamedTempFile::new().map_err(|err| failed(format!("cannot hold the signing key: {err}")))?;
-    file.write_all(content.as_bytes()).map_err(|err| failed(format!("cannot hold the signing key: {err}")))?;
-    Ok(file)
-}
-
-/// `~/…` as git reads it in `user.signingkey`.
-pub(crate) fn expand_home(path: &str) -> PathBuf {
-    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => Path::new(&home).join(rest),
-        _ => PathBuf::from(path),
+/// An error saying how to unlock the ed25519 key at `path` when `ssh-keygen` would ask
+/// for its passphrase (it is locked and the agent does not hold it). Other kinds of
+/// key are left to `ssh-keygen`, which git signs them with.
+fn locked(path: &Path) -> Result<()> {
+    match KeySigner::from_file(path, crate::attest::running_agent().as_deref()) {
+        Err(err @ AttestError::Locked(_)) => Err(failed(err.to_string())),
+        _ => Ok(()),
     }
-}
-
-/// A program by path, or in `PATH`.
-fn find_program(program: &str) -> Option<PathBuf> {
-    let path = Path::new(program);
-    if path.components().count() > 1 {
-        return path.is_file().then(|| path.to_path_buf());
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(program)).find(|p| p.is_file())
 }

