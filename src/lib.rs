@@ -18,6 +18,7 @@ pub mod github;
 pub mod mcp;
 pub mod model;
 pub mod moderator;
+pub mod platform;
 pub mod providers;
 pub mod record;
 pub mod repo;

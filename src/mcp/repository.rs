@@ -3,8 +3,6 @@
 //! with `..`, one that is no git work tree, or one (links resolved) outside every root
 //! the client named is refused before anything is read or written.
 
-use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::repo;
@@ -25,7 +23,7 @@ fn file_path(uri: &str) -> Option<PathBuf> {
     };
     let path = path.split(['?', '#']).next().unwrap_or_default();
     let bytes: Vec<u8> = percent_encoding::percent_decode_str(path).collect();
-    Some(PathBuf::from(OsString::from_vec(bytes)))
+    crate::platform::path::from_uri(bytes)
 }
 
 /// The work tree's root (canonical) the tool works in, or why none: `given` (absolute, or
@@ -48,7 +46,7 @@ pub fn choose(given: Option<&str>, roots: &[PathBuf], here: &Path) -> Result<Pat
         }
     };
     let shown = wanted.display().to_string();
-    let dir = wanted.canonicalize().map_err(|err| format!("repository {shown}: {err}"))?;
+    let dir = dunce::canonicalize(&wanted).map_err(|err| format!("repository {shown}: {err}"))?;
     let roots: Vec<PathBuf> = roots.iter().map(|root| repo::canonical(root)).collect();
     within(&dir, &roots)?;
     let root = match repo::work_tree(&dir) {
@@ -84,7 +82,7 @@ pub fn inside(root: &Path, given: &str) -> Result<PathBuf, String> {
     if path.components().any(|c| c == Component::ParentDir) {
         return Err(format!("the context file {given:?} has `..` in it: give its path in the repository"));
     }
-    let file = root.join(path).canonicalize().map_err(|err| format!("the context file {given:?}: {err}"))?;
+    let file = dunce::canonicalize(root.join(path)).map_err(|err| format!("the context file {given:?}: {err}"))?;
     match file.starts_with(root) {
         true => Ok(file),
         false => Err(format!("the context file {given:?} is outside the repository {}", root.display())),

@@ -66,7 +66,7 @@ impl Sealer {
 }
 
 fn load(root: &Path, configured: Option<&Path>) -> Loaded {
-    let agent = std::env::var_os("SSH_AUTH_SOCK").filter(|s| !s.is_empty()).map(PathBuf::from);
+    let agent = crate::platform::agent::address();
     let (named, signer) = match (configured, git_key(root)) {
         (Some(path), _) => {
             let path = expand_home(&path.to_string_lossy());
