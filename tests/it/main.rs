@@ -61,3 +61,4 @@ mod signed_records;
 mod trust;
 mod untrusted_repo;
 mod weak_model;
+mod windows;
