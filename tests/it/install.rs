@@ -80,7 +80,8 @@ fn release(dir: &Path, binary: &Path) -> PathBuf {
         let built = checkout.join(format!("target/{target}/release"));
         std::fs::create_dir_all(&built).unwrap();
         let binary = if target == host_target() { binary } else { &other };
-        std::os::unix::fs::symlink(binary, built.join("debate")).unwrap();
+        let name = if target.contains("-windows-") { "debate.exe" } else { "debate" };
+        std::os::unix::fs::symlink(binary, built.join(name)).unwrap();
         run_step(&checkout, &step("build", "Package"), &[("TARGET", target)]);
         for file in std::fs::read_dir(checkout.join("dist")).unwrap() {
             let file = file.unwrap();
