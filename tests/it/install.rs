@@ -296,6 +296,19 @@ fn every_action_the_release_the_action_and_the_review_workflow_use_is_pinned_to_
         }
     }
     assert!(uses(&yaml(&release)).len() >= 4, "the release workflow's actions are all seen");
+    // An action both use is pinned to the same commit in both.
+    let released: std::collections::BTreeMap<String, String> = uses(&yaml(&release))
+        .into_iter()
+        .filter_map(|a| a.split_once('@').map(|(name, commit)| (name.to_string(), commit.to_string())))
+        .collect();
+    let review_uses = uses(&yaml(&review));
+    assert!(review_uses.iter().any(|a| a.starts_with("actions/checkout@")), "{review_uses:?}");
+    for action in review_uses {
+        let (name, commit) = action.split_once('@').unwrap();
+        if let Some(pinned) = released.get(name) {
+            assert_eq!(commit, pinned, "debate-review.yml's {name} is the release workflow's");
+        }
+    }
 }
 
 /// `archive` (made by `script`, a bash script run in an empty directory with `$ARCHIVE`
