@@ -320,8 +320,7 @@ async fn serve_hostile(dist: &Path, script: &str, named: &str) -> MockServer {
     run_step(stage.path(), script, &[("ARCHIVE", archive.to_str().unwrap())]);
     let sum = Command::new("sha256sum").arg(&archive).output().unwrap();
     let hash = text(&sum.stdout).split_whitespace().next().unwrap().to_string();
-    std::fs::write(dist.join(format!("debate-{}.tar.gz.sha256", host_target())), format!("{hash}  {named}\n"))
-        .unwrap();
+    std::fs::write(dist.join(format!("debate-{}.tar.gz.sha256", host_target())), format!("{hash}  {named}\n")).unwrap();
     serve(dist).await
 }
 
