@@ -3,10 +3,12 @@
 #   powershell -ExecutionPolicy Bypass -c "irm https://github.com/debate-cli/debate/releases/latest/download/install.ps1 | iex"
 #   & .\install.ps1 -Version 0.2.0 -InstallDir C:\tools\bin
 #
-# Not yet of use: releases carry no Windows build until the crate builds for Windows
-# (.github/workflows/release.yml says what stands in the way), so this exits 3 for now.
-# It is the same contract as install.sh, ready for the archive that build will publish:
-# debate-x86_64-pc-windows-msvc.zip with debate.exe at its top level, and its .sha256.
+# The same contract as install.sh, for the archive the release workflow publishes:
+# debate-x86_64-pc-windows-gnu.zip with debate.exe at its top level, and its .sha256
+# (one line naming that archive). It installs one regular file: an archive whose
+# debate.exe is a link, a directory, there twice or outside the archive's root is
+# refused, a directory is never replaced, and the exe is written beside the old one and
+# moved over it.
 #
 # Settings (a parameter beats the variable):
 #   -Version X.Y.Z    $env:DEBATE_VERSION       default: the latest release
@@ -43,7 +45,7 @@ $arch = $env:PROCESSOR_ARCHITEW6432
 if (-not $arch) { $arch = $env:PROCESSOR_ARCHITECTURE }
 if ($arch -notin @('AMD64', 'ARM64')) { Quit 3 "no prebuilt debate for $arch; build it from source: cargo install debate-cli --locked" }
 if ($arch -eq 'ARM64') { Say 'Windows on Arm: installing the x86_64 build (it runs emulated)' }
-$target = 'x86_64-pc-windows-msvc'
+$target = 'x86_64-pc-windows-gnu'
 $archive = "debate-$target.zip"
 
 if ($env:DEBATE_DOWNLOAD_URL) { $base = $env:DEBATE_DOWNLOAD_URL.TrimEnd('/') }
@@ -82,8 +84,13 @@ try {
     $sumFile = Join-Path $tmp "$archive.sha256"
     if ((Fetch "$base/$archive.sha256" $sumFile) -ne 0) { Quit 1 "no checksum $archive.sha256 at $base: refusing to install" }
 
-    $expected = ((Get-Content -LiteralPath $sumFile -TotalCount 1) -split '\s+')[0].ToLowerInvariant()
+    # "<sha256>  <archive name>": the name must be this archive's, or a mirror could serve
+    # another file with that file's checksum.
+    $fields = @(((Get-Content -LiteralPath $sumFile -TotalCount 1) -as [string]).Trim() -split '\s+')
+    $expected = $fields[0].ToLowerInvariant()
     if ($expected -notmatch '^[0-9a-f]{64}$') { Quit 1 "$archive.sha256 holds no SHA-256: refusing to install" }
+    $named = if ($fields.Count -ge 2) { $fields[1].TrimStart('*') } else { '' }
+    if ($named -ne $archive) { Quit 1 "$archive.sha256 is the checksum of $(if ($named) { $named } else { 'no named file' }), not ${archive}: refusing to install" }
     $actual = (Get-FileHash -LiteralPath $zip -Algorithm SHA256).Hash.ToLowerInvariant()
     if ($actual -ne $expected) { Quit 1 "checksum mismatch for ${archive}: expected $expected, got $actual; nothing was installed" }
     Say "checksum ok ($actual)"
@@ -104,18 +111,45 @@ try {
         }
     }
 
-    $unpacked = Join-Path $tmp 'unpacked'
-    Expand-Archive -LiteralPath $zip -DestinationPath $unpacked
-    $exe = Join-Path $unpacked 'debate.exe'
-    if (-not (Test-Path -LiteralPath $exe -PathType Leaf)) { Quit 1 "$archive has no debate.exe at its top level" }
-
-    New-Item -ItemType Directory -Force -Path $InstallDir | Out-Null
+    # Only debate.exe comes out of the archive, read entry by entry (never Expand-Archive):
+    # no entry may reach outside the archive's root, and debate.exe must be there once,
+    # as a file (not a directory, not a link, which a zip marks in its Unix mode).
+    Add-Type -AssemblyName System.IO.Compression.FileSystem
     $dest = Join-Path $InstallDir 'debate.exe'
-    # Copied beside the old one and moved over it: never a half-written debate.exe.
-    # (A running debate.exe cannot be replaced on Windows: the move then fails and the old one stays.)
-    $partial = Join-Path $InstallDir ".debate.exe.partial.$PID"
-    Copy-Item -LiteralPath $exe -Destination $partial -Force
-    Move-Item -LiteralPath $partial -Destination $dest -Force
+    if (Test-Path -LiteralPath $dest -PathType Container) { Quit 1 "$dest is a directory: refusing to replace it; nothing was installed" }
+    $reading = [IO.Compression.ZipFile]::OpenRead($zip)
+    try {
+        $found = @()
+        foreach ($entry in $reading.Entries) {
+            $name = $entry.FullName -replace '\\', '/'
+            if ($name.StartsWith('/') -or $name -match '^[A-Za-z]:' -or ('/' + $name + '/') -match '/\.\./') {
+                Quit 1 "$archive has an entry outside its root ($($entry.FullName)): refusing to install"
+            }
+            if ($name.StartsWith('./')) { $name = $name.Substring(2) }
+            if ($name.TrimEnd('/') -eq 'debate.exe') { $found += $entry }
+        }
+        if ($found.Count -eq 0) { Quit 1 "$archive has no debate.exe at its top level" }
+        if ($found.Count -gt 1) { Quit 1 "$archive holds debate.exe $($found.Count) times: refusing to install" }
+        $entry = $found[0]
+        if ($entry.FullName.EndsWith('/') -or $entry.FullName.EndsWith('\')) { Quit 1 "the debate.exe in $archive is a directory: refusing to install" }
+        if ((($entry.ExternalAttributes -shr 16) -band 0xF000) -eq 0xA000) { Quit 1 "the debate.exe in $archive is a symbolic link: refusing to install" }
+
+        New-Item -ItemType Directory -Force -Path $InstallDir | Out-Null
+        # Written beside the old one, under a name nobody else has, and moved over it:
+        # never a half-written debate.exe. (A running debate.exe cannot be replaced on
+        # Windows: the move then fails and the old one stays.)
+        $partial = Join-Path $InstallDir (".debate.exe." + [Guid]::NewGuid().ToString('N') + '.partial')
+        [IO.Compression.ZipFileExtensions]::ExtractToFile($entry, $partial, $false)
+    } finally {
+        $reading.Dispose()
+    }
+    if (Test-Path -LiteralPath $dest) {
+        $item = Get-Item -LiteralPath $dest -Force
+        if ($item.Attributes -band [IO.FileAttributes]::ReparsePoint) { Quit 1 "$dest is a link or junction: refusing to replace it; nothing was installed" }
+        [IO.File]::Replace($partial, $dest, $null)
+    } else {
+        [IO.File]::Move($partial, $dest)
+    }
     $partial = $null
     Say "installed $dest$(if ($Version) { " ($Version)" })"
 

@@ -145,11 +145,18 @@ status=0
 fetch "$base/$archive.sha256" "$tmp/$archive.sha256" || status=$?
 [ "$status" -eq 0 ] || die "no checksum $archive.sha256 at $base: refusing to install"
 
-expected=$(cut -d ' ' -f 1 <"$tmp/$archive.sha256" | tr 'A-F' 'a-f' | head -n 1)
+# One line, "<sha256>  <archive name>" ("*" before the name in binary mode): the name must
+# be this archive's, or a mirror could serve another file with that file's checksum.
+expected=""
+named=""
+read -r expected named _ <"$tmp/$archive.sha256" || true
+expected=$(printf '%s' "$expected" | tr 'A-F' 'a-f')
 case "$expected" in
     *[!0-9a-f]* | '') die "$archive.sha256 holds no SHA-256: refusing to install" ;;
 esac
 [ ${#expected} -eq 64 ] || die "$archive.sha256 holds no SHA-256: refusing to install"
+[ "${named#\*}" = "$archive" ] ||
+    die "$archive.sha256 is the checksum of ${named:-no named file}, not $archive: refusing to install"
 actual=$(sha256_of "$tmp/$archive")
 if [ "$actual" != "$expected" ]; then
     die "checksum mismatch for $archive: expected $expected, got $actual; nothing was installed"
@@ -167,15 +174,46 @@ if [ "$attestation" != skip ]; then
     fi
 fi
 
-# Only the binary comes out of the archive.
+# Only the binary comes out of the archive, and only as one regular file: no entry may
+# reach outside the archive's root, and `debate` must be there exactly once.
+members=$(tar -tzf "$tmp/$archive") || die "$archive cannot be read as a .tar.gz: refusing to install"
+binary=""
+count=0
+while IFS= read -r member; do
+    case "/$member/" in
+        //* | */../*) die "$archive has an entry outside its root ($member): refusing to install" ;;
+    esac
+    name=${member#./}
+    if [ "${name%/}" = debate ]; then
+        binary=$member
+        count=$((count + 1))
+    fi
+done <<MEMBERS
+$members
+MEMBERS
+[ "$count" -gt 0 ] || die "$archive has no debate at its top level"
+[ "$count" -eq 1 ] || die "$archive holds debate $count times: refusing to install"
 mkdir "$tmp/unpacked"
-tar -xzf "$tmp/$archive" -C "$tmp/unpacked" debate || die "$archive has no debate at its top level"
-[ -f "$tmp/unpacked/debate" ] || die "$archive has no debate at its top level"
+tar -xzf "$tmp/$archive" -C "$tmp/unpacked" "$binary" 2>/dev/null ||
+    die "the debate in $archive cannot be unpacked as a file: refusing to install"
+unpacked="$tmp/unpacked/debate"
+if [ -L "$unpacked" ]; then
+    die "the debate in $archive is a symbolic link: refusing to install"
+elif [ -d "$unpacked" ]; then
+    die "the debate in $archive is a directory: refusing to install"
+elif [ ! -f "$unpacked" ]; then
+    die "the debate in $archive is not a regular file: refusing to install"
+fi
 
+# Never over a directory (mv would move the binary into it).
+if [ -d "$dir/debate" ]; then
+    die "$dir/debate is a directory: refusing to replace it; nothing was installed"
+fi
 mkdir -p "$dir"
-# Copied beside the old one and renamed over it: never a half-written debate.
-partial="$dir/.debate.partial.$$"
-cp "$tmp/unpacked/debate" "$partial"
+# Written beside the old one, under a name nobody else has, and renamed over it: never
+# a half-written debate.
+partial=$(mktemp "$dir/.debate.XXXXXX") || die "cannot write in $dir"
+cat "$unpacked" >"$partial"
 chmod 755 "$partial"
 mv -f "$partial" "$dir/debate"
 partial=""

@@ -6,7 +6,6 @@
 //! input: `..`, a link out, a work tree reaching above what is allowed are refused, and a
 //! relative path is the repository's, never the server's working directory's.
 
-use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 use crate::repo;
@@ -99,7 +98,7 @@ impl Confinement {
             Some(given) => base.join(relative("repository", given)?),
         };
         let shown = wanted.display().to_string();
-        let dir = wanted.canonicalize().map_err(|err| format!("repository {shown}: {err}"))?;
+        let dir = dunce::canonicalize(&wanted).map_err(|err| format!("repository {shown}: {err}"))?;
         self.admit(&dir).map_err(|why| format!("repository {why}"))?;
         let root = match repo::work_tree(&dir) {
             Ok(Some(root)) => repo::canonical(&root),
@@ -141,7 +140,7 @@ pub fn record_in(root: &Path, target: &str) -> Result<String, String> {
         true => path.to_path_buf(),
         false => root.join(relative("the record's path", target)?),
     };
-    let resolved = joined.canonicalize().unwrap_or_else(|_| joined.clone());
+    let resolved = dunce::canonicalize(&joined).unwrap_or_else(|_| joined.clone());
     match resolved.starts_with(root) {
         true => Ok(joined.display().to_string()),
         false => Err(format!("the record {target} is outside the repository {}", root.display())),
@@ -163,7 +162,7 @@ pub fn file_in(root: &Path, given: &str) -> Result<PathBuf, String> {
     if path.components().any(|c| c == Component::ParentDir) {
         return Err(format!("{what} has `..` in it: give its path in the repository"));
     }
-    let file = root.join(path).canonicalize().map_err(|err| format!("{what}: {err}"))?;
+    let file = dunce::canonicalize(root.join(path)).map_err(|err| format!("{what}: {err}"))?;
     match file.starts_with(root) {
         true => Ok(file),
         false => Err(format!("{what} is outside the repository {}", root.display())),
@@ -201,17 +200,7 @@ fn file_path(uri: &str) -> Option<PathBuf> {
     };
     let path = path.split(['?', '#']).next().unwrap_or_default();
     let bytes: Vec<u8> = percent_encoding::percent_decode_str(path).collect();
-    Some(PathBuf::from(os_string(bytes)?))
-}
-
-#[cfg(unix)]
-fn os_string(bytes: Vec<u8>) -> Option<OsString> {
-    Some(std::os::unix::ffi::OsStringExt::from_vec(bytes))
-}
-
-#[cfg(not(unix))]
-fn os_string(bytes: Vec<u8>) -> Option<OsString> {
-    String::from_utf8(bytes).ok().map(OsString::from)
+    crate::platform::path::from_uri(bytes)
 }
 
 #[cfg(test)]

@@ -74,6 +74,10 @@ pub enum Signal {
     Terminate,
     /// SIGHUP: the terminal went away.
     HangUp,
+    /// Ctrl-Break (Windows).
+    Break,
+    /// The console closing, or the user logging off (Windows).
+    Closed,
     /// Not a signal: the front end that runs the debate stopped it (an MCP client
     /// cancelled its request or closed the connection).
     Cancelled,
@@ -85,16 +89,19 @@ impl Signal {
             Signal::Interrupt => "Ctrl-C",
             Signal::Terminate => "SIGTERM",
             Signal::HangUp => "SIGHUP",
+            Signal::Break => "Ctrl-Break",
+            Signal::Closed => "the console closing",
             Signal::Cancelled => "the client's cancellation",
         }
     }
 
-    /// 128 + the signal's number, as a shell reports a process the signal killed.
+    /// 128 + the signal's number, as a shell reports a process the signal killed; on
+    /// Windows, Ctrl-Break as Ctrl-C and a closing console as a hang-up.
     pub fn exit_code(self) -> u8 {
         match self {
-            Signal::Interrupt => 130,
+            Signal::Interrupt | Signal::Break => 130,
             Signal::Terminate => 143,
-            Signal::HangUp => 129,
+            Signal::HangUp | Signal::Closed => 129,
             Signal::Cancelled => 130,
         }
     }

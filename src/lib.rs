@@ -19,6 +19,7 @@ pub mod github;
 pub mod mcp;
 pub mod model;
 pub mod moderator;
+pub mod platform;
 pub mod providers;
 pub mod record;
 pub mod repo;

@@ -118,7 +118,7 @@ impl Here {
 /// One spelling of a directory: resolved, without the trailing slash git2 reports work
 /// trees with, so paths compare and `--list` filters match.
 pub fn canonical(path: &Path) -> PathBuf {
-    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let path = dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     PathBuf::from(path.to_string_lossy().trim_end_matches('/'))
 }
 

@@ -10,7 +10,6 @@
 //! fields, every "string" itself a uint32 length and its bytes.
 
 use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
@@ -77,12 +76,8 @@ impl Agent<'_> {
     /// Send `request` and read the answer of type `expected`, as its fields.
     fn ask(&self, request: &[u8], expected: u8, what: &str) -> Result<Vec<u8>> {
         let shown = self.socket.display();
-        let mut stream = UnixStream::connect(self.socket)
+        let mut stream = crate::platform::agent::connect(self.socket, TIMEOUT)
             .map_err(|err| AttestError::Agent(format!("cannot connect to {shown}: {err}")))?;
-        stream
-            .set_read_timeout(Some(TIMEOUT))
-            .and_then(|()| stream.set_write_timeout(Some(TIMEOUT)))
-            .map_err(|err| AttestError::Agent(format!("cannot set a timeout on {shown}: {err}")))?;
         let broken = |err: std::io::Error| AttestError::Agent(format!("the connection to {shown} broke: {err}"));
         let mut message = (request.len() as u32).to_be_bytes().to_vec();
         message.extend_from_slice(request);

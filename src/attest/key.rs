@@ -79,7 +79,7 @@ impl fmt::Debug for PublicKey {
 
 /// The ssh-agent the environment names (`SSH_AUTH_SOCK`), as ssh-keygen finds it.
 pub fn running_agent() -> Option<PathBuf> {
-    std::env::var_os("SSH_AUTH_SOCK").filter(|socket| !socket.is_empty()).map(PathBuf::from)
+    crate::platform::agent::address()
 }
 
 /// A key that can sign: its seed read from a file, held by an ssh-agent, or signed

@@ -68,11 +68,7 @@ impl Program {
 
 /// `text` in a new file only this user reads.
 fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)?.write_all(format!("{}\n", text.trim()).as_bytes())
+    crate::platform::files::create_private(path)?.write_all(format!("{}\n", text.trim()).as_bytes())
 }
 
 /// A program by its path, or on `PATH`.

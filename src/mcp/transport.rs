@@ -4,8 +4,6 @@
 //! else prints. A line that is no message gets JSON-RPC's error and the server goes on;
 //! the end of input is told to the server at once.
 
-use std::io::Write as _;
-use std::os::fd::AsFd;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
@@ -42,10 +40,8 @@ pub struct Lines<R, W> {
 /// from now on only this writes; the process's own stdout goes to stderr.
 pub fn stdio(closed: CancellationToken) -> Result<Lines<tokio::io::Stdin, tokio::fs::File>> {
     let cannot = |err: std::io::Error| Error::config(format!("cannot keep stdout for the protocol: {err}"));
-    let _ = std::io::stdout().flush();
-    let protocol = std::io::stdout().as_fd().try_clone_to_owned().map_err(cannot)?;
-    rustix::stdio::dup2_stdout(std::io::stderr()).map_err(|err| cannot(err.into()))?;
-    let writer = tokio::fs::File::from_std(std::fs::File::from(protocol));
+    let protocol = crate::platform::stdout::take().map_err(cannot)?;
+    let writer = tokio::fs::File::from_std(protocol);
     Ok(Lines::new(tokio::io::stdin(), writer, closed))
 }
 

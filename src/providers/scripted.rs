@@ -19,7 +19,6 @@
 //! alone asks; any other call is an error.
 
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
@@ -123,12 +122,9 @@ impl Scripted {
         });
         let failed = |source| ProviderError::Io { path: path.clone(), source };
         // Not through a link: a link beside the script could point anywhere.
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-            .map_err(failed)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).append(true);
+        let mut file = crate::platform::files::open_no_follow(path, options).map_err(failed)?;
         // One write per line, so concurrent appends never interleave.
         file.write_all(format!("{line}\n").as_bytes()).map_err(failed)
     }

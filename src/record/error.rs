@@ -132,7 +132,7 @@ impl RecordError {
             RecordError::Git(_) => {
                 "the record file is kept; fix the repository and run `debate resume` again".into()
             }
-            RecordError::Write { source, .. } if source.raw_os_error() == Some(libc::ENOSPC) => {
+            RecordError::Write { source, .. } if source.kind() == std::io::ErrorKind::StorageFull => {
                 "the disk is full: free some space, then `debate resume ID` writes the record (the debate itself is kept)"
                     .into()
             }

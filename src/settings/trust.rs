@@ -101,7 +101,7 @@ pub fn digest(content: &[u8]) -> String {
 /// The trusted file's key: its canonical path, so one file is one entry however it
 /// is reached.
 fn key(file: &Path) -> String {
-    file.canonicalize().unwrap_or_else(|_| file.to_path_buf()).display().to_string()
+    dunce::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()).display().to_string()
 }
 
 impl TrustStore {

@@ -32,7 +32,7 @@ fn ran(pager: &str, text: &str) -> bool {
     let Ok(mut child) = command(pager).stdin(Stdio::piped()).spawn() else { return false };
     // Ctrl-C belongs to the pager while it runs (less stops a search with it); this
     // process waits for it instead of dying and leaving the terminal to two readers.
-    let _interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt());
+    let _interrupts = crate::platform::signals::leave_interrupts();
     if let Some(mut stdin) = child.stdin.take() {
         // A pager quit before the end (`q` in less) closed its input: not an error.
         let _ = stdin.write_all(text.as_bytes());

@@ -7,19 +7,17 @@
 //! when the question ends, however it ends. A question is drawn only once raw mode is on,
 //! so a key pressed after the question appears is never lost or echoed twice.
 //!
-//! Keys are read from stdin here (`poll` and `read`, through rustix), not by an event
-//! reader such as crossterm's, which spins on a terminal that went away (a closed tab,
-//! a dropped SSH session): a hang-up, end of file or read error ends the question at once.
+//! Keys arrive as the bytes a terminal in raw mode sends (`platform::console`, which
+//! hands Windows' console events on in the same form) and are decoded here; a terminal
+//! that is gone (hung up, at its end, failing) ends the question at once.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rustix::event::{PollFd, PollFlags, Timespec};
-use rustix::io::Errno;
-
 use crate::model::{Clarified, Decision, Pending};
+use crate::platform::console::{self, RawMode};
 
 /// How long one wait for a key lasts before the deadline and the asker are checked.
 const SLICE: Duration = Duration::from_millis(50);
@@ -103,29 +101,7 @@ struct Keys {
 impl Keys {
     /// Wait up to `wait` for input and take what arrived; `false` when the terminal is gone.
     fn fill(&mut self, wait: Duration) -> bool {
-        let stdin = std::io::stdin();
-        let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
-        let timeout = Timespec { tv_sec: 0, tv_nsec: wait.as_nanos().min(999_999_999) as _ };
-        match rustix::event::poll(&mut fds, Some(&timeout)) {
-            Ok(0) | Err(Errno::INTR) => return true,
-            Ok(_) => {}
-            Err(_) => return false,
-        }
-        let revents = fds[0].revents();
-        if !revents.contains(PollFlags::IN) {
-            // Hung up, an error, or no longer a descriptor.
-            return revents.is_empty();
-        }
-        let mut buffer = [0u8; 256];
-        match rustix::io::read(&stdin, &mut buffer) {
-            Ok(0) => false,
-            Ok(read) => {
-                self.pending.extend_from_slice(&buffer[..read]);
-                true
-            }
-            Err(Errno::INTR | Errno::AGAIN) => true,
-            Err(_) => false,
-        }
+        console::typed(wait, &mut self.pending)
     }
 
     /// The next whole key in what was read, if any; escape sequences (arrows, function
@@ -182,26 +158,6 @@ fn escape(bytes: &[u8]) -> (Option<Key>, usize) {
         },
         Some(b'O') => (None, bytes.len().min(3)),
         _ => (Some(Key::Escape), 1),
-    }
-}
-
-/// Raw mode while it lives; the terminal's settings come back when it is dropped.
-struct RawMode(rustix::termios::Termios);
-
-impl RawMode {
-    fn on() -> Option<RawMode> {
-        let stdin = std::io::stdin();
-        let before = rustix::termios::tcgetattr(&stdin).ok()?;
-        let mut raw = before.clone();
-        raw.make_raw();
-        rustix::termios::tcsetattr(&stdin, rustix::termios::OptionalActions::Now, &raw).ok()?;
-        Some(RawMode(before))
-    }
-}
-
-impl Drop for RawMode {
-    fn drop(&mut self) {
-        let _ = rustix::termios::tcsetattr(std::io::stdin(), rustix::termios::OptionalActions::Now, &self.0);
     }
 }
 

@@ -2,15 +2,16 @@
 //! breaks a line wherever its last column falls, in the middle of a word.
 
 use std::io::IsTerminal;
-use std::os::fd::AsFd;
+
+use crate::platform::console::{self, Terminal};
 
 /// The width of the terminal `stream` writes to, if it writes to one: asked of the
 /// terminal itself, so output without one costs nothing (no `tput` is ever run).
-pub fn width(stream: &(impl IsTerminal + AsFd)) -> Option<usize> {
+pub fn width(stream: &(impl IsTerminal + Terminal)) -> Option<usize> {
     if !stream.is_terminal() {
         return None;
     }
-    let columns = rustix::termios::tcgetwinsize(stream).ok()?.ws_col;
+    let columns = console::columns(stream)?;
     (columns > 0).then_some(usize::from(columns))
 }
 

@@ -10,27 +10,30 @@ use std::path::Path;
 const LAYERS: &[(&str, &[&str])] = &[
     ("model", &[]),
     ("text", &[]),
+    // What differs between Unix and Windows, one job a file: below everything that
+    // opens files, reads keys, listens for signals or talks to the ssh-agent.
+    ("platform", &[]),
     ("adr", &["text"]),
     // Clap's definitions, which parse the model's bounded values (rounds, seats).
     ("cli", &["model"]),
     // What makes a record checkable offline: canonical JSON, SSH signatures by the key
     // git signs with, allowed signers, Open Decision Receipts. Below `record` and `app`.
-    ("attest", &[]),
+    ("attest", &["platform"]),
     ("view", &["model"]),
     ("catalog", &["model", "text"]),
     ("settings", &["model", "text"]),
     ("moderator", &["model", "catalog", "settings", "text"]),
-    ("providers", &["model", "settings", "text"]),
+    ("providers", &["model", "settings", "text", "platform"]),
     ("store", &["model", "settings", "text"]),
     ("context", &["model", "settings", "text", "adr"]),
     // The git edge: where the repository is and who the user is in it.
     ("repo", &["text"]),
     // Which repositories a door that serves someone else may touch (one gate for all).
-    ("confine", &["repo"]),
-    ("record", &["model", "settings", "text", "adr", "repo", "attest"]),
+    ("confine", &["repo", "platform"]),
+    ("record", &["model", "settings", "text", "adr", "repo", "attest", "platform"]),
     // The GitHub edge: a pull request comment's event, its REST calls, git fetch and push.
     ("github", &["text"]),
-    ("terminal", &["model", "settings", "text", "view"]),
+    ("terminal", &["model", "settings", "text", "view", "platform"]),
     ("error", &["catalog", "github", "moderator", "providers", "record", "repo", "settings", "store", "terminal"]),
     ("engine", &["model", "catalog", "settings", "text", "moderator", "providers", "store", "record", "error"]),
     // A finished record scored: the rubric, its request and the checks that need no model.
@@ -41,7 +44,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // `debate mcp`: the tools over the Model Context Protocol, a door like the dashboard;
     // `app` hands it the commands behind the tools. It checks the repository a tool names
     // (`repo`) and answers failures as the commands' errors and `view`'s paused document.
-    ("mcp", &["model", "text", "view", "repo", "error", "confine"]),
+    ("mcp", &["model", "text", "view", "repo", "error", "confine", "platform"]),
     (
         "app",
         &[
@@ -67,6 +70,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "github",
             "attest",
             "confine",
+            "platform",
         ],
     ),
 ];

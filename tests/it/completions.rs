@@ -202,6 +202,12 @@ fn a_printed_page_names_no_page_that_is_not_there() {
     assert!(debate.contains(".TH debate 1"), "{debate}");
     assert_eq!(named_pages(&debate), BTreeSet::new());
     assert!(debate.contains(r"\fBdebate show\fR") && debate.contains(r"\fBdebate man \fR\fICOMMAND\fR"), "{debate}");
+    // The sections a man reader looks for, the examples under their own name.
+    for section in [".SH EXAMPLES", ".SH \"EXIT STATUS\"", ".SH ENVIRONMENT", ".SH FILES"] {
+        assert!(debate.contains(section), "{section}: {debate}");
+    }
+    assert!(!debate.contains("EXTRA"), "{debate}");
+    assert!(debate.contains(r"\fBdebate list\fR") && debate.contains("DEBATE_HOME"), "{debate}");
 
     let show = printed(&sandbox, &["man", "show"]);
     assert!(show.contains(".TH debate-show 1") && show.contains("unique prefix"), "{show}");

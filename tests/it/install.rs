@@ -80,7 +80,8 @@ fn release(dir: &Path, binary: &Path) -> PathBuf {
         let built = checkout.join(format!("target/{target}/release"));
         std::fs::create_dir_all(&built).unwrap();
         let binary = if target == host_target() { binary } else { &other };
-        std::os::unix::fs::symlink(binary, built.join("debate")).unwrap();
+        let name = if target.contains("-windows-") { "debate.exe" } else { "debate" };
+        std::os::unix::fs::symlink(binary, built.join(name)).unwrap();
         run_step(&checkout, &step("build", "Package"), &[("TARGET", target)]);
         for file in std::fs::read_dir(checkout.join("dist")).unwrap() {
             let file = file.unwrap();
@@ -295,4 +296,113 @@ fn every_action_the_release_the_action_and_the_review_workflow_use_is_pinned_to_
         }
     }
     assert!(uses(&yaml(&release)).len() >= 4, "the release workflow's actions are all seen");
+    // An action both use is pinned to the same commit in both.
+    let released: std::collections::BTreeMap<String, String> = uses(&yaml(&release))
+        .into_iter()
+        .filter_map(|a| a.split_once('@').map(|(name, commit)| (name.to_string(), commit.to_string())))
+        .collect();
+    let review_uses = uses(&yaml(&review));
+    assert!(review_uses.iter().any(|a| a.starts_with("actions/checkout@")), "{review_uses:?}");
+    for action in review_uses {
+        let (name, commit) = action.split_once('@').unwrap();
+        if let Some(pinned) = released.get(name) {
+            assert_eq!(commit, pinned, "debate-review.yml's {name} is the release workflow's");
+        }
+    }
+}
+
+/// `archive` (made by `script`, a bash script run in an empty directory with `$ARCHIVE`
+/// naming the file to make) served as this machine's release, its `.sha256` made to match
+/// it (naming `named`); the rest of `dist` as the release workflow laid it out.
+async fn serve_hostile(dist: &Path, script: &str, named: &str) -> MockServer {
+    let archive = dist.join(format!("debate-{}.tar.gz", host_target()));
+    let stage = tempfile::tempdir().unwrap();
+    run_step(stage.path(), script, &[("ARCHIVE", archive.to_str().unwrap())]);
+    let sum = Command::new("sha256sum").arg(&archive).output().unwrap();
+    let hash = text(&sum.stdout).split_whitespace().next().unwrap().to_string();
+    std::fs::write(dist.join(format!("debate-{}.tar.gz.sha256", host_target())), format!("{hash}  {named}\n")).unwrap();
+    serve(dist).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_archive_whose_binary_is_not_one_regular_file_inside_it_is_refused_and_nothing_is_installed() {
+    let dir = tempfile::tempdir().unwrap();
+    let dist = release(dir.path(), &stand_in(dir.path(), "debate 9.9.9"));
+    let archive = format!("debate-{}.tar.gz", host_target());
+    // What a link would install: a file the user keeps private.
+    let secret = dir.path().join("id_ed25519");
+    std::fs::write(&secret, "-----BEGIN OPENSSH PRIVATE KEY-----\n").unwrap();
+    let stand_in_binary = stand_in(dir.path(), "debate 6.6.6");
+    let binary = stand_in_binary.to_str().unwrap();
+    let cases = [
+        (
+            "a link",
+            format!("ln -s '{}' debate && tar -czf \"$ARCHIVE\" debate", secret.display()),
+            archive.clone(),
+            "is a symbolic link",
+        ),
+        (
+            "a duplicate",
+            // A regular debate first, then a link of the same name appended after it.
+            format!(
+                "cp '{binary}' debate && tar -cf a.tar debate && rm debate && ln -s '{}' debate && tar -rf a.tar debate && gzip -c a.tar > \"$ARCHIVE\"",
+                secret.display()
+            ),
+            archive.clone(),
+            "holds debate 2 times",
+        ),
+        (
+            "a directory",
+            format!("mkdir debate && cp '{binary}' debate/debate && tar -czf \"$ARCHIVE\" debate"),
+            archive.clone(),
+            "is a directory",
+        ),
+        (
+            "an entry outside the root",
+            format!("mkdir in && cp '{binary}' debate && cd in && tar -czf \"$ARCHIVE\" -P ../debate"),
+            archive.clone(),
+            "outside its root",
+        ),
+        (
+            "a checksum naming another archive",
+            // Another target's archive, whole and with its own checksum line.
+            format!("cp '{}' \"$ARCHIVE\"", dist.join("debate-x86_64-apple-darwin.tar.gz").display()),
+            "debate-x86_64-apple-darwin.tar.gz".to_string(),
+            "is the checksum of debate-x86_64-apple-darwin.tar.gz",
+        ),
+    ];
+    for (what, script, named, says) in cases {
+        let server = serve_hostile(&dist, &script, &named).await;
+        let base = format!("{}/download", server.uri());
+
+        let fresh = dir.path().join(format!("fresh {what}/bin"));
+        let out = installer(dir.path(), &base, &fresh).output().unwrap();
+        assert_refused(&out, 1, says);
+        assert!(!fresh.exists(), "{what}: not even the directory is made");
+
+        let earlier = dir.path().join(format!("earlier {what}"));
+        std::fs::create_dir_all(&earlier).unwrap();
+        std::fs::copy(stand_in(dir.path(), "debate 0.0.1"), earlier.join("debate")).unwrap();
+        let out = installer(dir.path(), &base, &earlier).output().unwrap();
+        assert_refused(&out, 1, says);
+        assert_eq!(files_in(&earlier), ["debate"], "{what}: nothing beside the earlier binary");
+        let version = Command::new(earlier.join("debate")).arg("--version").output().unwrap();
+        assert_eq!(text(&version.stdout).trim(), "debate 0.0.1", "{what}: the earlier binary is left as it was");
+    }
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_where_the_binary_goes_is_never_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let dist = release(dir.path(), &stand_in(dir.path(), "debate 9.9.9"));
+    let server = serve(&dist).await;
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(bin.join("debate")).unwrap();
+    std::fs::write(bin.join("debate/notes.txt"), "mine").unwrap();
+
+    let out = installer(dir.path(), &format!("{}/download", server.uri()), &bin).output().unwrap();
+    assert_refused(&out, 1, "is a directory: refusing to replace it");
+    assert_eq!(files_in(&bin), ["debate"]);
+    assert_eq!(files_in(&bin.join("debate")), ["notes.txt"], "the directory is left as it was");
 }

@@ -68,3 +68,4 @@ mod signed_records;
 mod trust;
 mod untrusted_repo;
 mod weak_model;
+mod windows;

@@ -589,3 +589,15 @@ async fn doctor_gives_a_provider_one_deadline_in_all() {
     let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert!(said.contains("doctor gives a provider 4 s in all"), "{said}");
 }
+
+#[test]
+fn doctor_with_no_provider_configured_says_so_instead_of_an_empty_table() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.home.join("settings.yaml");
+    std::fs::write(&config, "debate:\n  checkpoints: false\n").unwrap();
+    let out = sandbox.cmd().arg("--config").arg(&config).arg("doctor").output().unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(stdout.starts_with("No provider is configured"), "{stdout}");
+    assert!(!stdout.contains("PROVIDER"), "no table without a row: {stdout}");
+}

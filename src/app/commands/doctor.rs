@@ -169,9 +169,15 @@ pub struct Checked {
 }
 
 impl Checked {
-    /// The table `debate doctor` prints.
+    /// The table `debate doctor` prints; a sentence when there is nothing to check.
     pub fn table(&self) -> String {
-        table(&self.checkups)
+        match self.checkups.is_empty() {
+            true => {
+                "No provider is configured: debates run with --offline until one is (docs/guide.md, \"Providers\").\n"
+                    .into()
+            }
+            false => table(&self.checkups),
+        }
     }
 
     /// Whether a debate can run: only the providers a debate would use (or the one

@@ -82,8 +82,9 @@ fn page(command: &Command, links: Links) -> Result<String> {
         man.render_description_section(&mut out)?;
         man.render_options_section(&mut out)?;
         own_sections(command, links).to_writer(&mut out)?;
-        if command.get_after_help().is_some() || command.get_after_long_help().is_some() {
-            man.render_extra_section(&mut out)?;
+        examples(command).to_writer(&mut out)?;
+        if command.get_name() == "debate" {
+            reference().to_writer(&mut out)?;
         }
         if command.get_version().is_some() {
             man.render_version_section(&mut out)?;
@@ -129,5 +130,91 @@ fn own_sections(command: &Command, links: Links) -> Roff {
             roman(" (e.g. ~/.local/share/man/man1)."),
         ]);
     }
+    roff
+}
+
+/// EXAMPLES: what `--help` ends with (its "Examples:" line left out): each indented
+/// command on a line of its own, the notes after them as paragraphs.
+fn examples(command: &Command) -> Roff {
+    let mut roff = Roff::new();
+    let help = command.get_after_long_help().or(command.get_after_help()).map(ToString::to_string);
+    let Some(help) = help else { return roff };
+    roff.control("SH", ["EXAMPLES"]);
+    for line in help.lines().filter(|l| !l.trim().is_empty() && l.trim_end() != "Examples:") {
+        match line.starts_with(char::is_whitespace) {
+            true => roff.control("TP", []).text([bold(line.trim())]),
+            false => roff.control("PP", []).text([roman(line.trim())]),
+        };
+    }
+    roff
+}
+
+/// The sections a reader of debate(1) looks for: EXIT STATUS, ENVIRONMENT and FILES, as
+/// docs/reference.md has them.
+fn reference() -> Roff {
+    let mut roff = Roff::new();
+    let rows = |roff: &mut Roff, title: &str, rows: &[(&str, &str)]| {
+        roff.control("SH", [title]);
+        for (name, what) in rows {
+            roff.control("TP", []).text([bold(*name)]).text([roman(*what)]);
+        }
+    };
+    rows(
+        &mut roff,
+        "EXIT STATUS",
+        &[
+            ("0", "Success."),
+            ("1", "A general error; debate verify: a record failed."),
+            ("2", "Invalid arguments or input; nothing was written."),
+            (
+                "3",
+                "A provider error (the debate is paused and can be resumed); debate verify --require-signature: a record unsigned or its signer not named.",
+            ),
+            ("4", "A configuration error."),
+            ("5", "A git or record error."),
+            ("75", "Another process drives this debate, or a commit lost a race to another; try again."),
+            (
+                "129, 130, 143",
+                "SIGHUP (or the terminal or console went away), Ctrl-C (or Ctrl-Break), SIGTERM: the debate is paused, every finished step saved.",
+            ),
+        ],
+    );
+    rows(
+        &mut roff,
+        "ENVIRONMENT",
+        &[
+            ("DEBATE_CONFIG", "A settings file, as --config."),
+            (
+                "DEBATE_HOME",
+                "Where debate keeps its state database and the settings files you trusted (default: the user data directory).",
+            ),
+            ("DEBATE_*", "Each setting's variable (docs/reference.md, \"Settings\")."),
+            (
+                "OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY",
+                "The built-in providers' keys, masked wherever text leaves debate.",
+            ),
+            ("XDG_CONFIG_HOME, XDG_DATA_HOME", "Where the user settings file and the data directory are (Unix)."),
+            ("NO_COLOR, CLICOLOR_FORCE", "Never colour; colour even without a terminal."),
+            ("PAGER, LESS", "The pager debate show uses on a terminal, and its options."),
+            (
+                "SSH_AUTH_SOCK",
+                "The ssh-agent that signs records with a key whose file cannot sign by itself (on Windows, Windows OpenSSH's agent when unset).",
+            ),
+            ("GITHUB_TOKEN, GITHUB_API_URL, GITHUB_SERVER_URL", "debate review --github-event: set by GitHub Actions."),
+        ],
+    );
+    rows(
+        &mut roff,
+        "FILES",
+        &[
+            ("~/.config/debate/settings.yaml", "Your settings."),
+            ("$DEBATE_HOME/debates.sqlite3", "The state database: every debate of every repository."),
+            ("$DEBATE_HOME/trusted.json", "The repository settings files you trusted, by path and SHA-256."),
+            (".debate/settings.yaml, .debate/perspectives.yaml", "A repository's settings and perspectives."),
+            (".debate/templates/", "A repository's templates for records, transcripts and issue drafts."),
+            (".debate/allowed_signers", "The signers the pull-request workflow requires, read from the base branch."),
+            ("docs/decisions/", "The decision records and their README.md index."),
+        ],
+    );
     roff
 }

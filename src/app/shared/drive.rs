@@ -8,6 +8,7 @@ use crate::catalog::Catalog;
 use crate::engine::run::Engine;
 use crate::error::{Error, Result, Signal};
 use crate::model::{DebateState, Dollars, Events, RoleChoice, Snapshot};
+use crate::platform::stop::Stop;
 use crate::providers;
 use crate::record::Templates;
 use crate::record::seal::Sealer;
@@ -125,15 +126,16 @@ async fn halted(stopped: Option<crate::model::Pending<()>>) {
     }
 }
 
-/// The first of Ctrl-C, SIGTERM and SIGHUP to arrive.
+/// The first of the system's stops to arrive: Ctrl-C, SIGTERM and SIGHUP on Unix;
+/// Ctrl-C, Ctrl-Break and the console closing on Windows.
 pub async fn stop_signal() -> Result<Signal> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let listen = |kind| signal(kind).map_err(|err| Error::config(format!("cannot listen for signals: {err}")));
-    let (mut terminate, mut hang_up) = (listen(SignalKind::terminate())?, listen(SignalKind::hangup())?);
-    Ok(tokio::select! {
-        _ = tokio::signal::ctrl_c() => Signal::Interrupt,
-        _ = terminate.recv() => Signal::Terminate,
-        _ = hang_up.recv() => Signal::HangUp,
+    let stop = crate::platform::signals::first().await;
+    Ok(match stop.map_err(|err| Error::config(format!("cannot listen for signals: {err}")))? {
+        Stop::Interrupt => Signal::Interrupt,
+        Stop::Break => Signal::Break,
+        Stop::Terminate => Signal::Terminate,
+        Stop::HangUp => Signal::HangUp,
+        Stop::Closed => Signal::Closed,
     })
 }
 

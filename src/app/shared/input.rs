@@ -72,11 +72,7 @@ pub fn read_context_file(path: &Path) -> Result<String> {
 /// `path` opened for reading only when it is a regular file: a FIFO or a device would
 /// block or never end, so it is opened without waiting and refused.
 fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    let file = options.open(path)?;
+    let file = crate::platform::files::open_for_reading(path)?;
     match file.metadata()?.is_file() {
         true => Ok(file),
         false => Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file")),

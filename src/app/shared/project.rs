@@ -64,7 +64,7 @@ fn read_context(paths: &[PathBuf], root: &Path, keys: &Masker, terminal: &Termin
 /// or by its file name alone when it is outside (the layout of the author's machine is
 /// nobody's business, and means nothing in a clone).
 fn recorded_name(path: &Path, root: &Path) -> String {
-    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let canonical = |p: &Path| dunce::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let file = canonical(path);
     match file.strip_prefix(canonical(root)) {
         Ok(inside) => inside.display().to_string(),
@@ -170,7 +170,7 @@ pub fn locate(root: &Path, target: &str, record: &RecordSettings, what: &str) ->
     if meta.file_type().is_symlink() || !meta.is_file() {
         return Err(unknown("not a file (debate follows no links here)".into()));
     }
-    let canonical = given.canonicalize().map_err(|err| unknown(err.to_string()))?;
+    let canonical = dunce::canonicalize(&given).map_err(|err| unknown(err.to_string()))?;
     // The path as given, not only where it leads: a link on the way is refused too.
     if given.starts_with(root) && given != canonical {
         return Err(unknown("reached through a symbolic link (debate follows no links here)".into()));

@@ -15,7 +15,7 @@ use crate::record::{
 /// path outside the repository, is not read.
 pub fn checked_out_text(root: &Path, path: &Path, limit: u64) -> Option<String> {
     use std::io::Read;
-    let inside = path.canonicalize().ok()?.starts_with(root.canonicalize().ok()?);
+    let inside = dunce::canonicalize(path).ok()?.starts_with(dunce::canonicalize(root).ok()?);
     if !inside || std::fs::symlink_metadata(path).ok()?.file_type().is_symlink() {
         return None;
     }

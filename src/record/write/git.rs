@@ -392,7 +392,6 @@ fn repair_entry(repo: &Repository, relative: &Path, commit: Oid) -> Result<()> {
 /// The hooks git would run on a commit that exist here; debate commits with libgit2
 /// and runs none of them.
 pub fn hooks_not_run(repo: &Repository) -> Vec<String> {
-    use std::os::unix::fs::PermissionsExt;
     let configured = crate::repo::GitConfig::of(repo).path("core.hooksPath");
     let dir = match configured {
         Some(dir) if dir.is_relative() => repo.workdir().unwrap_or(repo.path()).join(dir),
@@ -401,9 +400,7 @@ pub fn hooks_not_run(repo: &Repository) -> Vec<String> {
     };
     ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"]
         .into_iter()
-        .filter(|hook| {
-            std::fs::metadata(dir.join(hook)).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .filter(|hook| std::fs::metadata(dir.join(hook)).is_ok_and(|m| crate::platform::files::runs_as_hook(&m)))
         .map(str::to_string)
         .collect()
 }

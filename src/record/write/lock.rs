@@ -5,10 +5,8 @@
 //! holds this lock from its first read to its last write; the next one waits, then
 //! reads what the first committed.
 
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::TryLockError;
 use std::time::{Duration, Instant};
-
-use rustix::fs::FlockOperation;
 
 use crate::record::{RecordError, Result};
 
@@ -17,6 +15,7 @@ use crate::record::{RecordError, Result};
 const PATIENCE: Duration = Duration::from_secs(60);
 
 /// Held until dropped; the system lets it go when the process ends, however it ends.
+/// The standard library's file lock: `flock` on Unix, `LockFileEx` on Windows.
 pub struct CommitLock {
     _file: std::fs::File,
 }
@@ -30,22 +29,19 @@ impl CommitLock {
     /// The lock of the repository `repo` belongs to (every work tree of it shares one).
     pub fn acquire(repo: &git2::Repository) -> Result<CommitLock> {
         let path = repo.commondir().join("debate.lock");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&path)
+        let mut options = std::fs::OpenOptions::new();
+        options.create(true).truncate(false).write(true);
+        let file = crate::platform::files::open_no_follow(&path, options)
             .map_err(|source| RecordError::Write { path: path.clone(), source })?;
         let started = Instant::now();
         loop {
-            match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
+            match file.try_lock() {
                 Ok(()) => return Ok(CommitLock { _file: file }),
-                Err(rustix::io::Errno::WOULDBLOCK) if started.elapsed() < PATIENCE => {
+                Err(TryLockError::WouldBlock) if started.elapsed() < PATIENCE => {
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                Err(rustix::io::Errno::WOULDBLOCK) => return Err(RecordError::Committing(path)),
-                Err(errno) => return Err(RecordError::Write { path, source: errno.into() }),
+                Err(TryLockError::WouldBlock) => return Err(RecordError::Committing(path)),
+                Err(TryLockError::Error(source)) => return Err(RecordError::Write { path, source }),
             }
         }
     }
@@ -62,9 +58,8 @@ mod tests {
         let first = CommitLock::acquire(&repo).unwrap();
         let path = repo.commondir().join("debate.lock");
         let other = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        let taken = rustix::fs::flock(&other, FlockOperation::NonBlockingLockExclusive);
-        assert_eq!(taken, Err(rustix::io::Errno::WOULDBLOCK), "held while the first holds it");
+        assert!(matches!(other.try_lock(), Err(TryLockError::WouldBlock)), "held while the first holds it");
         drop(first);
-        assert!(rustix::fs::flock(&other, FlockOperation::NonBlockingLockExclusive).is_ok());
+        assert!(other.try_lock().is_ok());
     }
 }

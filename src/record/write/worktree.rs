@@ -5,26 +5,23 @@
 //! replaced whole, new files take the user's umask, replaced ones keep their mode, and
 //! every byte written passes the secret gate first.
 
-use std::io::Write;
-use std::os::fd::{AsFd, OwnedFd};
+use std::io::{ErrorKind, Write};
 use std::path::{Component, Path, PathBuf};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
-use rustix::io::Errno;
-
+use crate::platform::dir::{Dir, Entry};
 use crate::record::{RecordError, Result};
 use crate::text::secrets;
 
 /// A repository's work tree, opened once at its root.
 pub struct WorkTree {
     root: PathBuf,
-    dir: OwnedFd,
+    dir: Dir,
 }
 
 /// How far a walk down a relative path's directories got.
 struct Walked {
     /// The deepest directory that exists, open.
-    dir: OwnedFd,
+    dir: Dir,
     /// Its path under the root.
     at: PathBuf,
     /// Every directory of the path exists (or was made).
@@ -35,13 +32,10 @@ struct Walked {
 /// hostile one costs no more.
 pub const MAX_FILE_BYTES: usize = 16 << 20;
 
-const DIRECTORY: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::NOFOLLOW).union(OFlags::CLOEXEC);
-
 impl WorkTree {
     /// The work tree at `root`; the root itself is the user's own directory, links and all.
     pub fn open(root: &Path) -> Result<WorkTree> {
-        let dir = rustix::fs::open(root, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
-            .map_err(|errno| write_error(root, errno))?;
+        let dir = Dir::open(root).map_err(|source| write_error(root, source))?;
         Ok(WorkTree { root: root.to_path_buf(), dir })
     }
 
@@ -53,39 +47,26 @@ impl WorkTree {
     pub fn read(&self, relative: &Path) -> Result<Option<Vec<u8>>> {
         let (parent, name) = self.split(relative)?;
         let Walked { dir, whole: true, .. } = self.walk(parent, false)? else { return Ok(None) };
-        let file =
-            // Opened without waiting, so a FIFO in a file's place is refused, not waited on.
-            match rustix::fs::openat(&dir, name, OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC, Mode::empty()) {
-                Ok(file) => file,
-                Err(Errno::NOENT) => return Ok(None),
-                Err(errno) => return Err(self.refused(&dir, relative, errno)),
-            };
-        match rustix::fs::fstat(&file) {
-            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {}
-            Ok(_) => {
-                return Err(self.read_error(
-                    relative,
-                    std::io::Error::new(std::io::ErrorKind::InvalidInput, "it is not a regular file"),
-                ));
-            }
-            Err(errno) => return Err(self.read_error(relative, errno.into())),
-        }
-        let bytes = crate::text::read_bounded(std::fs::File::from(file), MAX_FILE_BYTES)
-            .map_err(|source| self.read_error(relative, source))?;
+        let file = match dir.open_file(name) {
+            Ok(file) => file,
+            Err(err) if err.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(self.refused(&dir, relative, err)),
+        };
+        let bytes =
+            crate::text::read_bounded(file, MAX_FILE_BYTES).map_err(|source| self.read_error(relative, source))?;
         Ok(Some(bytes))
     }
 
     /// The file's bytes; a missing file is an error.
     pub fn read_existing(&self, relative: &Path) -> Result<Vec<u8>> {
-        self.read(relative)?.ok_or_else(|| self.read_error(relative, std::io::ErrorKind::NotFound.into()))
+        self.read(relative)?.ok_or_else(|| self.read_error(relative, ErrorKind::NotFound.into()))
     }
 
     /// Every existing directory of `directory` is a real one (no link), and the deepest
     /// that exists takes new files.
     pub fn check_directory(&self, directory: &Path) -> Result<()> {
         let Walked { dir, at, .. } = self.walk(directory, false)?;
-        rustix::fs::accessat(&dir, ".", rustix::fs::Access::WRITE_OK, AtFlags::empty())
-            .map_err(|errno| self.write_error(&at, errno))
+        dir.check_writable().map_err(|source| self.write_error(&at, source))
     }
 
     /// Create the file at `relative` with `bytes`, never over an existing file (an
@@ -94,15 +75,15 @@ impl WorkTree {
         let (parent, name) = self.split(relative)?;
         let Walked { dir, .. } = self.walk(parent, true)?;
         let temporary = self.temporary(&dir, relative, name, bytes, None)?;
-        let linked = rustix::fs::linkat(&dir, &temporary, &dir, name, AtFlags::empty());
-        let _ = rustix::fs::unlinkat(&dir, &temporary, AtFlags::empty());
+        let linked = dir.link(&temporary, name);
+        let _ = dir.remove_file(&temporary);
         match linked {
             Ok(()) => self.sync(&dir, relative),
-            Err(Errno::EXIST) => match self.refused(&dir, relative, Errno::EXIST) {
+            Err(err) if err.kind() == ErrorKind::AlreadyExists => match self.refused(&dir, relative, err) {
                 link @ RecordError::Symlink { .. } => Err(link),
                 _ => Err(RecordError::Taken(self.root.join(relative))),
             },
-            Err(errno) => Err(self.write_error(relative, errno)),
+            Err(err) => Err(self.write_error(relative, err)),
         }
     }
 
@@ -111,18 +92,16 @@ impl WorkTree {
     pub fn replace(&self, relative: &Path, bytes: &[u8]) -> Result<()> {
         let (parent, name) = self.split(relative)?;
         let Walked { dir, .. } = self.walk(parent, true)?;
-        let mode = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {
-                Some(Mode::from_raw_mode(stat.st_mode & 0o7777))
-            }
-            Ok(_) => return Err(self.refused(&dir, relative, Errno::LOOP)),
-            Err(Errno::NOENT) => None,
-            Err(errno) => return Err(self.write_error(relative, errno)),
+        let keep = match dir.entry(name) {
+            Ok(Entry::File(permissions)) => Some(permissions),
+            Ok(other) => return Err(self.not_a_file(relative, other)),
+            Err(err) if err.kind() == ErrorKind::NotFound => None,
+            Err(err) => return Err(self.write_error(relative, err)),
         };
-        let temporary = self.temporary(&dir, relative, name, bytes, mode)?;
-        if let Err(errno) = rustix::fs::renameat(&dir, &temporary, &dir, name) {
-            let _ = rustix::fs::unlinkat(&dir, &temporary, AtFlags::empty());
-            return Err(self.write_error(relative, errno));
+        let temporary = self.temporary(&dir, relative, name, bytes, keep.as_ref())?;
+        if let Err(err) = dir.rename(&temporary, name) {
+            let _ = dir.remove_file(&temporary);
+            return Err(self.write_error(relative, err));
         }
         self.sync(&dir, relative)
     }
@@ -132,13 +111,13 @@ impl WorkTree {
     pub fn remove(&self, relative: &Path) -> Result<()> {
         let (parent, name) = self.split(relative)?;
         let Walked { dir, whole: true, .. } = self.walk(parent, false)? else { return Ok(()) };
-        match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {}
-            Ok(_) => return Err(self.refused(&dir, relative, Errno::LOOP)),
-            Err(Errno::NOENT) => return Ok(()),
-            Err(errno) => return Err(self.write_error(relative, errno)),
+        match dir.entry(name) {
+            Ok(Entry::File(_)) => {}
+            Ok(other) => return Err(self.not_a_file(relative, other)),
+            Err(err) if err.kind() == ErrorKind::NotFound => return Ok(()),
+            Err(err) => return Err(self.write_error(relative, err)),
         }
-        rustix::fs::unlinkat(&dir, name, AtFlags::empty()).map_err(|errno| self.write_error(relative, errno))?;
+        dir.remove_file(name).map_err(|err| self.write_error(relative, err))?;
         self.sync(&dir, relative)
     }
 
@@ -151,38 +130,32 @@ impl WorkTree {
         }
     }
 
-    /// A new file beside `name` holding `bytes`, synced: created with the umask, then
-    /// given `mode` when it replaces a file that had one.
+    /// A new file beside `name` holding `bytes`, synced: created as the system makes new
+    /// files, or with the permissions of the file it replaces (`keep`).
     fn temporary(
         &self,
-        dir: &OwnedFd,
+        dir: &Dir,
         relative: &Path,
         name: &str,
         bytes: &[u8],
-        mode: Option<Mode>,
+        keep: Option<&std::fs::Permissions>,
     ) -> Result<String> {
-        // Unique by process and chance; O_EXCL refuses a name that is taken all the same.
+        // Unique by process and chance; creating it exclusively refuses a name that is
+        // taken all the same.
         let temporary = format!(".{name}.{}-{:08x}.partial", std::process::id(), getrandom::u32().unwrap_or_default());
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(dir, &temporary, flags, Mode::from_raw_mode(0o666))
-            .map_err(|errno| self.write_error(relative, errno))?;
-        let mut file = std::fs::File::from(fd);
+        let mut file = dir.create_new(&temporary, keep).map_err(|err| self.write_error(relative, err))?;
         let gated = secrets::gate_bytes(bytes);
-        let written = file.write_all(&gated).and_then(|_| {
-            if let Some(mode) = mode {
-                rustix::fs::fchmod(file.as_fd(), mode)?;
-            }
-            file.sync_all()
-        });
+        let written = file.write_all(&gated).and_then(|_| file.sync_all());
+        drop(file);
         if let Err(source) = written {
-            let _ = rustix::fs::unlinkat(dir, &temporary, AtFlags::empty());
-            return Err(self.write_error_io(relative, source));
+            let _ = dir.remove_file(&temporary);
+            return Err(self.write_error(relative, source));
         }
         Ok(temporary)
     }
 
-    fn sync(&self, dir: &OwnedFd, relative: &Path) -> Result<()> {
-        rustix::fs::fsync(dir).map_err(|errno| self.write_error(relative, errno))
+    fn sync(&self, dir: &Dir, relative: &Path) -> Result<()> {
+        dir.sync().map_err(|err| self.write_error(relative, err))
     }
 
     /// The directory part and the file name of a relative path of plain names.
@@ -195,22 +168,23 @@ impl WorkTree {
     /// Open each directory of `parent` in turn, refusing links; `create` makes the
     /// missing ones, else the walk stops at the first that is missing.
     fn walk(&self, parent: &Path, create: bool) -> Result<Walked> {
-        let mut dir = self.dir.try_clone().map_err(|source| self.write_error_io(parent, source))?;
+        let mut dir = self.dir.try_clone().map_err(|source| self.write_error(parent, source))?;
         let mut at = PathBuf::new();
         for name in names(parent, &self.root)? {
             let next = at.join(name);
-            let mut opened = rustix::fs::openat(&dir, name, DIRECTORY, Mode::empty());
-            if matches!(opened, Err(Errno::NOENT)) {
+            let mut opened = dir.open_dir(name);
+            if matches!(&opened, Err(err) if err.kind() == ErrorKind::NotFound) {
                 if !create {
                     return Ok(Walked { dir, at, whole: false });
                 }
-                match rustix::fs::mkdirat(&dir, name, Mode::from_raw_mode(0o777)) {
-                    Ok(()) | Err(Errno::EXIST) => {}
-                    Err(errno) => return Err(self.write_error(&next, errno)),
+                match dir.make_dir(name) {
+                    Ok(()) => {}
+                    Err(err) if err.kind() == ErrorKind::AlreadyExists => {}
+                    Err(err) => return Err(self.write_error(&next, err)),
                 }
-                opened = rustix::fs::openat(&dir, name, DIRECTORY, Mode::empty());
+                opened = dir.open_dir(name);
             }
-            dir = opened.map_err(|errno| self.refused(&dir, &next, errno))?;
+            dir = opened.map_err(|err| self.refused(&dir, &next, err))?;
             at = next;
         }
         Ok(Walked { dir, at, whole: true })
@@ -218,50 +192,47 @@ impl WorkTree {
 
     /// Why `relative` (whose last part is in `dir`) could not be opened: a link, a file
     /// where a directory was wanted, or the system's own reason.
-    fn refused(&self, dir: &OwnedFd, relative: &Path, errno: Errno) -> RecordError {
+    fn refused(&self, dir: &Dir, relative: &Path, err: std::io::Error) -> RecordError {
         let path = self.root.join(relative);
-        let name = relative.file_name().unwrap_or_default();
-        match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Symlink => {
-                let target = rustix::fs::readlinkat(dir, name, Vec::new()).ok();
-                let target = target.map(|t| PathBuf::from(t.to_string_lossy().into_owned()));
-                RecordError::Symlink { path, target }
-            }
-            Ok(stat) if errno == Errno::NOTDIR || FileType::from_raw_mode(stat.st_mode) != FileType::Directory => {
-                match errno {
-                    Errno::NOTDIR => RecordError::NotADirectory(path),
-                    _ => RecordError::NotAFile(path),
-                }
-            }
-            _ => write_error(&path, errno),
+        let name = relative.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+        let not_a_directory = err.kind() == ErrorKind::NotADirectory;
+        match dir.entry(name) {
+            Ok(Entry::Link(target)) => RecordError::Symlink { path, target },
+            Ok(Entry::Directory) if !not_a_directory => write_error(&path, err),
+            Ok(_) if not_a_directory => RecordError::NotADirectory(path),
+            Ok(_) => RecordError::NotAFile(path),
+            Err(_) => write_error(&path, err),
         }
     }
 
-    fn write_error(&self, relative: &Path, errno: Errno) -> RecordError {
-        write_error(&self.root.join(relative), errno)
+    /// What `relative` is, where a regular file was wanted.
+    fn not_a_file(&self, relative: &Path, found: Entry) -> RecordError {
+        let path = self.root.join(relative);
+        match found {
+            Entry::Link(target) => RecordError::Symlink { path, target },
+            _ => RecordError::NotAFile(path),
+        }
     }
 
-    fn write_error_io(&self, relative: &Path, source: std::io::Error) -> RecordError {
-        RecordError::Write { path: self.root.join(relative), source }
+    fn write_error(&self, relative: &Path, source: std::io::Error) -> RecordError {
+        write_error(&self.root.join(relative), source)
     }
 
     fn read_error(&self, relative: &Path, source: std::io::Error) -> RecordError {
         match source.kind() {
-            std::io::ErrorKind::FileTooLarge => {
-                RecordError::TooLarge { path: self.root.join(relative), limit: MAX_FILE_BYTES }
-            }
+            ErrorKind::FileTooLarge => RecordError::TooLarge { path: self.root.join(relative), limit: MAX_FILE_BYTES },
             _ => RecordError::Read { path: self.root.join(relative), source },
         }
     }
 }
 
-fn write_error(path: &Path, errno: Errno) -> RecordError {
-    RecordError::Write { path: path.to_path_buf(), source: errno.into() }
+fn write_error(path: &Path, source: std::io::Error) -> RecordError {
+    RecordError::Write { path: path.to_path_buf(), source }
 }
 
-/// The names of a relative path, each a plain name (no `..`, root or prefix).
-/// The plain names of `relative`; one that is not a plain name, or is a git directory
-/// (this repository's or a nested one's), refuses the whole path.
+/// The plain names of `relative`; one that is not a plain name (or is one this system
+/// would take for something else: a device, a stream), or is a git directory (this
+/// repository's or a nested one's), refuses the whole path.
 fn names<'p>(relative: &'p Path, root: &Path) -> Result<Vec<&'p str>> {
     relative
         .components()
@@ -269,8 +240,8 @@ fn names<'p>(relative: &'p Path, root: &Path) -> Result<Vec<&'p str>> {
         .map(|c| match c {
             Component::Normal(name) => match name.to_str() {
                 Some(name) if name.eq_ignore_ascii_case(".git") => Err(RecordError::InsideGit(root.join(relative))),
-                Some(name) => Ok(name),
-                None => Err(RecordError::Outside(root.join(relative))),
+                Some(name) if crate::platform::dir::holds_name(name) => Ok(name),
+                _ => Err(RecordError::Outside(root.join(relative))),
             },
             _ => Err(RecordError::Outside(root.join(relative))),
         })
@@ -344,7 +315,7 @@ mod tests {
 
     #[test]
     fn a_full_disk_says_the_debate_can_be_resumed() {
-        let full = RecordError::Write { path: "x.md".into(), source: Errno::NOSPC.into() };
+        let full = RecordError::Write { path: "x.md".into(), source: ErrorKind::StorageFull.into() };
         let hint = full.hint().unwrap();
         assert!(hint.contains("disk is full") && hint.contains("debate resume"), "{hint}");
     }
