@@ -17,7 +17,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use lease::{HEARTBEAT, Lease, Owner};
 pub use ledger::Spent;
-pub use write::{LastRound, NewDebate, Opening, Server};
+pub use write::{LastRound, NewDebate, Opening, Server, Settled};
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
 const MIGRATIONS: &[&str] = &[
@@ -42,6 +42,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0019_bounded_usage.sql"),
     include_str!("migrations/0020_retries.sql"),
     include_str!("migrations/0021_ledger.sql"),
+    include_str!("migrations/0022_early_arguments.sql"),
 ];
 
 /// Why the state database could not do what was asked.

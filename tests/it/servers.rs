@@ -325,7 +325,8 @@ fn most_together(arrivals: &[std::time::Instant], window: std::time::Duration) -
 async fn a_debate_sends_a_server_as_many_requests_at_once_as_it_serves() {
     use crate::common::llm::{MockLlm, ok, reply};
     let think = std::time::Duration::from_millis(300);
-    for (owned_by, at_once) in [("vllm", 3), ("me", 1)] {
+    // A batching server gets the moderator's reading and round 1's three arguments together.
+    for (owned_by, at_once) in [("vllm", 4), ("me", 1)] {
         let arrivals = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = arrivals.clone();
         let mock = MockLlm::serving(
