@@ -60,4 +60,5 @@ mod settings_catalog;
 mod signed_records;
 mod trust;
 mod untrusted_repo;
+mod waves;
 mod weak_model;
