@@ -7,7 +7,8 @@
 //! then for plain text with the instructions in the prompt, and the step down is
 //! remembered for the rest of the run.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -33,6 +34,12 @@ pub struct OpenAi {
     /// Send the rules as a system message, rather than at the start of the user's turn.
     system_message: bool,
     format: AtomicU8,
+    /// The server's answers carry llama.cpp's `timings`: it is asked to keep each prompt
+    /// cached (`cache_prompt`), and each debater, and the moderator, to a slot of its own
+    /// (`id_slot`, in the order they first called), so each one's cache outlives the
+    /// others' calls.
+    llama_cpp: AtomicBool,
+    slots: Mutex<Vec<Option<String>>>,
 }
 
 impl OpenAi {
@@ -50,7 +57,23 @@ impl OpenAi {
             cache_key: definition.prompt_cache_key.unwrap_or(openai),
             system_message,
             format: AtomicU8::new(JSON_SCHEMA),
+            llama_cpp: AtomicBool::new(false),
+            slots: Mutex::default(),
         }
+    }
+
+    /// The llama.cpp slot for `request`'s role, when the server has more than one.
+    fn slot(&self, endpoint: &Endpoint, request: &Request) -> Option<usize> {
+        let slots = endpoint.at_once.load(Ordering::Relaxed);
+        let mut seen = self.slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let at = match seen.iter().position(|role| *role == request.perspective) {
+            Some(at) => at,
+            None => {
+                seen.push(request.perspective.clone());
+                seen.len() - 1
+            }
+        };
+        (slots > 1).then_some(at % slots)
     }
 
     /// The request's messages: the rules as a system message, or opening the user's turn.
@@ -82,6 +105,12 @@ impl OpenAi {
         if let Some(key) = request.cache_key.as_ref().filter(|_| self.cache_key) {
             body["prompt_cache_key"] = json!(key);
         }
+        if self.llama_cpp.load(Ordering::Relaxed) {
+            body["cache_prompt"] = json!(true);
+            if let Some(slot) = self.slot(endpoint, request) {
+                body["id_slot"] = json!(slot);
+            }
+        }
         // Every call streams, structured ones too: a slow model that is still sending
         // tokens is then never taken for a dead one.
         body["stream"] = json!(true);
@@ -108,6 +137,9 @@ impl OpenAi {
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
         let parsed = endpoint.json(response).await?;
+        if parsed["timings"].is_object() {
+            self.llama_cpp.store(true, Ordering::Relaxed);
+        }
         let text = parsed["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string();
         let counted = counted(&parsed["usage"], &parsed["choices"][0]["finish_reason"]);
         Ok(counted.completion(request, text, parsed["model"].as_str().unwrap_or(&endpoint.model)))
@@ -154,6 +186,9 @@ impl OpenAi {
             }
             if chunk["usage"].is_object() {
                 usage = chunk["usage"].clone();
+            }
+            if chunk["timings"].is_object() {
+                self.llama_cpp.store(true, Ordering::Relaxed);
             }
             model = model.or(chunk["model"].as_str().map(str::to_string));
         }
