@@ -13,7 +13,7 @@ use crate::moderator::detection;
 use crate::moderator::evaluation::RoundVerdict;
 use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICT, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
-use crate::moderator::stance::StanceAnswer;
+use crate::moderator::stance::{StanceAnswer, StanceWatch};
 use crate::moderator::synthesis::SynthesisAnswer;
 use crate::providers::{Brief, Provider, ProviderError, Request, Result, Schema, Shared, StopAt, TextSink};
 use crate::text::estimate_tokens;
@@ -145,10 +145,11 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
         schema: None,
         on_text: None,
         on_retry: None,
-        // A debater that begins to go round in circles is stopped there.
+        // A debater is read up to its stance line, which ends what the debate keeps of
+        // it; one that begins to go round in circles before is stopped there.
         stop: Some(StopAt::new({
-            let mut watch = detection::LoopWatch::default();
-            move |text| watch.watch(text)
+            let (mut done, mut watch) = (StanceWatch::default(), detection::LoopWatch::default());
+            move |text| done.watch(text).or_else(|| watch.watch(text))
         })),
         brief: Brief::Debater {
             perspective: me.perspective.clone(),
@@ -339,6 +340,10 @@ async fn timed(to: Asked<'_>, request: &Request) -> Result<Completion> {
     let held = to.shared.budget.reserve(model, &worst_case(&request))?;
     let mut completion = to.provider.complete(&request).await?;
     held.settle(model, &completion.usage);
+    // Read no further than its stance line: done, not looping.
+    if completion.looped && request.stop.is_some() {
+        completion.looped = StanceWatch::default().watch(&completion.text) != Some(completion.text.len());
+    }
     completion.usage.latency_ms = started.elapsed().as_millis() as u64;
     if let Some((end, _)) = completion.text.char_indices().nth(MAX_ANSWER_CHARS) {
         completion.text = format!("{} […cut at {MAX_ANSWER_CHARS} characters]", &completion.text[..end]);
