@@ -8,6 +8,9 @@
 
 use std::time::{Duration, Instant};
 
+use debate::model::DebateState;
+use debate::store::Store;
+
 use crate::Target;
 use crate::common::real_server::Spent;
 use crate::common::{QUESTION, Sandbox, git, text};
@@ -23,14 +26,15 @@ fn load() -> String {
         .unwrap_or_default()
 }
 
-pub fn laptop() -> Vec<Target> {
+/// The laptop's targets, and the debate it ran (for `turns`).
+pub fn laptop() -> (Vec<Target>, Option<DebateState>) {
     let (Ok(base_url), Ok(log)) = (std::env::var("DEBATE_REAL_MODEL_URL"), std::env::var("DEBATE_REAL_MODEL_LOG"))
     else {
         println!(
             "## A decision on a laptop\n\nSkipped: no real model server (`.ci/real-model-server start`, then set \
              DEBATE_REAL_MODEL_URL and DEBATE_REAL_MODEL_LOG).\n"
         );
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let sandbox = Sandbox::new();
     git(&sandbox.repo, &["config", "user.name", "Bench"]);
@@ -72,11 +76,14 @@ pub fn laptop() -> Vec<Target> {
         shown["end_reason"].as_str().unwrap_or("-"),
         shown["outcome"]["confidence"].as_str().unwrap_or("-"),
     );
-    vec![Target::new(
+    let id = sandbox.only_id();
+    let state = Store::open(&sandbox.db()).and_then(|store| store.load(&id)).expect("the debate it ran");
+    let targets = vec![Target::new(
         &format!(
             "a 2-debater, 2-round decision on Gemma 3 270M (llama-cpp-python, 2 threads) ≤ 60 s (load {load_before} before)"
         ),
         format!("{:.0} s, {} tokens generated", wall.as_secs_f64(), spent.generated),
         wall <= GOAL,
-    )]
+    )];
+    (targets, Some(state))
 }
