@@ -125,7 +125,7 @@ pub fn populate(path: &Path, count: usize, root: &str) {
         store.save_panel(&id, &panel, &analysis, &call("{}")).unwrap();
         let seats: Vec<usize> = (0..panel.len()).collect();
         let opening = debate::store::Opening { framing: "Round 1.", guidance: None, seats: &seats };
-        store.start_round(&id, 1, &opening).unwrap();
+        store.start_round(&id, 1, &opening, None).unwrap();
         for (seat, member) in panel.iter().enumerate() {
             for kind in [ContributionKind::Argument, ContributionKind::Rebuttal] {
                 let text = "An argument of ordinary length.".repeat(20);

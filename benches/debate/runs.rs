@@ -52,14 +52,15 @@ pub async fn peak_rss(mock: &Server) -> i64 {
 /// Runs of each configuration; the median is reported.
 pub const RUNS_PER_CONFIGURATION: usize = 3;
 
-/// The calls on the critical path: analysis, per round the arguments (parallel) and
-/// the rebuttals (parallel: one call deep; sequential: one per debater), then the
-/// synthesis. No evaluation is on it: with nobody waiting between rounds, round N's
-/// evaluation runs alongside round N+1's arguments, and the synthesis judges the last
-/// round.
+/// The calls on the critical path: per round the arguments (parallel) and the
+/// rebuttals (parallel: one call deep; sequential: one per debater), then the
+/// synthesis. Neither the analysis nor an evaluation is on it: with nobody waiting
+/// between rounds, round 1's arguments run alongside the moderator's reading of the
+/// question, round N's evaluation alongside round N+1's arguments, and the synthesis
+/// judges the last round.
 pub fn critical_calls(perspectives: u32, rounds: u32, sequential: bool) -> u32 {
     let rebuttal_depth = if sequential { perspectives } else { 1 };
-    2 + rounds * (1 + rebuttal_depth)
+    1 + rounds * (1 + rebuttal_depth)
 }
 
 /// Every call a debate makes when no round is cut short (the mock's evaluation never

@@ -25,10 +25,13 @@ pub struct Exchange {
     pub arrived: Instant,
     /// When its response was written.
     pub answered: Instant,
+    /// The answer's text, in bytes.
+    pub answer_bytes: usize,
 }
 
-/// Every request the mock received: its body, when it arrived, when it was answered.
-pub type Log = Arc<Mutex<Vec<(Value, Instant, Option<Instant>)>>>;
+/// Every request the mock received: its body, when it arrived, when it was answered and
+/// the bytes of its answer's text.
+pub type Log = Arc<Mutex<Vec<(Value, Instant, Option<(Instant, usize)>)>>>;
 
 /// An OpenAI-compatible server that answers every request after a fixed latency, the
 /// way a well-behaved API server does: TCP_NODELAY, each response in one write,
@@ -114,7 +117,7 @@ impl Server {
                         );
                         // Stamped just before the write, so that it is in the log by the
                         // time the client can have read the response.
-                        seen.lock().unwrap()[entry].2 = Some(Instant::now());
+                        seen.lock().unwrap()[entry].2 = Some((Instant::now(), text.len()));
                         if write.write_all(response.as_bytes()).await.is_err() {
                             break;
                         }
@@ -134,10 +137,9 @@ impl Server {
     pub fn exchanges(&self) -> Vec<Exchange> {
         let log = self.log.lock().unwrap();
         log.iter()
-            .map(|(request, arrived, answered)| Exchange {
-                request: request.clone(),
-                arrived: *arrived,
-                answered: answered.expect("every request answered before the debate ended"),
+            .map(|(request, arrived, answered)| {
+                let (answered, answer_bytes) = answered.expect("every request answered before the debate ended");
+                Exchange { request: request.clone(), arrived: *arrived, answered, answer_bytes }
             })
             .collect()
     }

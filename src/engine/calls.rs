@@ -13,9 +13,11 @@ use crate::moderator::detection;
 use crate::moderator::evaluation::RoundVerdict;
 use crate::moderator::prompts::{self, OWN_WORDS, SHORTER, STRICT, STRICTER, Size};
 use crate::moderator::selection::PanelChoice;
-use crate::moderator::stance::StanceAnswer;
+use crate::moderator::stance::{StanceAnswer, StanceWatch};
 use crate::moderator::synthesis::SynthesisAnswer;
-use crate::providers::{Brief, Budget, Provider, ProviderError, Request, Result, Schema, Shared, StopAt, TextSink};
+use crate::providers::{
+    Brief, Budget, Cut, Provider, ProviderError, Request, Result, Schema, Shared, StopAt, TextSink,
+};
 
 /// Completion limits for the moderator's structured answers.
 const CLARIFICATION_TOKENS: u32 = 400;
@@ -145,10 +147,14 @@ fn debater(state: &DebateState, seat: usize, round: u32, kind: ContributionKind,
         on_text: None,
         on_retry: None,
         budget: Budget::default(),
-        // A debater that begins to go round in circles is stopped there.
+        // A debater is read up to its stance line, which ends what the debate keeps of
+        // it; one that begins to go round in circles before is stopped there.
         stop: Some(StopAt::new({
-            let mut watch = detection::LoopWatch::default();
-            move |text| watch.watch(text)
+            let (mut done, mut watch) = (StanceWatch::default(), detection::LoopWatch::default());
+            move |text| {
+                let whole = done.watch(text).map(|at| Cut { at, whole: true });
+                whole.or_else(|| watch.watch(text).map(|at| Cut { at, whole: false }))
+            }
         })),
         brief: Brief::Debater {
             perspective: me.perspective.clone(),
@@ -326,6 +332,10 @@ async fn timed(to: Asked<'_>, request: &Request) -> Result<Completion> {
     let request =
         Request { on_retry: Some(to.shared.retries.clone()), budget: to.shared.budget.clone(), ..request.clone() };
     let mut completion = to.provider.complete(&request).await?;
+    // Read no further than its stance line: done, not looping.
+    if completion.looped && request.stop.is_some() {
+        completion.looped = StanceWatch::default().watch(&completion.text) != Some(completion.text.len());
+    }
     completion.usage.latency_ms = started.elapsed().as_millis() as u64;
     if let Some((end, _)) = completion.text.char_indices().nth(MAX_ANSWER_CHARS) {
         completion.text = format!("{} […cut at {MAX_ANSWER_CHARS} characters]", &completion.text[..end]);

@@ -1,8 +1,10 @@
 //! The debate as a state machine: every step reads the stored state, does one thing,
 //! and persists its result before the next step is chosen.
 
+mod answer;
 pub mod calls;
 mod clock;
+mod early;
 mod moderating;
 mod recording;
 mod round;

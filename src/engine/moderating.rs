@@ -36,6 +36,9 @@ pub(super) struct Judged {
 /// An evaluation on its way.
 pub(super) type Judging<'s> = LocalBoxFuture<'s, providers::Result<Judged>>;
 
+/// The moderator's analysis on its way: its call, and the panel it chose if readable.
+pub(super) type Analysing<'s> = LocalBoxFuture<'s, providers::Result<(Completion, Option<PanelChoice>)>>;
+
 impl Engine<'_> {
     /// Remember how the moderator's server took a structured answer, for the next debate.
     pub(super) fn remember_format(&self, state: &DebateState, completion: &Completion) -> Result<(), Stop> {
@@ -103,13 +106,20 @@ impl Engine<'_> {
 
     pub(super) async fn analyze(&mut self, state: &DebateState, deadline: Deadlines) -> Result<(), Stop> {
         self.events.moderating("choosing the panel");
-        let ask = Ask::Analysis { catalog: self.catalog };
-        let read = |text: &str| answers::read::<PanelChoice>(text).ok();
-        let asked = calls::ask_structured(self.moderator(), state, &ask, read);
+        let answered = within(deadline, "the moderator's analysis", self.analysing(state)).await;
+        self.save_analysis(state, answered)
+    }
+
+    /// Store the analysis: the panel and options as the moderator refined them. The
+    /// refinement is optional: when the moderator failed or timed out, the keyword panel
+    /// stands and the record says why.
+    pub(super) fn save_analysis(
+        &mut self,
+        state: &DebateState,
+        answered: Result<(Completion, Option<PanelChoice>), Stop>,
+    ) -> Result<(), Stop> {
         let mut analysis = state.analysis.clone();
-        // The refinement is optional: when the moderator fails or times out, the keyword
-        // panel stands and the record says why.
-        let (completion, choice) = match within(deadline, "the moderator's analysis", asked).await {
+        let (completion, choice) = match answered {
             Ok(answered) => answered,
             Err(Stop::TimedOut(_) | Stop::Failed(Error::Provider(ProviderError::TimedOut { .. }))) => {
                 analysis.unrefined = Some("the moderator did not answer in time".into());
@@ -247,6 +257,26 @@ impl Engine<'_> {
     }
 }
 
+impl<'a> Engine<'a> {
+    /// The moderator's reading of the question and refinement of the panel, not yet
+    /// stored. It holds its own handles on the moderator, so it can run alongside round
+    /// 1's early arguments.
+    pub(super) fn analysing<'s>(&self, state: &'s DebateState) -> Analysing<'s>
+    where
+        'a: 's,
+    {
+        let (provider, shared, catalog) =
+            (self.providers.moderator.clone(), self.providers.shared.clone(), self.catalog);
+        async move {
+            let ask = Ask::Analysis { catalog };
+            let read = |text: &str| answers::read::<PanelChoice>(text).ok();
+            let to = Asked { provider: provider.as_ref(), shared: &shared };
+            calls::ask_structured(to, state, &ask, read).await
+        }
+        .boxed_local()
+    }
+}
+
 /// Each debater's latest argument and final stance.
 fn latest_arguments(state: &DebateState) -> Vec<Latest<'_>> {
     let stances = state.latest_stances();
@@ -264,7 +294,7 @@ fn latest_arguments(state: &DebateState) -> Vec<Latest<'_>> {
 }
 
 /// A step's call, cut off at the deadline (but never while a model is answering).
-async fn within<T>(
+pub(super) async fn within<T>(
     deadline: Deadlines,
     what: &'static str,
     call: impl Future<Output = providers::Result<T>>,

@@ -1,5 +1,6 @@
 //! A round's waves: the human's checkpoint that opens it, the debaters' arguments and
-//! rebuttals (with what runs alongside them), and the stances asked for once more.
+//! rebuttals (with what runs alongside them: round 1's beside the moderator's reading of
+//! the question), and the stances asked for once more.
 //! Every call's result is stored the moment it lands.
 
 use std::collections::BTreeMap;
@@ -9,21 +10,23 @@ use futures::StreamExt;
 use futures::future::{FutureExt, LocalBoxFuture};
 use futures::stream::FuturesUnordered;
 
+use super::answer::{contribution_of, first_listed, usable};
 use super::calls::{self, Ask, Asked};
 use super::clock::{Deadlines, deadline_passed};
-use super::moderating::{Judged, Judging};
+use super::early;
+use super::moderating::{Judged, Judging, within};
 use super::run::{Engine, Stop};
 use crate::error::Signal;
 use crate::model::{
-    Completion, Contribution, ContributionKind, DebateState, Decision, EndReason, Events, Rebuttals, Stance, Status,
-    Usage,
+    Analysis, Completion, Contribution, ContributionKind, DebateState, Decision, EndReason, Events, Rebuttals, Stance,
+    Status, Usage,
 };
 use crate::moderator::answers;
-use crate::moderator::noise;
 use crate::moderator::prompts;
+use crate::moderator::selection::PanelChoice;
 use crate::moderator::stance::{self, StanceAnswer};
 use crate::providers::{self, ProviderError, TextSink};
-use crate::store::Opening;
+use crate::store::{Opening, Settled};
 use crate::text::secrets::MaskedStream;
 
 /// A call of a step that landed: a debater's, the evaluation running alongside, or a
@@ -75,8 +78,28 @@ impl Engine<'_> {
         let framing = prompts::framing(state, round);
         let seats = state.roster_for(round);
         let opening = Opening { framing: &framing, guidance: guidance.as_deref(), seats: &seats };
-        self.store.start_round(&state.id, round, &opening)?;
+        // Round 1's early arguments, settled as it opens.
+        let settling = round == 1 && !state.early.is_empty();
+        let (mut kept, start) = if settling { early::settle(state) } else { Default::default() };
+        let analysis = Analysis { early: Some(start.clone()), ..state.analysis.clone() };
+        let settled = Settled { kept: kept.clone(), analysis: &analysis };
+        self.store.start_round(&state.id, round, &opening, settling.then_some(&settled))?;
         self.events.round_started(round, u32::from(state.snapshot.debate.max_rounds.get()), &framing);
+        if !settling {
+            return Ok(());
+        }
+        kept.sort_by_key(|(_, c)| c.seat);
+        for (_, contribution) in &kept {
+            self.events.contribution(round, state.panel[contribution.seat].name(), contribution);
+        }
+        if !start.redone.is_empty() {
+            self.events.warning(&format!(
+                "the moderator's reading changed what {} {} asked: round 1's argument is written again (the first \
+                 is discarded, its tokens counted)",
+                start.redone.join(", "),
+                if start.redone.len() == 1 { "was" } else { "were" }
+            ));
+        }
         Ok(())
     }
 
@@ -149,27 +172,13 @@ impl Engine<'_> {
         let mut pending: FuturesUnordered<LocalBoxFuture<'_, Landed>> = seats
             .iter()
             .map(|&seat| -> LocalBoxFuture<'_, Landed> {
-                let (provider, shared) = (self.providers.debater(seat).clone(), self.providers.shared.clone());
                 let live_tx = live_tx.clone();
                 let sink = live.then(|| {
                     TextSink::new(move |text| {
                         let _ = live_tx.send((seat, text.to_string()));
                     })
                 });
-                async move {
-                    let what = format!("{} ({} {kind})", state.panel[seat].name(), round);
-                    let to = Asked { provider: provider.as_ref(), shared: &shared };
-                    let ask = Ask::Debater { seat, round, kind };
-                    let mut asked = calls::ask(to, state, &ask, sink.clone()).await;
-                    // An answer that only repeats the prompt's placeholders is asked for
-                    // once more; a second such answer is kept, marked failed.
-                    if let Some(first) = asked.as_ref().ok().filter(|c| answers::says_nothing(&c.text)).cloned() {
-                        let again = calls::ask_in_own_words(to, state, &ask, first.clone(), sink).await;
-                        asked = Ok(again.unwrap_or(first));
-                    }
-                    Landed::Argued(seat, asked.and_then(|c| usable(c, &what)))
-                }
-                .boxed_local()
+                self.arguing(state, seat, round, kind, sink).map(move |asked| Landed::Argued(seat, asked)).boxed_local()
             })
             .collect();
         if let Some((evaluate, judging)) = alongside.judging {
@@ -233,24 +242,7 @@ impl Engine<'_> {
             }
             match result {
                 Ok(completion) => {
-                    let (text, stance) = stance::split(&completion.text, &state.analysis.options);
-                    let stance = stance.map(|s| first_listed(state, s, seat, round, kind));
-                    let contribution = Contribution {
-                        seat,
-                        kind,
-                        text,
-                        model: completion.model,
-                        usage: completion.usage,
-                        truncated: completion.truncated,
-                        looped: completion.looped,
-                        // Only the prompt's placeholders, headings or instructions given back.
-                        failed: answers::says_nothing(&completion.text)
-                            || noise::echoes(
-                                &completion.text,
-                                &calls::prompt_text(state, &Ask::Debater { seat, round, kind }),
-                            ),
-                        stance,
-                    };
+                    let contribution = contribution_of(state, seat, round, kind, completion);
                     self.store.save_contribution(&state.id, round, state.panel[seat].name(), &contribution)?;
                     landed.insert(seat, Some(contribution));
                 }
@@ -278,6 +270,33 @@ impl Engine<'_> {
             Some(err) => Err(err.into()),
             None => Ok(()),
         }
+    }
+
+    /// The call of the debater at `seat` for its `kind` of `round`, not yet stored. It
+    /// holds its own handles on the debater's provider, so it can run alongside others.
+    pub(super) fn arguing<'s>(
+        &self,
+        state: &'s DebateState,
+        seat: usize,
+        round: u32,
+        kind: ContributionKind,
+        sink: Option<TextSink>,
+    ) -> LocalBoxFuture<'s, providers::Result<Completion>> {
+        let (provider, shared) = (self.providers.debater(seat).clone(), self.providers.shared.clone());
+        async move {
+            let what = format!("{} ({} {kind})", state.panel[seat].name(), round);
+            let to = Asked { provider: provider.as_ref(), shared: &shared };
+            let ask = Ask::Debater { seat, round, kind };
+            let mut asked = calls::ask(to, state, &ask, sink.clone()).await;
+            // An answer that only repeats the prompt's placeholders is asked for once
+            // more; a second such answer is kept, marked failed.
+            if let Some(first) = asked.as_ref().ok().filter(|c| answers::says_nothing(&c.text)).cloned() {
+                let again = calls::ask_in_own_words(to, state, &ask, first.clone(), sink).await;
+                asked = Ok(again.unwrap_or(first));
+            }
+            asked.and_then(|c| usable(c, &what))
+        }
+        .boxed_local()
     }
 
     /// Ask each of these debaters once more for the stance its contribution did not
@@ -359,19 +378,66 @@ impl Engine<'_> {
     }
 }
 
-/// `stance`, marked when it names the option its request listed first.
-fn first_listed(state: &DebateState, mut stance: Stance, seat: usize, round: u32, kind: ContributionKind) -> Stance {
-    stance.first_listed =
-        stance.option.is_some() && state.options_listed(seat, round, kind).first() == stance.option.as_ref();
-    stance
+/// A call of the early wave (round 1 begun while the moderator reads the question) that
+/// landed.
+enum Early {
+    Analysis(Result<(Completion, Option<PanelChoice>), Stop>),
+    Argued(usize, providers::Result<Completion>),
 }
 
-/// A debater's answer must say something.
-fn usable(mut completion: Completion, what: &str) -> providers::Result<Completion> {
-    let text = completion.text.trim();
-    if text.is_empty() {
-        return Err(ProviderError::Unusable(format!("the model returned an empty answer for {what}")));
+impl Engine<'_> {
+    /// The moderator reads the question (and may refine the panel) while the debaters at
+    /// `seats` write round 1's arguments on the question's reading: each stored as it
+    /// lands, none shown. At the deadline the analysis stands as timed out, as alone, and
+    /// the early arguments still out are asked again in round 1.
+    pub(super) async fn analyze_while_arguing(
+        &mut self,
+        state: &DebateState,
+        seats: &[usize],
+        deadline: Deadlines,
+    ) -> Result<(), Stop> {
+        let opened = early::opened(state);
+        // As alone: the early arguments are not shown until they are kept.
+        self.events.moderating("choosing the panel");
+        let analysing = within(deadline, "the moderator's analysis", self.analysing(state));
+        let mut pending: FuturesUnordered<LocalBoxFuture<'_, Early>> = [analysing.map(Early::Analysis).boxed_local()]
+            .into_iter()
+            .chain(seats.iter().map(|&seat| {
+                let call = self.arguing(&opened, seat, 1, ContributionKind::Argument, None);
+                call.map(move |asked| Early::Argued(seat, asked)).boxed_local()
+            }))
+            .collect();
+        let (mut analysed, mut failure): (bool, Option<ProviderError>) = (false, None);
+        loop {
+            let landed = tokio::select! {
+                landed = pending.next() => landed,
+                () = deadline_passed(deadline) => break,
+            };
+            match landed {
+                None => break,
+                Some(Early::Analysis(answered)) => {
+                    self.save_analysis(state, answered)?;
+                    analysed = true;
+                }
+                Some(Early::Argued(seat, Ok(completion))) => {
+                    let name = state.panel[seat].name();
+                    self.store.save_early(&state.id, seat, name, &early::request(&opened, seat), &completion)?;
+                }
+                // Round 1 asks it again, where a failure drops the debater or pauses.
+                Some(Early::Argued(_, Err(err))) if err.passing() => {}
+                Some(Early::Argued(_, Err(err))) => {
+                    failure.get_or_insert(err);
+                }
+            }
+            self.tell_retries();
+        }
+        drop(pending);
+        if !analysed {
+            self.save_analysis(state, Err(Stop::TimedOut("the moderator's analysis")))?;
+        }
+        match failure {
+            Some(err) => Err(err.into()),
+            None => Ok(()),
+        }
     }
-    completion.text = text.to_string();
-    Ok(completion)
 }

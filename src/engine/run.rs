@@ -140,6 +140,10 @@ impl Engine<'_> {
                 Step::Done => return Ok(state),
                 Step::Clarify => self.clarify(&state, [Clock::start().after(round_timeout), total_deadline]).await,
                 Step::Analyze => self.analyze(&state, [Clock::start().after(round_timeout), total_deadline]).await,
+                Step::AnalyzeWhileArguing { seats } => {
+                    let deadline = [Clock::start().after(round_timeout), total_deadline];
+                    self.analyze_while_arguing(&state, seats, deadline).await
+                }
                 Step::StartRound(round) => self.start_round(&state, *round).await,
                 Step::Argue { round, seats } => self.argue(&state, *round, seats, round_deadline(*round)).await,
                 Step::EvaluateWhileArguing { evaluate, round, seats, stances } => {

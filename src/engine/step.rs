@@ -2,6 +2,7 @@
 //! just asking this again.
 
 use super::calls::{self, Ask};
+use super::early;
 use crate::model::{
     Assessment, Confidence, ContributionKind, DebateState, EndReason, Evaluation, Outcome, Round, RoundMeasures,
     Source, Status, Synthesis,
@@ -15,6 +16,13 @@ pub enum Step {
     Clarify,
     /// Let the moderator confirm or refine the keyword panel.
     Analyze,
+    /// The moderator confirms or refines the keyword panel while the debaters at these
+    /// seats begin round 1's arguments on the question's reading (nobody waits between
+    /// rounds, so nobody waits for the reading either): kept when its confirmation
+    /// leaves what they were asked as it was, written again when not.
+    AnalyzeWhileArguing {
+        seats: Vec<usize>,
+    },
     /// Frame round N and open it.
     StartRound(u32),
     /// Debaters at these seats still owe their argument.
@@ -71,7 +79,14 @@ pub fn next(state: &DebateState, between: Between) -> Step {
     }
     if !state.analyzed {
         let settled = state.clarification.as_ref().is_some_and(|c| c.settled);
-        return if state.analysis.vague && !settled { Step::Clarify } else { Step::Analyze };
+        if state.analysis.vague && !settled {
+            return Step::Clarify;
+        }
+        let seats = match between {
+            Between::Nobody => early::owed(state),
+            Between::Checkpoint => Vec::new(),
+        };
+        return if seats.is_empty() { Step::Analyze } else { Step::AnalyzeWhileArguing { seats } };
     }
     if state.outcome.is_some() {
         return Step::Record;
@@ -159,7 +174,7 @@ fn last_allowed(state: &DebateState, number: u32) -> bool {
 pub fn resumed_status(state: &DebateState) -> Status {
     match next(state, Between::Checkpoint) {
         Step::Done => Status::Complete,
-        Step::Analyze => Status::Analyzing,
+        Step::Analyze | Step::AnalyzeWhileArguing { .. } => Status::Analyzing,
         Step::Synthesize => Status::Synthesizing,
         Step::Record => Status::Recording,
         _ => Status::InRound,

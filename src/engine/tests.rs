@@ -38,6 +38,8 @@ struct Faults {
     stanceless: Vec<(Purpose, u32, &'static str)>,
     /// Evaluations of these rounds find the debaters in agreement.
     agreeing: Vec<u32>,
+    /// The moderator's analysis, when not `{}` (the keyword panel and reading kept).
+    analysis: Option<&'static str>,
 }
 
 /// Answers like a model would: new words from debaters every time, JSON from the
@@ -76,6 +78,7 @@ impl Provider for FakeModel {
             calls.push(call.clone());
             calls.len()
         };
+        let analysis = self.faults.lock().unwrap().analysis.unwrap_or("{}");
         let (fails, hangs, stanceless, agreeing) = {
             let faults = self.faults.lock().unwrap();
             let who = call.perspective.as_deref().unwrap_or("moderator");
@@ -94,7 +97,7 @@ impl Provider for FakeModel {
             tokio::time::sleep(Duration::from_secs(3600)).await;
         }
         let text = match call.purpose {
-            Purpose::Analysis => "{}".to_string(),
+            Purpose::Analysis => analysis.to_string(),
             Purpose::Evaluation => {
                 let evaluation = fixture::evaluation("Both sides traded points.");
                 serde_json::to_string(&crate::model::Evaluation { agreement: agreeing, ..evaluation }).unwrap()
@@ -453,4 +456,65 @@ async fn arguments_for_a_round_the_evaluation_ends_are_kept_as_discarded() {
     assert_eq!(done.totals.prompt_tokens, 10 * setup.model.calls().len() as u64, "and counted");
     let record = std::fs::read_to_string(done.record_path.as_deref().unwrap()).unwrap();
     assert!(record.contains("2 arguments written for round 2 were discarded"), "{record}");
+}
+
+#[tokio::test]
+async fn round_one_is_argued_while_the_moderator_reads_the_question_and_kept_when_it_confirms() {
+    let setup = setup(|s| {
+        s.analyzed = false;
+        s.snapshot.debate.max_rounds = crate::model::Rounds::new(1).unwrap();
+    });
+    let mut events = Recorder::default();
+    let done = setup.run(&mut events).await.unwrap();
+    use Purpose::*;
+    assert_eq!(setup.model.purposes(), [Analysis, Argument, Argument, Rebuttal, Rebuttal, Synthesis], "none redone");
+    let panel = done.panel_names();
+    assert_eq!(done.analysis.early, Some(crate::model::EarlyStart { kept: panel, redone: Vec::new() }));
+    assert!(done.discarded.is_empty() && done.early.is_empty());
+    assert_eq!(done.rounds[0].arguments.len(), 2);
+    // Shown once kept, after the panel and round 1's opening; never before.
+    let at = |line: &str| events.log.iter().position(|l| l == line).unwrap();
+    assert!(at(&format!("panel {PANEL}")) < at("round 1") && at("round 1") < at("argument 1 Performance Advocate"));
+    assert_eq!(done.totals.prompt_tokens, 10 * setup.model.calls().len() as u64, "each call counted once");
+    let record = std::fs::read_to_string(done.record_path.as_deref().unwrap()).unwrap();
+    assert!(record.contains("its reading changed nothing they were asked, so they were kept"), "{record}");
+}
+
+#[tokio::test]
+async fn a_reading_the_moderator_corrects_has_round_one_written_again_and_counts_the_first() {
+    let setup = setup(|s| {
+        s.analyzed = false;
+        s.snapshot.debate.max_rounds = crate::model::Rounds::new(1).unwrap();
+    });
+    setup.model.faults.lock().unwrap().analysis = Some(
+        r#"{"options": ["Redis", "Postgres", "Memcached"], "options_reason": "The team runs Memcached already.", "perspectives": []}"#,
+    );
+    let mut events = Recorder::default();
+    let done = setup.run(&mut events).await.unwrap();
+    use Purpose::*;
+    let purposes = setup.model.purposes();
+    assert_eq!(purposes, [Analysis, Argument, Argument, Argument, Argument, Rebuttal, Rebuttal, Synthesis]);
+    assert_eq!(done.analysis.options, ["Redis", "Postgres", "Memcached"]);
+    let early = done.analysis.early.as_ref().unwrap();
+    assert_eq!((early.kept.len(), early.redone.clone()), (0, done.panel_names()));
+    let discarded: Vec<(u32, usize)> = done.discarded.iter().map(|(round, c)| (*round, c.seat)).collect();
+    assert_eq!(discarded, [(1, 0), (1, 1)], "the first arguments, kept as discarded");
+    assert!(done.rounds[0].arguments.iter().all(|c| !c.text.is_empty()), "round 1 argued on the corrected options");
+    assert_eq!(events.log.iter().filter(|l| l.starts_with("argument 1 ")).count(), 2, "shown once each");
+    assert_eq!(done.totals.prompt_tokens, 10 * purposes.len() as u64, "the discarded calls counted, once");
+    let record = std::fs::read_to_string(done.record_path.as_deref().unwrap()).unwrap();
+    assert!(record.contains("its reading changed what they were asked, so they were written again"), "{record}");
+    assert!(record.contains("2 arguments written for round 1 were discarded: the moderator's reading"), "{record}");
+}
+
+#[tokio::test]
+async fn with_a_human_between_rounds_round_one_waits_for_the_moderators_reading() {
+    let setup = setup(|s| {
+        s.analyzed = false;
+        s.snapshot.debate.max_rounds = crate::model::Rounds::new(1).unwrap();
+        s.snapshot.debate.checkpoints = true;
+    });
+    let done = setup.run(&mut Recorder { attended: true, ..Recorder::default() }).await.unwrap();
+    assert_eq!(done.analysis.early, None);
+    assert_eq!(setup.model.purposes()[..3], [Purpose::Analysis, Purpose::Argument, Purpose::Argument]);
 }

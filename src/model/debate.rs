@@ -220,6 +220,22 @@ impl Round {
     }
 }
 
+/// A round-1 argument written while the moderator read the question: it joins round 1
+/// when the debate the moderator confirms asks the debater exactly what it was asked
+/// (`request`, the digest of that request), and is discarded otherwise. Paid for either
+/// way, and counted once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Early {
+    /// Where it is stored, to settle it.
+    pub row: i64,
+    /// The perspective it argues: its seat may move when the moderator refines the panel.
+    pub perspective: String,
+    pub request: String,
+    /// The answer as it came, its stance line still in it (`kind` is `Argument`,
+    /// `stance` is `None`): it is read when it is kept.
+    pub contribution: Contribution,
+}
+
 /// Arguments written for a round the debate ended before: how many, and their tokens.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Discarded {
@@ -271,6 +287,10 @@ pub struct DebateState {
     /// Empty until the analysis step has chosen the panel.
     pub panel: Vec<Seat>,
     pub rounds: Vec<Round>,
+    /// Round 1's arguments written while the moderator reads the question, each waiting
+    /// for its reading (see [`Early`]); settled when round 1 opens.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub early: Vec<Early>,
     /// Arguments written for a round the debate ended before (an evaluation that ran
     /// alongside them ended it), by round: paid for, counted, never part of the debate.
     pub discarded: Vec<(u32, Contribution)>,

@@ -59,6 +59,7 @@ pub fn state() -> DebateState {
             panel_size: 2,
             unrefined: None,
             reading: None,
+            early: None,
         },
         panel: vec![
             seat(perspective("Performance Advocate", &["latency", "throughput"], "Operational Simplicity")),
@@ -69,6 +70,7 @@ pub fn state() -> DebateState {
             )),
         ],
         rounds: Vec::new(),
+        early: Vec::new(),
         discarded: Vec::new(),
         end_reason: None,
         outcome: None,

@@ -24,6 +24,23 @@ pub struct Analysis {
     /// corrected by the moderator. `None` in debates from before the moderator was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reading: Option<OptionsReading>,
+    /// Round 1's arguments, begun on the question's reading while the moderator read
+    /// it, and what became of them; `None` when round 1 waited for the moderator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early: Option<EarlyStart>,
+}
+
+/// Round 1's arguments begun while the moderator read the question: those its reading
+/// left as they were asked were kept, the others written again (the first versions
+/// discarded, their tokens counted).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EarlyStart {
+    /// The perspectives whose early argument was kept.
+    pub kept: Vec<String>,
+    /// The perspectives asked again: the moderator's reading changed what they were
+    /// asked (the options, the panel). One it took off the panel is in neither list; its
+    /// early argument is discarded.
+    pub redone: Vec<String>,
 }
 
 /// The options read from the question, put to the moderator, and what came of it.

@@ -23,12 +23,12 @@ pub use budget::{Cap, Dollars, Tokens, dollars};
 pub use call::{Completion, Purpose, Reckoning, Sending, Usage};
 pub use cost::{Cost, PriceList, price_from_table};
 pub use debate::{
-    Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, EndReason, Listing, Revision,
-    Round, Seat, Snapshot, Status, is_debate_id,
+    Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, Early, EndReason, Listing,
+    Revision, Round, Seat, Snapshot, Status, is_debate_id,
 };
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
 pub use judgement::{
-    Analysis, Assessment, Confidence, Consequences, Constraint, DebaterAssessment, Dissent, Evaluation,
+    Analysis, Assessment, Confidence, Consequences, Constraint, DebaterAssessment, Dissent, EarlyStart, Evaluation,
     OptionAssessment, OptionsReading, Outcome, PerspectiveSummary, ReadingVerdict, RoundMeasures, Source, Stance,
     Synthesis, TITLE_LIMIT,
 };

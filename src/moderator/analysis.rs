@@ -48,7 +48,7 @@ pub fn analyse(question: &str) -> Analysis {
         n if n >= 3 || domains.len() >= 3 => 4,
         _ => 3,
     };
-    Analysis { domains, options, constraints, vague, panel_size, unrefined: None, reading: None }
+    Analysis { domains, options, constraints, vague, panel_size, unrefined: None, reading: None, early: None }
 }
 
 /// The question's terms for choosing perspectives. The names of the options it weighs

@@ -9,8 +9,9 @@
 //! synthesis), and ends with the call's own part (who speaks, what to write).
 //!
 //! Context stays bounded as rounds grow: a debater sees the question, its
-//! perspective, the moderator's summaries of at most the last few rounds, and the full
-//! text of the previous round only; every quoted text is capped.
+//! perspective, round 1 (every perspective's opening case) and the rounds since the
+//! account last outgrew its budget in full, the moderator's summaries of the rounds
+//! between; every quoted text is capped.
 
 use std::fmt::Write;
 
@@ -321,23 +322,24 @@ enum Upto {
 }
 
 /// The debate so far, as every call about round `round` reads it before its own part:
-/// an account that only grows — each round as it happened: its framing (which carries
-/// the summary of the round before) and guidance, its arguments, its rebuttals — so every
-/// call continues the prefix the calls before it sent, round after round, and a prefix
-/// cache (a hosted API's, or a local server's that keeps only its last prompt) serves
-/// it. Once the rounds in full outgrow `size.account`, the older ones stand as their
-/// summaries from then on (the account's start changes once, then grows again).
+/// an account that only grows within a round — its framing (which carries the summary
+/// of the round before) and guidance, its arguments, its rebuttals — so every call of a
+/// round (arguments, stances asked again, rebuttals, the evaluation, a synthesis after
+/// it) starts with the same bytes and a prefix cache (a hosted API's, or a local
+/// server's that keeps only its last prompt) serves it. Round 1 stays in full: every
+/// perspective's opening case, the head no compaction touches. Once the rounds in full
+/// outgrow `size.account`, the rounds between the first and the latest stand as their
+/// summaries; that is decided when a round opens, from the rounds before it, so the
+/// account's bytes change only where the summaries begin (after round 1), and only at a
+/// round's arguments.
 fn so_far(state: &DebateState, round: u32, upto: Upto, size: Size) -> String {
-    // A round's arguments read the account as the round before them was told, with that
-    // round's rebuttals added: its start moves on (older rounds to their summaries) only
-    // from the rebuttals on, so the wave that opens a round always continues the prefix
-    // the wave before sent, even in a debate whose every round outgrows the budget.
-    let first = match upto {
-        Upto::Framing if round > 1 && size.account > 0 => first_in_full(state, round - 1, size),
-        _ => first_in_full(state, round, size),
-    };
+    let first = first_in_full(state, round, size);
+    let head = |r: &Round| r.number == 1 && size.account > 0;
     let mut text = String::from("## The debate so far\n");
-    let summarised: Vec<&Round> = state.rounds.iter().filter(|r| r.number < first).collect();
+    if let Some(r) = state.rounds.iter().find(|r| head(r) && r.number < round) {
+        text.push_str(&round_account(state, r, Upto::Rebuttals, size));
+    }
+    let summarised: Vec<&Round> = state.rounds.iter().filter(|r| !head(r) && r.number < first).collect();
     if !summarised.is_empty() {
         text.push_str("\nEarlier rounds, as the moderator summarised them:\n");
         for r in summarised {
@@ -349,7 +351,7 @@ fn so_far(state: &DebateState, round: u32, upto: Upto, size: Size) -> String {
             }
         }
     }
-    for r in state.rounds.iter().filter(|r| r.number >= first && r.number <= round) {
+    for r in state.rounds.iter().filter(|r| r.number >= first && r.number <= round && !(head(r) && r.number < round)) {
         let reached = match r.number < round {
             true => Upto::Rebuttals,
             false => upto,
@@ -385,27 +387,28 @@ fn round_account(state: &DebateState, round: &Round, upto: Upto, size: Size) -> 
     text
 }
 
-/// The first round the account of round `round` gives in full: it moves on only when the
-/// rounds in full before `round` have outgrown the budget, so the account keeps its
-/// start from one round to the next as long as it can.
+/// The first round after the head (round 1) that the account of round `round` gives in
+/// full, from the rounds before it alone. It moves on only when the rounds in full —
+/// the head, and those from `first` on — have outgrown the budget, and then to the round
+/// before `round`, which is always in full: the account keeps its bytes from one round to
+/// the next as long as it can, and when it cannot, it keeps them through round 1 and the
+/// summaries already given.
 fn first_in_full(state: &DebateState, round: u32, size: Size) -> u32 {
     // A compact account: the round asked about alone.
     if size.account == 0 {
         return round;
     }
-    let mut first = 1;
-    for next in 2..=round {
-        let full: usize = state
-            .rounds
-            .iter()
-            .filter(|r| r.number >= first && r.number < next)
-            .map(|r| r.framing.len() + r.contributions().map(|c| c.text.len().min(size.quote) + 40).sum::<usize>())
-            .sum();
-        if full > size.account {
+    let full =
+        |r: &Round| r.framing.len() + r.contributions().map(|c| c.text.len().min(size.quote) + 40).sum::<usize>();
+    let head: usize = state.rounds.iter().filter(|r| r.number == 1 && round > 1).map(full).sum();
+    let mut first = 2;
+    for next in 3..=round {
+        let since: usize = state.rounds.iter().filter(|r| r.number >= first && r.number < next).map(full).sum();
+        if head + since > size.account {
             first = next - 1;
         }
     }
-    first
+    first.min(round)
 }
 
 /// Contributions quoted in full (capped), starting from a different seat each round

@@ -87,6 +87,81 @@ fn marker_at(text: &str) -> Option<usize> {
     found
 }
 
+/// Where an answer being written is done: just past the JSON object of its first stance
+/// line, once that object is whole. What a debater writes after it the debate never
+/// keeps, so a stream is read no further (a small model goes on to write the other
+/// debaters' parts, or loops). Kept up as the answer streams in: each call reads only
+/// what came since the one before; a text that does not go on from it is a new answer.
+#[derive(Debug, Default)]
+pub struct StanceWatch {
+    /// The text read so far.
+    seen: String,
+    /// Where the line being read starts, while no marker line is found.
+    line: usize,
+    /// The marker line's object, once it opened: how deep, inside a string, after a `\`.
+    object: Option<(u32, bool, bool)>,
+    marker: bool,
+    done: Option<usize>,
+}
+
+impl StanceWatch {
+    pub fn watch(&mut self, text: &str) -> Option<usize> {
+        if !text.starts_with(&self.seen) {
+            *self = StanceWatch::default();
+        }
+        if self.done.is_some() {
+            return self.done;
+        }
+        let read = self.seen.len();
+        self.seen.push_str(&text[read..]);
+        if !self.marker {
+            let word = &MARKER[..MARKER.len() - 1];
+            for line in text[self.line..].split_inclusive('\n') {
+                let bare = line.trim_start().trim_start_matches(['*', '_', '`', '#', ' ']);
+                if bare.get(..word.len()).is_some_and(|start| start.eq_ignore_ascii_case(word)) {
+                    self.marker = true;
+                    break;
+                }
+                // A line still being written is read again with what follows it.
+                if !line.ends_with('\n') {
+                    break;
+                }
+                self.line += line.len();
+            }
+            if !self.marker {
+                return None;
+            }
+        }
+        let from = match self.object {
+            Some(_) => read,
+            None => self.line,
+        };
+        for (at, c) in text[from..].char_indices() {
+            let Some((depth, string, escaped)) = &mut self.object else {
+                if c == '{' {
+                    self.object = Some((1, false, false));
+                }
+                continue;
+            };
+            match (c, *string, *escaped) {
+                (_, true, true) => *escaped = false,
+                ('\\', true, false) => *escaped = true,
+                ('"', _, false) => *string = !*string,
+                ('{', false, _) => *depth += 1,
+                ('}', false, _) => {
+                    *depth -= 1;
+                    if *depth == 0 {
+                        self.done = Some(from + at + 1);
+                        return self.done;
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
 /// The stance line a debater is asked to end with, for these options.
 pub fn instruction(options: &[String]) -> String {
     let choices = options.iter().map(|o| format!("\"{o}\"")).collect::<Vec<_>>().join(" | ");
@@ -148,6 +223,33 @@ mod tests {
             let (rest, stance) = split(&format!("{text}\nMore."), &options());
             assert_eq!((rest.as_str(), stance), (format!("{text}\nMore.").as_str(), None), "{text}");
         }
+    }
+
+    #[test]
+    fn an_answer_is_done_once_its_stance_line_closes_however_it_streams_in() {
+        let stance = "STANCE: {\"option\": \"Redis\", \"would_change_if\": \"a }\\\" in \\\"quotes\\\"\", \"concedes\": \"{x}\"}";
+        let answer = format!("Redis is fast.\nWe run {{one}} cache.\n{stance}");
+        let done = answer.len();
+        let text = format!("{answer}\n[Operational Simplicity — argument]\nThe other side, written by the same model.");
+        for step in [1, 3, 7, text.len()] {
+            let mut watch = StanceWatch::default();
+            let mut found = None;
+            for end in (step..=text.len()).step_by(step).chain([text.len()]).filter(|e| text.is_char_boundary(*e)) {
+                found = found.or(watch.watch(&text[..end]));
+            }
+            assert_eq!(found, Some(done), "read {step} bytes at a time");
+        }
+        let mut watch = StanceWatch::default();
+        assert_eq!(watch.watch("Redis is fast.\nSTANCE: {\"option\": \"Re"), None, "not yet closed");
+        assert_eq!(watch.watch("A new answer with no stance line {at all}."), None, "a new answer, watched afresh");
+        assert_eq!(StanceWatch::default().watch("No stance {here} at all.\n"), None);
+        let fenced = "Argument.\nstance: ```json\n{\"option\": \"Redis\"}\n```\nMore.";
+        assert_eq!(StanceWatch::default().watch(fenced), fenced.find("}\n```").map(|at| at + 1));
+        let (kept, read) = split(&text[..done], &options());
+        assert_eq!(
+            (kept.as_str(), read.and_then(|s| s.option).as_deref()),
+            ("Redis is fast.\nWe run {one} cache.", Some("Redis"))
+        );
     }
 
     #[test]

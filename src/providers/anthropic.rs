@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
 use super::remote::Wire;
-use super::{Counted, Request, sse};
+use super::{Counted, Request, StreamedText, sse};
 use crate::model::{Completion, ProviderKind};
 /// The Messages API requires a completion limit; used when the budget is unlimited.
 const DEFAULT_MAX_TOKENS: u32 = 8_192;
@@ -78,9 +78,8 @@ impl Anthropic {
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
         let mut events = std::pin::pin!(sse::events(endpoint, response));
-        let (mut text, mut tool_input) = (String::new(), String::new());
+        let (mut streamed, mut tool_input) = (StreamedText::new(request), String::new());
         let (mut usage, mut model, mut finished, mut truncated) = (serde_json::Map::new(), None, false, false);
-        let mut looped = false;
         while let Some(event) = events.next().await {
             let event = event?;
             let data: Value = match event.event.as_str() {
@@ -99,18 +98,9 @@ impl Anthropic {
                     model = data["message"]["model"].as_str().map(str::to_string);
                 }
                 "content_block_delta" => match data["delta"]["type"].as_str() {
-                    Some("text_delta") => {
-                        let delta = data["delta"]["text"].as_str().unwrap_or("");
-                        text.push_str(delta);
-                        if let Some(sink) = &request.on_text {
-                            sink.send(delta);
-                        }
-                        // An answer gone round in circles is read no further.
-                        if let Some(at) = request.stop.as_ref().and_then(|stop| stop.check(&text)) {
-                            text.truncate(at);
-                            (looped, finished) = (true, true);
-                            break;
-                        }
+                    Some("text_delta") if !streamed.push(data["delta"]["text"].as_str().unwrap_or("")) => {
+                        finished = true;
+                        break;
                     }
                     Some("input_json_delta") => {
                         tool_input.push_str(data["delta"]["partial_json"].as_str().unwrap_or(""))
@@ -131,10 +121,12 @@ impl Anthropic {
         if !finished {
             return Err(Failure::retry("the stream ended before message_stop"));
         }
-        let answer = if tool_input.is_empty() { text } else { tool_input };
+        let (looped, whole) = (streamed.looped, streamed.whole());
+        let answer = if tool_input.is_empty() { streamed.text } else { tool_input };
         let usage = Value::Object(usage);
         let mut counts = counted(&usage, usage["output_tokens"].as_u64().filter(|_| !looped));
-        counts.truncated = truncated;
+        // Written past its end to the limit: what was kept is whole all the same.
+        counts.truncated = truncated && !whole;
         let mut completion = counts.completion(request, answer, model.as_deref().unwrap_or(&endpoint.model));
         completion.looped = looped;
         Ok(completion)

@@ -246,25 +246,84 @@ impl std::fmt::Debug for TextSink {
     }
 }
 
-/// Where to stop reading an answer that has gone wrong (a model looping): given the
-/// text so far, the byte offset to cut it at. Checked as the answer streams in, by a
-/// watcher that keeps what it read (each call gives the whole text so far); the rest is
-/// never read, and the server stops writing it when the connection closes.
+/// Where to stop reading an answer: given the text so far, where to cut it, and whether
+/// what comes before the cut is the whole answer (a debater's stance line read) or the
+/// answer has gone wrong there (a model looping). Checked as the answer streams in, by a
+/// watcher that keeps what it read (each call gives the whole text so far).
 #[derive(Clone)]
 pub struct StopAt(Arc<std::sync::Mutex<Box<CutAt>>>);
 
 /// Where to cut a text, if anywhere.
-type CutAt = dyn FnMut(&str) -> Option<usize> + Send;
+type CutAt = dyn FnMut(&str) -> Option<Cut> + Send;
+
+/// A cut in an answer's text: a byte offset, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    pub at: usize,
+    /// What comes before is the whole answer, not one gone wrong.
+    pub whole: bool,
+}
 
 impl StopAt {
-    pub fn new(at: impl FnMut(&str) -> Option<usize> + Send + 'static) -> StopAt {
+    pub fn new(at: impl FnMut(&str) -> Option<Cut> + Send + 'static) -> StopAt {
         StopAt(Arc::new(std::sync::Mutex::new(Box::new(at))))
     }
 
-    /// Where to cut `text`, if it has gone wrong (a char boundary within it).
-    pub fn check(&self, text: &str) -> Option<usize> {
+    /// Where to cut `text`, if anywhere (a char boundary within it).
+    pub fn check(&self, text: &str) -> Option<Cut> {
         let mut at = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        (at)(text).filter(|at| *at <= text.len() && text.is_char_boundary(*at))
+        (at)(text).filter(|cut| cut.at <= text.len() && text.is_char_boundary(cut.at))
+    }
+}
+
+/// The text of a streamed answer as it comes, cut where the request's `stop` says. An
+/// answer cut whole is read on for a few more events, where the server's count and its
+/// end come; one that goes on writing, or goes wrong, is read no further: dropping the
+/// stream closes the connection, and the server stops writing it.
+pub struct StreamedText<'r> {
+    request: &'r Request,
+    pub text: String,
+    /// The text events read past a whole answer's cut, once it was cut.
+    whole: Option<u32>,
+    /// Read no further: the answer went wrong, or went on past its cut.
+    pub looped: bool,
+}
+
+/// Text events read past a whole answer's cut before the stream is given up.
+const EVENTS_PAST_WHOLE: u32 = 8;
+
+impl<'r> StreamedText<'r> {
+    pub fn new(request: &'r Request) -> Self {
+        StreamedText { request, text: String::new(), whole: None, looped: false }
+    }
+
+    /// The answer was cut where it was whole.
+    pub fn whole(&self) -> bool {
+        self.whole.is_some()
+    }
+
+    /// Takes a piece of text; `false` when the stream is to be read no further.
+    pub fn push(&mut self, delta: &str) -> bool {
+        if let Some(past) = &mut self.whole {
+            *past += 1;
+            self.looped = *past > EVENTS_PAST_WHOLE;
+            return !self.looped;
+        }
+        self.text.push_str(delta);
+        if let Some(sink) = &self.request.on_text {
+            sink.send(delta);
+        }
+        match self.request.stop.as_ref().and_then(|stop| stop.check(&self.text)) {
+            Some(cut) => {
+                self.text.truncate(cut.at);
+                match cut.whole {
+                    true => self.whole = Some(0),
+                    false => self.looped = true,
+                }
+                !self.looped
+            }
+            None => true,
+        }
     }
 }
 
@@ -464,5 +523,32 @@ pub trait Provider: Send + Sync {
     /// a server; an error when the server cannot be reached.
     async fn server_says(&self) -> Option<std::result::Result<ServerSays, String>> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Cut, EVENTS_PAST_WHOLE, Request, StopAt, StreamedText};
+
+    fn cut_at(marker: &'static str, whole: bool) -> Request {
+        let stop = StopAt::new(move |text: &str| text.find(marker).map(|at| Cut { at: at + marker.len(), whole }));
+        Request { stop: Some(stop), ..Request::probe("", 10) }
+    }
+
+    #[test]
+    fn an_answer_cut_whole_is_read_on_for_its_end_and_one_gone_wrong_is_not() {
+        let whole = cut_at("END", true);
+        let mut streamed = StreamedText::new(&whole);
+        assert!(streamed.push("an answer END and more") && streamed.push(" after"), "read on for the count");
+        assert_eq!((streamed.text.as_str(), streamed.looped, streamed.whole()), ("an answer END", false, true));
+        let mut wandering = StreamedText::new(&whole);
+        wandering.push("END");
+        let read = (0..20).take_while(|_| wandering.push("more")).count();
+        assert_eq!((read as u32, wandering.looped), (EVENTS_PAST_WHOLE, true), "given up past a few events");
+
+        let looping = cut_at("again again", false);
+        let mut streamed = StreamedText::new(&looping);
+        assert!(!streamed.push("again again again"), "read no further");
+        assert_eq!((streamed.text.as_str(), streamed.looped, streamed.whole()), ("again again", true, false));
     }
 }

@@ -23,7 +23,9 @@ use crate::settings::Settings;
 use crate::text::secrets::{self, Masker};
 
 pub use budget::Budget;
-pub use contract::{Brief, Counted, Provider, ProviderError, Request, Result, RetryNotes, Schema, StopAt, TextSink};
+pub use contract::{
+    Brief, Counted, Cut, Provider, ProviderError, Request, Result, RetryNotes, Schema, StopAt, StreamedText, TextSink,
+};
 pub use offline::OFFLINE_LABEL;
 use remote::Remote;
 pub use scripted::SCRIPTED_LABEL;

@@ -7,7 +7,8 @@
 //! then for plain text with the instructions in the prompt, and the step down is
 //! remembered for the rest of the run.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -15,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::http::{Endpoint, Failure};
 use super::remote::Wire;
-use super::{Counted, Request, sse};
+use super::{Counted, Request, StreamedText, sse};
 use crate::model::{Completion, ProviderDef, ProviderKind, Reach};
 use crate::settings::TokenParameter;
 
@@ -33,6 +34,12 @@ pub struct OpenAi {
     /// Send the rules as a system message, rather than at the start of the user's turn.
     system_message: bool,
     format: AtomicU8,
+    /// The server's answers carry llama.cpp's `timings`: it is asked to keep each prompt
+    /// cached (`cache_prompt`), and each debater, and the moderator, to a slot of its own
+    /// (`id_slot`, in the order they first called), so each one's cache outlives the
+    /// others' calls.
+    llama_cpp: AtomicBool,
+    slots: Mutex<Vec<Option<String>>>,
 }
 
 impl OpenAi {
@@ -50,7 +57,23 @@ impl OpenAi {
             cache_key: definition.prompt_cache_key.unwrap_or(openai),
             system_message,
             format: AtomicU8::new(JSON_SCHEMA),
+            llama_cpp: AtomicBool::new(false),
+            slots: Mutex::default(),
         }
+    }
+
+    /// The llama.cpp slot for `request`'s role, when the server has more than one.
+    fn slot(&self, endpoint: &Endpoint, request: &Request) -> Option<usize> {
+        let slots = endpoint.at_once.load(Ordering::Relaxed);
+        let mut seen = self.slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let at = match seen.iter().position(|role| *role == request.perspective) {
+            Some(at) => at,
+            None => {
+                seen.push(request.perspective.clone());
+                seen.len() - 1
+            }
+        };
+        (slots > 1).then_some(at % slots)
     }
 
     /// The request's messages: the rules as a system message, or opening the user's turn.
@@ -82,6 +105,12 @@ impl OpenAi {
         if let Some(key) = request.cache_key.as_ref().filter(|_| self.cache_key) {
             body["prompt_cache_key"] = json!(key);
         }
+        if self.llama_cpp.load(Ordering::Relaxed) {
+            body["cache_prompt"] = json!(true);
+            if let Some(slot) = self.slot(endpoint, request) {
+                body["id_slot"] = json!(slot);
+            }
+        }
         // Every call streams, structured ones too: a slow model that is still sending
         // tokens is then never taken for a dead one.
         body["stream"] = json!(true);
@@ -108,6 +137,9 @@ impl OpenAi {
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
         let parsed = endpoint.json(response).await?;
+        if parsed["timings"].is_object() {
+            self.llama_cpp.store(true, Ordering::Relaxed);
+        }
         let text = parsed["choices"][0]["message"]["content"].as_str().unwrap_or("").to_string();
         let counted = counted(&parsed["usage"], &parsed["choices"][0]["finish_reason"]);
         Ok(counted.completion(request, text, parsed["model"].as_str().unwrap_or(&endpoint.model)))
@@ -120,8 +152,8 @@ impl OpenAi {
         response: reqwest::Response,
     ) -> std::result::Result<Completion, Failure> {
         let mut events = std::pin::pin!(sse::events(endpoint, response));
-        let (mut text, mut usage, mut model, mut finished) = (String::new(), Value::Null, None, false);
-        let (mut finish_reason, mut looped) = (Value::Null, false);
+        let mut streamed = StreamedText::new(request);
+        let (mut usage, mut model, mut finished, mut finish_reason) = (Value::Null, None, false, Value::Null);
         while let Some(event) = events.next().await {
             let event = event?;
             if event.data.trim() == "[DONE]" {
@@ -134,19 +166,12 @@ impl OpenAi {
             if let Some(failure) = endpoint.error_in(&chunk) {
                 return Err(failure);
             }
-            if let Some(delta) = chunk["choices"][0]["delta"]["content"].as_str() {
-                text.push_str(delta);
-                if let Some(sink) = &request.on_text {
-                    sink.send(delta);
-                }
-                // An answer gone round in circles is read no further: dropping the stream
-                // closes the connection, and the server stops writing it.
-                if let Some(at) = request.stop.as_ref().and_then(|stop| stop.check(&text)) {
-                    text.truncate(at);
-                    (looped, finished) = (true, true);
-                    model = model.or(chunk["model"].as_str().map(str::to_string));
-                    break;
-                }
+            if let Some(delta) = chunk["choices"][0]["delta"]["content"].as_str()
+                && !streamed.push(delta)
+            {
+                finished = true;
+                model = model.or(chunk["model"].as_str().map(str::to_string));
+                break;
             }
             if chunk["choices"][0]["finish_reason"].is_string() {
                 finished = true;
@@ -155,9 +180,12 @@ impl OpenAi {
             if chunk["usage"].is_object() {
                 usage = chunk["usage"].clone();
             }
+            if chunk["timings"].is_object() {
+                self.llama_cpp.store(true, Ordering::Relaxed);
+            }
             model = model.or(chunk["model"].as_str().map(str::to_string));
         }
-        if !finished && text.is_empty() && model.is_none() {
+        if !finished && streamed.text.is_empty() && model.is_none() {
             // llama-cpp-python answers a prompt longer than its context this way.
             return Err(Failure::Retry {
                 message: "the server closed the stream before the first token (a prompt longer than the model's context does this on some servers: raise its context, e.g. --n_ctx)".into(),
@@ -168,8 +196,10 @@ impl OpenAi {
         if !finished {
             return Err(Failure::retry("the stream ended before the answer was complete"));
         }
-        let mut completion =
-            counted(&usage, &finish_reason).completion(request, text, model.as_deref().unwrap_or(&endpoint.model));
+        let (looped, mut counts) = (streamed.looped, counted(&usage, &finish_reason));
+        // Written past its end to the limit: what was kept is whole all the same.
+        counts.truncated &= !streamed.whole();
+        let mut completion = counts.completion(request, streamed.text, model.as_deref().unwrap_or(&endpoint.model));
         completion.looped = looped;
         Ok(completion)
     }

@@ -19,7 +19,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 pub use lease::{HEARTBEAT, Lease, Owner};
 pub use ledger::Spent;
 pub use search::{Hit, Indexed, Parts};
-pub use write::{LastRound, NewDebate, Opening, Server};
+pub use write::{LastRound, NewDebate, Opening, Server, Settled};
 
 /// Numbered migrations; `PRAGMA user_version` says how many have run.
 const MIGRATIONS: &[&str] = &[
@@ -46,6 +46,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0021_ledger.sql"),
     include_str!("migrations/0022_requests.sql"),
     include_str!("migrations/0023_search.sql"),
+    include_str!("migrations/0024_early_arguments.sql"),
 ];
 
 /// Why the state database could not do what was asked.

@@ -4,8 +4,8 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use super::{Result, Store, StoreError, from_json};
 use crate::model::{
-    AtOnce, Clarification, Contribution, ContributionKind, DebateState, EndReason, Listing, Round, RoundMeasures, Seat,
-    Status, Usage,
+    AtOnce, Clarification, Contribution, ContributionKind, DebateState, Early, EndReason, Listing, Round,
+    RoundMeasures, Seat, Status, Usage,
 };
 
 impl Store {
@@ -167,6 +167,7 @@ impl Store {
             analysis: from_json(&head.analysis, "analysis")?,
             panel: self.load_panel(id)?,
             rounds: self.load_rounds(id)?,
+            early: self.load_early(id)?,
             discarded: self.load_discarded(id)?,
             end_reason: head.end_reason,
             outcome: head.outcome.as_deref().map(|o| from_json(o, "synthesis")).transpose()?,
@@ -238,10 +239,31 @@ impl Store {
     fn load_discarded(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
         self.contributions_in(
             id,
-            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, 0,
-                    NULL, 0, 0, retries
-             FROM discarded WHERE debate_id = ?1 ORDER BY round, seat, kind",
+            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
+                    NULL, 0, looped, retries
+             FROM discarded WHERE debate_id = ?1 AND awaiting IS NULL ORDER BY round, seat, kind",
         )
+    }
+
+    /// Round 1's arguments written while the moderator reads the question, in seat order.
+    fn load_early(&self, id: &str) -> Result<Vec<Early>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT rowid, perspective, awaiting FROM discarded WHERE debate_id = ?1 AND awaiting IS NOT NULL
+             ORDER BY round, seat, kind",
+        )?;
+        let rows: Vec<(i64, String, String)> =
+            stmt.query_map([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?.collect::<Result<_, _>>()?;
+        let answers = self.contributions_in(
+            id,
+            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
+                    NULL, 0, looped, retries
+             FROM discarded WHERE debate_id = ?1 AND awaiting IS NOT NULL ORDER BY round, seat, kind",
+        )?;
+        Ok(rows
+            .into_iter()
+            .zip(answers)
+            .map(|((row, perspective, request), (_, contribution))| Early { row, perspective, request, contribution })
+            .collect())
     }
 
     /// Contributions in round, then seat order: panel order, not completion order.

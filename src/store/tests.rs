@@ -32,7 +32,7 @@ fn write(store: &Store, state: &DebateState) {
     store.save_panel(&state.id, &state.panel, &state.analysis, &call("{}")).unwrap();
     for round in &state.rounds {
         let opening = Opening { framing: &round.framing, guidance: round.guidance.as_deref(), seats: &round.seats };
-        store.start_round(&state.id, round.number, &opening).unwrap();
+        store.start_round(&state.id, round.number, &opening, None).unwrap();
         for c in round.contributions() {
             store.save_contribution(&state.id, round.number, state.name(c.seat), c).unwrap();
         }
@@ -129,7 +129,7 @@ fn rounds_after_the_judged_one_move_to_discarded_and_stay_counted() {
     assert!(discarded.iter().all(|(round, _, _)| *round == 2));
     assert_eq!(loaded.totals, before, "and still counted");
     // A review may open a round 2 again.
-    store.start_round(&state.id, 2, &Opening { framing: "Round 2.", guidance: None, seats: &[0, 1] }).unwrap();
+    store.start_round(&state.id, 2, &Opening { framing: "Round 2.", guidance: None, seats: &[0, 1] }, None).unwrap();
 }
 
 #[test]
@@ -139,11 +139,46 @@ fn a_round_reads_back_with_the_roster_it_opened_with() {
     state.panel.push(state.panel[1].clone());
     state.panel[2].perspective.name = "Cost Control".into();
     create(&store, &state);
-    store.start_round(&state.id, 1, &Opening { framing: "Round 1.", guidance: None, seats: &[0, 2] }).unwrap();
+    store.start_round(&state.id, 1, &Opening { framing: "Round 1.", guidance: None, seats: &[0, 2] }, None).unwrap();
     assert_eq!(store.load(&state.id).unwrap().rounds[0].seats, [0, 2]);
     // A round stored before rosters were gets the one its evaluations give it.
     store.conn.execute("UPDATE rounds SET seats = NULL", []).unwrap();
     assert_eq!(store.load(&state.id).unwrap().rounds[0].seats, [0, 1, 2]);
+}
+
+/// Round 1's early arguments wait unseen (counted as spent), and move once as round 1
+/// opens: the kept one into round 1, the other into the discarded, neither counted twice.
+#[test]
+fn early_arguments_wait_unseen_and_settle_once_when_round_one_opens() {
+    let store = Store::open_in_memory().unwrap();
+    let state = fixture::state();
+    create(&store, &state);
+    let answer = call("Seat 0 opens.\nSTANCE: {\"option\": \"Postgres\"}");
+    store.save_early(&state.id, 0, state.name(0), "request-0", &answer).unwrap();
+    store.save_early(&state.id, 1, state.name(1), "request-1", &Completion { looped: true, ..answer.clone() }).unwrap();
+    let waiting = store.load(&state.id).unwrap();
+    let seen: Vec<(&str, &str, bool)> =
+        waiting.early.iter().map(|e| (e.perspective.as_str(), e.request.as_str(), e.contribution.looped)).collect();
+    assert_eq!(seen, [(state.name(0), "request-0", false), (state.name(1), "request-1", true)]);
+    assert_eq!(waiting.early[0].contribution.text, answer.text, "kept whole until it is read");
+    assert!(waiting.rounds.is_empty() && waiting.discarded.is_empty(), "nothing shown");
+    assert_eq!(waiting.totals.prompt_tokens, 14, "but spent");
+
+    let kept = crate::model::Contribution {
+        usage: answer.usage,
+        ..fixture::contribution(0, ContributionKind::Argument, "Seat 0 opens.")
+    };
+    let early = crate::model::EarlyStart { kept: vec![state.name(0).into()], redone: vec![state.name(1).into()] };
+    let analysis = Analysis { early: Some(early.clone()), ..state.analysis.clone() };
+    let settled = Settled { kept: vec![(waiting.early[0].row, kept)], analysis: &analysis };
+    store.start_round(&state.id, 1, &FIRST, Some(&settled)).unwrap();
+    let opened = store.load(&state.id).unwrap();
+    assert!(opened.early.is_empty());
+    assert_eq!(opened.rounds[0].arguments.iter().map(|c| c.seat).collect::<Vec<_>>(), [0]);
+    let discarded: Vec<(u32, usize, bool)> = opened.discarded.iter().map(|(r, c)| (*r, c.seat, c.looped)).collect();
+    assert_eq!(discarded, [(1, 1, true)]);
+    assert_eq!(opened.analysis.early, Some(early));
+    assert_eq!(opened.totals.prompt_tokens, 14, "each call counted once");
 }
 
 #[test]
@@ -151,7 +186,7 @@ fn contributions_come_back_in_seat_order_whatever_order_they_were_stored_in() {
     let store = Store::open_in_memory().unwrap();
     let state = fixture::state();
     create(&store, &state);
-    store.start_round(&state.id, 1, &FIRST).unwrap();
+    store.start_round(&state.id, 1, &FIRST, None).unwrap();
     let round = fixture::round(1);
     for c in round.arguments.iter().rev() {
         store.save_contribution(&state.id, 1, state.name(c.seat), c).unwrap();
@@ -165,7 +200,7 @@ fn a_contribution_is_stored_once() {
     let store = Store::open_in_memory().unwrap();
     let state = fixture::state();
     create(&store, &state);
-    store.start_round(&state.id, 1, &FIRST).unwrap();
+    store.start_round(&state.id, 1, &FIRST, None).unwrap();
     let c = &fixture::round(1).arguments[0];
     store.save_contribution(&state.id, 1, state.name(0), c).unwrap();
     assert!(matches!(store.save_contribution(&state.id, 1, state.name(0), c), Err(StoreError::SavedElsewhere(_))));
@@ -220,7 +255,7 @@ fn an_unknown_stored_value_is_an_error_naming_its_column() {
     assert!(err.contains("debates.status") && err.contains("exploded"), "{err}");
 
     store.conn.execute("UPDATE debates SET status = 'in_round'", []).unwrap();
-    store.start_round(&state.id, 1, &FIRST).unwrap();
+    store.start_round(&state.id, 1, &FIRST, None).unwrap();
     store.save_contribution(&state.id, 1, state.name(0), &fixture::round(1).arguments[0]).unwrap();
     store.conn.execute("UPDATE contributions SET kind = 'aside'", []).unwrap_err();
     store.conn.execute("PRAGMA ignore_check_constraints = ON", []).unwrap();
@@ -303,6 +338,9 @@ fn figures_past_any_real_call_are_stored_bounded_and_old_ones_repaired() {
          ALTER TABLE contributions DROP COLUMN retries;
          ALTER TABLE moderator_calls DROP COLUMN retries;
          ALTER TABLE discarded DROP COLUMN retries;
+         ALTER TABLE discarded DROP COLUMN awaiting;
+         ALTER TABLE discarded DROP COLUMN truncated;
+         ALTER TABLE discarded DROP COLUMN looped;
          ALTER TABLE carried_usage DROP COLUMN retries;
          CREATE VIEW calls AS SELECT debate_id FROM contributions;",
     )

@@ -26,6 +26,14 @@ pub struct Opening<'a> {
     pub seats: &'a [usize],
 }
 
+/// Round 1's early arguments settled as it opens: those kept join it (read as the
+/// debate now asks them), the others stay discarded; the analysis says which.
+pub struct Settled<'a> {
+    /// Each kept one's row and the contribution it becomes.
+    pub kept: Vec<(i64, Contribution)>,
+    pub analysis: &'a Analysis,
+}
+
 /// The last round as a synthesis judged it, and the end that follows.
 pub struct LastRound<'a> {
     pub round: u32,
@@ -145,8 +153,9 @@ impl Store {
         Ok(())
     }
 
-    /// Open round `number` with its framing, guidance and roster (the seats that speak).
-    pub fn start_round(&self, id: &str, number: u32, opening: &Opening) -> Result<()> {
+    /// Open round `number` with its framing, guidance and roster (the seats that speak);
+    /// round 1 with its early arguments `settled`, when it had any.
+    pub fn start_round(&self, id: &str, number: u32, opening: &Opening, settled: Option<&Settled>) -> Result<()> {
         let tx = self.writing()?;
         once(
             id,
@@ -155,8 +164,52 @@ impl Store {
                 params![id, number, gate(opening.framing), opening.guidance.map(gate), to_json(&opening.seats)],
             ),
         )?;
+        if let Some(settled) = settled {
+            for (row, contribution) in &settled.kept {
+                let (perspective, landed): (String, String) = tx.query_row(
+                    "SELECT perspective, created_at FROM discarded WHERE rowid = ?1 AND debate_id = ?2",
+                    params![row, id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?;
+                write_contribution(&tx, id, number, &perspective, contribution)?;
+                // When it was answered, as the ledger dates every call.
+                tx.execute(
+                    "UPDATE contributions SET created_at = ?5 WHERE debate_id = ?1 AND round = ?2 AND seat = ?3 AND kind = ?4",
+                    params![id, number, contribution.seat, contribution.kind, landed],
+                )?;
+                tx.execute("DELETE FROM discarded WHERE rowid = ?1", [row])?;
+            }
+            // What was not kept stays, discarded: paid for, never part of the debate.
+            tx.execute("UPDATE discarded SET awaiting = NULL WHERE debate_id = ?1 AND awaiting IS NOT NULL", [id])?;
+            tx.execute("UPDATE debates SET analysis = ?2 WHERE id = ?1", params![id, to_json(settled.analysis)])?;
+        }
         set_status_in(&tx, id, Status::InRound)?;
         tx.commit()?;
+        Ok(())
+    }
+
+    /// A round-1 argument written while the moderator reads the question, waiting for
+    /// its reading: `request` is the digest of what it was asked, `completion` its
+    /// answer as it came.
+    pub fn save_early(
+        &self,
+        id: &str,
+        seat: usize,
+        perspective: &str,
+        request: &str,
+        completion: &Completion,
+    ) -> Result<()> {
+        let u = completion.usage.bounded();
+        self.conn.execute(
+            "INSERT INTO discarded (debate_id, round, seat, kind, perspective, text, model, prompt_tokens, cached_tokens,
+                                    completion_tokens, latency_ms, created_at, retries, awaiting, truncated, looped)
+             VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            params![
+                id, seat, ContributionKind::Argument, gate(perspective), gate(&completion.text), gate(&completion.model),
+                u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.latency_ms, now(), u.retries, request,
+                completion.truncated, completion.looped
+            ],
+        )?;
         Ok(())
     }
 

@@ -120,10 +120,23 @@ fn unsanitised_head(detail: &Detail) -> String {
     for m in detail.models.iter().filter(|m| m.retries > 0) {
         let _ = writeln!(out, "Retried:    {} tries of {}'s calls failed and were made again", m.retries, m.model);
     }
-    for d in &detail.discarded {
+    if let Some(early) = &detail.analysis.early {
+        let names = |names: &[String]| if names.is_empty() { "none".to_string() } else { names.join(", ") };
         let _ = writeln!(
             out,
-            "Discarded:  {} round-{} argument(s) ({} tokens), written while the debate was ending",
+            "Early:      round 1 begun while the moderator read the question; kept: {}; written again: {}",
+            names(&early.kept),
+            names(&early.redone)
+        );
+    }
+    for d in &detail.discarded {
+        let when = match d.round {
+            1 => "while the moderator read the question, whose reading changed what was asked",
+            _ => "while the debate was ending",
+        };
+        let _ = writeln!(
+            out,
+            "Discarded:  {} round-{} argument(s) ({} tokens), written {when}",
             d.arguments, d.round, d.tokens
         );
     }

@@ -150,3 +150,46 @@ async fn a_repository_that_prices_a_model_needs_trust_first() {
     assert!(stderr.contains("is not trusted") && stderr.contains("providers.mock.prices"), "{stderr}");
     assert_eq!(calls(&mock), 0, "nothing sent");
 }
+
+/// Round 1 begun while the moderator reads the question, and written again because its
+/// reading corrects the options: the first arguments, discarded, were paid for and count
+/// against the cap as spent; every call counts once, before the pause and after resume.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cap_counts_the_early_arguments_a_corrected_reading_discards_and_nothing_twice() {
+    let mock = MockLlm::serving(
+        |body, _| {
+            let corrected = r#"{"options": ["Redis", "Postgres", "Memcached"], "options_reason": "The team runs Memcached already.", "perspectives": []}"#;
+            llm::prompt_of(body).contains("First name the options").then(|| llm::ok(body, corrected))
+        },
+        "vllm",
+    )
+    .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let per_call = llm::PROMPT_TOKENS + llm::COMPLETION_TOKENS;
+    let out =
+        run(&sandbox, &config, &["-p", "2", "-r", "2", "--no-checkpoints", "--max-tokens", "5600", QUESTION]).await;
+    let stderr = text(&out.stderr);
+    // 5,600 tokens hold the worst cases of the first three waves (the reading beside two
+    // early arguments, the two written again, the rebuttals), not the fourth's: by then
+    // seven calls were answered, two of them discarded, and all seven are spent.
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains(&format!("the cap of 5600 tokens is reached: {} spent", 7 * per_call)), "{stderr}");
+    let id = sandbox.only_id();
+    let counted =
+        |shown: &Value| shown["tokens"]["prompt"].as_u64().unwrap() + shown["tokens"]["completion"].as_u64().unwrap();
+    let shown = sandbox.show(&id);
+    assert_eq!(shown["discarded"], serde_json::json!([{"round": 1, "arguments": 2, "tokens": 2 * per_call}]));
+    assert_eq!(counted(&shown), calls(&mock) as u64 * per_call, "every call the server answered, once");
+
+    let out = run(&sandbox, &config, &["resume", &id, "--max-tokens", "100000"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = sandbox.show(&id);
+    assert_eq!(shown["status"], "complete");
+    assert_eq!(counted(&shown), calls(&mock) as u64 * per_call, "nothing counted twice across the resume");
+    let usage = sandbox.cmd().args(["usage", "--json"]).output().unwrap();
+    let usage: Value = serde_json::from_slice(&usage.stdout).unwrap();
+    assert_eq!(usage["total"]["requests"], calls(&mock) as u64, "{usage}");
+    let record = std::fs::read_to_string(shown["record_path"].as_str().unwrap()).unwrap();
+    assert!(record.contains("2 arguments written for round 1 were discarded: the moderator's reading"), "{record}");
+}

@@ -1,5 +1,7 @@
 //! Crash anywhere, resume, lose nothing, repeat nothing: the real binary is killed with
-//! SIGKILL at chosen points and resumed against the same SQLite file.
+//! SIGKILL (or stopped with Ctrl-C) at chosen points and resumed against the same SQLite
+//! file. Nobody waits between rounds here, so round 1's arguments begin while the
+//! moderator reads the question: the early wave is killed in too.
 
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -38,21 +40,51 @@ fn start(sandbox: &Sandbox, config: &std::path::Path) -> Child {
         .expect("debate starts")
 }
 
-/// Results stored so far: contributions and moderator calls. The database itself:
-/// --show does not print the moderator's calls, and these are rows after a SIGKILL.
-fn stored(sandbox: &Sandbox) -> usize {
+/// A count from the database as it stands (0 before it exists). The database itself:
+/// --show does not print the moderator's calls or the early arguments, and these are
+/// rows after a SIGKILL.
+fn count(sandbox: &Sandbox, sql: &str) -> usize {
     if !sandbox.db().exists() {
         return 0;
     }
     let Ok(conn) = rusqlite::Connection::open(sandbox.db()) else { return 0 };
-    conn.query_row("SELECT (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM moderator_calls)", [], |r| {
-        r.get::<_, i64>(0)
-    })
-    .unwrap_or(0) as usize
+    conn.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap_or(0) as usize
+}
+
+/// Results stored so far: contributions, moderator calls, and round 1's arguments
+/// written early, whether waiting for the moderator's reading or discarded since.
+fn stored(sandbox: &Sandbox) -> usize {
+    count(
+        sandbox,
+        "SELECT (SELECT COUNT(*) FROM contributions) + (SELECT COUNT(*) FROM moderator_calls)
+              + (SELECT COUNT(*) FROM discarded)",
+    )
+}
+
+/// Round 1's arguments stored: early ones waiting for the moderator's reading, and
+/// those round 1 holds.
+fn round_one_arguments(sandbox: &Sandbox) -> usize {
+    count(
+        sandbox,
+        "SELECT (SELECT COUNT(*) FROM discarded WHERE awaiting IS NOT NULL)
+              + (SELECT COUNT(*) FROM contributions WHERE round = 1 AND kind = 'argument')",
+    )
+}
+
+/// How the run is stopped.
+#[derive(Clone, Copy)]
+enum Stop {
+    Kill,
+    CtrlC,
 }
 
 /// Kill when `ready` holds, resume, and check the final state.
 fn kill_and_resume(what: &str, ready: impl Fn(&Sandbox) -> bool) {
+    stop_and_resume(what, Stop::Kill, ready);
+}
+
+/// Stop the run `how` when `ready` holds, resume, and check the final state.
+fn stop_and_resume(what: &str, how: Stop, ready: impl Fn(&Sandbox) -> bool) {
     let sandbox = Sandbox::new();
     let config = sandbox.scripted(&script());
     let mut child = start(&sandbox, &config);
@@ -60,8 +92,15 @@ fn kill_and_resume(what: &str, ready: impl Fn(&Sandbox) -> bool) {
         assert!(child.try_wait().unwrap().is_none(), "debate finished before {what}");
         ready(&sandbox)
     });
-    child.kill().expect("SIGKILL");
-    child.wait().unwrap();
+    match how {
+        Stop::Kill => child.kill().expect("SIGKILL"),
+        Stop::CtrlC => signal(child.id(), "INT"),
+    }
+    let status = child.wait().unwrap();
+    if let Stop::CtrlC = how {
+        assert!(!status.success(), "{what}: stopped, not finished");
+        assert_eq!(sandbox.listed()[0]["status"], "paused", "{what}: Ctrl-C pauses the debate");
+    }
 
     let started_calls = sandbox.prompts().len();
     let lost = started_calls - stored(&sandbox);
@@ -86,6 +125,12 @@ fn kill_and_resume(what: &str, ready: impl Fn(&Sandbox) -> bool) {
     assert_eq!(count("SELECT COUNT(*) FROM contributions"), 8, "{what}: every contribution exactly once");
     assert_eq!(count("SELECT COUNT(DISTINCT round || seat || kind) FROM contributions"), 8, "{what}");
     assert_eq!(count("SELECT COUNT(*) FROM moderator_calls"), 3, "{what}");
+    assert_eq!(count("SELECT COUNT(*) FROM discarded"), 0, "{what}: every early argument kept (the reading stood)");
+    // An early argument stored before the stop is kept (the count of calls below says
+    // it was not asked again); one still in flight is asked again, early or in round 1.
+    let early = &detail["analysis"]["early"];
+    let kept = early["kept"].as_array().map_or(0, Vec::len);
+    assert!((1..=2).contains(&kept) && early["redone"] == serde_json::json!([]), "{what}: {early}");
     let integrity: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
     assert_eq!(integrity, "ok", "{what}");
     assert_eq!(sandbox.records().len(), 1, "{what}: one record");
@@ -116,8 +161,26 @@ fn killed_during_analysis() {
 
 #[test]
 fn killed_mid_arguments() {
-    // One argument stored, the slower one still in flight.
-    kill_and_resume("mid-arguments", |s| s.try_shown().is_ok_and(|d| stored_in_round(&d, 1, "arguments") == 1));
+    // One argument stored (early, beside the moderator's reading), the slower one still
+    // in flight.
+    kill_and_resume("mid-arguments", |s| round_one_arguments(s) == 1);
+}
+
+#[test]
+fn killed_in_the_early_wave_once_the_moderator_has_read_the_question() {
+    // The reading and the quicker debater's early argument stored, the slower in flight:
+    // the stored one is kept, never asked again; only the one in flight is.
+    kill_and_resume("early wave, read", |s| purposes_started(s, "analysis") == 1 && stored(s) == 2);
+}
+
+#[test]
+fn interrupted_in_the_early_wave() {
+    stop_and_resume("Ctrl-C in the early wave", Stop::CtrlC, |s| round_one_arguments(s) == 1);
+}
+
+#[test]
+fn interrupted_during_the_moderators_reading() {
+    stop_and_resume("Ctrl-C during the reading", Stop::CtrlC, |s| purposes_started(s, "analysis") == 1);
 }
 
 #[test]

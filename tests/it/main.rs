@@ -67,5 +67,6 @@ mod settings_catalog;
 mod signed_records;
 mod trust;
 mod untrusted_repo;
+mod waves;
 mod weak_model;
 mod windows;

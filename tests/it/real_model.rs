@@ -10,6 +10,7 @@
 //! docs/benchmarks.md, and appends it to `DEBATE_REAL_MODEL_REPORT` when that names a file.
 //! Then `debate eval` scores the record with the same server, and the scores are stored.
 
+use crate::common::real_server::Spent;
 use crate::common::*;
 
 /// Requests a 2-perspective, 2-round debate may make: analysis, 2 × (2 arguments, 2
@@ -112,36 +113,6 @@ fn a_debate_completes_against_a_real_local_model_server() {
     assert_eq!(evaluation["evaluators"].as_array().map(Vec::len), Some(1), "{evaluation}");
     for criterion in evaluation["criteria"].as_array().unwrap() {
         assert_eq!(criterion["marks"].as_array().map(Vec::len), Some(1), "{criterion} is marked: {evaluation}");
-    }
-}
-
-/// What the server's log says a debate cost: llama-cpp-python logs each request, its
-/// prompt tokens served from the cache of the last prompt ("N prefix-match hit,
-/// remaining M prompt tokens to eval"), and the tokens it generated ("eval time = … /
-/// K runs").
-#[derive(Debug, Default, PartialEq)]
-struct Spent {
-    requests: usize,
-    generated: u64,
-    reused: u64,
-    evaluated: u64,
-}
-
-impl Spent {
-    fn read(log: &str) -> Spent {
-        let number = |text: &str| text.split_whitespace().next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
-        let mut spent = Spent::default();
-        for line in log.lines() {
-            if line.contains("\"POST /v1/chat/completions HTTP/1.1\"") {
-                spent.requests += 1;
-            } else if let Some((hit, rest)) = line.split_once(" prefix-match hit, remaining ") {
-                spent.reused += number(hit.rsplit(':').next().unwrap_or(""));
-                spent.evaluated += number(rest);
-            } else if let Some(runs) = line.strip_prefix("llama_perf_context_print:        eval time =") {
-                spent.generated += number(runs.split_once('/').map_or("", |(_, r)| r));
-            }
-        }
-        spent
     }
 }
 

@@ -328,7 +328,8 @@ fn most_together(arrivals: &[std::time::Instant], window: std::time::Duration) -
 async fn a_debate_sends_a_server_as_many_requests_at_once_as_it_serves() {
     use crate::common::llm::{MockLlm, ok, reply};
     let think = std::time::Duration::from_millis(300);
-    for (owned_by, at_once) in [("vllm", 3), ("me", 1)] {
+    // A batching server gets the moderator's reading and round 1's three arguments together.
+    for (owned_by, at_once) in [("vllm", 4), ("me", 1)] {
         let arrivals = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = arrivals.clone();
         let mock = MockLlm::serving(
@@ -356,6 +357,73 @@ async fn a_debate_sends_a_server_as_many_requests_at_once_as_it_serves() {
         let line = format!("Server:     {} serves", mock.base_url());
         assert!(text(&shown.stdout).contains(&line), "{owned_by}: {}", text(&shown.stdout));
     }
+}
+
+/// A llama.cpp server (its answers carry `timings`) is asked to keep each prompt cached
+/// and each role to a slot of its own: every debater, and the moderator, keep their own
+/// slot for the whole debate, so one's calls never evict another's cached prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_llama_cpp_server_keeps_each_roles_prompt_cached_in_a_slot_of_its_own() {
+    use crate::common::llm::{MockLlm, reply, streamed_body};
+    let mock = MockLlm::serving(
+        |body, _| {
+            // llama.cpp's last chunk carries its timings.
+            let timings = json!({"prompt_n": 12, "prompt_ms": 3.5, "predicted_n": 40, "predicted_ms": 90.0});
+            let sse: String = streamed_body("gemma", &reply(body), "stop")
+                .split_inclusive("\n\n")
+                .map(|event| {
+                    match event.strip_prefix("data: ").map(|data| serde_json::from_str::<Value>(data.trim())) {
+                        Some(Ok(mut chunk)) if chunk["usage"].is_object() => {
+                            chunk["timings"] = timings.clone();
+                            format!("data: {chunk}\n\n")
+                        }
+                        _ => event.to_string(),
+                    }
+                })
+                .collect();
+            Some(ResponseTemplate::new(200).insert_header("content-type", "text/event-stream").set_body_string(sse))
+        },
+        "llamacpp",
+    )
+    .await;
+    Mock::given(method("GET"))
+        .and(path("/props"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(recorded("llamacpp-props.json"), "application/json"))
+        .mount(&mock.server)
+        .await;
+    let sandbox = Sandbox::new();
+    let config = sandbox.openai_compatible(&mock.base_url(), "", "");
+    let out = sandbox
+        .cmd()
+        .env("DEBATE_TEST_KEY", "sk-test")
+        .arg("--config")
+        .arg(&config)
+        .args(["-p", "3", "-r", "2", "--no-checkpoints", QUESTION])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = mock.requests();
+    // Nothing is known of the server before its first answer: the first wave goes as to any.
+    assert!(requests[0]["body"].get("cache_prompt").is_none(), "{}", requests[0]["body"]);
+    let asked: Vec<(String, u64)> = requests
+        .iter()
+        .filter(|r| r["body"]["cache_prompt"] == true)
+        .map(|r| {
+            let prompt = crate::common::llm::prompt_of(&r["body"]);
+            let debater = prompt.rsplit_once("You are the debater for \"").and_then(|(_, own)| own.split_once('"'));
+            let role = debater.map_or("moderator", |(name, _)| name);
+            (role.to_string(), r["body"]["id_slot"].as_u64().expect("a slot"))
+        })
+        .collect();
+    assert!(asked.len() >= 8, "every call after the first answer: {asked:?}");
+    let mut slots: std::collections::BTreeMap<&str, std::collections::BTreeSet<u64>> = Default::default();
+    for (role, slot) in &asked {
+        slots.entry(role.as_str()).or_default().insert(*slot);
+    }
+    assert!(slots.values().all(|s| s.len() == 1), "one slot each, kept: {slots:?}");
+    let distinct: std::collections::BTreeSet<u64> = slots.values().flatten().copied().collect();
+    assert_eq!(distinct.len(), slots.len(), "no two roles share a slot of the server's four: {slots:?}");
+    assert!(distinct.iter().all(|slot| *slot < 4), "{slots:?}");
 }
 
 // ── debate doctor ──────────────────────────────────────────────────────────────────

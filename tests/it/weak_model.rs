@@ -24,6 +24,9 @@ enum Answer {
     Loops,
     /// The prompt's own part given back.
     Echoes,
+    /// `BEFORE` and its stance line, then the other debater's part and more, as a small
+    /// model goes on after its own.
+    GoesOn,
 }
 
 /// A server on this machine that lists its model as llama-cpp-python does and streams
@@ -55,6 +58,10 @@ async fn server(perspective: &'static str, answer: Answer) -> (String, Arc<Atomi
                 let text = match (ours, answer) {
                     (true, Answer::Loops) => format!("{BEFORE} {}", TURN.repeat(200)),
                     (true, Answer::Echoes) => prompt[prompt.find("## Your part").unwrap_or(0)..].to_string(),
+                    (true, Answer::GoesOn) => format!(
+                        "{BEFORE}\n{GOES_ON_STANCE}\n[Operational Simplicity — argument]\n{}",
+                        fresh_words("goes on", 400)
+                    ),
                     (false, _) => reply(&body),
                 };
                 if body["stream"] != true {
@@ -134,6 +141,32 @@ async fn a_looping_answer_is_stopped_where_it_begins_to_loop() {
     let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
     assert!(record.contains("stopped where it began to repeat itself"), "the transcript marks it");
     assert!(record.contains("began to repeat itself and was stopped there"), "the notes name it");
+}
+
+/// The stance line the answer that goes on states.
+const GOES_ON_STANCE: &str = r#"STANCE: {"option": "Redis", "confidence": "high", "would_change_if": "a {slow} Redis", "concedes": "one more service"}"#;
+
+/// A debater is read no further than its stance line: what a small model writes after it
+/// (the other debater's part, and on) the debate never keeps, so the stream is left there,
+/// and the answer is whole, not stopped for looping.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_is_read_up_to_its_stance_line_and_no_further() {
+    let (base, written) = server(PANEL[0], Answer::GoesOn).await;
+    let sandbox = Sandbox::new();
+    let out = debate(&sandbox, &base);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stance_end = BEFORE.split_whitespace().count() + GOES_ON_STANCE.split_whitespace().count();
+    let words = written.load(Ordering::SeqCst);
+    assert!(words < stance_end + 100, "left {} words after the stance line, of 400", words.saturating_sub(stance_end));
+    let shown = sandbox.shown();
+    let arguments = shown["transcript"][0]["arguments"].as_array().unwrap();
+    let argument = arguments.iter().find(|c| c["perspective"] == PANEL[0]).unwrap();
+    assert_eq!(argument["text"], BEFORE, "{argument}");
+    assert_eq!(argument["looped"], false, "{argument}");
+    assert_eq!(argument["stance"]["option"], "Redis");
+    assert_eq!(argument["stance"]["would_change_if"], "a {slow} Redis");
+    let record = std::fs::read_to_string(&sandbox.records()[0]).unwrap();
+    assert!(!record.contains("began to repeat itself"), "not taken for a loop");
 }
 
 /// A debater that only gives its prompt back (its own part, headings and instructions)

@@ -554,3 +554,29 @@ fn measures_compare_a_seat_with_its_own_previous_argument() {
     assert!(measures.novelty > 0.0 && measures.novelty < 1.0);
     assert_eq!(measure(&state, 1).repetition, [None, None]);
 }
+
+/// With nobody waiting between rounds, round 1's arguments begin while the moderator
+/// reads the question, from the seats that have none stored yet; with a checkpoint, or a
+/// vague question not yet settled, the moderator goes first.
+#[test]
+fn round_one_begins_alongside_the_analysis_when_nobody_waits() {
+    let unread = || DebateState { analyzed: false, ..fixture::state() };
+    assert_eq!(next(&unread(), Between::Nobody), Step::AnalyzeWhileArguing { seats: vec![0, 1] });
+    assert_eq!(next(&unread(), Between::Checkpoint), Step::Analyze);
+    let early = |seat: usize| crate::model::Early {
+        row: seat as i64,
+        perspective: unread().panel[seat].name().to_string(),
+        request: String::new(),
+        contribution: fixture::contribution(seat, ContributionKind::Argument, "early"),
+    };
+    let one = DebateState { early: vec![early(0)], ..unread() };
+    assert_eq!(next(&one, Between::Nobody), Step::AnalyzeWhileArguing { seats: vec![1] }, "only the one missing");
+    let both = DebateState { early: vec![early(0), early(1)], ..unread() };
+    assert_eq!(next(&both, Between::Nobody), Step::Analyze, "the moderator alone, after a crash in that wave");
+    assert_eq!(resumed_status(&both), Status::Analyzing);
+    let analysed = DebateState { analyzed: true, ..both };
+    assert_eq!(next(&analysed, Between::Nobody), Step::StartRound(1), "which settles them");
+    let mut vague = unread();
+    vague.analysis.vague = true;
+    assert_eq!(next(&vague, Between::Nobody), Step::Clarify, "the answer would change every prompt");
+}

@@ -51,32 +51,50 @@ fn each_call_continues_the_prefix_of_the_wave_before() {
     assert_eq!(shared_part(&argument(&state, 0, 2, Size::NORMAL)), shared_part(&waves[1]), "the same for every seat");
 }
 
-/// Rounds in full that outgrow the account's budget stand as their summaries from then
-/// on (guidance kept in force), from a round's rebuttals: its arguments still continue
-/// the account the round before sent, and every call after them continues theirs.
+/// Rounds in full that outgrow the account's budget: from a round's arguments on, the
+/// rounds between round 1 and the one before stand as their summaries (guidance kept in
+/// force). Every call of a round — its arguments, a stance asked again, its rebuttals,
+/// its evaluation — starts with the same account, which only grows; and where the next
+/// round compacts it, the bytes change only after round 1, which stays in full.
 #[test]
-fn an_account_that_outgrows_its_budget_summarises_its_oldest_rounds_from_the_rebuttals() {
+fn an_account_that_outgrows_its_budget_keeps_round_one_and_summarises_the_rounds_after_it() {
     let mut state = with_rounds(4);
     for round in &mut state.rounds {
         for c in round.arguments.iter_mut().chain(round.rebuttals.iter_mut()) {
             c.text = format!("{} ", c.text).repeat(700);
         }
     }
-    state.rounds[0].guidance = Some("Assume the EU data centre".into());
+    state.rounds[1].guidance = Some("Assume the EU data centre".into());
     let argued = |round: u32| shared_part(&argument(&state, 0, round, Size::NORMAL));
-    let rebutted = |round: u32| shared_part(&rebuttal(&state, 0, round, Size::NORMAL));
-    let judged = |round: u32| {
+    let waves_of = |round: u32| {
         let measures = state.rounds[round as usize - 1].measures.clone().unwrap();
-        shared_part(&evaluation(&state, round, &measures, Size::NORMAL))
+        [
+            argument(&state, 1, round, Size::NORMAL),
+            stance(&state, 1, round, ContributionKind::Argument, Size::NORMAL),
+            rebuttal(&state, 0, round, Size::NORMAL),
+            stance(&state, 0, round, ContributionKind::Rebuttal, Size::NORMAL),
+            evaluation(&state, round, &measures, Size::NORMAL),
+        ]
+        .map(|prompt| shared_part(&prompt))
     };
-    assert!(!argued(2).contains("Earlier rounds, as the moderator summarised them"));
-    assert!(argued(3).starts_with(&judged(2)), "the arguments continue the round before");
-    assert!(argued(3).contains("### Round 1\n"), "{}", argued(3));
-    let third = rebutted(3);
-    assert!(third.contains("- Round 1: ") && third.contains("still in force: Assume the EU data centre"), "{third}");
-    assert!(!third.contains("### Round 1\n"), "round 1 stands as its summary from round 3's rebuttals");
-    assert!(judged(3).starts_with(&third), "the round's calls continue its account");
-    assert!(argued(4).starts_with(&judged(3)), "and the next round's arguments continue theirs");
+    for round in 1..=4 {
+        let mut before = argued(round);
+        for later in waves_of(round) {
+            assert!(later.starts_with(&before), "round {round}: {later}\n---\n{before}");
+            before = later;
+        }
+    }
+    let judged = |round: u32| waves_of(round)[4].clone();
+    assert!(argued(3).starts_with(&judged(2)), "round 1 and round 2 in full: nothing to compact yet");
+    assert!(!argued(3).contains("Earlier rounds, as the moderator summarised them"));
+    let (third, fourth) = (judged(3), argued(4));
+    assert!(!fourth.starts_with(&third), "round 4 compacts the account");
+    let same = third.bytes().zip(fourth.bytes()).take_while(|(a, b)| a == b).count();
+    assert!(fourth[same..].starts_with("Earlier rounds, as the moderator summarised them:\n- Round 2: "), "{fourth}");
+    assert!(fourth[..same].contains("### Round 1\n") && fourth[..same].contains("[Operational Simplicity — rebuttal]"));
+    assert!(fourth.contains("still in force: Assume the EU data centre"), "{fourth}");
+    assert!(!fourth.contains("### Round 2\n") && fourth.contains("### Round 3\n"), "{fourth}");
+    assert!(fourth.len() < third.len(), "the account shrinks where it is compacted");
 }
 
 #[test]

@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::model::{
-    Consequences, Cost, DebateState, Discarded, Dissent, EarlierDecision, EndReason, OptionAssessment, OptionsReading,
-    ProviderKind, ReadingVerdict, Revision, Round, tokens,
+    Consequences, Cost, DebateState, Discarded, Dissent, EarlierDecision, EarlyStart, EndReason, OptionAssessment,
+    OptionsReading, ProviderKind, ReadingVerdict, Revision, Round, tokens,
 };
 use crate::record::date_of;
 pub(super) use crate::record::render::entries::SidecarLink;
@@ -54,6 +54,8 @@ pub(super) struct Context<'a> {
     pub(super) cost: String,
     /// Arguments written for rounds the debate ended before, per round.
     pub(super) discarded: Vec<Discarded>,
+    /// What became of round 1's arguments begun while the moderator read the question.
+    pub(super) early: Option<String>,
     /// What in the record the offline provider wrote ("the arguments", …), if anything.
     pub(super) offline: Option<&'static str>,
     /// What in the record the scripted provider wrote, if anything.
@@ -195,6 +197,7 @@ pub(super) fn of(state: &DebateState) -> Result<Context<'_>> {
             .map(|(m, u)| (m.as_str(), u.retries))
             .collect(),
         discarded: state.discarded_by_round(),
+        early: state.analysis.early.as_ref().map(early_start),
         cap: (!state.snapshot.cap.is_none()).then(|| state.snapshot.cap.describe()),
         cost: Cost::of(state).describe(),
         offline: written_by(state, ProviderKind::Offline),
@@ -401,6 +404,20 @@ pub(super) fn stances_cell(state: &DebateState, round: &Round) -> String {
 pub(super) fn repetition_cell(state: &DebateState, round: &Round) -> String {
     let figures = state.repetition_figures(round);
     if figures.is_empty() { "—".into() } else { figures.join(", ") }
+}
+
+/// What became of round 1's arguments begun while the moderator read the question.
+fn early_start(early: &EarlyStart) -> String {
+    let begun = "Round 1's arguments were begun while the moderator read the question";
+    match (early.kept.is_empty(), early.redone.is_empty()) {
+        (_, true) => format!("{begun}; its reading changed nothing they were asked, so they were kept."),
+        (true, false) => format!("{begun}; its reading changed what they were asked, so they were written again."),
+        (false, false) => format!(
+            "{begun}: kept for {}; written again for {}, whose request its reading changed.",
+            early.kept.join(", "),
+            early.redone.join(", ")
+        ),
+    }
 }
 
 /// Which reading of the options the debate weighed, and why.

@@ -41,6 +41,18 @@ impl MockLlm {
         rule: impl Fn(&Value, usize) -> Option<ResponseTemplate> + Send + Sync + 'static,
         owned_by: &str,
     ) -> MockLlm {
+        Self::answering_after(rule, owned_by, std::time::Duration::ZERO).await
+    }
+
+    /// As `serving`, every answer sent `latency` after its request arrived, as a model
+    /// server's would: the log's `arrived_ms` (since the server started) and the latency
+    /// say which requests were answered before another arrived.
+    pub async fn answering_after(
+        rule: impl Fn(&Value, usize) -> Option<ResponseTemplate> + Send + Sync + 'static,
+        owned_by: &str,
+        latency: std::time::Duration,
+    ) -> MockLlm {
+        let started = std::time::Instant::now();
         let server = MockServer::start().await;
         let models = json!({"object": "list", "data": [{"id": "mock-model", "object": "model", "owned_by": owned_by}]});
         Mock::given(matchers::method("GET"))
@@ -57,10 +69,12 @@ impl MockLlm {
                 let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
                 let n = {
                     let mut log = seen.lock().unwrap();
-                    log.push(json!({"body": body, "authorization": request.headers.get("authorization").map(|v| v.to_str().unwrap_or("").to_string())}));
+                    let arrived_ms = started.elapsed().as_secs_f64() * 1000.0;
+                    log.push(json!({"body": body, "authorization": request.headers.get("authorization").map(|v| v.to_str().unwrap_or("").to_string()), "arrived_ms": arrived_ms}));
                     log.len() - 1
                 };
-                rule(&body, n).unwrap_or_else(|| answer(&body))
+                let response = rule(&body, n).unwrap_or_else(|| answer(&body));
+                if latency.is_zero() { response } else { response.set_delay(latency) }
             })
             .mount(&server)
             .await;

@@ -6,6 +6,7 @@ pub mod eval;
 pub mod expression;
 pub mod keys;
 pub mod llm;
+pub mod real_server;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Display;
