@@ -107,6 +107,7 @@ pub fn populate(path: &Path, count: usize, root: &str) {
         confidence: Confidence::Medium,
         degradations: Vec::new(),
         lowered: Vec::new(),
+        layout: debate::model::LAYOUT,
     };
     for n in 0..count {
         let id = format!("DEB-{n:06}");

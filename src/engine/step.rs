@@ -398,7 +398,7 @@ pub fn outcome(state: &DebateState, synthesis: Synthesis, source: Source, unreas
         confidence = confidence.lowered();
         lowered.push(format!("One step lower ({}) for the degradations listed in this record.", confidence.as_str()));
     }
-    Outcome { synthesis, source, confidence, degradations, lowered }
+    Outcome { synthesis, source, confidence, degradations, lowered, layout: crate::model::layout() }
 }
 
 /// Every active debater's final stance names the synthesis's chosen option.

@@ -8,11 +8,11 @@ use serde::Deserialize;
 use serde_json::Value;
 use strum::IntoEnumIterator;
 
+use crate::model::lenient::text;
 use crate::model::{Criterion, DebateState, Mark, Purpose};
 use crate::moderator::answers::{self, Answer, Names};
 use crate::moderator::prompts;
 use crate::providers::{Brief, Budget, Request, Schema as AnswerSchema};
-use crate::text::json::text;
 
 /// An evaluator's completion limit: five marks and five sentences, with room to spare.
 const SCORING_TOKENS: u32 = 700;

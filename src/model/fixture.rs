@@ -198,7 +198,7 @@ pub fn synthesis() -> Synthesis {
             option: Some("Redis".into()),
             view: "latency will need Redis within a year".into(),
         }],
-        contradicts: Vec::new(),
+        ..Synthesis::default()
     }
 }
 
@@ -213,6 +213,7 @@ pub fn complete(rounds: u32) -> DebateState {
         source: Source::Structured,
         confidence: Confidence::High,
         degradations: Vec::new(),
+        layout: LAYOUT,
     });
     state.record_path = Some("/repo/docs/decisions/2026-11-22-should-we-use-redis-or-postgres-for-caching.md".into());
     state.commit_id = Some("0123456789abcdef0123456789abcdef01234567".into());

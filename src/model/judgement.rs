@@ -1,5 +1,6 @@
-//! What the moderator concludes: the analysis of the question, each round's
-//! evaluation and measures, and the synthesis with its final confidence.
+//! What the moderator judges along the way: the analysis of the question, each round's
+//! evaluation and measures, and how sure a recommendation is. The decision it ends in
+//! is `decision.rs`.
 
 use serde::{Deserialize, Serialize};
 use strum::{EnumString, IntoStaticStr, VariantNames};
@@ -198,7 +199,19 @@ pub struct DebaterAssessment {
 
 /// How sure the recommendation is.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, IntoStaticStr, EnumString, VariantNames,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    EnumString,
+    VariantNames,
 )]
 #[serde(rename_all = "lowercase")]
 #[strum(ascii_case_insensitive)]
@@ -206,6 +219,8 @@ pub enum Confidence {
     // Outcomes stored before JSON used one lowercase vocabulary say "High".
     #[serde(alias = "Low")]
     Low,
+    /// What a moderator that named none is taken to mean.
+    #[default]
     #[serde(alias = "Medium")]
     Medium,
     #[serde(alias = "High")]
@@ -225,121 +240,4 @@ impl Confidence {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PerspectiveSummary {
-    pub name: String,
-    pub key_arguments: Vec<String>,
-    pub trade_offs_accepted: Vec<String>,
-}
-
-/// A perspective that disagrees with the chosen option, and what it would choose.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Dissent {
-    pub perspective: String,
-    /// The option it prefers, one of the considered options.
-    #[serde(default)]
-    pub option: Option<String>,
-    /// Its reason.
-    pub view: String,
-}
-
-/// A considered option with what was argued for and against it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OptionAssessment {
-    pub option: String,
-    pub pros: Vec<String>,
-    pub cons: Vec<String>,
-}
-
-/// What follows from the decision.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Consequences {
-    pub good: Vec<String>,
-    pub bad: Vec<String>,
-}
-
-/// A decision title's length at most: what fits a commit subject and an issue title.
-pub const TITLE_LIMIT: usize = 72;
-
-/// The synthesis (docs/guide.md, "What a debate does"): what each perspective argued, the options weighed, the
-/// option chosen and why, and what follows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Synthesis {
-    /// The decision in a few words, by the moderator (at most `TITLE_LIMIT` characters;
-    /// empty when it wrote none).
-    #[serde(default)]
-    pub title: String,
-    /// One entry per panel perspective, in panel order.
-    pub perspectives: Vec<PerspectiveSummary>,
-    /// Every considered option, in the analysis's order.
-    #[serde(default)]
-    pub options: Vec<OptionAssessment>,
-    /// One of the considered options; `None` when none was chosen.
-    #[serde(default)]
-    pub chosen_option: Option<String>,
-    /// Why, from what was argued.
-    #[serde(default)]
-    pub rationale: String,
-    pub agreement: Vec<String>,
-    pub tensions: Vec<String>,
-    pub recommendation: String,
-    pub confidence: Confidence,
-    pub caveats: Vec<String>,
-    #[serde(default)]
-    pub consequences: Consequences,
-    /// How to tell later that the decision was right: what to measure, and the mark.
-    #[serde(default)]
-    pub confirmation: String,
-    #[serde(default)]
-    pub action_items: Vec<String>,
-    /// Every perspective that disagrees with the chosen option.
-    #[serde(default, alias = "dissent", deserialize_with = "dissents")]
-    pub dissents: Vec<Dissent>,
-    /// Earlier decisions (their paths) the recommendation goes against.
-    #[serde(default)]
-    pub contradicts: Vec<String>,
-}
-
-/// Dissents as stored: a list, or (before there could be several) one or none.
-fn dissents<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Dissent>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Stored {
-        Many(Vec<Dissent>),
-        One(Dissent),
-    }
-    Ok(match Option::<Stored>::deserialize(deserializer)? {
-        Some(Stored::Many(many)) => many,
-        Some(Stored::One(one)) => vec![one],
-        None => Vec::new(),
-    })
-}
-
-/// How the synthesis was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum Source {
-    /// The model's structured answer.
-    Structured,
-    /// Recovered from the sections of a free-text answer.
-    MarkdownSections,
-    /// The moderator's answer was unusable; assembled from the debate itself.
-    Transcript,
-}
-
-/// The synthesis as stored, with how it was obtained and the confidence after every
-/// adjustment.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Outcome {
-    pub synthesis: Synthesis,
-    pub source: Source,
-    pub confidence: Confidence,
-    /// Why the result is weaker than a clean model-reasoned debate.
-    pub degradations: Vec<String>,
-    /// Why the confidence is not the moderator's own, one sentence each.
-    #[serde(default)]
-    pub lowered: Vec<String>,
 }

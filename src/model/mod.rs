@@ -8,10 +8,12 @@ mod budget;
 mod call;
 mod cost;
 mod debate;
+mod decision;
 mod events;
 #[cfg(test)]
 pub mod fixture;
 mod judgement;
+pub mod lenient;
 mod perspective;
 pub mod prices;
 mod project;
@@ -26,11 +28,14 @@ pub use debate::{
     Clarification, ContextFile, Contribution, ContributionKind, DebateState, Discarded, Early, EndReason, Listing,
     Revision, Round, Seat, Snapshot, Status, is_debate_id,
 };
+pub use decision::{
+    Consequences, Dissent, LAYOUT, OptionAssessment, Outcome, Part, PerspectiveSummary, Place, Section, Shape, Source,
+    Synthesis, TITLE_LIMIT, layout, sections,
+};
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
 pub use judgement::{
-    Analysis, Assessment, Confidence, Consequences, Constraint, DebaterAssessment, Dissent, EarlyStart, Evaluation,
-    OptionAssessment, OptionsReading, Outcome, PerspectiveSummary, ReadingVerdict, RoundMeasures, Source, Stance,
-    Synthesis, TITLE_LIMIT,
+    Analysis, Assessment, Confidence, Constraint, DebaterAssessment, EarlyStart, Evaluation, OptionsReading,
+    ReadingVerdict, RoundMeasures, Stance,
 };
 pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
 pub use project::{

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::analysis::Terms;
 use super::answers::{Answer, says_nothing};
 use crate::model::Analysis;
-use crate::text::json::{flag, one_or_many};
+use crate::model::lenient::{flag, one_or_many};
 use crate::text::untrusted::{one_line, shows_anything};
 
 /// At most this many questions are asked, each at most this many characters.

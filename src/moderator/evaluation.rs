@@ -7,9 +7,9 @@ use strum::VariantNames;
 
 use super::answers::{self, Answer, Unreadable};
 use super::naming;
+use crate::model::lenient::{flag, one_or_many, text, text_or_none};
 use crate::model::{Assessment, DebaterAssessment, Evaluation};
 use crate::text::first_sentence;
-use crate::text::json::{flag, one_or_many, text, text_or_none};
 
 /// The evaluation as a model writes it: each debater first, then the verdicts, so the
 /// verdicts follow from the reasoning rather than the other way round.

@@ -7,8 +7,8 @@ use serde::Deserialize;
 use super::analysis::keyword_terms;
 use super::answers::Answer;
 use crate::catalog::Catalog;
+use crate::model::lenient::text;
 use crate::model::{Analysis, PerspectiveDef, Seat};
-use crate::text::json::text;
 
 /// A panel that cannot be formed as asked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,7 +39,7 @@ impl SelectionError {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PanelChoice {
     /// the options to decide between: those the question names, those the project suggests, and keeping what exists where that is an option; 2 to 5, each a few words
-    #[serde(default, deserialize_with = "crate::text::json::one_or_many")]
+    #[serde(default, deserialize_with = "crate::model::lenient::one_or_many")]
     pub options: Vec<String>,
     /// only when your options add one the question does not name or leave out one of those read from it: why, in one sentence; else empty
     #[serde(default, deserialize_with = "text")]

@@ -8,8 +8,8 @@ use serde::Deserialize;
 
 use super::answers::{self, Answer};
 use super::naming;
+use crate::model::lenient::text;
 use crate::model::{Confidence, Stance};
-use crate::text::json::text;
 
 const MARKER: &str = Stance::MARKER;
 

@@ -4,161 +4,32 @@
 //! of the considered options.
 
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::answers::{self, Answer, Unreadable};
 use super::naming::matching;
-use crate::model::TITLE_LIMIT;
-use crate::model::{Confidence, Consequences, Dissent, OptionAssessment, PerspectiveSummary, Source, Synthesis};
-use crate::text::json::{one_or_many, text};
+use crate::model::lenient::{read_confidence, text};
+use crate::model::{
+    Confidence, Dissent, OptionAssessment, PerspectiveSummary, Shape, Source, Synthesis, TITLE_LIMIT, sections,
+};
 use crate::text::untrusted::one_line;
 use crate::text::{first_sentence, shorten};
 
-/// The synthesis as a model writes it.
+/// The synthesis as a model writes it: the decision itself, and (when the request asks
+/// for it) the last round's summary, which the debate keeps with that round.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SynthesisAnswer {
     /// only when the request asks for it: the last round in 2-4 sentences, naming each perspective's position
     #[serde(default, deserialize_with = "text")]
     pub last_round_summary: String,
-    /// the decision in a short title (at most 72 characters), such as: Cache in Postgres until p99 passes 50 ms
-    #[serde(default, deserialize_with = "text")]
-    pub title: String,
-    #[serde(default)]
-    pub perspectives: Vec<PerspectiveAnswer>,
-    /// every considered option, with what was argued for and against it
-    #[serde(default)]
-    pub options: Vec<OptionAnswer>,
-    /// the option recommended
-    #[serde(default, deserialize_with = "text")]
-    #[schemars(extend("x-options" = true))]
-    pub chosen_option: String,
-    /// why, from what was argued, attributed to the perspectives that argued it
-    #[serde(default, deserialize_with = "text")]
-    pub rationale: String,
-    /// points every perspective accepts
-    #[serde(default, alias = "points_of_agreement", deserialize_with = "one_or_many")]
-    pub agreement: Vec<String>,
-    /// unresolved conflicts; say what is unresolved
-    #[serde(default, alias = "key_tensions", deserialize_with = "one_or_many")]
-    pub tensions: Vec<String>,
-    /// what to do, concretely
-    #[serde(default, deserialize_with = "text")]
-    pub recommendation: String,
-    #[serde(default, deserialize_with = "confidence")]
-    #[schemars(schema_with = "confidence_schema")]
-    pub confidence: Option<Confidence>,
-    /// conditions that would change the recommendation
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub caveats: Vec<String>,
-    #[serde(default)]
-    pub consequences: ConsequencesAnswer,
-    /// how to tell later that the decision was right: what to measure, the mark, and when
-    #[serde(default, deserialize_with = "text")]
-    pub confirmation: String,
-    /// concrete next steps
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub action_items: Vec<String>,
-    /// every perspective that disagrees with the chosen option
-    #[serde(default, alias = "dissent", deserialize_with = "dissents")]
-    pub dissents: Vec<DissentAnswer>,
-    /// paths of earlier decisions (as listed above) the recommendation goes against
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub contradicts: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct PerspectiveAnswer {
-    #[serde(default, deserialize_with = "text")]
-    #[schemars(extend("x-panel" = true))]
-    pub name: String,
-    /// its strongest arguments
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub key_arguments: Vec<String>,
-    /// what it gives up
-    #[serde(default, alias = "trade_offs", deserialize_with = "one_or_many")]
-    pub trade_offs_accepted: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct OptionAnswer {
-    #[serde(default, deserialize_with = "text")]
-    #[schemars(extend("x-options" = true))]
-    pub option: String,
-    /// what was argued for it, and by whom
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub pros: Vec<String>,
-    /// what was argued against it, and by whom
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub cons: Vec<String>,
-}
-
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct ConsequencesAnswer {
-    /// what gets better
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub good: Vec<String>,
-    /// what gets worse, or is risked
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub bad: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct DissentAnswer {
-    /// the dissenting perspective
-    #[serde(default, deserialize_with = "text")]
-    #[schemars(extend("x-panel" = true))]
-    pub perspective: String,
-    /// the option it prefers
-    #[serde(default, deserialize_with = "text")]
-    #[schemars(extend("x-options" = true))]
-    pub option: String,
-    /// its reason
-    #[serde(default, alias = "view", deserialize_with = "text")]
-    pub reason: String,
+    #[serde(flatten)]
+    pub synthesis: Synthesis,
 }
 
 impl Answer for SynthesisAnswer {
     const NAME: &'static str = "write_synthesis";
-}
-
-fn confidence_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({"type": "string", "enum": ["High", "Medium", "Low"]})
-}
-
-/// "High", "medium", "Low confidence", …
-fn confidence<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Confidence>, D::Error> {
-    Ok(read_confidence(&text(deserializer)?))
-}
-
-fn read_confidence(text: &str) -> Option<Confidence> {
-    let text = text.trim().to_lowercase();
-    [Confidence::High, Confidence::Medium, Confidence::Low]
-        .into_iter()
-        .find(|c| text.starts_with(&c.as_str().to_lowercase()))
-}
-
-/// A list of dissents, one dissent object, or its view alone as a string.
-fn dissents<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<DissentAnswer>, D::Error> {
-    let one = |value: &Value| -> Option<DissentAnswer> {
-        let found = match value {
-            Value::Object(map) => {
-                let field = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or("").trim().to_string();
-                let reason = if field("reason").is_empty() { field("view") } else { field("reason") };
-                DissentAnswer { perspective: field("perspective"), option: field("option"), reason }
-            }
-            Value::String(reason) => {
-                DissentAnswer { perspective: String::new(), option: String::new(), reason: reason.trim().to_string() }
-            }
-            _ => return None,
-        };
-        (!found.reason.is_empty() || !found.perspective.is_empty()).then_some(found)
-    };
-    Ok(match Value::deserialize(deserializer)? {
-        Value::Array(items) => items.iter().filter_map(one).collect(),
-        other => one(&other).into_iter().collect(),
-    })
 }
 
 /// What the result must name: the panel, the considered options, and the earlier
@@ -175,7 +46,9 @@ pub struct Known<'a> {
 /// empty lists (`fill_arguments` fills them from the debate).
 pub fn parse(text: &str, known: &Known) -> Result<(Synthesis, Source), Unreadable> {
     let (mut synthesis, source) = match answers::read::<SynthesisAnswer>(text) {
-        Ok(answer) if !answer.recommendation.is_empty() => (from_answer(answer, known), Source::Structured),
+        Ok(answer) if !answer.synthesis.recommendation.is_empty() => {
+            (named(answer.synthesis, known), Source::Structured)
+        }
         Ok(_) => return Err(Unreadable::Missing("recommendation")),
         Err(json_error) => (from_markdown(text, known).ok_or(json_error)?, Source::MarkdownSections),
     };
@@ -198,29 +71,27 @@ fn decisions_named(named: &[String], decisions: &[String]) -> Vec<String> {
     decisions.iter().filter(|path| named.iter().any(|name| refers(name, path))).cloned().collect()
 }
 
-fn from_answer(answer: SynthesisAnswer, known: &Known) -> Synthesis {
+/// `answer` with every name one of the panel's and every option a considered one: a
+/// perspective per panel seat in panel order, each considered option once with all that
+/// was argued about it, a dissent per perspective, and only the declared sections.
+fn named(answer: Synthesis, known: &Known) -> Synthesis {
+    let named_as = |name: &str, names: &[String]| matching(name, names);
     let perspectives = known
         .panel
         .iter()
         .map(|name| {
-            let found = answer
-                .perspectives
-                .iter()
-                .find(|p| matching(&p.name, known.panel).as_ref() == Some(name) && !p.key_arguments.is_empty())
-                .or_else(|| answer.perspectives.iter().find(|p| matching(&p.name, known.panel).as_ref() == Some(name)));
-            PerspectiveSummary {
-                name: name.clone(),
-                key_arguments: found.map(|p| p.key_arguments.clone()).unwrap_or_default(),
-                trade_offs_accepted: found.map(|p| p.trade_offs_accepted.clone()).unwrap_or_default(),
-            }
+            let about = |p: &&PerspectiveSummary| named_as(&p.name, known.panel).as_ref() == Some(name);
+            let found = (answer.perspectives.iter().filter(about).find(|p| !p.key_arguments.is_empty()))
+                .or_else(|| answer.perspectives.iter().find(about));
+            PerspectiveSummary { name: name.clone(), ..found.cloned().unwrap_or_default() }
         })
         .collect();
     let options = known
         .options
         .iter()
         .map(|option| {
-            let argued: Vec<&OptionAnswer> =
-                answer.options.iter().filter(|o| matching(&o.option, known.options).as_ref() == Some(option)).collect();
+            let argued: Vec<&OptionAssessment> =
+                answer.options.iter().filter(|o| named_as(&o.option, known.options).as_ref() == Some(option)).collect();
             OptionAssessment {
                 option: option.clone(),
                 pros: argued.iter().flat_map(|o| o.pros.clone()).collect(),
@@ -228,48 +99,41 @@ fn from_answer(answer: SynthesisAnswer, known: &Known) -> Synthesis {
             }
         })
         .collect();
-    let chosen_option = matching(&answer.chosen_option, known.options);
     let mut dissents: Vec<Dissent> = Vec::new();
-    for d in answer.dissents {
-        let Some(perspective) = matching(&d.perspective, known.panel) else { continue };
+    for d in &answer.dissents {
+        let Some(perspective) = named_as(&d.perspective, known.panel) else { continue };
         if dissents.iter().all(|seen| seen.perspective != perspective) {
-            dissents.push(Dissent { perspective, option: matching(&d.option, known.options), view: d.reason });
+            let option = d.option.as_deref().and_then(|o| named_as(o, known.options));
+            dissents.push(Dissent { perspective, option, view: d.view.clone() });
         }
     }
-    Synthesis {
+    let mut synthesis = Synthesis {
         title: shorten(&one_line(&answer.title), TITLE_LIMIT),
         perspectives,
         options,
-        chosen_option,
-        rationale: answer.rationale,
-        agreement: answer.agreement,
-        tensions: answer.tensions,
-        recommendation: answer.recommendation,
-        confidence: answer.confidence.unwrap_or(Confidence::Medium),
-        caveats: answer.caveats,
-        consequences: Consequences { good: answer.consequences.good, bad: answer.consequences.bad },
-        confirmation: answer.confirmation,
-        action_items: answer.action_items,
+        chosen_option: answer.chosen_option.as_deref().and_then(|o| named_as(o, known.options)),
         dissents,
-        contradicts: answer.contradicts,
-    }
+        ..answer
+    };
+    synthesis.keep_declared();
+    synthesis
 }
 
 /// Sections of a markdown answer by heading; list items (or paragraphs) are the entries.
 fn from_markdown(text: &str, known: &Known) -> Option<Synthesis> {
-    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    let mut headed: Vec<(String, Vec<String>)> = Vec::new();
     let mut heading: Option<String> = None;
     let mut block = String::new();
     for event in Parser::new(text) {
         match event {
             Event::Start(Tag::Heading { level, .. }) if level <= HeadingLevel::H4 => heading = Some(String::new()),
             Event::End(TagEnd::Heading(_)) => {
-                sections.push((heading.take().unwrap_or_default().trim().to_lowercase(), Vec::new()));
+                headed.push((heading.take().unwrap_or_default().trim().to_lowercase(), Vec::new()));
             }
             Event::End(TagEnd::Item) | Event::End(TagEnd::Paragraph) => {
                 let entry = std::mem::take(&mut block).trim().to_string();
                 if !entry.is_empty()
-                    && let Some((_, entries)) = sections.last_mut()
+                    && let Some((_, entries)) = headed.last_mut()
                 {
                     entries.push(entry);
                 }
@@ -283,7 +147,7 @@ fn from_markdown(text: &str, known: &Known) -> Option<Synthesis> {
         }
     }
     let section = |words: &[&str]| -> Vec<String> {
-        sections.iter().filter(|(h, _)| words.iter().any(|w| h.contains(w))).flat_map(|(_, e)| e.clone()).collect()
+        headed.iter().filter(|(h, _)| words.iter().any(|w| h.contains(w))).flat_map(|(_, e)| e.clone()).collect()
     };
     let recommendation = section(&["recommend"]).join(" ");
     if recommendation.trim().is_empty() {
@@ -313,24 +177,30 @@ fn from_markdown(text: &str, known: &Known) -> Option<Synthesis> {
         Some(_) => "the moderator's synthesis names it (read from its free text, not its structured answer)".into(),
         None => String::new(),
     };
+    // The sections a heading names, in their shapes; what cannot be read stays empty.
+    let mut found = serde_json::Map::new();
+    for s in sections() {
+        let value = match s.shape {
+            Shape::Points | Shape::Tasks => json!(section(s.words)),
+            Shape::Text => json!(section(s.words).join(" ")),
+            Shape::GoodBad => json!({"good": section(&["good", "positive"]), "bad": section(&["bad", "negative"])}),
+            Shape::Options | Shape::Perspectives | Shape::Dissents => continue,
+        };
+        found.insert(s.key.to_string(), value);
+    }
+    let mut synthesis: Synthesis = serde_json::from_value(Value::Object(found)).unwrap_or_default();
+    synthesis.keep_declared();
     Some(Synthesis {
-        title: String::new(),
         perspectives,
         options: known
             .options
             .iter()
-            .map(|option| OptionAssessment { option: option.clone(), pros: Vec::new(), cons: Vec::new() })
+            .map(|option| OptionAssessment { option: option.clone(), ..Default::default() })
             .collect(),
         chosen_option,
         rationale,
-        agreement: section(&["agreement", "agree"]),
-        tensions: section(&["tension", "unresolved"]),
         recommendation,
         confidence,
-        caveats: section(&["caveat"]),
-        consequences: Consequences { good: section(&["good", "positive"]), bad: section(&["bad", "negative"]) },
-        confirmation: section(&["confirm"]).join(" "),
-        action_items: section(&["action", "next step"]),
         dissents: section(&["dissent"])
             .first()
             .and_then(|view| {
@@ -340,6 +210,7 @@ fn from_markdown(text: &str, known: &Known) -> Option<Synthesis> {
             .into_iter()
             .collect(),
         contradicts: section(&["contradict"]),
+        ..synthesis
     })
 }
 
@@ -371,26 +242,17 @@ pub fn from_transcript(latest: &[Latest], last_summary: &str, options: &[String]
         };
         format!("{who}; no synthesis could be read from the moderator")
     });
+    // No model names the decision: the question's own title stands.
     let mut synthesis = Synthesis {
-        // No model names the decision: the question's own title stands.
-        title: String::new(),
-        perspectives: Vec::new(),
         options: options
             .iter()
-            .map(|option| OptionAssessment { option: option.clone(), pros: Vec::new(), cons: Vec::new() })
+            .map(|option| OptionAssessment { option: option.clone(), ..Default::default() })
             .collect(),
         chosen_option,
         rationale,
-        agreement: Vec::new(),
-        tensions: Vec::new(),
         recommendation: format!("No synthesis could be read from the moderator. Its last summary: {last_summary}"),
         confidence: Confidence::Low,
-        caveats: Vec::new(),
-        consequences: Consequences::default(),
-        confirmation: String::new(),
-        action_items: Vec::new(),
-        dissents: Vec::new(),
-        contradicts: Vec::new(),
+        ..Synthesis::default()
     };
     synthesis.perspectives = latest
         .iter()

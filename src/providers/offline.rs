@@ -6,8 +6,8 @@ use async_trait::async_trait;
 
 use super::{Brief, Counted, Provider, Request, Result};
 use crate::model::{
-    Completion, Confidence, Consequences, Identity, OptionAssessment, PerspectiveDef, PerspectiveSummary, ProviderKind,
-    Purpose, Stance, Synthesis,
+    Completion, Confidence, Identity, OptionAssessment, PerspectiveDef, PerspectiveSummary, ProviderKind, Purpose,
+    Stance, Synthesis,
 };
 
 pub const OFFLINE_LABEL: &str = "the offline provider (composed from the catalog, not reasoned by a model)";
@@ -183,9 +183,8 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String], stances: &[Option<Str
         .collect();
     let subject = if options.is_empty() { "the options".to_string() } else { options.join(" or ") };
     let start = if tensions.is_empty() { "" } else { ", starting with the key tensions" };
+    // No model names the decision: the question's own title stands.
     Synthesis {
-        // No model names the decision: the question's own title stands.
-        title: String::new(),
         perspectives,
         options: options
             .iter()
@@ -197,8 +196,6 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String], stances: &[Option<Str
                 OptionAssessment { option: option.clone(), pros, cons: Vec::new() }
             })
             .collect(),
-        chosen_option: None,
-        rationale: String::new(),
         agreement: agreed(stances).map(|o| format!("Every perspective ended on {o}.")).into_iter().collect(),
         tensions,
         recommendation: format!(
@@ -207,13 +204,9 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String], stances: &[Option<Str
              run the debate again with a configured provider for a reasoned recommendation."
         ),
         confidence: Confidence::Low,
-        // What the record's notice already says is no caveat of the decision.
-        caveats: Vec::new(),
-        consequences: Consequences::default(),
-        confirmation: String::new(),
-        action_items: Vec::new(),
-        dissents: Vec::new(),
-        contradicts: Vec::new(),
+        // What the record's notice already says is no caveat of the decision, and no
+        // model wrote what follows from it or what to do.
+        ..Synthesis::default()
     }
 }
 

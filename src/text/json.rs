@@ -1,9 +1,7 @@
 //! Tolerant reading of JSON a model wrote: code fences, prose around the object and
 //! trailing commas are forgiven.
 
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 /// Why no JSON object could be read from a text.
 #[derive(Debug, thiserror::Error)]
@@ -97,50 +95,6 @@ fn strip_trailing_commas(json: &str) -> String {
     out
 }
 
-// Lenient field readers: a model may write a list as one string, a flag as "yes", or
-// a name as a number. None of them ever fails; what cannot be read is left empty.
-
-/// A list of strings, written as a list, one string, or `null`.
-pub fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::Array(items) => items.into_iter().filter_map(scalar_text).collect(),
-        other => scalar_text(other).into_iter().collect(),
-    })
-}
-
-/// `true`, `"true"` or `"yes"` (any case); anything else is false.
-pub fn flag<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::Bool(b) => b,
-        Value::String(s) => matches!(s.trim().to_lowercase().as_str(), "true" | "yes"),
-        _ => false,
-    })
-}
-
-/// A string, or nothing for `null`, `false`, an empty string or any other shape.
-pub fn text_or_none<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(deserializer)? {
-        Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
-        _ => None,
-    })
-}
-
-/// A string, or the empty string for anything else.
-pub fn text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    Ok(text_or_none(deserializer)?.unwrap_or_default())
-}
-
-/// Trimmed text of a value (a structure as its JSON); nothing for null and blanks.
-fn scalar_text(value: Value) -> Option<String> {
-    let text = match value {
-        Value::String(s) => s,
-        Value::Null => return None,
-        other => other.to_string(),
-    };
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,27 +119,6 @@ mod tests {
         assert!(extract::<Value>("{\"a\": \"cut off").is_err());
         assert!(extract::<Value>("no json here").is_err());
         assert!(extract::<Value>("").is_err());
-    }
-
-    #[test]
-    fn lenient_fields_never_fail() {
-        #[derive(Deserialize)]
-        struct Lenient {
-            #[serde(default, deserialize_with = "one_or_many")]
-            list: Vec<String>,
-            #[serde(default, deserialize_with = "flag")]
-            flag: bool,
-            #[serde(default, deserialize_with = "text_or_none")]
-            name: Option<String>,
-        }
-        let read = |json: &str| serde_json::from_str::<Lenient>(json).unwrap();
-        let all = read(r#"{"list": ["a", " ", null, 3, {"x": 1}], "flag": "Yes", "name": " Cost "}"#);
-        assert_eq!(all.list, ["a", "3", r#"{"x":1}"#]);
-        assert_eq!((all.flag, all.name.as_deref()), (true, Some("Cost")));
-        let odd = read(r#"{"list": "one", "flag": 1, "name": false}"#);
-        assert_eq!((odd.list, odd.flag, odd.name), (vec!["one".to_string()], false, None));
-        let empty = read("{}");
-        assert!(empty.list.is_empty() && !empty.flag && empty.name.is_none());
     }
 
     #[test]
