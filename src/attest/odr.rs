@@ -298,7 +298,7 @@ mod tests {
         let mut payload = document.clone();
         payload.as_object_mut().unwrap().remove("signatures");
         insta::assert_snapshot!(String::from_utf8(canonical(&payload).unwrap()).unwrap());
-        assert_eq!(digest(&document).unwrap(), "240b90dfe782e62957aaa89c6eeca9f978ffe2b937265588acba417a15cf3c04");
+        assert_eq!(digest(&document).unwrap(), "455e2061612ae439e0949a9970915a5f349b12fa30325f2148b5aea33e8ae87d");
         assert_eq!(
             serde_json::to_value(&receipt.signatures[0]).unwrap(),
             json!({
@@ -308,7 +308,7 @@ mod tests {
                 "role": "emitter",
                 "signed_at": "2026-05-20T14:05:30Z",
                 "expires_at": "2031-05-20T14:05:30Z",
-                "signature": "qj3qiqjcUHywZ4fpyEykUGAoZ5TZUBsZEyaFQdxSqCuCLGioo2kEDrVg3exxJT1eCJCR99jOkCC6pbAVAxX2Dw=="
+                "signature": "RQI84SIb5mH/hRzWXvSnZZMzC2G0+Mxe1l/pge1NrAhojmljdwriN5ipKKESSt85R+cYRK1Yxa6uBsdx3IhOBA=="
             })
         );
         let text = serde_json::to_string_pretty(&receipt).unwrap();

@@ -161,6 +161,19 @@ pub struct Dissent {
     pub present: bool,
     pub dissenting_agents: Vec<String>,
     pub views: Vec<String>,
+    /// ODR 0.2's itemised dissent, which verifiers show as the dissent trail: each
+    /// dissenting seat's view, advisory (a dissent does not block a decision).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub issuer: String,
+    /// `P2`: advisory.
+    pub severity: &'static str,
+    pub blocking: bool,
+    pub text: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -358,13 +371,24 @@ fn quorum(participants: &[Participant]) -> Result<Block<Quorum>> {
     };
     let supporting: Vec<String> =
         participants.iter().filter(|p| p.stance == Stance::Supports).map(|p| p.agent.clone()).collect();
-    let (dissenting, views): (Vec<String>, Vec<String>) = participants
+    let dissents: Vec<(&str, &str)> = participants
         .iter()
         .filter_map(|p| match &p.stance {
-            Stance::Dissents(view) => Some((p.agent.clone(), format!("{}: {view}", p.agent))),
+            Stance::Dissents(view) => Some((p.agent.as_str(), view.as_str())),
             _ => None,
         })
-        .unzip();
+        .collect();
+    let dissenting = dissents.iter().map(|(agent, _)| agent.to_string()).collect::<Vec<_>>();
+    let views = dissents.iter().map(|(agent, view)| format!("{agent}: {view}")).collect();
+    let findings = dissents
+        .iter()
+        .map(|(agent, view)| Finding {
+            issuer: agent.to_string(),
+            severity: "P2",
+            blocking: false,
+            text: view.to_string(),
+        })
+        .collect();
     let families: BTreeSet<String> = participants.iter().map(family).collect();
     let disclosed = !families.contains("undisclosed");
     let families: Vec<String> = families.into_iter().filter(|f| f != "undisclosed").collect();
@@ -377,7 +401,7 @@ fn quorum(participants: &[Participant]) -> Result<Block<Quorum>> {
             .map(|p| Agent { agent: p.agent.clone(), model_family: family(p), model_id: p.model_id.clone() })
             .collect(),
         independence: Independence { disclosed, distinct_model_families: families.len(), model_families: families },
-        dissent: Dissent { present: !dissenting.is_empty(), dissenting_agents: dissenting, views },
+        dissent: Dissent { present: !dissenting.is_empty(), dissenting_agents: dissenting, views, findings },
     }))
 }
 
@@ -440,7 +464,8 @@ mod tests {
                 "dissent": {
                     "present": true,
                     "dissenting_agents": ["cost"],
-                    "views": ["cost: a second datastore doubles on-call."]
+                    "views": ["cost: a second datastore doubles on-call."],
+                    "findings": [{"issuer": "cost", "severity": "P2", "blocking": false, "text": "a second datastore doubles on-call."}]
                 }
             })
         );

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model::{Check, CheckKind, Criterion, Mark};
+use crate::model::{self, Check, CheckKind, Criterion, Mark, Place};
 
 /// The sections a decision record needs, each by the names it goes by (MADR's first).
 const NEEDED: &[&[&str]] = &[
@@ -120,15 +120,21 @@ pub fn composed(body: &str, checks: &[Check]) -> Vec<Mark> {
         }
         _ => mark(Criterion::Dissent, 1, "the record has no dissenting view".into()),
     };
-    let (written, missing): (Vec<&str>, Vec<&str>) = ["consequences", "confirmation", "action items"]
-        .into_iter()
-        .partition(|name| find(&sections, &[name]).is_some_and(has_content));
+    // What follows from the decision: the sections it declares under the outcome.
+    let following: Vec<String> =
+        model::sections().filter(|s| s.place == Place::Outcome).map(|s| s.heading.to_lowercase()).collect();
+    let (written, missing): (Vec<&str>, Vec<&str>) =
+        following.iter().map(String::as_str).partition(|name| find(&sections, &[name]).is_some_and(has_content));
+    let all = match following.as_slice() {
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [] => String::new(),
+    };
     let follow_through = mark(
         Criterion::FollowThrough,
-        1 + 3 * written.len(),
+        1 + 9 * written.len() / following.len().max(1),
         match (written.is_empty(), missing.is_empty()) {
-            (_, true) => "consequences, confirmation and action items are all written".into(),
-            (true, _) => "consequences, confirmation and action items are all missing".into(),
+            (_, true) => format!("{all} are all written"),
+            (true, _) => format!("{all} are all missing"),
             _ => format!("written: {}; missing: {}", written.join(", "), missing.join(", ")),
         },
     );

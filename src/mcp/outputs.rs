@@ -90,6 +90,18 @@ pub fn debate() -> Arc<JsonObject> {
                 "chosen_option": maybe("string"),
                 "recommendation": text(),
                 "rationale": text()
+            }},
+            "sections": {"type": "array", "description": "Every section of the decision, in the record's order.", "items": {
+                "type": "object",
+                "required": ["key", "heading", "shape", "place", "value", "empty"],
+                "properties": {
+                    "key": text(),
+                    "heading": text(),
+                    "shape": {"enum": ["text", "points", "tasks", "good_bad", "options", "perspectives", "dissents"]},
+                    "place": {"enum": ["outcome", "recommendation", "body", "framed"]},
+                    "value": {},
+                    "empty": {"type": "boolean"}
+                }
             }}
         }}),
     );

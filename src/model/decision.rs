@@ -64,13 +64,16 @@ pub struct Section {
     pub shape: Shape,
     pub place: Place,
     /// What the record says when the moderator left it empty.
+    #[serde(skip)]
     pub empty: &'static str,
     /// Words a free-text answer's heading for it has (lowercase).
     #[serde(skip)]
     pub words: &'static [&'static str],
     /// The first record layout that has it.
+    #[serde(skip)]
     pub since: u32,
     /// Its name in an Open Decision Receipt, where that format has a place for it.
+    #[serde(skip)]
     pub receipt: Option<&'static str>,
 }
 
@@ -183,9 +186,11 @@ static SCRATCH: LazyLock<Option<Section>> = LazyLock::new(|| {
     })
 });
 
-/// The sections of the decision, in order.
+/// The sections of the decision, in the record's order (the scratch section last in
+/// the body, where a new one would go).
 pub fn sections() -> impl Iterator<Item = &'static Section> {
-    SECTIONS.iter().chain(SCRATCH.as_ref())
+    let body_ends = SECTIONS.iter().rposition(|s| s.place == Place::Body).map_or(SECTIONS.len(), |at| at + 1);
+    SECTIONS[..body_ends].iter().chain(SCRATCH.as_ref()).chain(&SECTIONS[body_ends..])
 }
 
 /// The layout a record written now has.
@@ -200,18 +205,25 @@ pub struct Part {
     pub section: Section,
     /// As the shape has it; `null` or empty when the moderator left it empty.
     pub value: Value,
+    /// Nothing in it: the moderator left it empty.
+    pub empty: bool,
+}
+
+/// Nothing in a section's content.
+fn nothing_in(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(text) => text.trim().is_empty(),
+        Value::Array(items) => items.is_empty(),
+        Value::Object(fields) => fields.values().all(|v| v.as_array().is_none_or(Vec::is_empty)),
+        _ => false,
+    }
 }
 
 impl Part {
     /// Nothing in it.
     pub fn is_empty(&self) -> bool {
-        match &self.value {
-            Value::Null => true,
-            Value::String(text) => text.trim().is_empty(),
-            Value::Array(items) => items.is_empty(),
-            Value::Object(fields) => fields.values().all(|v| v.as_array().is_none_or(Vec::is_empty)),
-            _ => false,
-        }
+        self.empty
     }
 
     /// Its points, for the shapes that are points (`Points`, `Tasks`).
@@ -373,7 +385,10 @@ impl Synthesis {
         let json = serde_json::to_value(self).unwrap_or_default();
         sections()
             .filter(|s| s.since <= layout)
-            .map(|s| Part { section: s.clone(), value: json.get(s.key).cloned().unwrap_or(Value::Null) })
+            .map(|s| {
+                let value = json.get(s.key).cloned().unwrap_or(Value::Null);
+                Part { section: s.clone(), empty: nothing_in(&value), value }
+            })
             .collect()
     }
 

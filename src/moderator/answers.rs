@@ -17,6 +17,11 @@ use crate::text::json::{self, JsonError};
 pub trait Answer: DeserializeOwned + JsonSchema {
     /// The name the schema goes by (Anthropic's forced tool, OpenAI's `json_schema`).
     const NAME: &'static str;
+
+    /// Properties its derived schema cannot know (sections declared at run time).
+    fn more_properties() -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
 }
 
 /// The names an answer must choose among: a field marked `x-panel` takes one of the
@@ -38,6 +43,11 @@ pub fn schema<T: Answer>(names: &Names) -> Value {
         })
         .into_generator();
     let mut value = generator.into_root_schema_for::<T>().to_value();
+    if let Some(properties) = value.get_mut("properties").and_then(Value::as_object_mut) {
+        for (name, schema) in T::more_properties() {
+            properties.entry(name).or_insert(schema);
+        }
+    }
     strict(&mut value);
     restrict(&mut value, names);
     value

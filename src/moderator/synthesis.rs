@@ -12,7 +12,7 @@ use super::answers::{self, Answer, Unreadable};
 use super::naming::matching;
 use crate::model::lenient::{read_confidence, text};
 use crate::model::{
-    Confidence, Dissent, OptionAssessment, PerspectiveSummary, Shape, Source, Synthesis, TITLE_LIMIT, sections,
+    Confidence, Dissent, OptionAssessment, PerspectiveSummary, Section, Shape, Source, Synthesis, TITLE_LIMIT, sections,
 };
 use crate::text::untrusted::one_line;
 use crate::text::{first_sentence, shorten};
@@ -30,6 +30,20 @@ pub struct SynthesisAnswer {
 
 impl Answer for SynthesisAnswer {
     const NAME: &'static str = "write_synthesis";
+
+    /// The declared sections with no field of their own, asked for by their heading.
+    fn more_properties() -> Vec<(&'static str, Value)> {
+        let words = |s: &Section| s.heading.to_lowercase();
+        sections()
+            .filter_map(|s| match s.shape {
+                Shape::Text => Some((s.key, json!({"type": "string", "description": words(s)}))),
+                Shape::Points | Shape::Tasks => {
+                    Some((s.key, json!({"type": "array", "items": {"type": "string"}, "description": words(s)})))
+                }
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// What the result must name: the panel, the considered options, and the earlier

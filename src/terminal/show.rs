@@ -4,7 +4,9 @@
 
 use std::fmt::Write;
 
-use crate::model::{ProjectContext, dollars, tokens};
+use serde_json::Value;
+
+use crate::model::{Part, ProjectContext, Shape, dollars, tokens};
 use crate::text::secrets;
 use crate::text::untrusted::for_terminal;
 use crate::view::{ContextView, Detail, OutcomeView, RoundView};
@@ -145,8 +147,8 @@ fn unsanitised_head(detail: &Detail) -> String {
 }
 
 /// What a person opens a finished debate for: the option chosen and the recommendation,
-/// how sure it is and what weakens it, what follows, and what to do; each part only
-/// where the synthesis has it.
+/// how sure it is and what weakens it, then every section of the decision that has
+/// something in it, as the record orders them.
 fn decision(outcome: &OutcomeView) -> String {
     let s = &outcome.synthesis;
     let chosen = s.chosen_option.as_deref().unwrap_or("none (no single option was chosen)");
@@ -161,36 +163,71 @@ fn decision(outcome: &OutcomeView) -> String {
     for d in &outcome.degradations {
         let _ = writeln!(out, "  note: {d}");
     }
-    for c in &s.caveats {
-        let _ = writeln!(out, "  caveat: {c}");
+    for part in outcome.sections.iter().filter(|part| !part.is_empty()) {
+        out.push_str(&section(part));
     }
-    out.push_str(&listed("Good consequences", &s.consequences.good));
-    out.push_str(&listed("Bad consequences", &s.consequences.bad));
-    for d in &s.dissents {
-        let prefers = d.option.as_ref().map(|o| format!(" (prefers {o})")).unwrap_or_default();
-        let _ = writeln!(out, "Dissent: {}{prefers}: {}", d.perspective, d.view);
-    }
-    if !s.confirmation.is_empty() {
-        let _ = writeln!(out, "Confirmation: {}", s.confirmation);
-    }
-    out.push_str(&listed("Action items", &s.action_items));
     for path in &s.contradicts {
         let _ = writeln!(out, "Goes against the earlier decision {path}");
     }
     out
 }
 
-/// `heading:` and a bullet per item; nothing without items.
-fn listed(heading: &str, items: &[String]) -> String {
-    let mut out = String::new();
-    if !items.is_empty() {
-        let _ = writeln!(out, "{heading}:");
-        for item in items {
-            let _ = writeln!(out, "  • {item}");
+/// A section of the decision: its heading, and a line per point.
+fn section(part: &Part) -> String {
+    let value = &part.value;
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    let points = |v: &Value| -> Vec<String> { v.as_array().into_iter().flatten().map(text).collect() };
+    let lines: Vec<String> = match part.section.shape {
+        Shape::Text => return format!("{}: {}\n", part.section.heading, text(value)),
+        Shape::Points | Shape::Tasks => points(value),
+        Shape::GoodBad => {
+            let good = points(&value["good"]).into_iter().map(|p| format!("good: {p}"));
+            good.chain(points(&value["bad"]).into_iter().map(|p| format!("bad: {p}"))).collect()
         }
+        Shape::Options => value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|o| {
+                let option = text(&o["option"]);
+                let pros = points(&o["pros"]).into_iter().map(move |p| format!("for: {p}"));
+                let cons = points(&o["cons"]).into_iter().map(|p| format!("against: {p}"));
+                std::iter::once(option).chain(pros.chain(cons).map(|line| format!("{NESTED}{line}")))
+            })
+            .collect(),
+        Shape::Perspectives => value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|p| {
+                let argued = points(&p["key_arguments"]).into_iter().map(|a| format!("{NESTED}argues: {a}"));
+                let gives = points(&p["trade_offs_accepted"]).into_iter().map(|t| format!("{NESTED}gives up: {t}"));
+                std::iter::once(text(&p["name"])).chain(argued).chain(gives)
+            })
+            .collect(),
+        Shape::Dissents => value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|d| {
+                let prefers = d["option"].as_str().map(|o| format!(" (prefers {o})")).unwrap_or_default();
+                format!("{}{prefers}: {}", text(&d["perspective"]), text(&d["view"]))
+            })
+            .collect(),
+    };
+    let mut out = format!("{}:\n", part.section.heading);
+    for line in lines {
+        match line.strip_prefix(NESTED) {
+            Some(nested) => writeln!(out, "      {nested}"),
+            None => writeln!(out, "  • {line}"),
+        }
+        .unwrap_or_default();
     }
     out
 }
+
+/// Marks a line that belongs to the point above it.
+const NESTED: &str = "\u{0}";
 
 /// Where each perspective stood at the end of `round`, as the record's Debate Log has it;
 /// nothing when no stance was stated (the question named no options).
@@ -277,16 +314,35 @@ Why: Operational Simplicity showed the load fits one database; Performance Advoc
 Confidence: Medium
   lowered: One step lower (Medium) for the degradations listed.
   note: Operational Simplicity left the panel in round 2.
-  caveat: traffic grows tenfold
-Good consequences:
-  • one database to run
-Bad consequences:
-  • cache hits take milliseconds, not microseconds
-Dissent: Performance Advocate (prefers Redis): latency will need Redis within a year
+Consequences:
+  • good: one database to run
+  • bad: cache hits take milliseconds, not microseconds
 Confirmation: p99 of the product page stays under 50 ms for 30 days
-Action items:
+Action Items:
   • add an UNLOGGED cache table
   • alert on p99 over 50 ms
+Caveats:
+  • traffic grows tenfold
+Considered Options:
+  • Redis
+      for: sub-millisecond reads (Performance Advocate)
+      against: another service to run (Operational Simplicity)
+  • Postgres
+      for: already run and backed up (Operational Simplicity)
+      against: slower cache hits (Performance Advocate)
+Perspectives Considered:
+  • Performance Advocate
+      argues: sub-millisecond reads
+      gives up: another service to run
+  • Operational Simplicity
+      argues: one database to run
+      gives up: slower cache hits
+Points of Agreement:
+  • measure before adding Redis
+Key Tensions:
+  • latency against operations
+Dissenting View:
+  • Performance Advocate (prefers Redis): latency will need Redis within a year
 Goes against the earlier decision docs/decisions/0001-use-redis.md
 
 Repository: ";

@@ -1,8 +1,9 @@
-//! The decision: the synthesis, how sure it is and why, and what degraded it.
+//! The decision: the synthesis and its sections, how sure it is and why, and what
+//! degraded it.
 
 use serde::Serialize;
 
-use crate::model::{Confidence, Outcome, Source, Synthesis};
+use crate::model::{Confidence, Outcome, Part, Source, Synthesis};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct OutcomeView {
@@ -13,6 +14,9 @@ pub struct OutcomeView {
     /// Why the confidence is not the moderator's own.
     pub lowered: Vec<String>,
     pub synthesis: Synthesis,
+    /// Every section of the decision, in the record's order, as the layout it was decided
+    /// in has them: what each door shows.
+    pub sections: Vec<Part>,
 }
 
 impl From<&Outcome> for OutcomeView {
@@ -23,6 +27,7 @@ impl From<&Outcome> for OutcomeView {
             degradations: o.degradations.clone(),
             lowered: o.lowered.clone(),
             synthesis: o.synthesis.clone(),
+            sections: o.synthesis.parts(o.layout),
         }
     }
 }

@@ -447,3 +447,32 @@ fn the_architecture_document_names_every_module_with_its_job() {
     assert!(gone.is_empty(), "docs/architecture.md names files that are gone: {gone:?}");
     assert!(jobless.is_empty(), "docs/architecture.md gives no job for {jobless:?}");
 }
+
+/// The files of `src/` (tests aside) and `templates/` whose text names `word`.
+fn files_naming(word: &str) -> Vec<String> {
+    let code = sources().into_iter().filter(|(module, _)| !module.ends_with("tests") && module != "model::fixture");
+    let mut naming: Vec<String> = code.filter(|(_, text)| text.contains(word)).map(|(module, _)| module).collect();
+    let templates = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+    let mut stack = vec![templates.clone()];
+    while let Some(dir) = stack.pop() {
+        for path in std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()) {
+            match path.is_dir() {
+                true => stack.push(path),
+                false if std::fs::read_to_string(&path).unwrap_or_default().contains(word) => {
+                    naming.push(path.strip_prefix(&templates).unwrap().display().to_string());
+                }
+                false => {}
+            }
+        }
+    }
+    naming
+}
+
+/// The decision document is described once (model/decision.rs): a section's name is
+/// written where it is declared and where it is made, not at every door.
+#[test]
+fn an_outcome_section_is_named_in_at_most_four_files() {
+    // A key that is no English word, so prose that mentions the section is not counted.
+    let naming = files_naming("action_items");
+    assert!(naming.len() <= 4, "action_items is named in {} files: {naming:?}", naming.len());
+}

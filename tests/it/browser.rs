@@ -335,6 +335,17 @@ async fn a_debate_runs_from_the_form_to_a_committed_record_in_a_real_browser() {
     client.goto(&page).await.unwrap();
     let chosen = assert_on_first_screen(&client, "#synthesis .chosen", "the chosen option").await;
     assert!(chosen.starts_with("Postgres"), "{chosen}");
+    // Every section of the decision that has something in it, in the record's order.
+    let headings = texts(&client, "#synthesis .section > h3, #synthesis details.section > summary").await;
+    let filled: Vec<String> = sandbox.show(&id)["outcome"]["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["empty"] == false)
+        .map(|s| s["heading"].as_str().unwrap().to_string())
+        .collect();
+    assert!(filled.len() >= 8, "{filled:?}");
+    assert_eq!(headings, filled);
     screenshot(&client, "dashboard-synthesis.png").await;
     click(&client, "#issue-draft").await;
     let shown = wait_for_async("the issue draft's notice", async || texts(&client, "#notice code").await.pop()).await;

@@ -22,6 +22,7 @@ mod cost;
 mod crash_resume;
 mod dashboard;
 mod debate_flow;
+mod decision_sections;
 mod decisions_index;
 mod eval_suite;
 mod evaluation;

@@ -106,6 +106,8 @@ fn a_receipt_signed_here_is_accepted_by_aragora_verify_and_refused_once_edited()
     assert_eq!(report["key_id"], odr::key_id(&signer.public()).as_str());
     let failed: Vec<&Value> = report["checks"].as_array().unwrap().iter().filter(|c| c["status"] == "fail").collect();
     assert!(failed.is_empty(), "{failed:?}");
+    // The dissent is shown as the verifier's dissent trail, advisory.
+    assert_eq!(report["dissent_trail"], serde_json::json!(["[P2] scale (advisory): two writers are a month away."]));
 
     // One field edited: refused there and here.
     let mut document: Value = serde_json::from_str(&signed).unwrap();

@@ -4,11 +4,13 @@
 //! confirmation check as tasks (tasks only: the recommendation and the caveats are not),
 //! and a `gh issue create` line that works from anywhere in the repository.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::model::{DebateState, Draft, Published, TITLE_LIMIT};
+use crate::model::{DebateState, Draft, Outcome, Place, Published, Shape, TITLE_LIMIT};
 use crate::record::{RecordError, Result, Templates, WorkTree, render::links, write::git};
 use crate::text::untrusted::one_line;
 use crate::text::{shell_quote, shorten};
@@ -31,10 +33,21 @@ struct Context<'a> {
     web_branch: Option<String>,
     branch: Option<&'a str>,
     names: Vec<String>,
-    tensions: &'a [String],
-    caveats: &'a [String],
-    actions: &'a [String],
-    confirmation: &'a str,
+    /// The points of the decision's task sections (its action items).
+    actions: Vec<String>,
+    /// The decision's sections by key (the template names those it shows).
+    #[serde(flatten)]
+    sections: BTreeMap<&'static str, Value>,
+}
+
+/// The decision's tasks, and its sections by key.
+fn sections(outcome: &Outcome) -> (Vec<String>, BTreeMap<&'static str, Value>) {
+    let parts = outcome.synthesis.parts(outcome.layout);
+    let tasks = parts.iter().filter(|p| p.section.shape == Shape::Tasks).flat_map(|p| p.points());
+    // The framed ones (options, perspectives, dissents) are the record's, not the draft's.
+    let placed = parts.iter().filter(|p| p.section.place != Place::Framed);
+    let by_key = placed.map(|p| (p.section.key, p.value.clone())).collect();
+    (tasks.map(str::to_string).collect(), by_key)
 }
 
 pub fn write(state: &DebateState, templates: &Templates, published: &Published) -> Result<Draft> {
@@ -42,6 +55,7 @@ pub fn write(state: &DebateState, templates: &Templates, published: &Published) 
     let root = Path::new(&state.repo_root);
     let record = published.path.strip_prefix(root).unwrap_or(&published.path).to_string_lossy().replace('\\', "/");
     let web = git::web_url(root, published.branch.as_deref(), &record);
+    let (actions, sections) = sections(outcome);
     let context = Context {
         id: &state.id,
         title: state.decision_title(),
@@ -56,10 +70,8 @@ pub fn write(state: &DebateState, templates: &Templates, published: &Published) 
         web_url: web.map(|(_, url)| url),
         branch: published.branch.as_deref(),
         names: state.panel_names(),
-        tensions: &outcome.synthesis.tensions,
-        caveats: &outcome.synthesis.caveats,
-        actions: &outcome.synthesis.action_items,
-        confirmation: &outcome.synthesis.confirmation,
+        actions,
+        sections,
     };
     let body = templates.issue(&context)?;
     let path = draft_path(root, &state.id);
@@ -105,6 +117,7 @@ mod tests {
         change(&mut state.outcome.as_mut().unwrap().synthesis);
         let outcome = state.outcome.as_ref().unwrap();
         let s = &outcome.synthesis;
+        let (actions, sections) = sections(outcome);
         let context = Context {
             id: &state.id,
             title: state.decision_title(),
@@ -119,10 +132,8 @@ mod tests {
             web_branch: None,
             branch: None,
             names: state.panel_names(),
-            tensions: &s.tensions,
-            caveats: &s.caveats,
-            actions: &s.action_items,
-            confirmation: &s.confirmation,
+            actions,
+            sections,
         };
         Templates::built_in().issue(&context).unwrap()
     }

@@ -1,20 +1,20 @@
 //! What the decision template sees: a debate's record as plain data, and the front
 //! matter's keys. Pure.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use minijinja::Value;
 use serde::Serialize;
 use serde_json::json;
 
 use crate::model::{
-    Consequences, Cost, DebateState, Discarded, Dissent, EarlierDecision, EarlyStart, EndReason, OptionAssessment,
-    OptionsReading, ProviderKind, ReadingVerdict, Revision, Round, tokens,
+    Cost, DebateState, Discarded, Dissent, EarlierDecision, EarlyStart, EndReason, OptionAssessment, OptionsReading,
+    Part, Place, ProviderKind, ReadingVerdict, Revision, Round, tokens,
 };
 use crate::record::date_of;
 pub(super) use crate::record::render::entries::SidecarLink;
 use crate::record::render::entries::{
-    Ended, LogRow, PanelEntry, RecordLink, Related, RoleEntry, ScoresEntry, SourceEntry, Tokens,
+    Ended, LogRow, PanelEntry, RecordLink, Related, RoleEntry, ScoresEntry, SectionEntry, SourceEntry, Tokens,
 };
 use crate::record::render::links;
 use crate::record::{RecordError, Result};
@@ -69,18 +69,18 @@ pub(super) struct Context<'a> {
     /// The earlier decisions the recommendation goes against.
     pub(super) contradicts: Vec<Related<'a>>,
     pub(super) panel: Vec<PanelEntry<'a>>,
-    pub(super) agreement: &'a [String],
-    pub(super) tensions: &'a [String],
+    /// The decision's sections the record places by their declaration (model/decision.rs),
+    /// as the layout the debate was decided in has them.
+    pub(super) sections: Vec<SectionEntry>,
+    /// Each of those sections' content by its key, for a repository's own template.
+    #[serde(flatten)]
+    pub(super) by_key: BTreeMap<&'static str, serde_json::Value>,
     /// Each considered option with what was argued for and against it.
     pub(super) options: &'a [OptionAssessment],
     pub(super) chosen_option: Option<&'a str>,
     /// Ended as a sentence ends, to follow "Chosen option: …, because".
     pub(super) rationale: String,
     pub(super) recommendation: &'a str,
-    pub(super) caveats: &'a [String],
-    pub(super) consequences: &'a Consequences,
-    pub(super) confirmation: &'a str,
-    pub(super) action_items: &'a [String],
     pub(super) dissents: &'a [Dissent],
     /// Where the perspectives ended, for a Dissenting View the moderator left empty.
     pub(super) ended: Ended<'a>,
@@ -128,6 +128,8 @@ pub(super) fn front_matter_fields(c: &Context) -> Vec<(&'static str, serde_json:
 pub(super) fn of(state: &DebateState) -> Result<Context<'_>> {
     let outcome = state.outcome.as_ref().ok_or(RecordError::NoOutcome)?;
     let synthesis = &outcome.synthesis;
+    let placed: Vec<Part> =
+        synthesis.parts(outcome.layout).into_iter().filter(|part| part.section.place != Place::Framed).collect();
     let empty: &[String] = &[];
     let debater_models: Vec<&str> =
         state.rounds.iter().flat_map(Round::contributions).map(|c| c.model.as_str()).collect();
@@ -241,16 +243,12 @@ pub(super) fn of(state: &DebateState) -> Result<Context<'_>> {
                 }
             })
             .collect(),
-        agreement: &synthesis.agreement,
-        tensions: &synthesis.tensions,
+        sections: placed.iter().map(SectionEntry::of).collect(),
+        by_key: placed.iter().map(|part| (part.section.key, part.value.clone())).collect(),
         options: &synthesis.options,
         chosen_option: synthesis.chosen_option.as_deref(),
         rationale: as_sentence(&synthesis.rationale),
         recommendation: &synthesis.recommendation,
-        caveats: &synthesis.caveats,
-        consequences: &synthesis.consequences,
-        confirmation: &synthesis.confirmation,
-        action_items: &synthesis.action_items,
         dissents: &synthesis.dissents,
         ended: Ended::of(state, synthesis.chosen_option.as_deref()),
         winner: state

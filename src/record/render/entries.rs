@@ -1,9 +1,12 @@
 //! The parts of the decision template's data: roles, sources, related records, the
-//! panel, the log, the scores and where the perspectives ended. Pure.
+//! panel, the decision's sections, the log, the scores and where the perspectives
+//! ended. Pure.
 
+use minijinja::Value;
 use serde::Serialize;
 
-use crate::model::{CheckKind, Criterion, DebateState, ProviderKind, RoleChoice, Scorecard};
+use crate::model::{CheckKind, Criterion, DebateState, Part, Place, ProviderKind, RoleChoice, Scorecard, Shape};
+use crate::text::markdown;
 
 /// A record's scores as its provenance shows them: a row per criterion, a column per
 /// evaluator, the disagreements named and the checks that need no model.
@@ -214,4 +217,49 @@ pub(super) struct LogRow {
     pub(super) stances: String,
     pub(super) repetition: String,
     pub(super) verdict: String,
+}
+
+/// A declared section of the decision as the record writes it: its place and heading,
+/// and its content as markdown, or the record's words for an empty one.
+#[derive(Serialize)]
+pub(super) struct SectionEntry {
+    pub(super) key: &'static str,
+    pub(super) heading: &'static str,
+    pub(super) place: Place,
+    /// Left empty by the moderator.
+    pub(super) empty: bool,
+    /// Its markdown: each point a line, escaped; the record's words when empty.
+    pub(super) body: Value,
+}
+
+impl SectionEntry {
+    pub(super) fn of(part: &Part) -> SectionEntry {
+        let s = &part.section;
+        let body = match (part.is_empty(), s.shape) {
+            (true, _) => s.empty.to_string(),
+            (false, Shape::Text) => markdown::line(part.value.as_str().unwrap_or_default()),
+            (false, Shape::GoodBad) => {
+                let said = |side: &str, why: &str| -> Vec<String> {
+                    let points = part.value[side].as_array().into_iter().flatten().filter_map(|v| v.as_str());
+                    points.map(|point| format!("- {why}, because {}", markdown::line(point))).collect()
+                };
+                [said("good", "Good"), said("bad", "Bad")].concat().join("\n")
+            }
+            (false, shape) => {
+                let bullet = if shape == Shape::Tasks { "- [ ]" } else { "-" };
+                part.points()
+                    .iter()
+                    .map(|point| format!("{bullet} {}", markdown::line(point)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }
+        };
+        SectionEntry {
+            key: s.key,
+            heading: s.heading,
+            place: s.place,
+            empty: part.is_empty(),
+            body: Value::from_safe_string(body),
+        }
+    }
 }
