@@ -12,6 +12,7 @@ mod events;
 #[cfg(test)]
 pub mod fixture;
 mod judgement;
+mod options;
 mod perspective;
 pub mod prices;
 mod project;
@@ -32,6 +33,7 @@ pub use judgement::{
     OptionAssessment, OptionsReading, Outcome, PerspectiveSummary, ReadingVerdict, RoundMeasures, Source, Stance,
     Synthesis, TITLE_LIMIT,
 };
+pub use options::RunOptions;
 pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
 pub use project::{
     ContextSource, Convention, Dependency, DependencyKind, EarlierDecision, History, Infrastructure, LanguageShare,

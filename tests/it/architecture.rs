@@ -447,3 +447,44 @@ fn the_architecture_document_names_every_module_with_its_job() {
     assert!(gone.is_empty(), "docs/architecture.md names files that are gone: {gone:?}");
     assert!(jobless.is_empty(), "docs/architecture.md gives no job for {jobless:?}");
 }
+
+/// The files of `src/` and `templates/` that name `word`, tests aside (a `tests.rs`, a
+/// `tests/` folder, the model's test fixture, snapshots): where a thing is described.
+fn files_naming(word: &str) -> BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["src", "templates"] {
+        walk_all(&root.join(dir), &mut files);
+    }
+    files
+        .iter()
+        .map(|file| file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"))
+        .filter(|file| {
+            let parts: Vec<&str> = file.split('/').collect();
+            let test = parts.iter().any(|part| matches!(*part, "tests" | "snapshots"))
+                || file.ends_with("/tests.rs")
+                || file.ends_with("model/fixture.rs");
+            !test
+        })
+        .filter(|file| std::fs::read_to_string(root.join(file)).is_ok_and(|text| text.contains(word)))
+        .collect()
+}
+
+fn walk_all(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        match path.is_dir() {
+            true => walk_all(&path, files),
+            false => files.push(path),
+        }
+    }
+}
+
+/// A run's options are described once (issue 50): the type that holds them, and the few
+/// files that apply one — not every door naming every option again.
+#[test]
+fn a_run_option_is_named_in_at_most_four_files() {
+    let naming = files_naming("max_cost");
+    assert!(!naming.is_empty(), "the option is there to count");
+    assert!(naming.len() <= 4, "`max_cost` is named in {} files: {naming:?}", naming.len());
+}

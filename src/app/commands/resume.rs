@@ -129,7 +129,8 @@ fn resume_complete(
         .with_hint("start a new debate to debate the question again"));
     }
     terminal.say(&format!("Debate {} is already complete.", state.id));
-    if request.flags.issue && report::issue_draft(&state.repo_root, &state.id, state.decision_title()).is_none() {
+    if request.flags.options.issue && report::issue_draft(&state.repo_root, &state.id, state.decision_title()).is_none()
+    {
         // Written into the repository where it is now, never where it used to be.
         let root = locate_repository(store, state, &request.here, terminal)?;
         let state = &store.load(&state.id)?;
