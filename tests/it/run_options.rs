@@ -113,3 +113,34 @@ fn start_debate_refuses_what_the_command_line_refuses_with_the_same_words() {
     let (status, _) = session.close();
     assert!(status.success());
 }
+
+/// The options `start_debate` takes are the command line's, by the same names: a record
+/// on a branch of its own with an issue draft, and no repository context; `resume_debate`
+/// refuses what a debate fixes when it starts, as `debate resume` does.
+#[test]
+fn start_debate_takes_the_command_lines_options_by_their_names() {
+    let sandbox = Sandbox::new();
+    git(&sandbox.repo, &["config", "user.name", "Test"]);
+    git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
+    git(&sandbox.repo, &["commit", "-q", "--allow-empty", "-m", "start"]);
+    let mut session = Session::open(&sandbox, &sandbox.repo, &[], &[], json!({}));
+    let arguments = json!({"question": QUESTION, "offline": true, "max_rounds": 1, "branch": " decisions/cache ",
+                           "issue": true, "no_repo_context": true});
+    let result = session.call("start_debate", arguments);
+    assert_ne!(result["isError"], true, "{result}");
+    let debate = &result["structuredContent"];
+    assert_eq!(debate["branch"], "decisions/cache", "trimmed as the flag is: {debate}");
+    assert!(git(&sandbox.repo, &["branch", "--list", "decisions/cache"]).contains("decisions/cache"));
+    assert_eq!(git(&sandbox.repo, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(), "main", "the checkout stays");
+    assert!(debate["issue_draft"]["path"].as_str().is_some_and(|path| path.ends_with(".md")), "{debate}");
+    assert_eq!(debate["context"]["repository"], false, "{debate}");
+
+    let id = debate["id"].as_str().unwrap();
+    let refused = session.call("resume_debate", json!({"id": id, "perspectives": 3}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(text_of(&refused).contains("--perspectives is fixed when a debate starts"), "{}", text_of(&refused));
+    let out = sandbox.cmd().args(["resume", id, "-p", "3"]).output().unwrap();
+    assert!(text(&out.stderr).contains("--perspectives is fixed when a debate starts"), "{}", text(&out.stderr));
+    let (status, _) = session.close();
+    assert!(status.success());
+}

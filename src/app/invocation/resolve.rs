@@ -64,12 +64,8 @@ impl RunFlags {
     /// settings loaded now (where another provider is named); `reviewing` when a review
     /// reopens it. A flag that cannot change a debate under way is refused, saying why.
     pub fn onto(&self, state: &DebateState, settings: &Settings, root: &Path, reviewing: bool) -> Result<Snapshot> {
-        self.options.check().map_err(Error::input)?;
+        self.for_started(state)?;
         let options = &self.options;
-        if let Some((flag, why)) = self.fixed_at_start(state) {
-            return Err(Error::input(format!("{flag} {why}"))
-                .with_hint("debate it anew with the flag (and --supersedes its record) to change that"));
-        }
         let mut snapshot = state.snapshot.clone();
         let done = state.rounds.len() as u32;
         match reviewing {
@@ -137,9 +133,20 @@ impl RunFlags {
         Ok(snapshot)
     }
 
+    /// Refuse these options for `state`, a debate already started, where one only a new
+    /// debate takes is given, saying why.
+    pub fn for_started(&self, state: &DebateState) -> Result<()> {
+        match self.fixed_at_start(state) {
+            Some((flag, why)) => Err(Error::input(format!("{flag} {why}"))
+                .with_hint("debate it anew with the flag (and --supersedes its record) to change that")),
+            None => Ok(()),
+        }
+    }
+
     /// The first flag given that would change a debate already complete (resumed, not
     /// reviewed: its record stands as it is).
     pub fn changing(&self) -> Option<&'static str> {
+        let cap = self.options.cap();
         let changes = [
             (self.options.max_rounds.is_some(), "--max-rounds"),
             (self.options.no_checkpoints, "--no-checkpoints"),
@@ -148,6 +155,8 @@ impl RunFlags {
             (self.options.model.is_some(), "--model"),
             (self.options.provider.is_some(), "--provider"),
             (self.options.offline, "--offline"),
+            (cap.usd.is_some(), "--max-cost"),
+            (cap.tokens.is_some(), "--max-tokens"),
         ];
         changes.into_iter().find_map(|(given, flag)| given.then_some(flag))
     }
