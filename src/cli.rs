@@ -107,7 +107,7 @@ pub struct Cli {
     #[command(flatten)]
     pub shared: Shared,
 
-    /// Last, under a heading of their own.
+    // Last: under a heading of their own in every command's help.
     #[command(flatten)]
     pub options: RunOptions,
 
