@@ -11,7 +11,7 @@ use futures::future::LocalBoxFuture;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::app::commands::{doctor, eval, lifecycle, list, resume, search, start, verify};
+use crate::app::commands::{doctor, eval, lifecycle, list, resume, search, show, start, verify};
 use crate::app::invocation::request::{
     DEFAULT_LIMIT, DEFAULT_SEARCH_LIMIT, EvalRequest, LifecycleRequest, QuestionSource, ResumeRequest, Review,
     StartRequest, VerifyRequest,
@@ -161,7 +161,7 @@ impl Commands for Tools {
     }
 
     fn show(&self, args: ShowDebate, root: &Path) -> Result<Reply> {
-        let detail = list::detail(&self.db, &args.id, &Tools::here(root), &self.terminal())?;
+        let detail = show::detail(&self.db, &args.id, &Tools::here(root), &self.terminal())?;
         Ok(Reply { text: terminal::show::text(&detail), document: document(&detail) })
     }
 
@@ -252,7 +252,7 @@ impl Tools {
             ),
             status => format!("Debate {} stopped after {rounds} ({}).", state.id, status.as_str()),
         };
-        let detail = list::detail(&self.db, &state.id, &Tools::here(root), &self.terminal())?;
+        let detail = show::detail(&self.db, &state.id, &Tools::here(root), &self.terminal())?;
         let text = format!("{lead}\n\n{}", terminal::show::head(&detail));
         Ok(Reply { text, document: document(&detail) })
     }
