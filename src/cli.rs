@@ -3,31 +3,45 @@
 //! Commands are subcommands, as in git and cargo (`debate list`, `debate show ID`), and
 //! a bare question starts a debate. The flag forms the first versions had (`--list`,
 //! `--show`, `--resume`, `--abandon`, `--delete`) stay as aliases. The options every
-//! command takes (`Shared`) go anywhere on the line.
+//! command takes (`Shared`) and a run's options (`model::RunOptions`) are global: they
+//! go anywhere on the line, and mean the same before the command and after it.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{ArgGroup, Args, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use strum::VariantNames;
 
-use crate::model::{Baseline, Dollars, Rounds, Seats, Tokens};
+use crate::model::{Baseline, RunOptions};
 
 /// What only a new debate's question takes; the flag forms of the other commands refuse
 /// it.
 const QUESTION_ONLY: [&str; 3] = ["question", "file", "context_preview"];
 
-/// What only a new debate takes; the flag forms of the commands that run none refuse it.
-const NEW_ONLY: [&str; 9] = [
-    "question",
-    "file",
-    "perspectives",
-    "with",
-    "context",
-    "no_repo_context",
-    "supersedes",
-    "context_preview",
-    "models",
-];
+/// Whether `command` takes the run option `option` (its id, `max_cost`). Those it does
+/// not take are left out of its help, and refused when given (`app::invocation`), never
+/// dropped. A new debate, a resumed and a reviewed one take them all (resume and review
+/// refuse those a debate fixes when it starts, saying why).
+pub fn takes(command: &str, option: &str) -> bool {
+    match command {
+        "new" | "resume" | "review" => true,
+        // With --suite, also the rounds and the models each question is debated with.
+        "eval" => matches!(option, "offline" | "max_cost" | "max_tokens" | "max_rounds" | "models"),
+        "serve" => option == "offline",
+        "accept" | "reject" | "deprecate" => option == "no_commit",
+        _ => false,
+    }
+}
+
+/// A run option the command line gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Given {
+    /// Its id, the field of `RunOptions` (`max_cost`).
+    pub id: String,
+    /// As typed (`--max-cost`).
+    pub flag: String,
+}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -68,14 +82,14 @@ pub struct Cli {
     pub discard_edits: bool,
 
     /// List recent debates of this repository; as `debate list`
-    #[arg(long, conflicts_with_all = NEW_ONLY)]
+    #[arg(long, conflicts_with_all = QUESTION_ONLY)]
     pub list: bool,
 
     #[command(flatten)]
     pub listing: ListArgs,
 
     /// Print a debate: decision, perspectives, rounds; as `debate show`
-    #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
+    #[arg(long, value_name = "ID", conflicts_with_all = QUESTION_ONLY)]
     pub show: Option<String>,
 
     /// With show: print without a pager, even on a terminal
@@ -83,19 +97,101 @@ pub struct Cli {
     pub no_pager: bool,
 
     /// Give a debate up; as `debate abandon`
-    #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
+    #[arg(long, value_name = "ID", conflicts_with_all = QUESTION_ONLY)]
     pub abandon: Option<String>,
 
     /// Remove a debate from the state database; as `debate delete`
-    #[arg(long, value_name = "ID", conflicts_with_all = NEW_ONLY)]
+    #[arg(long, value_name = "ID", conflicts_with_all = QUESTION_ONLY)]
     pub delete: Option<String>,
 
     #[command(flatten)]
     pub shared: Shared,
 
-    /// The question came after `--`: taken as it is, even one word (set by `main`).
+    // Last: under a heading of their own in every command's help.
+    #[command(flatten)]
+    pub options: RunOptions,
+
+    /// The question came after `--`: taken as it is, even one word (set by [`Cli::read`]).
     #[arg(skip)]
     pub separated: bool,
+
+    /// The run options the command line gave (set by [`Cli::read`]).
+    #[arg(skip)]
+    pub given: Vec<Given>,
+
+    /// A global option given both before the command and after it (set by [`Cli::read`]):
+    /// clap keeps the later, so it is refused rather than the other dropped.
+    #[arg(skip)]
+    pub twice: Option<String>,
+}
+
+impl Cli {
+    /// The command line as debate reads it (`args` with the program's name first): parsed
+    /// as [`command`] defines it, with the run options it gives and any global option it
+    /// gives twice.
+    pub fn read<T: Into<OsString> + Clone>(args: impl IntoIterator<Item = T>) -> Result<Cli, clap::Error> {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let matches = command().try_get_matches_from(&args)?;
+        let mut cli = Cli::from_arg_matches(&matches)?;
+        let typed = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+        cli.given = run_options()
+            .into_iter()
+            .filter(|option| typed(option.get_id().as_str()))
+            .map(|option| Given { id: option.get_id().to_string(), flag: flag(&option) })
+            .collect();
+        cli.twice = given_twice(&args);
+        // After `--` a question is taken as it is, even one word.
+        cli.separated = args.iter().any(|arg| arg == "--");
+        Ok(cli)
+    }
+}
+
+/// The command line's definitions as every reader takes them — parsing, help, manual
+/// pages, completions: each command shows the run options it takes; one that takes some
+/// not keeps a hidden copy of its own, so that they are read wherever they stand and
+/// refused rather than shown.
+pub fn command() -> clap::Command {
+    let mut debate = Cli::command();
+    let options = run_options();
+    let names: Vec<String> = debate.get_subcommands().map(|sub| sub.get_name().to_string()).collect();
+    for name in names {
+        debate = debate.mut_subcommand(&name, |sub| {
+            let untaken = options.iter().filter(|option| !takes(&name, option.get_id().as_str()));
+            untaken.fold(sub, |sub, option| sub.arg(option.clone().global(false).hide(true)))
+        });
+    }
+    debate
+}
+
+/// The run options' arguments, as clap defines them.
+fn run_options() -> Vec<clap::Arg> {
+    RunOptions::augment_args(clap::Command::new("run")).get_arguments().cloned().collect()
+}
+
+/// An option as typed: `--max-cost`.
+fn flag(option: &clap::Arg) -> String {
+    format!("--{}", option.get_long().unwrap_or(option.get_id().as_str()))
+}
+
+/// The first global option given both before the command and after it. Clap keeps one of
+/// the two, so the line is read once more with nothing global — each command with a copy
+/// of its own — where each place keeps what it was given.
+fn given_twice(args: &[OsString]) -> Option<String> {
+    let mut apart = command();
+    let globals: Vec<clap::Arg> = apart.get_arguments().filter(|arg| arg.is_global_set()).cloned().collect();
+    apart = apart.mut_args(|arg| arg.global(false));
+    let names: Vec<String> = apart.get_subcommands().map(|sub| sub.get_name().to_string()).collect();
+    for name in names {
+        apart = apart.mut_subcommand(&name, |sub| {
+            let own: Vec<String> = sub.get_arguments().map(|arg| arg.get_id().to_string()).collect();
+            let missing = globals.iter().filter(|arg| !own.iter().any(|id| id == arg.get_id().as_str()));
+            missing.fold(sub, |sub, arg| sub.arg(arg.clone().global(false)))
+        });
+    }
+    let before = apart.try_get_matches_from(args).ok()?;
+    let (_, after) = before.subcommand()?;
+    let typed = |matches: &clap::ArgMatches, id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+    globals.iter().find(|arg| typed(&before, arg.get_id().as_str()) && typed(after, arg.get_id().as_str())).map(flag)
 }
 
 #[derive(Debug, Subcommand)]
@@ -177,7 +273,7 @@ pub enum Command {
     /// would take; exit 0 only when the default provider can run a debate
     Doctor {
         /// Only this provider (a name under `providers:`, or openai, anthropic, openrouter)
-        #[arg(value_name = "PROVIDER")]
+        #[arg(id = "only", value_name = "PROVIDER")]
         provider: Option<String>,
     },
     /// What debates cost: requests, tokens (cached apart) and dollars from the ledger in
@@ -210,7 +306,8 @@ pub enum Command {
     Eval(EvalArgs),
 }
 
-/// `debate eval`.
+/// `debate eval`: with the run options `--offline`, `--max-cost` and `--max-tokens`, and
+/// with `--suite` also `-r` and `--models`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// The finished debate: its id, or its record's path
@@ -226,24 +323,10 @@ pub struct EvalArgs {
     #[arg(long, conflicts_with = "suite")]
     pub write: bool,
 
-    /// Score with the built-in offline provider: marks composed from the record's text,
-    /// no model's judgement (with --suite, debate offline too)
-    #[arg(long, conflicts_with = "evaluators")]
-    pub offline: bool,
-
     /// Debate every question of a YAML suite in throwaway repositories, score each
     /// record, and write a report that compares the models (docs/eval/suite.yaml is one)
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
-
-    /// With --suite: debate it with each of these models in turn, comma-separated: each
-    /// `provider:model` or a model of the configured provider [default: as configured]
-    #[arg(long, value_name = "MODELS", value_delimiter = ',', requires = "suite", conflicts_with = "offline")]
-    pub models: Vec<String>,
-
-    /// With --suite: cap every question's rounds, 1–20 [default: the suite's, else the settings']
-    #[arg(short = 'r', long, value_name = "N", requires = "suite")]
-    pub max_rounds: Option<Rounds>,
 
     /// With --suite: the markdown report; the JSON report goes beside it (.json)
     /// [default: eval-report.md]
@@ -255,16 +338,6 @@ pub struct EvalArgs {
     /// score both records alike
     #[arg(long, value_name = "KIND", requires = "suite", value_parser = baseline())]
     pub baseline: Option<Baseline>,
-
-    /// Spend at most this many US dollars on the scores (with --suite: on each question's
-    /// debate, and on its scores)
-    #[arg(long, value_name = "USD")]
-    pub max_cost: Option<Dollars>,
-
-    /// Spend at most this many tokens on the scores (with --suite: on each question's
-    /// debate, and on its scores)
-    #[arg(long, value_name = "N")]
-    pub max_tokens: Option<Tokens>,
 }
 
 /// `single` or `vote`, listed in help and completions.
@@ -380,8 +453,8 @@ pub enum CiPlatform {
     Github,
 }
 
-/// What a new debate takes.
-#[derive(Debug, Args)]
+/// What a new debate's question takes, beside the run options.
+#[derive(Debug, Default, Args)]
 pub struct StartArgs {
     /// The question to debate; `-` reads it from stdin
     #[arg(value_name = "QUESTION", conflicts_with = "file")]
@@ -395,105 +468,6 @@ pub struct StartArgs {
     /// and exit without calling a model
     #[arg(long)]
     pub context_preview: bool,
-
-    #[command(flatten)]
-    pub starting: Starting,
-
-    #[command(flatten)]
-    pub run: RunArgs,
-}
-
-/// What a debate fixes when it starts: its panel, what its debaters read, the records it
-/// supersedes, the debaters' models. `resume` and `review` take it only to refuse it.
-#[derive(Debug, Default, Args)]
-pub struct Starting {
-    /// Number of debaters, 2–4 (default: the moderator decides)
-    #[arg(short = 'p', long = "perspectives", value_name = "N")]
-    pub perspectives: Option<Seats>,
-
-    /// Force a perspective from the catalog (repeatable)
-    #[arg(long = "with", value_name = "NAME")]
-    pub with: Vec<String>,
-
-    /// A file the debaters may read as project context (repeatable)
-    #[arg(long = "context", value_name = "PATH")]
-    pub context: Vec<PathBuf>,
-
-    /// Do not read the repository (README, manifests, infrastructure, history, earlier decisions)
-    #[arg(long)]
-    pub no_repo_context: bool,
-
-    /// Mark an earlier decision record superseded by this debate's record, in the same
-    /// commit: its path, or the debate ID in its front matter (repeatable)
-    #[arg(long, value_name = "PATH|ID")]
-    pub supersedes: Vec<String>,
-
-    /// Seat different models at the debate, handed out to the perspectives in turn:
-    /// each `provider:model` or a model of the debaters' provider (comma-separated)
-    #[arg(long, value_name = "MODELS", value_delimiter = ',', conflicts_with_all = ["model", "offline"])]
-    pub models: Vec<String>,
-}
-
-/// `Starting`, in the commands that continue a debate: taken only to be refused with the
-/// reason, so their help leaves it out.
-#[derive(Debug, Default, Args)]
-#[command(
-    mut_arg("perspectives", |a| a.hide(true)),
-    mut_arg("with", |a| a.hide(true)),
-    mut_arg("context", |a| a.hide(true)),
-    mut_arg("no_repo_context", |a| a.hide(true)),
-    mut_arg("supersedes", |a| a.hide(true)),
-    mut_arg("models", |a| a.hide(true))
-)]
-pub struct FixedAtStart {
-    #[command(flatten)]
-    pub starting: Starting,
-}
-
-/// What both a new debate and a resumed one take.
-#[derive(Debug, Default, Args)]
-pub struct RunArgs {
-    /// Cap on rounds, 1–20 [default: 5]
-    #[arg(short = 'r', long, value_name = "N")]
-    pub max_rounds: Option<Rounds>,
-
-    /// Run to completion without pausing at checkpoints
-    #[arg(long)]
-    pub no_checkpoints: bool,
-
-    /// Also write an issue draft to .debate/issues/<ID>.md
-    #[arg(long)]
-    pub issue: bool,
-
-    /// Write the record but do not commit it
-    #[arg(long, conflicts_with = "branch")]
-    pub no_commit: bool,
-
-    /// Commit the record onto a new branch (default decisions/<id>-<slug>) without
-    /// touching the checked-out branch, index or working tree, for a pull request
-    #[arg(long, value_name = "NAME", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    pub branch: Option<String>,
-
-    /// Use this configured provider for every role
-    #[arg(long, value_name = "NAME", conflicts_with = "offline")]
-    pub provider: Option<String>,
-
-    /// Use this model for every role
-    #[arg(long, value_name = "MODEL")]
-    pub model: Option<String>,
-
-    /// Use the built-in offline debater: no network, no key, not model-reasoned
-    #[arg(long)]
-    pub offline: bool,
-
-    /// Spend at most this many US dollars on the debate in all (a call that could cross
-    /// it is not sent: the debate pauses) [default: budget.per_debate_usd]
-    #[arg(long, value_name = "USD")]
-    pub max_cost: Option<Dollars>,
-
-    /// Spend at most this many tokens on the debate in all [default: budget.per_debate_tokens]
-    #[arg(long, value_name = "N")]
-    pub max_tokens: Option<Tokens>,
 }
 
 /// `debate list`.
@@ -522,12 +496,6 @@ pub struct ResumeArgs {
     /// With --guide: rewrite the record even where edits committed since differ
     #[arg(long, requires = "guide")]
     pub discard_edits: bool,
-
-    #[command(flatten)]
-    pub fixed: FixedAtStart,
-
-    #[command(flatten)]
-    pub run: RunArgs,
 }
 
 /// `debate review`.
@@ -556,12 +524,6 @@ pub struct ReviewArgs {
     /// wrote it differ (they stay in git history)
     #[arg(long)]
     pub discard_edits: bool,
-
-    #[command(flatten)]
-    pub fixed: FixedAtStart,
-
-    #[command(flatten)]
-    pub run: RunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -577,10 +539,6 @@ pub struct ServeArgs {
     /// Open the dashboard in the default browser
     #[arg(long)]
     pub open: bool,
-
-    /// Debates started from the dashboard use the built-in offline debater
-    #[arg(long)]
-    pub offline: bool,
 }
 
 /// What `accept`, `reject` and `deprecate` take.
@@ -590,10 +548,6 @@ pub struct Lifecycle {
     /// front matter carries `id: DEB-…`)
     #[arg(value_name = "ID|PATH")]
     pub target: String,
-
-    /// Write the new status but do not commit it
-    #[arg(long)]
-    pub no_commit: bool,
 }
 
 /// The options every command takes, anywhere on the line.

@@ -6,8 +6,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
     // A bug must still end in one line, not a backtrace (RUST_BACKTRACE may be set).
     std::panic::set_hook(Box::new(|info| {
@@ -18,7 +16,7 @@ fn main() -> ExitCode {
     }));
     // A shell asking for completions gets them, and nothing else runs.
     debate::app::commands::completion::answer_the_shell();
-    let mut cli = match debate::cli::Cli::try_parse() {
+    let cli = match debate::cli::Cli::read(std::env::args_os()) {
         Ok(cli) => cli,
         Err(err) => {
             let args: Vec<_> = std::env::args_os().collect();
@@ -31,8 +29,6 @@ fn main() -> ExitCode {
             };
         }
     };
-    // After `--` a question is taken as it is, even one word.
-    cli.separated = std::env::args_os().any(|arg| arg == "--");
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {

@@ -14,7 +14,7 @@ use crate::text::secrets;
 use crate::view::Paused;
 use commands::{
     ci, completion, config, dashboard, doctor, eval, export, github_review, give_up, lifecycle, list, manual, mcp,
-    resume, search, start, suite, trust, usage, verify,
+    resume, search, show, start, suite, trust, usage, verify,
 };
 use invocation::request::{Invocation, Mode};
 use shared::report;
@@ -63,7 +63,7 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
         Mode::Mcp { config, allow } => mcp::serve(db_path()?, config, &allow, verbosity).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
-        Mode::Show { id, paged } => list::show(&db_path()?, &id, json, paged, &terminal),
+        Mode::Show { id, paged } => show::run(&db_path()?, &id, json, paged, &terminal),
         Mode::Search { query, limit, config } => search::run(&query, limit, config.as_deref(), &db_path()?, json),
         Mode::GiveUp { id, delete } => give_up::run(&db_path()?, &id, delete, &terminal),
         Mode::Preview(request) => start::preview(&request, json, &terminal),

@@ -1,16 +1,18 @@
 //! Each tool's arguments, as the client sends them: a JSON Schema object per tool
 //! (`additionalProperties: false`), its descriptions what an agent reads to call it.
-//! Unknown arguments are refused; bounded numbers (rounds, perspectives) are read by the
+//! Unknown arguments are refused; a run's options are the command line's own type
+//! (`model::RunOptions`), its bounded numbers (rounds, perspectives, caps) read by the
 //! model's own types, so a tool takes what the command line takes and refuses what it
 //! refuses, with the same words; a value of the wrong kind is named in a person's words.
 
 use rmcp::handler::server::common::{FromContextPart, schema_for_type};
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::schemars::{self, JsonSchema};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 
-use crate::model::{Dollars, Rounds, Seats, Tokens};
+use crate::model::RunOptions;
 
 /// What rmcp's refusal of a tool's arguments begins with: it answers such an error as a
 /// tool error (the server then says it as its other refusals).
@@ -97,7 +99,50 @@ fn given_words(given: &str) -> String {
         })
 }
 
-/// `start_debate`.
+/// A tool that runs a debate: its own arguments and a run's options (`model::RunOptions`,
+/// as the command line takes them), one object to the client. The schema lists both's
+/// arguments; each part is read on its own, so a refusal names the argument at fault.
+#[derive(Debug, Clone)]
+pub struct Run<T> {
+    pub own: T,
+    pub options: RunOptions,
+}
+
+impl<T: JsonSchema> JsonSchema for Run<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = T::json_schema(generator);
+        let options = RunOptions::json_schema(generator);
+        let theirs = options.get("properties").and_then(Value::as_object);
+        if let (Some(own), Some(theirs)) = (schema.get_mut("properties").and_then(Value::as_object_mut), theirs) {
+            own.extend(theirs.clone());
+        }
+        schema
+    }
+}
+
+impl<'de, T: DeserializeOwned + JsonSchema> Deserialize<'de> for Run<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut own = Map::<String, Value>::deserialize(deserializer)?;
+        let schema = schema_for_type::<RunOptions>();
+        let names = schema.get("properties").and_then(Value::as_object).into_iter().flat_map(|names| names.keys());
+        let options: Map<String, Value> = names.filter_map(|name| own.remove_entry(name)).collect();
+        Ok(Run { own: part(own)?, options: part(options)? })
+    }
+}
+
+/// One part of a tool's arguments, a refusal worded as [`Parameters`] words one.
+fn part<T: DeserializeOwned, E: serde::de::Error>(arguments: Map<String, Value>) -> Result<T, E> {
+    serde_path_to_error::deserialize(Value::Object(arguments)).map_err(|err| {
+        let at = err.path().to_string();
+        E::custom(readable(&at, &err.into_inner().to_string()))
+    })
+}
+
+/// `start_debate`'s own arguments, beside a run's options.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartDebate {
@@ -108,42 +153,10 @@ pub struct StartDebate {
     /// (docs/decisions/): an absolute path, or one relative to the client's first root.
     /// Default: the client's first root, else the directory `debate mcp` runs in.
     pub repository: Option<String>,
-    /// The most rounds the debate may take, 1 to 20 (default: the settings', else 5).
-    #[schemars(with = "Option<u8>", range(min = 1, max = 20))]
-    pub max_rounds: Option<Rounds>,
-    /// How many perspectives debate, 2 to 4 (default: the moderator decides).
-    #[schemars(with = "Option<u8>", range(min = 2, max = 4))]
-    pub perspectives: Option<Seats>,
-    /// Perspectives of the catalog the panel must have, by name (e.g. "Security
-    /// Advocate").
-    #[serde(default)]
-    pub with: Vec<String>,
-    /// A provider configured in the settings to use for every role (e.g. "openai").
-    pub provider: Option<String>,
-    /// A model to use for every role.
-    pub model: Option<String>,
-    /// Debate with the built-in offline debater: no network and no key, arguments
-    /// composed from the catalog, not reasoned by a model (the record says so).
-    #[serde(default)]
-    pub offline: bool,
-    /// Stop after each round for the user to continue, guide, end or pause, asked
-    /// through the client (elicitation). Off when the client cannot ask its user.
-    #[serde(default = "yes")]
-    pub checkpoints: bool,
-    /// Files the debaters read as project context: paths inside the repository, relative
-    /// to its root.
-    #[serde(default)]
-    pub context: Vec<String>,
-    /// The most US dollars the debate may spend in all (a call that could cross it is not
-    /// sent: the debate pauses, resumable with a higher cap). Needs a price for every model.
-    #[schemars(with = "Option<f64>")]
-    pub max_cost: Option<Dollars>,
-    /// The most tokens the debate may spend in all.
-    #[schemars(with = "Option<u64>")]
-    pub max_tokens: Option<Tokens>,
 }
 
-/// `resume_debate`.
+/// `resume_debate`'s own arguments, beside a run's options (those a new debate fixes
+/// when it starts are refused, saying why, as `debate resume` refuses them).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResumeDebate {
@@ -151,68 +164,6 @@ pub struct ResumeDebate {
     pub id: String,
     /// The repository it runs from (default: as for start_debate).
     pub repository: Option<String>,
-    /// A new cap on the debate's rounds in all, 1 to 20.
-    #[schemars(with = "Option<u8>", range(min = 1, max = 20))]
-    pub max_rounds: Option<Rounds>,
-    /// Continue on this configured provider instead of the one it started with.
-    pub provider: Option<String>,
-    /// Continue with this model.
-    pub model: Option<String>,
-    /// Continue with the built-in offline debater.
-    #[serde(default)]
-    pub offline: bool,
-    /// Stop after each round for the user (elicitation); off when the client cannot ask.
-    #[serde(default = "yes")]
-    pub checkpoints: bool,
-    /// The most US dollars the debate may have spent in all (a call that could cross it is not
-    /// sent: the debate pauses, resumable with a higher cap). Needs a price for every model.
-    #[schemars(with = "Option<f64>")]
-    pub max_cost: Option<Dollars>,
-    /// The most tokens the debate may spend in all.
-    #[schemars(with = "Option<u64>")]
-    pub max_tokens: Option<Tokens>,
-}
-
-/// What a new debate and a resumed one both take: the command line's run flags.
-#[derive(Debug, Clone, Default)]
-pub struct RunArguments {
-    pub max_rounds: Option<Rounds>,
-    pub provider: Option<String>,
-    pub model: Option<String>,
-    pub offline: bool,
-    pub checkpoints: bool,
-    pub max_cost: Option<Dollars>,
-    pub max_tokens: Option<Tokens>,
-}
-
-impl StartDebate {
-    pub fn run(&self) -> RunArguments {
-        let (provider, model) = (self.provider.clone(), self.model.clone());
-        RunArguments {
-            max_rounds: self.max_rounds,
-            provider,
-            model,
-            offline: self.offline,
-            checkpoints: self.checkpoints,
-            max_cost: self.max_cost,
-            max_tokens: self.max_tokens,
-        }
-    }
-}
-
-impl ResumeDebate {
-    pub fn run(&self) -> RunArguments {
-        let (provider, model) = (self.provider.clone(), self.model.clone());
-        RunArguments {
-            max_rounds: self.max_rounds,
-            provider,
-            model,
-            offline: self.offline,
-            checkpoints: self.checkpoints,
-            max_cost: self.max_cost,
-            max_tokens: self.max_tokens,
-        }
-    }
 }
 
 /// `list_debates`.
@@ -326,10 +277,6 @@ pub struct CheckProviders {
     pub repository: Option<String>,
 }
 
-fn yes() -> bool {
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,14 +290,25 @@ mod tests {
         assert_eq!(read(serde_json::json!({"limit": -3})), "limit must be a whole number, 0 or more, not -3");
         assert_eq!(read(serde_json::json!({"all": "yes"})), "all must be true or false, not \"yes\"");
         assert_eq!(read(serde_json::json!({"repository": [1]})), "repository must be text, not a list");
-        let err = serde_path_to_error::deserialize::<_, StartDebate>(serde_json::json!({})).unwrap_err();
+        let err = serde_path_to_error::deserialize::<_, Run<StartDebate>>(serde_json::json!({})).unwrap_err();
         let said = readable(&err.path().to_string(), &err.into_inner().to_string());
         assert_eq!(said, "the argument `question` is missing: it is required");
+        let err = serde_path_to_error::deserialize::<_, Run<StartDebate>>(
+            serde_json::json!({"question": "Q?", "max_rounds": 0}),
+        )
+        .unwrap_err();
+        let said = readable(&err.path().to_string(), &err.into_inner().to_string());
+        assert_eq!(said, "max_rounds: rounds must be a whole number from 1 to 20, not 0", "a run option named too");
     }
 
     #[test]
     fn every_tools_schema_refuses_what_it_does_not_name() {
-        let schema = schema_for_type::<StartDebate>();
+        let schema = schema_for_type::<Run<StartDebate>>();
         assert_eq!(schema.get("additionalProperties"), Some(&serde_json::json!(false)), "{schema:?}");
+        let properties = schema.get("properties").and_then(Value::as_object).unwrap();
+        for name in ["question", "repository", "max_rounds", "perspectives", "checkpoints", "offline"] {
+            assert!(properties.contains_key(name), "{name}: {properties:?}");
+        }
+        assert!(!properties.contains_key("supersedes"), "the command line's only");
     }
 }

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use futures::future::LocalBoxFuture;
 
 use super::arguments::{
-    CheckProviders, EvaluateDecision, ListDebates, ResumeDebate, ReviewDecision, SearchDecisions, SetDecisionStatus,
-    ShowDebate, StartDebate, VerifyDecision,
+    CheckProviders, EvaluateDecision, ListDebates, ResumeDebate, ReviewDecision, Run, SearchDecisions,
+    SetDecisionStatus, ShowDebate, StartDebate, VerifyDecision,
 };
 use crate::confine::Confinement;
 use crate::error::Result;
@@ -38,9 +38,9 @@ pub struct Record {
 #[derive(Debug, Clone)]
 pub enum Debate {
     /// `debate new`.
-    Start(StartDebate),
+    Start(Run<StartDebate>),
     /// `debate resume`.
-    Resume(ResumeDebate),
+    Resume(Run<ResumeDebate>),
     /// `debate review ID --guide OBJECTION`.
     Review(ReviewDecision),
 }

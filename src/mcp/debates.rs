@@ -77,11 +77,11 @@ impl Server {
         // Checkpoints only where the client can ask its user; the result says when not.
         let unasked = match &mut debate {
             Debate::Start(args) => {
-                let unasked = args.checkpoints && !asks;
-                args.checkpoints &= asks;
+                let unasked = !args.options.no_checkpoints && !asks;
+                args.options.no_checkpoints |= !asks;
                 unasked
             }
-            Debate::Resume(args) => args.checkpoints && !asks,
+            Debate::Resume(args) => !args.options.no_checkpoints && !asks,
             Debate::Review(_) => false,
         };
         let (conversation, ends) = Conversation::new();
@@ -173,13 +173,12 @@ impl Server {
     ) -> Result<(PathBuf, Option<Claim>), Refusal> {
         match debate {
             Debate::Start(args) => {
-                let root = self.scope.repository(args.repository.as_deref(), None, ctx).await?;
-                let files =
-                    args.context.iter().map(|file| confine::file_in(&root, file)).collect::<Result<Vec<_>, _>>()?;
-                args.context = files.iter().map(|file| file.display().to_string()).collect();
+                let root = self.scope.repository(args.own.repository.as_deref(), None, ctx).await?;
+                let given = args.options.context.iter().map(|file| confine::file_in(&root, &file.to_string_lossy()));
+                args.options.context = given.collect::<Result<Vec<_>, _>>()?;
                 Ok((root, None))
             }
-            Debate::Resume(args) => self.claimed(args.repository.as_deref(), &mut args.id, ctx).await,
+            Debate::Resume(args) => self.claimed(args.own.repository.as_deref(), &mut args.own.id, ctx).await,
             Debate::Review(args) => self.claimed(args.repository.as_deref(), &mut args.id, ctx).await,
         }
     }

@@ -9,7 +9,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 
 use super::arguments::{
-    CheckProviders, EvaluateDecision, ListDebates, Parameters, ResumeDebate, ReviewDecision, SearchDecisions,
+    CheckProviders, EvaluateDecision, ListDebates, Parameters, ResumeDebate, ReviewDecision, Run, SearchDecisions,
     SetDecisionStatus, ShowDebate, StartDebate, VerifyDecision,
 };
 use super::commands::Debate;
@@ -32,7 +32,7 @@ impl Server {
     #[tool(title = "Start a debate", output_schema = outputs::debate(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true))]
     async fn start_debate(
         &self,
-        Parameters(args): Parameters<StartDebate>,
+        Parameters(args): Parameters<Run<StartDebate>>,
         RequestState(state): RequestState,
         InputResponses(responses): InputResponses,
         ctx: RequestContext<RoleServer>,
@@ -45,7 +45,7 @@ impl Server {
     #[tool(title = "Resume a debate", output_schema = outputs::debate(), annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true))]
     async fn resume_debate(
         &self,
-        Parameters(args): Parameters<ResumeDebate>,
+        Parameters(args): Parameters<Run<ResumeDebate>>,
         RequestState(state): RequestState,
         InputResponses(responses): InputResponses,
         ctx: RequestContext<RoleServer>,

@@ -119,6 +119,11 @@ impl Cap {
         parts.join(" and ")
     }
 
+    /// Each figure of this cap, else `other`'s: a cap given now over the one that stood.
+    pub fn or(self, other: Cap) -> Cap {
+        Cap { usd: self.usd.or(other.usd), tokens: self.tokens.or(other.tokens) }
+    }
+
     /// The lower of each of two caps (a repository's may lower the user's, never raise it).
     pub fn lower(self, other: Cap) -> Cap {
         let least = |a: Option<Dollars>, b: Option<Dollars>| match (a, b) {

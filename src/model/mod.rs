@@ -14,6 +14,7 @@ mod events;
 pub mod fixture;
 mod judgement;
 pub mod lenient;
+mod options;
 mod perspective;
 pub mod prices;
 mod project;
@@ -37,6 +38,7 @@ pub use judgement::{
     Analysis, Assessment, Confidence, Constraint, DebaterAssessment, EarlyStart, Evaluation, OptionsReading,
     ReadingVerdict, RoundMeasures, Stance,
 };
+pub use options::RunOptions;
 pub use perspective::{CatalogFile, CatalogOverlay, PerspectiveDef};
 pub use project::{
     ContextSource, Convention, Dependency, DependencyKind, EarlierDecision, History, Infrastructure, LanguageShare,

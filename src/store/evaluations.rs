@@ -5,8 +5,8 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::columns::UnknownValue;
-use super::{Result, Store, from_json, to_json};
-use crate::model::{Criterion, DebateState, Evaluator, Mark, Scorecard, Usage};
+use super::{Result, Store, from_json, to_json, usage};
+use crate::model::{Criterion, DebateState, Evaluator, Mark, Scorecard};
 use crate::text::secrets::gate;
 
 impl Store {
@@ -87,23 +87,18 @@ impl Store {
     fn load_evaluators(&self, id: &str, number: u32) -> Result<Vec<Evaluator>> {
         let mut evaluators: Vec<(u32, Evaluator)> = self
             .conn
-            .prepare(
-                "SELECT position, provider, model, reasoned, prompt_tokens, cached_tokens, completion_tokens, latency_ms
+            .prepare(&format!(
+                "SELECT position, provider, model, reasoned, {}
                  FROM evaluators WHERE debate_id = ?1 AND number = ?2 ORDER BY position",
-            )?
+                usage::select(4, str::to_string)
+            ))?
             .query_map(params![id, number], |row| {
                 let evaluator = Evaluator {
                     provider: row.get(1)?,
                     model: row.get(2)?,
                     reasoned: row.get(3)?,
                     marks: Vec::new(),
-                    usage: Usage {
-                        prompt_tokens: row.get(4)?,
-                        cached_tokens: row.get(5)?,
-                        completion_tokens: row.get(6)?,
-                        latency_ms: row.get(7)?,
-                        ..Usage::default()
-                    },
+                    usage: usage::read(row, 4)?,
                 };
                 Ok((row.get(0)?, evaluator))
             })?

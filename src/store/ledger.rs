@@ -6,7 +6,7 @@
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
-use super::{Result, Store, from_json, now};
+use super::{Result, Store, from_json, now, usage};
 use crate::model::{PriceList, Reckoning, Sending, Snapshot, Usage};
 
 /// Requests to one model, of one debate, through one provider, since a moment.
@@ -97,22 +97,17 @@ impl Store {
 /// The requests since `since`, grouped, each group priced: by what was written when it
 /// was settled, else (a call from before the ledger) by its debate's prices.
 fn spent_in(conn: &rusqlite::Connection, since: &str, debate: Option<&str>) -> Result<Vec<Spent>> {
-    let mut stmt = conn.prepare(
-        "SELECT r.debate_id, d.repo_root, d.snapshot, NULLIF(r.provider, ''), r.model, COUNT(*), SUM(r.prompt_tokens),
-                SUM(r.cached_tokens), SUM(r.completion_tokens), SUM(r.usd), r.usd IS NULL,
-                SUM(r.counted IN ('held', 'limit', 'bounded'))
+    let tokens = usage::select(3, |column| format!("SUM(r.{column})"));
+    let mut stmt = conn.prepare(&format!(
+        "SELECT r.debate_id, d.repo_root, d.snapshot, NULLIF(r.provider, ''), r.model, COUNT(*), SUM(r.usd),
+                r.usd IS NULL, SUM(r.counted IN ('held', 'limit', 'bounded')), {tokens}
          FROM requests r LEFT JOIN debates d ON d.id = r.debate_id
          WHERE r.created_at >= ?1 AND (?2 IS NULL OR r.debate_id = ?2)
          GROUP BY r.debate_id, r.provider, r.model, r.usd IS NULL
-         ORDER BY r.debate_id, r.provider, r.model",
-    )?;
+         ORDER BY r.debate_id, r.provider, r.model"
+    ))?;
     let rows = stmt.query_map(params![since, debate], |row| {
-        let usage = Usage {
-            prompt_tokens: row.get(6)?,
-            cached_tokens: row.get(7)?,
-            completion_tokens: row.get(8)?,
-            ..Usage::default()
-        };
+        let usage = usage::read(row, 9)?;
         let snapshot: Option<String> = row.get(2)?;
         let spent = Spent {
             debate_id: row.get(0)?,
@@ -121,11 +116,11 @@ fn spent_in(conn: &rusqlite::Connection, since: &str, debate: Option<&str>) -> R
             model: row.get(4)?,
             requests: row.get(5)?,
             usage,
-            usd: row.get(9)?,
-            not_as_reported: row.get(11)?,
+            usd: row.get(6)?,
+            not_as_reported: row.get(8)?,
             snapshot: None,
         };
-        Ok((spent, snapshot, row.get::<_, bool>(10)?))
+        Ok((spent, snapshot, row.get::<_, bool>(7)?))
     })?;
     let mut spent = Vec::new();
     for row in rows {

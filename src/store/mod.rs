@@ -9,6 +9,7 @@ mod lease;
 mod ledger;
 mod read;
 mod search;
+mod usage;
 mod write;
 
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 
 use rusqlite::{OptionalExtension, Row, params};
 
-use super::{Result, Store, StoreError, from_json};
+use super::{Result, Store, StoreError, from_json, usage};
 use crate::model::{
     AtOnce, Clarification, Contribution, ContributionKind, DebateState, Early, EndReason, Listing, Round,
     RoundMeasures, Seat, Status, Usage,
@@ -41,11 +41,9 @@ impl Store {
         let sql = format!(
             "SELECT d.id, d.status, (SELECT COUNT(*) FROM rounds r WHERE r.debate_id = d.id), d.created_at, d.question,
                     COALESCE(NULLIF(json_extract(d.outcome, '$.synthesis.title'), ''), d.title), d.repo_root, d.record_path, json_extract(d.snapshot, '$.branch'), d.end_reason,
-                    d.confidence, d.commit_id, {}, {}, {}
+                    d.confidence, d.commit_id, {}
              FROM debates d WHERE (?1 IS NULL OR d.repo_root = ?1) ORDER BY d.created_at DESC, d.id LIMIT ?2",
-            sum("prompt_tokens"),
-            sum("cached_tokens"),
-            sum("completion_tokens")
+            usage::select(3, sum)
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params![repo_root, limit], |row| {
@@ -62,12 +60,7 @@ impl Store {
                 end_reason: row.get(9)?,
                 confidence: row.get(10)?,
                 commit_id: row.get(11)?,
-                totals: Usage {
-                    prompt_tokens: row.get(12)?,
-                    cached_tokens: row.get(13)?,
-                    completion_tokens: row.get(14)?,
-                    ..Usage::default()
-                },
+                totals: usage::read(row, 12)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -114,22 +107,11 @@ impl Store {
             )
             .optional()?
             .ok_or_else(|| StoreError::UnknownId(id.to_string()))?;
+        let sums = usage::select(5, |column| format!("SUM({column})"));
         let usage_by_model = self
             .conn
-            .prepare(
-                "SELECT model, SUM(prompt_tokens), SUM(cached_tokens), SUM(completion_tokens), SUM(latency_ms), SUM(retries)
-                 FROM calls WHERE debate_id = ?1 GROUP BY model ORDER BY model",
-            )?
-            .query_map([id], |row| {
-                let usage = Usage {
-                    prompt_tokens: row.get(1)?,
-                    cached_tokens: row.get(2)?,
-                    completion_tokens: row.get(3)?,
-                    latency_ms: row.get(4)?,
-                    retries: row.get(5)?,
-                };
-                Ok((row.get::<_, String>(0)?, usage))
-            })?
+            .prepare(&format!("SELECT model, {sums} FROM calls WHERE debate_id = ?1 GROUP BY model ORDER BY model"))?
+            .query_map([id], |row| Ok((row.get::<_, String>(0)?, usage::read(row, 1)?)))?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let totals = usage_by_model.iter().fold(Usage::default(), |sum, (_, usage)| sum + *usage);
         let clarification = self
@@ -237,12 +219,7 @@ impl Store {
 
     /// Arguments of rounds the debate ended before, in round and seat order.
     fn load_discarded(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
-        self.contributions_in(
-            id,
-            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
-                    NULL, 0, looped, retries
-             FROM discarded WHERE debate_id = ?1 AND awaiting IS NULL ORDER BY round, seat, kind",
-        )
+        self.contributions_in(id, "NULL, 0", "discarded WHERE debate_id = ?1 AND awaiting IS NULL")
     }
 
     /// Round 1's arguments written while the moderator reads the question, in seat order.
@@ -253,12 +230,8 @@ impl Store {
         )?;
         let rows: Vec<(i64, String, String)> =
             stmt.query_map([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?.collect::<Result<_, _>>()?;
-        let answers = self.contributions_in(
-            id,
-            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
-                    NULL, 0, looped, retries
-             FROM discarded WHERE debate_id = ?1 AND awaiting IS NOT NULL ORDER BY round, seat, kind",
-        )?;
+        let answers =
+            self.contributions_in(id, "NULL, 0", "discarded WHERE debate_id = ?1 AND awaiting IS NOT NULL")?;
         Ok(rows
             .into_iter()
             .zip(answers)
@@ -268,37 +241,32 @@ impl Store {
 
     /// Contributions in round, then seat order: panel order, not completion order.
     fn load_contributions(&self, id: &str) -> Result<Vec<(u32, Contribution)>> {
-        self.contributions_in(
-            id,
-            "SELECT round, seat, kind, text, model, prompt_tokens, cached_tokens, completion_tokens, latency_ms, truncated,
-                    stance, failed, looped, retries
-             FROM contributions WHERE debate_id = ?1 ORDER BY round, seat, kind",
-        )
+        self.contributions_in(id, "stance, failed", "contributions WHERE debate_id = ?1")
     }
 
-    /// Contributions as `sql` selects them: round, seat, kind, text, model, the four
-    /// usage figures, truncated, stance, failed, looped and retries.
-    fn contributions_in(&self, id: &str, sql: &str) -> Result<Vec<(u32, Contribution)>> {
-        let mut stmt = self.conn.prepare(sql)?;
+    /// Contributions from `from` (a table and its condition), in round, then seat order:
+    /// round, seat, kind, text, model, truncated, looped, `stance_failed` (a table without
+    /// them selects `NULL, 0`) and the usage.
+    fn contributions_in(&self, id: &str, stance_failed: &str, from: &str) -> Result<Vec<(u32, Contribution)>> {
+        let usage = usage::select(5, str::to_string);
+        let sql = format!(
+            "SELECT round, seat, kind, text, model, truncated, looped, {stance_failed}, {usage}
+             FROM {from} ORDER BY round, seat, kind"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map([id], |row| {
             let contribution = Contribution {
                 seat: row.get(1)?,
                 kind: row.get(2)?,
                 text: row.get(3)?,
                 model: row.get(4)?,
-                usage: Usage {
-                    prompt_tokens: row.get(5)?,
-                    cached_tokens: row.get(6)?,
-                    completion_tokens: row.get(7)?,
-                    latency_ms: row.get(8)?,
-                    retries: row.get(13)?,
-                },
-                truncated: row.get(9)?,
-                failed: row.get(11)?,
-                looped: row.get(12)?,
+                truncated: row.get(5)?,
+                looped: row.get(6)?,
+                failed: row.get(8)?,
+                usage: usage::read(row, 9)?,
                 stance: None,
             };
-            Ok((row.get(0)?, contribution, row.get::<_, Option<String>>(10)?))
+            Ok((row.get(0)?, contribution, row.get::<_, Option<String>>(7)?))
         })?;
         rows.map(|row| {
             let (round, contribution, stance) = row?;

@@ -476,3 +476,12 @@ fn an_outcome_section_is_named_in_at_most_four_files() {
     let naming = files_naming("action_items");
     assert!(naming.len() <= 4, "action_items is named in {} files: {naming:?}", naming.len());
 }
+
+/// A run's options are described once (issue 50): the type that holds them, and the few
+/// files that apply one — not every door naming every option again.
+#[test]
+fn a_run_option_is_named_in_at_most_four_files() {
+    let naming = files_naming("max_cost");
+    assert!(!naming.is_empty(), "the option is there to count");
+    assert!(naming.len() <= 4, "`max_cost` is named in {} files: {naming:?}", naming.len());
+}

@@ -13,14 +13,14 @@ use wiremock::ResponseTemplate;
 const CRITERIA: [&str; 5] = ["decision", "options", "context", "dissent", "follow_through"];
 
 /// `debate <args>` against the mock server, off the async runtime.
-async fn run(sandbox: &Sandbox, config: &std::path::Path, args: &[&str]) -> Output {
+pub async fn run(sandbox: &Sandbox, config: &std::path::Path, args: &[&str]) -> Output {
     let mut cmd = sandbox.std_cmd();
     cmd.arg("--config").arg(config).args(args).env("DEBATE_TEST_KEY", "sk-test-eval");
     tokio::task::spawn_blocking(move || cmd.output().expect("debate runs")).await.unwrap()
 }
 
 /// A sandbox with one debate against `mock`, complete and committed; its settings file.
-async fn debated(mock: &MockLlm) -> (Sandbox, std::path::PathBuf) {
+pub async fn debated(mock: &MockLlm) -> (Sandbox, std::path::PathBuf) {
     let sandbox = Sandbox::new();
     git(&sandbox.repo, &["config", "user.name", "Test"]);
     git(&sandbox.repo, &["config", "user.email", "test@example.com"]);
@@ -31,7 +31,7 @@ async fn debated(mock: &MockLlm) -> (Sandbox, std::path::PathBuf) {
 }
 
 /// The requests that asked the rubric.
-fn scoring(mock: &MockLlm) -> Vec<Value> {
+pub fn scoring(mock: &MockLlm) -> Vec<Value> {
     mock.requests().into_iter().filter(|r| prompt_of(&r["body"]).contains(llm::RUBRIC)).collect()
 }
 

@@ -59,6 +59,7 @@ mod record_travels;
 mod repository_context;
 mod resume;
 mod run_flags;
+mod run_options;
 mod say_what_runs;
 mod secret_gate;
 mod secrets;

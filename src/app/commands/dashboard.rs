@@ -14,7 +14,7 @@ use crate::app::invocation::resolve::RunFlags;
 use crate::app::shared::drive::stop_signal;
 use crate::app::shared::report;
 use crate::error::Result;
-use crate::model::{DebateState, Events};
+use crate::model::{DebateState, Events, RunOptions};
 use crate::serve::{self, Launch, NewDebate};
 use crate::terminal::{Terminal, Verbosity};
 use crate::view::Summary;
@@ -68,7 +68,7 @@ impl Launch for Launcher {
             // A resumed debate keeps the providers it started with.
             let request = ResumeRequest {
                 id: id.to_string(),
-                flags: RunFlags { config: self.config.clone(), issue, ..RunFlags::default() },
+                flags: RunFlags { config: self.config.clone(), options: RunOptions { issue, ..RunOptions::default() } },
                 ..Default::default()
             };
             let mut terminal = Terminal::new(Verbosity::Quiet);
@@ -94,11 +94,13 @@ fn start_request(debate: &NewDebate, config: Option<PathBuf>, offline: bool) -> 
         question: QuestionSource::Text(debate.question.clone()),
         flags: RunFlags {
             config,
-            perspectives: debate.perspectives,
-            max_rounds: debate.max_rounds,
-            no_checkpoints: !debate.checkpoints,
-            offline,
-            ..RunFlags::default()
+            options: RunOptions {
+                perspectives: debate.perspectives,
+                max_rounds: debate.max_rounds,
+                no_checkpoints: !debate.checkpoints,
+                offline,
+                ..RunOptions::default()
+            },
         },
     }
 }
@@ -121,7 +123,7 @@ mod tests {
     #[test]
     fn the_forms_flags_are_the_command_lines() {
         let request = start_request(&form(Some(3), Some(20)), None, true);
-        let flags = &request.flags;
+        let flags = &request.flags.options;
         assert_eq!((flags.perspectives.map(Seats::get), flags.max_rounds.map(Rounds::get)), (Some(3), Some(20)));
         assert!(flags.no_checkpoints && flags.offline);
     }

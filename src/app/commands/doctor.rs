@@ -12,9 +12,9 @@ use serde::Serialize;
 
 use crate::app::shared::spending;
 use crate::error::{Error, Result};
-use crate::model::{AtOnce, Cap, Price, PriceList, ProviderKind, Purpose, RoleChoice, Usage, prices};
+use crate::model::{AtOnce, Cap, Price, PriceList, ProviderDef, ProviderKind, Purpose, RoleChoice, Usage, prices};
 use crate::providers::budget::Till;
-use crate::providers::{self, Budget, ProviderError, Request, Schema, TextSink};
+use crate::providers::{self, Budget, Provider, ProviderError, Request, Schema, TextSink};
 use crate::repo::Here;
 use crate::settings::{self, Settings};
 use crate::store::{Server, Store};
@@ -229,204 +229,282 @@ fn checked(settings: &Settings, defaults: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// One provider checked, step by step; each step that finds what stops a debate ends it
+/// there, its problem in the checkup.
 async fn check(settings: &Settings, name: &str, default: bool, store: &Store, db_path: &Path) -> Checkup {
-    let began = Instant::now();
-    let definition = providers::definitions(settings, &[&role(name, ProviderKind::Openai)]).map(|mut d| d.remove(name));
-    let mut checkup = Checkup {
-        provider: name.to_string(),
-        default,
-        kind: ProviderKind::Openai,
-        base_url: None,
-        key: providers::key_status(settings, name).map(|(from, set)| KeyStatus { from, set }),
-        reachable: None,
-        software: None,
-        model: None,
-        model_listed: None,
-        structured: None,
-        streams: None,
-        at_once: None,
-        tokens_per_second: None,
-        price: None,
-        default_debate: None,
-        notes: Vec::new(),
-        problems: Vec::new(),
-    };
-    let definition = match definition {
-        Ok(Some(definition)) => definition,
-        Ok(None) => return checkup,
-        Err(err) => return with_problem(checkup, &err, true),
-    };
-    checkup.kind = definition.kind;
-    checkup.base_url = definition.base_url();
-    checkup.model = definition.model.clone();
-    if definition.kind.over_the_network() {
-        checkup.price = Some(match checkup.model.as_deref().and_then(|model| price_of(&definition, model)) {
-            Some((price, from)) => format!(
-                "${} in, ${} cached, ${} out a million tokens ({from})",
-                price.input,
-                price.cached_input.unwrap_or(price.input),
-                price.output
-            ),
-            None => "no price: give it one under prices: in its settings to cap a debate's cost".into(),
-        });
-    }
-    let definitions = [(name.to_string(), definition.clone())].into_iter().collect();
-    let chosen = role(name, definition.kind);
-    let provider = match providers::build_panel(&chosen, std::slice::from_ref(&chosen), &definitions, settings) {
-        Ok(panel) => panel.moderator,
-        Err(err) => return with_problem(checkup, &err, true),
-    };
-    if !provider.identity().reasoned {
-        // The offline and scripted providers need no server and always answer.
-        return checkup;
-    }
-    // A second past the provider's own limit, so that its more precise word comes first.
-    let own = definition.first_token_timeout_seconds.unwrap_or(MOST_PROBE_SECONDS);
-    let each = Duration::from_secs(own.saturating_add(1).clamp(1, MOST_PROBE_SECONDS));
-    let whole = checkup_limit(each);
-    let within = || {
-        let left = (began + whole).saturating_duration_since(Instant::now());
-        let limit = if left < each { Limit::Whole(whole) } else { Limit::Own(each) };
-        (limit, limit.duration(left))
-    };
-    // Its requests cost what any do: each one on the ledger, priced where the price is known.
-    let prices =
-        checkup.model.as_deref().and_then(|model| Some(PriceList::one(model, price_of(&definition, model)?.0)));
-    let till = spending::LedgerTill::open(db_path, None, None).ok().map(|till| Arc::new(till) as Arc<dyn Till>);
-    let budget = Budget::new(Cap::default(), prices.unwrap_or_default(), &[], till);
-    let url = checkup.base_url.clone().unwrap_or_default();
-    // A model the server does not list may still be answered (llama-cpp-python and a
-    // one-model llama.cpp serve their model under any name): the first call decides.
-    let mut unlisted: Option<Problem> = None;
-    let (limit, wait) = within();
-    let Ok(says) = tokio::time::timeout(wait, provider.server_says()).await else {
-        checkup.problems.push(too_slow(name, &url, "the request for its models", limit));
-        return checkup;
-    };
-    match says {
-        Some(Err(why)) => {
-            checkup.reachable = Some(false);
-            checkup.problems.push(Problem {
-                what: format!("nothing answers at {url} ({why})"),
-                fix: format!("start the server, or correct providers.{name}.base_url"),
-                setup: false,
-            });
-            return checkup;
+    let mut checkup = Checkup::new(settings, name, default);
+    let _ = steps(&mut checkup, settings, store, db_path).await;
+    checkup
+}
+
+/// The checkup ended at a step: what it found is in the checkup.
+struct Ended;
+
+async fn steps(checkup: &mut Checkup, settings: &Settings, store: &Store, db_path: &Path) -> Result<(), Ended> {
+    let Some(definition) = definition(checkup, settings)? else { return Ok(()) };
+    checkup.describe(&definition);
+    // The offline and scripted providers need no server and always answer.
+    let Some(probe) = Probe::new(checkup, &definition, settings, db_path)? else { return Ok(()) };
+    let unlisted = probe.models(checkup).await?;
+    probe.structured(checkup, store, unlisted).await?;
+    probe.speed(checkup).await?;
+    probe.at_once(checkup, store, &definition).await;
+    checkup.default_debate = Some(estimate(settings, checkup, &definition));
+    Ok(())
+}
+
+impl Checkup {
+    /// Nothing known yet of the provider `name` but where its key is read from.
+    fn new(settings: &Settings, name: &str, default: bool) -> Checkup {
+        Checkup {
+            provider: name.to_string(),
+            default,
+            kind: ProviderKind::Openai,
+            base_url: None,
+            key: providers::key_status(settings, name).map(|(from, set)| KeyStatus { from, set }),
+            reachable: None,
+            software: None,
+            model: None,
+            model_listed: None,
+            structured: None,
+            streams: None,
+            at_once: None,
+            tokens_per_second: None,
+            price: None,
+            default_debate: None,
+            notes: Vec::new(),
+            problems: Vec::new(),
         }
-        Some(Ok(says)) => {
-            checkup.reachable = Some(true);
-            checkup.software = says.software;
-            if let (Some(models), Some(model)) = (says.models, &checkup.model) {
+    }
+
+    /// What the settings say of it: its kind, server, model and, over the network, price.
+    fn describe(&mut self, definition: &ProviderDef) {
+        self.kind = definition.kind;
+        self.base_url = definition.base_url();
+        self.model = definition.model.clone();
+        if definition.kind.over_the_network() {
+            self.price = Some(match self.model.as_deref().and_then(|model| price_of(definition, model)) {
+                Some((price, from)) => format!(
+                    "${} in, ${} cached, ${} out a million tokens ({from})",
+                    price.input,
+                    price.cached_input.unwrap_or(price.input),
+                    price.output
+                ),
+                None => "no price: give it one under prices: in its settings to cap a debate's cost".into(),
+            });
+        }
+    }
+
+    /// What stops a debate, from the provider's error; `setup` when it is the settings'.
+    fn problem(&mut self, err: &ProviderError, setup: bool) -> Ended {
+        let setup = setup || matches!(err, ProviderError::Setup { .. }) || err.about_the_key();
+        let fix = err.hint().unwrap_or_else(|| "run with -v for the server's words".into());
+        // The table and the error name the provider already.
+        let said = err.to_string();
+        let what = said.strip_prefix(&format!("{}: ", self.provider)).unwrap_or(&said).to_string();
+        self.problems.push(Problem { what, fix, setup });
+        Ended
+    }
+}
+
+/// The provider as the settings define it; none when they do not name it.
+fn definition(checkup: &mut Checkup, settings: &Settings) -> Result<Option<ProviderDef>, Ended> {
+    let name = checkup.provider.clone();
+    match providers::definitions(settings, &[&role(&name, ProviderKind::Openai)]) {
+        Ok(mut definitions) => Ok(definitions.remove(&name)),
+        Err(err) => Err(checkup.problem(&err, true)),
+    }
+}
+
+/// What one provider's probes share: the provider built as a debate builds it, what its
+/// requests may spend (each on the ledger, priced where the price is known), its address
+/// for a problem's words, and the clock of the whole checkup.
+struct Probe {
+    name: String,
+    url: String,
+    provider: Arc<dyn Provider>,
+    budget: Budget,
+    began: Instant,
+    /// One answer's limit, and the whole checkup's.
+    each: Duration,
+    whole: Duration,
+}
+
+impl Probe {
+    /// The provider built for probing; none when it needs no server.
+    fn new(
+        checkup: &mut Checkup,
+        definition: &ProviderDef,
+        settings: &Settings,
+        db_path: &Path,
+    ) -> Result<Option<Probe>, Ended> {
+        let began = Instant::now();
+        let name = checkup.provider.clone();
+        let definitions = [(name.clone(), definition.clone())].into_iter().collect();
+        let chosen = role(&name, definition.kind);
+        let provider = match providers::build_panel(&chosen, std::slice::from_ref(&chosen), &definitions, settings) {
+            Ok(panel) => panel.moderator,
+            Err(err) => return Err(checkup.problem(&err, true)),
+        };
+        if !provider.identity().reasoned {
+            return Ok(None);
+        }
+        // A second past the provider's own limit, so that its more precise word comes first.
+        let own = definition.first_token_timeout_seconds.unwrap_or(MOST_PROBE_SECONDS);
+        let each = Duration::from_secs(own.saturating_add(1).clamp(1, MOST_PROBE_SECONDS));
+        let prices =
+            checkup.model.as_deref().and_then(|model| Some(PriceList::one(model, price_of(definition, model)?.0)));
+        let till = spending::LedgerTill::open(db_path, None, None).ok().map(|till| Arc::new(till) as Arc<dyn Till>);
+        let budget = Budget::new(Cap::default(), prices.unwrap_or_default(), &[], till);
+        let url = checkup.base_url.clone().unwrap_or_default();
+        Ok(Some(Probe { name, url, provider, budget, began, each, whole: checkup_limit(each) }))
+    }
+
+    /// How long the next probe may take, and which limit that is.
+    fn within(&self) -> (Limit, Duration) {
+        let left = (self.began + self.whole).saturating_duration_since(Instant::now());
+        let limit = if left < self.each { Limit::Whole(self.whole) } else { Limit::Own(self.each) };
+        (limit, limit.duration(left))
+    }
+
+    /// `future`, given what is left of its limit; a probe out of time ends the checkup.
+    async fn timed<T>(&self, checkup: &mut Checkup, what: &str, future: impl Future<Output = T>) -> Result<T, Ended> {
+        let (limit, wait) = self.within();
+        tokio::time::timeout(wait, future).await.map_err(|_| {
+            checkup.problems.push(too_slow(&self.name, &self.url, what, limit));
+            Ended
+        })
+    }
+
+    /// The server, and the models it lists. A model it does not list may still be
+    /// answered (llama-cpp-python and a one-model llama.cpp serve their model under any
+    /// name): the first call decides, so that problem is returned, not yet recorded.
+    async fn models(&self, checkup: &mut Checkup) -> Result<Option<Problem>, Ended> {
+        let (name, url) = (&self.name, &self.url);
+        match self.timed(checkup, "the request for its models", self.provider.server_says()).await? {
+            None => Ok(None),
+            Some(Err(why)) => {
+                checkup.reachable = Some(false);
+                checkup.problems.push(Problem {
+                    what: format!("nothing answers at {url} ({why})"),
+                    fix: format!("start the server, or correct providers.{name}.base_url"),
+                    setup: false,
+                });
+                Err(Ended)
+            }
+            Some(Ok(says)) => {
+                checkup.reachable = Some(true);
+                checkup.software = says.software;
+                let (Some(models), Some(model)) = (says.models, &checkup.model) else { return Ok(None) };
                 let listed = models.iter().any(|m| m == model || m.strip_suffix(":latest") == Some(model));
                 checkup.model_listed = Some(listed);
-                if !listed {
-                    let some: Vec<&str> = models.iter().take(8).map(String::as_str).collect();
-                    let pull = match checkup.software.as_deref() {
-                        Some("Ollama") => format!(" (or `ollama pull {model}`)"),
-                        _ => String::new(),
-                    };
-                    unlisted = Some(Problem {
-                        what: format!("the server has no model {model:?} (it lists: {})", some.join(", ")),
-                        fix: format!("set providers.{name}.model to one it lists{pull}"),
-                        setup: true,
-                    });
+                if listed {
+                    return Ok(None);
                 }
+                let some: Vec<&str> = models.iter().take(8).map(String::as_str).collect();
+                let pull = match checkup.software.as_deref() {
+                    Some("Ollama") => format!(" (or `ollama pull {model}`)"),
+                    _ => String::new(),
+                };
+                Ok(Some(Problem {
+                    what: format!("the server has no model {model:?} (it lists: {})", some.join(", ")),
+                    fix: format!("set providers.{name}.model to one it lists{pull}"),
+                    setup: true,
+                }))
             }
-        }
-        None => {}
-    }
-    // A structured answer, as the moderator asks for one.
-    let (limit, wait) = within();
-    let structured_probe = Request { budget: budget.clone(), ..structured_probe() };
-    let Ok(structured) = tokio::time::timeout(wait, provider.complete(&structured_probe)).await else {
-        checkup.problems.push(too_slow(name, &url, "a structured question", limit));
-        return checkup;
-    };
-    match structured {
-        Ok(answer) => {
-            let structured = answer.format.unwrap_or_else(|| "tool".into());
-            if let (Some(base_url), Some(model)) = (&checkup.base_url, &checkup.model) {
-                let _ = store.save_format(&Server { provider: name, model, base_url }, &structured);
-            }
-            checkup.structured = Some(structured);
-            if unlisted.is_some() {
-                checkup.notes.push(
-                    "the server does not list the model but answers for it (it serves one model under any name)".into(),
-                );
-            }
-        }
-        Err(err) => {
-            let checkup = with_problem(checkup, &err, false);
-            return match unlisted {
-                // Refused, and not listed: the model is what to fix.
-                Some(problem) => Checkup { problems: vec![problem], ..checkup },
-                None => checkup,
-            };
         }
     }
-    // Prose, streamed, timed from its first token.
-    let times = Arc::new(Mutex::new(Vec::new()));
-    let seen = times.clone();
-    let mut prose = Request::probe("Count from 1 to 60, the numbers separated by spaces.", 160);
-    prose.budget = budget.clone();
-    prose.on_text = Some(TextSink::new(move |text| {
-        if !text.is_empty() {
-            seen.lock().unwrap_or_else(|e| e.into_inner()).push(Instant::now());
-        }
-    }));
-    let started = Instant::now();
-    let (limit, wait) = within();
-    let Ok(prose) = tokio::time::timeout(wait, provider.complete(&prose)).await else {
-        checkup.problems.push(too_slow(name, &url, "a short prose answer", limit));
-        return checkup;
-    };
-    match prose {
-        Ok(answer) => {
-            let whole = started.elapsed();
-            let times = times.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            checkup.streams = Some(times.len() > 1);
-            // The model's writing is timed from its first token to its last, unless the
-            // text came in one burst (a gateway that buffers the stream): then the whole
-            // call is what the speed can be told from.
-            let writing = match (times.first(), times.last()) {
-                (Some(first), Some(last)) if spread(*last - *first, whole) => {
-                    (*last - *first, answer.usage.completion_tokens.saturating_sub(1))
+
+    /// A structured answer, as the moderator asks for one; the format that worked is kept.
+    async fn structured(&self, checkup: &mut Checkup, store: &Store, unlisted: Option<Problem>) -> Result<(), Ended> {
+        let probe = Request { budget: self.budget.clone(), ..structured_probe() };
+        let answered = self.timed(checkup, "a structured question", self.provider.complete(&probe)).await?;
+        match (answered, unlisted) {
+            (Ok(answer), unlisted) => {
+                let structured = answer.format.unwrap_or_else(|| "tool".into());
+                if let (Some(base_url), Some(model)) = (&checkup.base_url, &checkup.model) {
+                    let _ = store.save_format(&Server { provider: &self.name, model, base_url }, &structured);
                 }
-                _ => (whole, answer.usage.completion_tokens),
-            };
-            let seconds = writing.0.as_secs_f64();
-            checkup.tokens_per_second = (seconds > 0.0 && writing.1 > 0).then(|| writing.1 as f64 / seconds);
-        }
-        Err(err) => return with_problem(checkup, &err, false),
-    }
-    let (limit, wait) = within();
-    let Ok(at_once) = tokio::time::timeout(wait, provider.serves_at_once(&budget)).await else {
-        checkup.notes.push(match limit {
-            Limit::Own(limit) => format!(
-                "how many requests it serves at once is not known: finding out took over {} s",
-                limit.as_secs()
-            ),
-            Limit::Whole(whole) => format!(
-                "how many requests it serves at once is not known: doctor gives a provider {} s in all, spent before it could find out",
-                whole.as_secs()
-            ),
-        });
-        checkup.default_debate = Some(estimate(settings, &checkup, &definition));
-        return checkup;
-    };
-    checkup.at_once = match at_once {
-        Some(learned) => {
-            if let Some(base_url) = provider.learning_server() {
-                let _ = store.save_at_once(base_url, &learned);
+                checkup.structured = Some(structured);
+                if unlisted.is_some() {
+                    checkup.notes.push(
+                        "the server does not list the model but answers for it (it serves one model under any name)"
+                            .into(),
+                    );
+                }
+                Ok(())
             }
-            Some(learned)
+            // Refused, and not listed: the model is what to fix.
+            (Err(_), Some(problem)) => {
+                checkup.problems = vec![problem];
+                Err(Ended)
+            }
+            (Err(err), None) => Err(checkup.problem(&err, false)),
         }
-        None => definition
-            .max_concurrency
-            .map(|requests| AtOnce { requests, learned_from: "max_concurrency in the settings".into() }),
-    };
-    checkup.default_debate = Some(estimate(settings, &checkup, &definition));
-    checkup
+    }
+
+    /// Prose, streamed, timed from its first token: whether it streams, and how fast.
+    async fn speed(&self, checkup: &mut Checkup) -> Result<(), Ended> {
+        let times = Arc::new(Mutex::new(Vec::new()));
+        let seen = times.clone();
+        let mut prose = Request::probe("Count from 1 to 60, the numbers separated by spaces.", 160);
+        prose.budget = self.budget.clone();
+        prose.on_text = Some(TextSink::new(move |text| {
+            if !text.is_empty() {
+                seen.lock().unwrap_or_else(|e| e.into_inner()).push(Instant::now());
+            }
+        }));
+        let started = Instant::now();
+        let answer = match self.timed(checkup, "a short prose answer", self.provider.complete(&prose)).await? {
+            Ok(answer) => answer,
+            Err(err) => return Err(checkup.problem(&err, false)),
+        };
+        let whole = started.elapsed();
+        let times = times.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        checkup.streams = Some(times.len() > 1);
+        // The model's writing is timed from its first token to its last, unless the text
+        // came in one burst (a gateway that buffers the stream): then the whole call is
+        // what the speed can be told from.
+        let writing = match (times.first(), times.last()) {
+            (Some(first), Some(last)) if spread(*last - *first, whole) => {
+                (*last - *first, answer.usage.completion_tokens.saturating_sub(1))
+            }
+            _ => (whole, answer.usage.completion_tokens),
+        };
+        let seconds = writing.0.as_secs_f64();
+        checkup.tokens_per_second = (seconds > 0.0 && writing.1 > 0).then(|| writing.1 as f64 / seconds);
+        Ok(())
+    }
+
+    /// How many requests it serves at once, as the provider finds out (kept for debates)
+    /// or the settings say; not knowing stops nothing.
+    async fn at_once(&self, checkup: &mut Checkup, store: &Store, definition: &ProviderDef) {
+        let (limit, wait) = self.within();
+        let Ok(at_once) = tokio::time::timeout(wait, self.provider.serves_at_once(&self.budget)).await else {
+            checkup.notes.push(match limit {
+                Limit::Own(limit) => format!(
+                    "how many requests it serves at once is not known: finding out took over {} s",
+                    limit.as_secs()
+                ),
+                Limit::Whole(whole) => format!(
+                    "how many requests it serves at once is not known: doctor gives a provider {} s in all, spent before it could find out",
+                    whole.as_secs()
+                ),
+            });
+            return;
+        };
+        checkup.at_once = match at_once {
+            Some(learned) => {
+                if let Some(base_url) = self.provider.learning_server() {
+                    let _ = store.save_at_once(base_url, &learned);
+                }
+                Some(learned)
+            }
+            None => definition
+                .max_concurrency
+                .map(|requests| AtOnce { requests, learned_from: "max_concurrency in the settings".into() }),
+        };
+    }
 }
 
 /// Whether streamed text arriving over `span` of a call that took `whole` shows the
@@ -437,16 +515,6 @@ fn spread(span: Duration, whole: Duration) -> bool {
 
 fn role(name: &str, kind: ProviderKind) -> RoleChoice {
     RoleChoice { provider: name.to_string(), kind, model: None, temperature: 0.0 }
-}
-
-fn with_problem(mut checkup: Checkup, err: &ProviderError, setup: bool) -> Checkup {
-    let setup = setup || matches!(err, ProviderError::Setup { .. }) || err.about_the_key();
-    let fix = err.hint().unwrap_or_else(|| "run with -v for the server's words".into());
-    // The table and the error name the provider already.
-    let said = err.to_string();
-    let what = said.strip_prefix(&format!("{}: ", checkup.provider)).unwrap_or(&said).to_string();
-    checkup.problems.push(Problem { what, fix, setup });
-    checkup
 }
 
 /// A structured question of a few tokens.
@@ -469,7 +537,7 @@ fn structured_probe() -> Request {
 
 /// What a default debate would take at the speed measured, one request at a time or as
 /// many as the server serves, and its price where the settings give one.
-fn estimate(settings: &Settings, checkup: &Checkup, definition: &crate::model::ProviderDef) -> String {
+fn estimate(settings: &Settings, checkup: &Checkup, definition: &ProviderDef) -> String {
     let rounds = u64::from(settings.debate.max_rounds.get());
     let calls = rounds * (DEBATERS * 2 + 1) + 2;
     let generated = rounds * (DEBATERS * 2 * CONTRIBUTION_TOKENS + EVALUATION_TOKENS) + OPENING_AND_CLOSING_TOKENS;
@@ -495,7 +563,7 @@ fn estimate(settings: &Settings, checkup: &Checkup, definition: &crate::model::P
 }
 
 /// A model's price and where it comes from: the provider's settings, else the built-in table.
-fn price_of(definition: &crate::model::ProviderDef, model: &str) -> Option<(Price, String)> {
+fn price_of(definition: &ProviderDef, model: &str) -> Option<(Price, String)> {
     match definition.prices.get(model) {
         Some(price) => Some((*price, "the settings".into())),
         None => prices::built_in(model).map(|price| (price, format!("built in, as of {}", prices::AS_OF))),

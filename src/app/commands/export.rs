@@ -7,7 +7,7 @@ use std::path::Path;
 
 use chrono::Utc;
 
-use crate::app::commands::list;
+use crate::app::commands::show;
 use crate::app::invocation::request::ExportRequest;
 use crate::app::shared::{existing, receipt};
 use crate::attest::{Receipt, Role, Signing, odr};
@@ -37,7 +37,7 @@ pub fn run(request: &ExportRequest, db_path: &Path, terminal: &Terminal) -> Resu
     let mut unsigned_receipt = None;
     let text = match request.format {
         ExportFormat::Json => {
-            let detail = list::detail_of(db_path, &state)?;
+            let detail = show::detail_of(db_path, &state)?;
             format!("{}\n", secrets::gated_json(&detail, true).map_err(|err| Error::Internal(err.to_string()))?)
         }
         ExportFormat::Md => {

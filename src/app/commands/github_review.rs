@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::github::api::{Client, Pull};
 use crate::github::event::{self, Comment};
 use crate::github::{self, GithubError};
-use crate::model::{DebateState, is_debate_id};
+use crate::model::{DebateState, RunOptions, is_debate_id};
 use crate::record::WorkTree;
 use crate::terminal::Terminal;
 use crate::text::shorten;
@@ -159,7 +159,10 @@ async fn review_each(
     for record in records {
         let review = ResumeRequest {
             id: record.clone(),
-            flags: RunFlags { no_checkpoints: true, ..request.flags.clone() },
+            flags: RunFlags {
+                options: RunOptions { no_checkpoints: true, ..request.flags.options.clone() },
+                ..request.flags.clone()
+            },
             review: Some(Review { objection: QuestionSource::Text(objection.to_string()), discard_edits: false }),
             here: Default::default(),
         };

@@ -5,11 +5,10 @@
 
 use std::path::Path;
 
-use clap::{Command, CommandFactory};
+use clap::Command;
 use clap_mangen::Man;
 use roff::{Roff, bold, italic, roman};
 
-use crate::cli::Cli;
 use crate::error::{Error, Result};
 use crate::terminal::{self, OutputError};
 
@@ -49,7 +48,7 @@ pub fn write_all(dir: &Path) -> Result<()> {
 /// (`debate show`, page `debate-show`), and without clap's `help` command, which has
 /// no page.
 fn commands() -> Command {
-    let mut debate = Cli::command().disable_help_subcommand(true);
+    let mut debate = crate::cli::command().disable_help_subcommand(true);
     debate.build();
     debate
 }

@@ -11,7 +11,7 @@ use futures::future::LocalBoxFuture;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::app::commands::{doctor, eval, lifecycle, list, resume, search, start, verify};
+use crate::app::commands::{doctor, eval, lifecycle, list, resume, search, show, start, verify};
 use crate::app::invocation::request::{
     DEFAULT_LIMIT, DEFAULT_SEARCH_LIMIT, EvalRequest, LifecycleRequest, QuestionSource, ResumeRequest, Review,
     StartRequest, VerifyRequest,
@@ -21,11 +21,11 @@ use crate::app::shared::drive::stop_signal;
 use crate::confine::Confinement;
 use crate::error::{Error, Result};
 use crate::mcp::arguments::{
-    CheckProviders, EvaluateDecision, ListDebates, RunArguments, SearchDecisions, SetDecisionStatus, ShowDebate,
-    Verdict, VerifyDecision,
+    CheckProviders, EvaluateDecision, ListDebates, SearchDecisions, SetDecisionStatus, ShowDebate, Verdict,
+    VerifyDecision,
 };
 use crate::mcp::{Commands, Debate, Record, Reply};
-use crate::model::{DebateState, Events, Status};
+use crate::model::{DebateState, Events, RunOptions, Status};
 use crate::record::lifecycle::Verdict as Lifecycle;
 use crate::repo::Here;
 use crate::store::{Store, StoreError};
@@ -68,20 +68,9 @@ impl Tools {
         Here::Repository(root.to_path_buf())
     }
 
-    /// A run's flags as the command line gives them, with the settings file `debate mcp`
-    /// was started with.
-    fn flags(&self, run: RunArguments) -> RunFlags {
-        RunFlags {
-            config: self.config.clone(),
-            max_rounds: run.max_rounds,
-            provider: run.provider,
-            model: run.model,
-            offline: run.offline,
-            no_checkpoints: !run.checkpoints,
-            max_cost: run.max_cost,
-            max_tokens: run.max_tokens,
-            ..RunFlags::default()
-        }
+    /// A run with a tool's options, and the settings file `debate mcp` was started with.
+    fn flags(&self, options: RunOptions) -> RunFlags {
+        RunFlags { config: self.config.clone(), options }
     }
 }
 
@@ -96,28 +85,22 @@ impl Commands for Tools {
             let mut terminal = self.terminal();
             let state = match debate {
                 Debate::Start(args) => {
-                    let run = self.flags(args.run());
                     let request = StartRequest {
-                        question: QuestionSource::Text(args.question),
-                        flags: RunFlags {
-                            perspectives: args.perspectives,
-                            with: args.with,
-                            context: args.context.into_iter().map(PathBuf::from).collect(),
-                            ..run
-                        },
+                        question: QuestionSource::Text(args.own.question),
+                        flags: self.flags(args.options),
                     };
                     start::run(&request, &self.db, root, &mut terminal, Some(events)).await?
                 }
                 Debate::Resume(args) => {
-                    let flags = self.flags(args.run());
-                    let request = ResumeRequest { id: args.id, flags, review: None, here: Tools::here(root) };
+                    let flags = self.flags(args.options);
+                    let request = ResumeRequest { id: args.own.id, flags, review: None, here: Tools::here(root) };
                     resume::run(&request, &self.db, &mut terminal, Some(events)).await?
                 }
                 Debate::Review(args) => {
                     let request = ResumeRequest {
                         id: args.id,
                         // A review runs its round without stopping, as in a pull request.
-                        flags: RunFlags { config: self.config.clone(), no_checkpoints: true, ..RunFlags::default() },
+                        flags: self.flags(RunOptions { no_checkpoints: true, ..RunOptions::default() }),
                         review: Some(Review { objection: QuestionSource::Text(args.objection), discard_edits: false }),
                         here: Tools::here(root),
                     };
@@ -178,7 +161,7 @@ impl Commands for Tools {
     }
 
     fn show(&self, args: ShowDebate, root: &Path) -> Result<Reply> {
-        let detail = list::detail(&self.db, &args.id, &Tools::here(root), &self.terminal())?;
+        let detail = show::detail(&self.db, &args.id, &Tools::here(root), &self.terminal())?;
         Ok(Reply { text: terminal::show::text(&detail), document: document(&detail) })
     }
 
@@ -269,7 +252,7 @@ impl Tools {
             ),
             status => format!("Debate {} stopped after {rounds} ({}).", state.id, status.as_str()),
         };
-        let detail = list::detail(&self.db, &state.id, &Tools::here(root), &self.terminal())?;
+        let detail = show::detail(&self.db, &state.id, &Tools::here(root), &self.terminal())?;
         let text = format!("{lead}\n\n{}", terminal::show::head(&detail));
         Ok(Reply { text, document: document(&detail) })
     }

@@ -16,6 +16,7 @@ pub mod manual;
 pub mod mcp;
 pub mod resume;
 pub mod search;
+pub mod show;
 pub mod start;
 pub mod suite;
 pub mod trust;

@@ -28,6 +28,8 @@ pub async fn run(
     events: Option<&mut dyn Events>,
 ) -> Result<DebateState> {
     let flags = &request.flags;
+    // What no door may ask for is refused before anything is read or written.
+    flags.options.check().map_err(Error::input)?;
     let (store, state, imported) = existing::find(db_path, &request.id, flags.config.as_deref(), &request.here)?;
     if let Some(imported) = imported {
         terminal.say(&imported.said(&state.id));
@@ -120,6 +122,7 @@ fn resume_complete(
     state: &DebateState,
     terminal: &mut Terminal,
 ) -> Result<DebateState> {
+    request.flags.for_started(state)?;
     if let Some(flag) = request.flags.changing() {
         let record = state.record_path.as_deref().unwrap_or("(none)");
         return Err(Error::input(format!(
@@ -129,7 +132,8 @@ fn resume_complete(
         .with_hint("start a new debate to debate the question again"));
     }
     terminal.say(&format!("Debate {} is already complete.", state.id));
-    if request.flags.issue && report::issue_draft(&state.repo_root, &state.id, state.decision_title()).is_none() {
+    if request.flags.options.issue && report::issue_draft(&state.repo_root, &state.id, state.decision_title()).is_none()
+    {
         // Written into the repository where it is now, never where it used to be.
         let root = locate_repository(store, state, &request.here, terminal)?;
         let state = &store.load(&state.id)?;

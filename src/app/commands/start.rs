@@ -36,7 +36,7 @@ pub async fn run(
     let flags = &request.flags;
     let loaded = flags.settings(&root)?;
     let catalog = Catalog::build(&loaded.overlays)?;
-    let roles = providers::choose_roles(&loaded.settings, flags.offline)?;
+    let roles = providers::choose_roles(&loaded.settings, flags.options.offline)?;
     let definitions = providers::definitions(&loaded.settings, &roles.all())?;
     let providers::Roles { moderator, debater, seat_models } = roles;
     let debaters = if seat_models.is_empty() { vec![debater.clone()] } else { seat_models.clone() };
@@ -49,7 +49,7 @@ pub async fn run(
         terminal.say(&format!("This debate's record will supersede {} (\"{}\").", earlier.path, earlier.title));
     }
     let templates = Templates::load(&root)?;
-    let requested_branch = flags.branch.as_deref();
+    let requested_branch = flags.options.branch.as_deref();
     if let Some(name) = requested_branch {
         resolve::check_branch(&root, name)?;
     }
@@ -62,7 +62,7 @@ pub async fn run(
         PanelSize::Fixed(seats) => Some(seats.get()),
         PanelSize::Auto => None,
     };
-    let wanted = selection::Request { size: requested_size, forced: &flags.with };
+    let wanted = selection::Request { size: requested_size, forced: &flags.options.with };
     let panel = selection::select(&catalog, &question, &analysis, &wanted)?;
 
     // Every input is checked; from here on the debate is stored.
@@ -79,7 +79,7 @@ pub async fn run(
         decision_makers: crate::repo::user_name(crate::repo::open(&root)?.as_ref()).into_iter().collect(),
         context,
         requested_size,
-        forced: flags.with.clone(),
+        forced: flags.options.with.clone(),
         providers: definitions,
         started_on: crate::repo::head_id(&root),
         branch: requested_branch.map(|name| match name {

@@ -16,7 +16,7 @@ use crate::app::shared::input;
 use crate::error::{Error, Result};
 use crate::eval::report::{self, BaselineTotals, Debated, Marks, Report, Run, Totals};
 use crate::eval::suite::{self, Question, Suite};
-use crate::model::{Cost, DebateState, Events, RoleChoice, Scorecard, Status};
+use crate::model::{Cost, DebateState, Events, RoleChoice, RunOptions, Scorecard, Status};
 use crate::providers;
 use crate::record::Templates;
 use crate::settings::{self, Settings};
@@ -56,6 +56,7 @@ pub async fn run(request: &SuiteRequest, json: bool, terminal: &Terminal) -> Res
         date: chrono::Utc::now().format("%Y-%m-%d").to_string(),
         tool: format!("debate {}", env!("CARGO_PKG_VERSION")),
         max_rounds: request
+            .options
             .max_rounds
             .or(suite.max_rounds.filter(|_| suite.questions.iter().all(|q| q.max_rounds.is_none()))),
         baseline: request.baseline,
@@ -134,16 +135,17 @@ struct Model {
 }
 
 fn models(request: &SuiteRequest, settings: &Settings) -> Result<Vec<Model>> {
-    let roles = providers::choose_roles(settings, request.offline)?;
-    if request.models.is_empty() {
+    let roles = providers::choose_roles(settings, request.options.offline)?;
+    if request.options.models.is_empty() {
         let label = match providers::label(roles.moderator.kind) {
             Some(_) => roles.moderator.provider.clone(),
             None => described(&roles.moderator, settings),
         };
         return Ok(vec![Model { label, provider: None, model: None }]);
     }
-    let chosen = providers::evaluator_roles(settings, &roles.debater, &request.models)?;
+    let chosen = providers::evaluator_roles(settings, &roles.debater, &request.options.models)?;
     Ok(request
+        .options
         .models
         .iter()
         .zip(chosen)
@@ -223,16 +225,17 @@ async fn debate(
         question: QuestionSource::Text(question.question.clone()),
         flags: RunFlags {
             config: request.config.clone(),
-            max_rounds: question.rounds(suite, request.max_rounds),
-            no_checkpoints: true,
-            no_commit: true,
-            provider: model.provider.clone(),
-            model: model.model.clone(),
-            offline: request.offline,
-            context,
-            max_cost: request.cap.usd,
-            max_tokens: request.cap.tokens,
-            ..RunFlags::default()
+            // The suite's options, but for one model of `--models` in every role.
+            options: RunOptions {
+                max_rounds: question.rounds(suite, request.options.max_rounds),
+                no_checkpoints: true,
+                no_commit: true,
+                provider: model.provider.clone(),
+                model: model.model.clone(),
+                models: Vec::new(),
+                context,
+                ..request.options.clone()
+            },
         },
     };
     let mut quiet = Terminal::new(Verbosity::Quiet);
@@ -260,7 +263,7 @@ async fn debate(
     if state.status != Status::Complete {
         return Ok((result, None));
     }
-    let who = Evaluators { named: &request.evaluators, offline: request.offline, cap: request.cap };
+    let who = Evaluators { named: &request.evaluators, offline: request.options.offline, cap: request.options.cap() };
     let settings = settings::load(repo, request.config.as_deref())?.settings;
     let store = Store::open(db)?;
     let templates = Templates::load(repo)?;

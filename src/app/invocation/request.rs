@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use crate::app::invocation::flags;
 use crate::app::invocation::resolve::RunFlags;
-use crate::cli::{Cli, Command, EvalArgs, ExportFormat, Lifecycle, ListArgs, RunArgs, StartArgs, Starting};
+use crate::cli::{Cli, Command, EvalArgs, ExportFormat, Lifecycle, StartArgs};
 use crate::error::{Error, Result};
-use crate::model::{Baseline, Cap, Rounds};
+use crate::model::{Baseline, Cap, RunOptions};
 use crate::record::lifecycle::Verdict;
 use crate::repo::Here;
 use crate::terminal::Verbosity;
@@ -134,20 +134,15 @@ pub struct ExportRequest {
 #[derive(Debug, Clone)]
 pub struct SuiteRequest {
     pub suite: PathBuf,
-    /// `--models`: debated with each in turn; empty: as configured.
-    pub models: Vec<String>,
     /// `--evaluators`; empty: each debate's moderator.
     pub evaluators: Vec<String>,
-    /// `--offline`: debated and scored by the offline provider.
-    pub offline: bool,
-    /// `-r`: every question's rounds.
-    pub max_rounds: Option<Rounds>,
     /// The markdown report; the JSON one goes beside it.
     pub report: PathBuf,
     /// `--baseline`: each question also answered without a debate.
     pub baseline: Option<Baseline>,
-    /// `--max-cost`, `--max-tokens`: what each question's debate, and its scores, may spend.
-    pub cap: Cap,
+    /// What every question's debate runs with: `--offline` (scored offline too), `-r`, the
+    /// caps (its scores' too), and `--models`, debated with each in turn.
+    pub options: RunOptions,
     pub config: Option<PathBuf>,
 }
 
@@ -243,6 +238,8 @@ impl Invocation {
     /// The command line as the commands take it. Clap has checked each flag; what is
     /// left is which command runs and what it needs.
     pub fn from_cli(cli: Cli) -> Result<Invocation> {
+        // Each run option must be one the command takes, given once.
+        flags::options(&cli.given, cli.twice.as_deref(), command_name(&cli))?;
         let shared = cli.shared;
         let verbosity = match (shared.quiet, shared.verbose) {
             (true, _) => Verbosity::Quiet,
@@ -250,76 +247,62 @@ impl Invocation {
             _ => Verbosity::Normal,
         };
         let config = shared.config;
+        let options = cli.options;
+        let flags = RunFlags { config: config.clone(), options: options.clone() };
+        options.check().map_err(Error::input)?;
         let lifecycle = |args: Lifecycle, verdict| {
             Mode::Lifecycle(LifecycleRequest {
                 target: args.target,
                 verdict,
-                no_commit: args.no_commit,
+                no_commit: options.no_commit,
                 config: config.clone(),
                 here: Here::WorkingDirectory,
             })
         };
-        let resume = |id: String, (starting, run): (Starting, RunArgs), review: Option<Review>| {
-            Mode::Resume(ResumeRequest {
-                id,
-                flags: run_flags(starting, run, config.clone()),
-                review,
-                here: Here::WorkingDirectory,
-            })
+        let resume = |id: String, review: Option<Review>| {
+            Mode::Resume(ResumeRequest { id, flags: flags.clone(), review, here: Here::WorkingDirectory })
         };
         let review = |objection: Option<QuestionSource>, discard_edits| {
             objection.map(|objection| Review { objection, discard_edits })
         };
-        // Flags before the subcommand are the subcommand's (`debate --offline new "Q"`).
+        // A question's flags before the subcommand are `new`'s (`debate --file q.txt new`),
+        // and a list's are `list`'s; any other command refuses them.
         let before = cli.start;
         let no_pager = cli.no_pager;
-        if let Some(command) = cli.command.as_ref().filter(|c| !runs_a_debate(c)) {
-            let listing = match command {
-                Command::List(_) => ListArgs::default(),
-                _ => cli.listing,
-            };
-            match command {
-                Command::Eval(_) => flags::only(&before, &listing, "eval", &["--offline", "--max-rounds", "--models"])?,
-                _ => flags::none(&before, &listing, name(command))?,
+        if let Some(command) = &cli.command {
+            if !matches!(command, Command::New(_)) {
+                flags::no_question(&before, name(command))?;
+            }
+            if !matches!(command, Command::List(_)) {
+                flags::no_listing(&cli.listing, name(command))?;
             }
         }
         let mode = match cli.command {
-            Some(Command::New(start)) => start_mode(flags::start(before, start)?, config.clone(), true)?,
+            Some(Command::New(start)) => start_mode(flags::start(before, start)?, flags, true)?,
             Some(Command::List(args)) => {
                 let args = flags::list(cli.listing, args)?;
                 Mode::List { all: args.all, limit: args.limit.unwrap_or(DEFAULT_LIMIT) }
             }
             Some(Command::Show { id, no_pager: after }) => Mode::Show { id, paged: !(no_pager || after) },
-            Some(Command::Resume(args)) => resume(
-                args.id,
-                flags::resume(before, (args.fixed.starting, args.run), "resume")?,
-                review(args.guide.map(QuestionSource::Text), args.discard_edits),
-            ),
-            Some(Command::Review(args)) => {
-                match (
-                    args.github_event,
-                    args.target,
-                    flags::resume(before, (args.fixed.starting, args.run), "review")?,
-                ) {
-                    (Some(event), _, (starting, run)) => Mode::GithubReview(GithubReviewRequest {
-                        event,
-                        flags: run_flags(starting, run, config.clone()),
-                    }),
-                    (None, target, run) => {
-                        let file = |path: PathBuf| {
-                            if path == Path::new("-") { QuestionSource::Stdin } else { QuestionSource::File(path) }
-                        };
-                        let objection = args.guide.map(QuestionSource::Text).or(args.guide_file.map(file));
-                        resume(target.unwrap_or_default(), run, review(objection, args.discard_edits))
-                    }
-                }
+            Some(Command::Resume(args)) => {
+                resume(args.id, review(args.guide.map(QuestionSource::Text), args.discard_edits))
             }
+            Some(Command::Review(args)) => match (args.github_event, args.target) {
+                (Some(event), _) => Mode::GithubReview(GithubReviewRequest { event, flags: flags.clone() }),
+                (None, target) => {
+                    let file = |path: PathBuf| {
+                        if path == Path::new("-") { QuestionSource::Stdin } else { QuestionSource::File(path) }
+                    };
+                    let objection = args.guide.map(QuestionSource::Text).or(args.guide_file.map(file));
+                    resume(target.unwrap_or_default(), review(objection, args.discard_edits))
+                }
+            },
             Some(Command::Ci(args)) => match args.platform {
                 crate::cli::CiPlatform::Github => {
                     Mode::Ci { install: args.install, force: args.force, config: config.clone() }
                 }
             },
-            Some(Command::Eval(args)) => eval_mode(flags::eval(before, args)?, config.clone()),
+            Some(Command::Eval(args)) => eval_mode(args, options.clone(), config.clone())?,
             Some(Command::Verify(args)) => Mode::Verify(VerifyRequest {
                 targets: args.targets,
                 all: args.all,
@@ -352,7 +335,7 @@ impl Invocation {
                 port: args.port,
                 open: args.open,
                 config: config.clone(),
-                offline: args.offline,
+                offline: options.offline,
             }),
             Some(Command::Search { query, limit }) => {
                 Mode::Search { query, limit: limit.unwrap_or(DEFAULT_SEARCH_LIMIT), config: config.clone() }
@@ -375,13 +358,10 @@ impl Invocation {
                         Mode::List { all: cli.listing.all, limit: cli.listing.limit.unwrap_or(DEFAULT_LIMIT) }
                     }
                     (_, Some(id), ..) => Mode::Show { id, paged: !no_pager },
-                    (_, _, Some(id), ..) => {
-                        let run = (before.starting, before.run);
-                        resume(id, run, review(cli.guide.map(QuestionSource::Text), cli.discard_edits))
-                    }
+                    (_, _, Some(id), ..) => resume(id, review(cli.guide.map(QuestionSource::Text), cli.discard_edits)),
                     (.., Some(id), _) => Mode::GiveUp { id, delete: false },
                     (.., Some(id)) => Mode::GiveUp { id, delete: true },
-                    (false, None, None, None, None) => start_mode(before, config.clone(), cli.separated)?,
+                    (false, None, None, None, None) => start_mode(before, flags, cli.separated)?,
                 }
             }
         };
@@ -392,35 +372,49 @@ impl Invocation {
     }
 }
 
-/// Whether `command` takes a debate's flags (`--offline`, `-r`, …) itself.
-fn runs_a_debate(command: &Command) -> bool {
-    matches!(command, Command::New(_) | Command::Resume(_) | Command::Review(_))
+/// The command a line runs, as typed: a subcommand, a flag form (`--list`), or `new`.
+fn command_name(cli: &Cli) -> &'static str {
+    match &cli.command {
+        Some(command) => name(command),
+        None if cli.list => "list",
+        None if cli.show.is_some() => "show",
+        None if cli.resume.is_some() => "resume",
+        None if cli.abandon.is_some() => "abandon",
+        None if cli.delete.is_some() => "delete",
+        None => "new",
+    }
 }
 
 /// `debate eval ID|PATH`, or `debate eval --suite FILE`.
-fn eval_mode(args: EvalArgs, config: Option<PathBuf>) -> Mode {
-    match (args.suite, args.target) {
+fn eval_mode(args: EvalArgs, options: RunOptions, config: Option<PathBuf>) -> Result<Mode> {
+    let suited = [(options.max_rounds.is_some(), "--max-rounds"), (!options.models.is_empty(), "--models")];
+    if let (None, Some((_, flag))) = (&args.suite, suited.iter().find(|(given, _)| *given)) {
+        return Err(Error::input(format!("{flag} goes with `debate eval --suite`"))
+            .with_hint("the rounds and the models of a debate already run are its own"));
+    }
+    if options.offline && !args.evaluators.is_empty() {
+        return Err(Error::input("--evaluators cannot be used with --offline")
+            .with_hint("--offline debates and scores without a model; --evaluators names models"));
+    }
+    Ok(match (args.suite, args.target) {
         (Some(suite), _) => Mode::Suite(SuiteRequest {
             suite,
-            models: args.models,
             evaluators: args.evaluators,
-            offline: args.offline,
-            max_rounds: args.max_rounds,
             report: args.report.unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT)),
             baseline: args.baseline,
-            cap: Cap { usd: args.max_cost, tokens: args.max_tokens },
+            options,
             config,
         }),
         (None, target) => Mode::Eval(EvalRequest {
             target: target.unwrap_or_default(),
             evaluators: args.evaluators,
             write: args.write,
-            offline: args.offline,
-            cap: Cap { usd: args.max_cost, tokens: args.max_tokens },
+            offline: options.offline,
+            cap: options.cap(),
             config,
             here: Here::WorkingDirectory,
         }),
-    }
+    })
 }
 
 /// Where `debate eval --suite` writes its markdown report unless told.
@@ -464,39 +458,15 @@ pub const DEFAULT_SEARCH_LIMIT: u32 = 10;
 /// A new debate, or `--context-preview` of one. A question of one word is refused as a
 /// mistyped command unless `forced` (`debate new WORD`, or after `--`): a typo must not
 /// start a debate, and a paid one at that.
-fn start_mode(args: StartArgs, config: Option<PathBuf>, forced: bool) -> Result<Mode> {
+fn start_mode(args: StartArgs, flags: RunFlags, forced: bool) -> Result<Mode> {
     if let (Some(word), false) = (args.question.as_deref(), forced) {
         refuse_one_word(word)?;
     }
-    let flags = run_flags(args.starting, args.run, config);
     let start = StartRequest { question: question_source(args.question, args.file)?, flags };
     Ok(match args.context_preview {
         true => Mode::Preview(start),
         false => Mode::Start(start),
     })
-}
-
-/// The flags of a run, as the command line gives them.
-fn run_flags(starting: Starting, run: RunArgs, config: Option<PathBuf>) -> RunFlags {
-    RunFlags {
-        config,
-        perspectives: starting.perspectives,
-        with: starting.with,
-        context: starting.context,
-        no_repo_context: starting.no_repo_context,
-        supersedes: starting.supersedes,
-        models: starting.models,
-        max_rounds: run.max_rounds,
-        no_checkpoints: run.no_checkpoints,
-        issue: run.issue,
-        no_commit: run.no_commit,
-        branch: run.branch.map(|name| name.trim().to_string()),
-        provider: run.provider,
-        model: run.model,
-        offline: run.offline,
-        max_cost: run.max_cost,
-        max_tokens: run.max_tokens,
-    }
 }
 
 /// The question argument, `--file`, or stdin (`-` for either).
@@ -538,7 +508,7 @@ pub fn mistyped_command(args: &[OsString]) -> Option<Error> {
         return None;
     }
     // Clap's own reading up to where it failed: the word it took for the question.
-    let matches = <Cli as clap::CommandFactory>::command().ignore_errors(true).try_get_matches_from(args).ok()?;
+    let matches = crate::cli::command().ignore_errors(true).try_get_matches_from(args).ok()?;
     let word = matches.get_one::<String>("question")?;
     if word.contains(char::is_whitespace) {
         return None;
@@ -564,7 +534,7 @@ fn not_a_command(word: &str, command: &str) -> Error {
 /// command with something after a dash (`list-all`).
 fn nearest_command(word: &str) -> Option<String> {
     let lower = word.to_lowercase();
-    let command = <Cli as clap::CommandFactory>::command();
+    let command = crate::cli::command();
     let names: Vec<String> = command
         .get_subcommands()
         .flat_map(|sub| std::iter::once(sub.get_name()).chain(sub.get_all_aliases()))
@@ -581,15 +551,15 @@ fn nearest_command(word: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
+    use crate::model::Rounds;
 
     fn invocation(args: &[&str]) -> Invocation {
-        let cli = Cli::try_parse_from(std::iter::once("debate").chain(args.iter().copied())).unwrap();
+        let cli = Cli::read(std::iter::once("debate").chain(args.iter().copied())).unwrap();
         Invocation::from_cli(cli).unwrap()
     }
 
     fn refused(args: &[&str]) -> Error {
-        let cli = Cli::try_parse_from(std::iter::once("debate").chain(args.iter().copied())).unwrap();
+        let cli = Cli::read(std::iter::once("debate").chain(args.iter().copied())).unwrap();
         Invocation::from_cli(cli).unwrap_err()
     }
 
@@ -598,9 +568,9 @@ mod tests {
         let run = invocation(&["-r", "3", "--no-checkpoints", "--branch= x ", "Redis or Postgres?"]);
         let Mode::Start(start) = run.mode else { panic!("{:?}", run.mode) };
         assert_eq!(start.question, QuestionSource::Text("Redis or Postgres?".into()));
-        assert_eq!(start.flags.max_rounds, Rounds::new(3));
-        assert!(start.flags.no_checkpoints);
-        assert_eq!(start.flags.branch.as_deref(), Some("x"), "the branch name is trimmed once, here");
+        assert_eq!(start.flags.options.max_rounds, Rounds::new(3));
+        assert!(start.flags.options.no_checkpoints);
+        assert_eq!(start.flags.options.branch.as_deref(), Some("x"), "the branch name is trimmed once, here");
     }
 
     #[test]
@@ -615,7 +585,7 @@ mod tests {
 
     #[test]
     fn no_question_is_an_input_error() {
-        let err = Invocation::from_cli(Cli::try_parse_from(["debate", "-r", "2"]).unwrap()).unwrap_err();
+        let err = Invocation::from_cli(Cli::read(["debate", "-r", "2"]).unwrap()).unwrap_err();
         assert_eq!(err.to_string(), "no question given");
         assert_eq!(err.exit_code(), 2);
     }
@@ -663,13 +633,13 @@ mod tests {
         assert!(matches!(invocation(&["delete", "DEB-0ym064"]).mode, Mode::GiveUp { delete: true, .. }));
         let Mode::Resume(review) = invocation(&["review", "0y", "--guide", "cost?", "-r", "4"]).mode else { panic!() };
         assert_eq!(
-            (review.review.unwrap().objection, review.flags.max_rounds.map(Rounds::get)),
+            (review.review.unwrap().objection, review.flags.options.max_rounds.map(Rounds::get)),
             (QuestionSource::Text("cost?".into()), Some(4))
         );
         let Mode::Resume(from_file) = invocation(&["review", "docs/a.md", "--guide-file", "-"]).mode else { panic!() };
         assert_eq!((from_file.id.as_str(), from_file.review.unwrap().objection), ("docs/a.md", QuestionSource::Stdin));
         let Mode::Resume(resume) = invocation(&["resume", "0y", "--no-checkpoints"]).mode else { panic!() };
-        assert!(resume.flags.no_checkpoints && resume.review.is_none());
+        assert!(resume.flags.options.no_checkpoints && resume.review.is_none());
     }
 
     #[test]
@@ -747,15 +717,19 @@ mod tests {
         let Mode::Start(start) = invocation(&["--offline", "--no-checkpoints", "-r", "1", "new", "Q?"]).mode else {
             panic!()
         };
-        assert!(start.flags.offline && start.flags.no_checkpoints);
-        assert_eq!(start.flags.max_rounds, Rounds::new(1));
+        assert!(start.flags.options.offline && start.flags.options.no_checkpoints);
+        assert_eq!(start.flags.options.max_rounds, Rounds::new(1));
     }
 
     #[test]
     fn a_flag_before_a_command_that_does_not_take_it_is_refused_not_dropped() {
         let err = refused(&["--offline", "show", "DEB-0ym064"]);
         assert_eq!((err.to_string().as_str(), err.exit_code()), ("--offline does not go with `debate show`", 2));
-        assert!(refused(&["-r", "2", "new", "-r", "3", "Q?"]).to_string().contains("given twice"));
+        let twice = refused(&["-r", "2", "new", "-r", "3", "Q?"]);
+        assert_eq!(twice.to_string(), "--max-rounds is given both before and after the command");
+        assert!(refused(&["--with", "A", "new", "--with", "B", "Q?"]).to_string().contains("both"), "not one dropped");
+        assert!(refused(&["--max-cost", "1", "list"]).to_string().contains("does not go with `debate list`"));
+        assert!(refused(&["--list", "--offline"]).to_string().contains("does not go with `debate list`"));
         assert!(refused(&["--offline", "new", "--provider", "p", "Q?"]).to_string().contains("--offline"));
         assert!(refused(&["--all", "show", "x"]).to_string().contains("--all"));
     }
@@ -791,8 +765,7 @@ mod tests {
     fn a_one_word_question_can_be_forced() {
         let Mode::Start(start) = invocation(&["new", "Kafka"]).mode else { panic!() };
         assert_eq!(start.question, QuestionSource::Text("Kafka".into()));
-        let mut cli = Cli::try_parse_from(["debate", "--", "accept"]).unwrap();
-        cli.separated = true;
+        let cli = Cli::read(["debate", "--", "accept"]).unwrap();
         assert!(matches!(Invocation::from_cli(cli).unwrap().mode, Mode::Start(_)));
         assert!(matches!(invocation(&["-"]).mode, Mode::Start(_)), "a dash reads stdin");
         assert!(matches!(invocation(&["Redis or Postgres?"]).mode, Mode::Start(_)));

@@ -1,117 +1,88 @@
 //! One run of a debate, resolved once. Every door that starts or continues a debate —
 //! the command line, the dashboard's form, a suite's question, a pull request's comment
-//! — gives its flags as one [`RunFlags`]. Here they go over the settings files and the
-//! environment for a new debate, or onto the rules a debate was started with to continue
-//! it: each flag with the same meaning, or the same refusal, wherever it comes from.
+//! — gives its options as one [`RunOptions`] (with the settings file it names). Here they
+//! go over the settings files and the environment for a new debate, or onto the rules a
+//! debate was started with to continue it: each with the same meaning, or the same
+//! refusal, wherever it comes from.
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::model::{Cap, DebateState, Dollars, PanelSize, Rounds, Seats, Snapshot, Tokens};
+use crate::model::{Cap, DebateState, PanelSize, Rounds, RunOptions, Snapshot};
 use crate::providers;
 use crate::record;
 use crate::settings::{self, Loaded, Settings};
 
-/// The flags of a run, as any door gives them.
+/// A run as any door gives it: the settings file it names, and the run's options.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunFlags {
     /// `--config`: a settings file over the user's and the repository's.
     pub config: Option<PathBuf>,
-    /// `-r`: the cap on rounds, in all.
-    pub max_rounds: Option<Rounds>,
-    /// `-p`: how many perspectives debate (a new debate's).
-    pub perspectives: Option<Seats>,
-    /// `--with`: perspectives the panel must have (a new debate's).
-    pub with: Vec<String>,
-    /// `--context`: files the debaters read (a new debate's).
-    pub context: Vec<PathBuf>,
-    /// `--no-repo-context` (a new debate's).
-    pub no_repo_context: bool,
-    /// `--supersedes`: earlier records, by path or debate id (a new debate's).
-    pub supersedes: Vec<String>,
-    /// `--provider`: every role on this configured provider.
-    pub provider: Option<String>,
-    /// `--model`: every role on this model.
-    pub model: Option<String>,
-    /// `--models`: the debaters' models, seat by seat (a new debate's).
-    pub models: Vec<String>,
-    /// `--offline`: the built-in offline debater in every role.
-    pub offline: bool,
-    pub no_checkpoints: bool,
-    /// `--issue`: also write an issue draft.
-    pub issue: bool,
-    pub no_commit: bool,
-    /// `--branch`: the branch the record goes to; empty: the default name.
-    pub branch: Option<String>,
-    /// `--max-cost`: what the debate may spend in all, in US dollars.
-    pub max_cost: Option<Dollars>,
-    /// `--max-tokens`: what the debate may spend in all, in tokens.
-    pub max_tokens: Option<Tokens>,
+    pub options: RunOptions,
 }
 
 impl RunFlags {
     /// The settings of a new debate in the repository at `root`: the files and the
     /// environment, with these flags over them.
     pub fn settings(&self, root: &Path) -> Result<Loaded> {
+        self.options.check().map_err(Error::input)?;
         let mut loaded = settings::load(root, self.config.as_deref())?;
         let settings = &mut loaded.settings;
-        if let Some(rounds) = self.max_rounds {
+        let options = &self.options;
+        if let Some(rounds) = options.max_rounds {
             settings.debate.max_rounds = rounds;
         }
-        if let Some(seats) = self.perspectives {
+        if let Some(seats) = options.perspectives {
             settings.debate.default_perspectives = PanelSize::Fixed(seats);
         }
-        settings.debate.checkpoints &= !self.no_checkpoints;
-        settings.record.commit &= !self.no_commit;
-        settings.record.issue_draft |= self.issue;
+        settings.debate.checkpoints &= !options.no_checkpoints;
+        settings.record.commit &= !options.no_commit;
+        settings.record.issue_draft |= options.issue;
         let roles = &mut settings.roles;
-        if let Some(provider) = &self.provider {
+        if let Some(provider) = &options.provider {
             settings.providers.default = Some(provider.clone());
             roles.moderator.provider = Some(provider.clone());
             roles.debater.provider = Some(provider.clone());
         }
-        if let Some(model) = &self.model {
+        if let Some(model) = &options.model {
             roles.moderator.model = Some(model.clone());
             roles.debater.model = Some(model.clone());
         }
-        if !self.models.is_empty() {
-            roles.debater.models = self.models.clone();
+        if !options.models.is_empty() {
+            roles.debater.models = options.models.clone();
         }
         Ok(loaded)
     }
 
-    /// A new debate's cap: the flags' over the settings' `budget:`.
+    /// A new debate's cap: the options' over the settings' `budget:`.
     pub fn cap(&self, loaded: &Loaded) -> Cap {
         let budget = &loaded.settings.budget;
-        Cap { usd: self.max_cost.or(budget.per_debate_usd), tokens: self.max_tokens.or(budget.per_debate_tokens) }
+        self.options.cap().or(Cap { usd: budget.per_debate_usd, tokens: budget.per_debate_tokens })
     }
 
     /// The rules `state`, a debate under way, goes on under with these flags, given the
     /// settings loaded now (where another provider is named); `reviewing` when a review
     /// reopens it. A flag that cannot change a debate under way is refused, saying why.
     pub fn onto(&self, state: &DebateState, settings: &Settings, root: &Path, reviewing: bool) -> Result<Snapshot> {
-        if let Some((flag, why)) = self.fixed_at_start(state) {
-            return Err(Error::input(format!("{flag} {why}"))
-                .with_hint("debate it anew with the flag (and --supersedes its record) to change that"));
-        }
+        self.for_started(state)?;
+        let options = &self.options;
         let mut snapshot = state.snapshot.clone();
         let done = state.rounds.len() as u32;
         match reviewing {
-            true => snapshot.debate.max_rounds = review_rounds(state, done, self.max_rounds)?,
-            false => snapshot.debate.max_rounds = self.max_rounds.unwrap_or(snapshot.debate.max_rounds),
+            true => snapshot.debate.max_rounds = review_rounds(state, done, options.max_rounds)?,
+            false => snapshot.debate.max_rounds = options.max_rounds.unwrap_or(snapshot.debate.max_rounds),
         }
-        snapshot.debate.checkpoints &= !self.no_checkpoints;
-        snapshot.record.issue_draft |= self.issue;
+        snapshot.debate.checkpoints &= !options.no_checkpoints;
+        snapshot.record.issue_draft |= options.issue;
         // A cap given now replaces the one the debate was started with.
-        snapshot.cap.usd = self.max_cost.or(snapshot.cap.usd);
-        snapshot.cap.tokens = self.max_tokens.or(snapshot.cap.tokens);
+        snapshot.cap = options.cap().or(snapshot.cap);
         // Once the record is being written, what it says and where it goes are fixed; a
         // review rewrites the record where it is, with whichever provider it is given.
         let fixed = [
-            (self.no_commit, "--no-commit"),
-            (self.branch.is_some(), "--branch"),
-            (self.offline && !reviewing, "--offline"),
-            (self.provider.is_some() && !reviewing, "--provider"),
+            (options.no_commit, "--no-commit"),
+            (options.branch.is_some(), "--branch"),
+            (options.offline && !reviewing, "--offline"),
+            (options.provider.is_some() && !reviewing, "--provider"),
         ];
         if let (Some(path), Some((_, flag))) = (&state.record_path, fixed.iter().find(|(given, _)| *given)) {
             let why = match reviewing {
@@ -125,15 +96,15 @@ impl RunFlags {
             };
             return Err(Error::input(why).with_hint(format!("run it without {flag}")));
         }
-        snapshot.record.commit &= !self.no_commit;
-        if let Some(name) = self.branch.as_deref() {
+        snapshot.record.commit &= !options.no_commit;
+        if let Some(name) = options.branch.as_deref() {
             check_branch(root, name)?;
             snapshot.branch =
                 Some(if name.is_empty() { record::default_branch(&state.id, &state.title) } else { name.to_string() });
         }
-        if let Some(model) = &self.model {
+        if let Some(model) = &options.model {
             // Seats of several providers cannot share one model name.
-            let one_provider = self.provider.is_some() || self.offline;
+            let one_provider = options.provider.is_some() || options.offline;
             if !one_provider && snapshot.seat_models.iter().any(|seat| seat.provider != snapshot.debater.provider) {
                 return Err(Error::input(format!(
                     "{} seats models of several providers, so one --model cannot replace them all",
@@ -145,7 +116,7 @@ impl RunFlags {
                 role.model = Some(model.clone());
             }
         }
-        let switch_to = if self.offline { Some("offline") } else { self.provider.as_deref() };
+        let switch_to = if options.offline { Some("offline") } else { options.provider.as_deref() };
         if let Some(name) = switch_to {
             snapshot.moderator = providers::switch(&snapshot.moderator, settings, name)?;
             snapshot.debater = providers::switch(&snapshot.debater, settings, name)?;
@@ -162,17 +133,30 @@ impl RunFlags {
         Ok(snapshot)
     }
 
+    /// Refuse these options for `state`, a debate already started, where one only a new
+    /// debate takes is given, saying why.
+    pub fn for_started(&self, state: &DebateState) -> Result<()> {
+        match self.fixed_at_start(state) {
+            Some((flag, why)) => Err(Error::input(format!("{flag} {why}"))
+                .with_hint("debate it anew with the flag (and --supersedes its record) to change that")),
+            None => Ok(()),
+        }
+    }
+
     /// The first flag given that would change a debate already complete (resumed, not
     /// reviewed: its record stands as it is).
     pub fn changing(&self) -> Option<&'static str> {
+        let cap = self.options.cap();
         let changes = [
-            (self.max_rounds.is_some(), "--max-rounds"),
-            (self.no_checkpoints, "--no-checkpoints"),
-            (self.no_commit, "--no-commit"),
-            (self.branch.is_some(), "--branch"),
-            (self.model.is_some(), "--model"),
-            (self.provider.is_some(), "--provider"),
-            (self.offline, "--offline"),
+            (self.options.max_rounds.is_some(), "--max-rounds"),
+            (self.options.no_checkpoints, "--no-checkpoints"),
+            (self.options.no_commit, "--no-commit"),
+            (self.options.branch.is_some(), "--branch"),
+            (self.options.model.is_some(), "--model"),
+            (self.options.provider.is_some(), "--provider"),
+            (self.options.offline, "--offline"),
+            (cap.usd.is_some(), "--max-cost"),
+            (cap.tokens.is_some(), "--max-tokens"),
         ];
         changes.into_iter().find_map(|(given, flag)| given.then_some(flag))
     }
@@ -182,12 +166,12 @@ impl RunFlags {
         let panel = state.panel.iter().map(|seat| seat.name()).collect::<Vec<_>>().join(", ");
         let started = |what: String| format!("is fixed when a debate starts, and {}'s {what}", state.id);
         let given = [
-            (self.perspectives.is_some(), "--perspectives", started(format!("panel is {panel}"))),
-            (!self.with.is_empty(), "--with", started(format!("panel is {panel}"))),
-            (!self.models.is_empty(), "--models", started("debaters' models were seated then".into())),
-            (!self.context.is_empty(), "--context", started("debaters read their context then".into())),
-            (self.no_repo_context, "--no-repo-context", started("debaters read their context then".into())),
-            (!self.supersedes.is_empty(), "--supersedes", started("record names what it supersedes".into())),
+            (self.options.perspectives.is_some(), "--perspectives", started(format!("panel is {panel}"))),
+            (!self.options.with.is_empty(), "--with", started(format!("panel is {panel}"))),
+            (!self.options.models.is_empty(), "--models", started("debaters' models were seated then".into())),
+            (!self.options.context.is_empty(), "--context", started("debaters read their context then".into())),
+            (self.options.no_repo_context, "--no-repo-context", started("debaters read their context then".into())),
+            (!self.options.supersedes.is_empty(), "--supersedes", started("record names what it supersedes".into())),
         ];
         given.into_iter().find_map(|(given, flag, why)| given.then_some((flag, why)))
     }
@@ -226,7 +210,7 @@ pub fn check_branch(root: &Path, name: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::fixture;
+    use crate::model::{Seats, fixture};
 
     fn rounds(n: i64) -> Rounds {
         Rounds::try_from(n).unwrap()
@@ -252,10 +236,11 @@ mod tests {
         let settings = Settings::default();
         let root = Path::new("/nowhere");
         for flags in [
-            RunFlags { perspectives: Some(Seats::try_from(3).unwrap()), ..RunFlags::default() },
-            RunFlags { with: vec!["Cost Control".into()], ..RunFlags::default() },
-            RunFlags { context: vec!["notes.md".into()], ..RunFlags::default() },
+            RunOptions { perspectives: Some(Seats::try_from(3).unwrap()), ..RunOptions::default() },
+            RunOptions { with: vec!["Cost Control".into()], ..RunOptions::default() },
+            RunOptions { context: vec!["notes.md".into()], ..RunOptions::default() },
         ] {
+            let flags = RunFlags { config: None, options: flags };
             for reviewing in [false, true] {
                 let err = flags.onto(&state, &settings, root, reviewing).unwrap_err();
                 assert!(err.to_string().contains("is fixed when a debate starts"), "{err}");

@@ -36,12 +36,12 @@ pub fn groundwork(
     keys: &Masker,
     terminal: &Terminal,
 ) -> Result<Groundwork> {
-    let flags = &request.flags;
-    let files = read_context(&flags.context, root, keys, terminal)?;
-    let committed = loaded.settings.record.commit && flags.branch.is_none();
-    let supersedes = superseded(root, &flags.supersedes, &loaded.settings.record, committed, keys)?;
+    let options = &request.flags.options;
+    let files = read_context(&options.context, root, keys, terminal)?;
+    let committed = loaded.settings.record.commit && options.branch.is_none();
+    let supersedes = superseded(root, &options.supersedes, &loaded.settings.record, committed, keys)?;
     let mut settings = loaded.settings.context.clone();
-    settings.repository &= !flags.no_repo_context;
+    settings.repository &= !options.no_repo_context;
     let (project, context) = brief(root, question, files, &settings, &supersedes, keys, terminal);
     let mut record = loaded.settings.record.clone();
     follow_convention(&mut record, project.convention.as_ref(), loaded.chosen, terminal);

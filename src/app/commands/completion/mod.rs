@@ -15,7 +15,6 @@ use clap::Command;
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 
 use crate::catalog::Catalog;
-use crate::cli::Cli;
 use crate::error::{Error, Result};
 use crate::settings;
 use crate::store::Store;
@@ -46,7 +45,7 @@ pub fn command() -> Command {
     let ids = || ArgValueCompleter::new(debate_ids);
     let records = || ArgValueCompleter::new(record_paths);
     let ids_or_records = || ArgValueCompleter::new(ids_or_record_paths);
-    let mut command = <Cli as clap::CommandFactory>::command()
+    let mut command = crate::cli::command()
         .mut_arg("resume", |a| a.add(ids()))
         .mut_arg("show", |a| a.add(ids_or_records()))
         .mut_arg("abandon", |a| a.add(ids()))
@@ -66,14 +65,8 @@ pub fn command() -> Command {
     for name in ["accept", "reject", "deprecate"] {
         command = command.mut_subcommand(name, |sub| sub.mut_arg("target", |a| a.add(records())));
     }
-    for name in ["new", "resume", "review"] {
-        command = command
-            .mut_subcommand(name, |sub| sub.mut_arg("provider", |a| a.add(ArgValueCompleter::new(provider_names))));
-    }
-    command = command.mut_subcommand("man", |sub| sub.mut_arg("command", |a| a.add(ArgValueCompleter::new(commands))));
-    command.mut_subcommand("new", |sub| {
-        sub.mut_arg("with", |a| a.add(ArgValueCompleter::new(perspectives))).mut_arg("supersedes", |a| a.add(records()))
-    })
+    // A run's options are global: completed wherever they stand.
+    command.mut_subcommand("man", |sub| sub.mut_arg("command", |a| a.add(ArgValueCompleter::new(commands))))
 }
 
 /// The candidates among `names` that start with what was typed (any case), each with
@@ -159,7 +152,7 @@ fn provider_names(current: &OsStr) -> Vec<CompletionCandidate> {
 
 /// debate's commands, each with what it does: the pages `debate man` prints.
 fn commands(current: &OsStr) -> Vec<CompletionCandidate> {
-    let debate = <Cli as clap::CommandFactory>::command();
+    let debate = crate::cli::command();
     let about = |command: &Command| command.get_about().map(|about| about.to_string());
     matching(
         current,
