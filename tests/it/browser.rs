@@ -336,7 +336,6 @@ async fn a_debate_runs_from_the_form_to_a_committed_record_in_a_real_browser() {
     let chosen = assert_on_first_screen(&client, "#synthesis .chosen", "the chosen option").await;
     assert!(chosen.starts_with("Postgres"), "{chosen}");
     // Every section of the decision that has something in it, in the record's order.
-    let headings = texts(&client, "#synthesis .section > h3, #synthesis details.section > summary").await;
     let filled: Vec<String> = sandbox.show(&id)["outcome"]["sections"]
         .as_array()
         .unwrap()
@@ -345,7 +344,9 @@ async fn a_debate_runs_from_the_form_to_a_committed_record_in_a_real_browser() {
         .map(|s| s["heading"].as_str().unwrap().to_string())
         .collect();
     assert!(filled.len() >= 8, "{filled:?}");
-    assert_eq!(headings, filled);
+    // The live page may render again while it is read: read until it holds still.
+    let css = "#synthesis .section > h3, #synthesis details.section > summary";
+    wait_for_async("every section of the decision", async || texts(&client, css).await == filled).await;
     screenshot(&client, "dashboard-synthesis.png").await;
     click(&client, "#issue-draft").await;
     let shown = wait_for_async("the issue draft's notice", async || texts(&client, "#notice code").await.pop()).await;
