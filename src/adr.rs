@@ -36,6 +36,10 @@ pub struct Fields {
     /// The record that supersedes it, as a path from the repository root, when its
     /// status links one.
     pub superseded_by: Option<String>,
+    /// The lines of its Guards section (a `###` of the outcome, or a `##`), as written.
+    pub guards: Vec<String>,
+    /// Its Review By section's day, as written.
+    pub review_by: Option<String>,
 }
 
 /// A markdown file name that is not an index (`README.md`, `index.md`), a template
@@ -58,6 +62,9 @@ struct Parsed {
     sections: BTreeMap<String, Vec<String>>,
     /// Paragraphs and list items before the first H2 (MADR 2 puts `* Status: …` there).
     preamble: Vec<String>,
+    /// Each H3 section's paragraphs and list items, by its lowercased heading (they are
+    /// in their H2's entries too).
+    subsections: BTreeMap<String, Vec<String>>,
 }
 
 /// The record at `relative` (a path from the repository root, for the links its status
@@ -107,7 +114,15 @@ pub fn read(relative: &str, text: &str) -> Option<Fields> {
         decision,
         chosen_option,
         superseded_by,
+        guards: subsection(&parsed, "guards").to_vec(),
+        review_by: subsection(&parsed, "review by").first().map(|day| one_line(day)),
     })
+}
+
+/// A section's entries, whether the record heads it `###` (under the outcome) or `##`.
+fn subsection<'p>(parsed: &'p Parsed, heading: &str) -> &'p [String] {
+    let found = parsed.subsections.get(heading).or_else(|| parsed.sections.get(heading));
+    found.map_or(&[], Vec::as_slice)
 }
 
 /// The `Superseded by [title](file)` paragraph adr-tools' `adr new -s` adds to a record's
@@ -123,8 +138,8 @@ fn superseded_in_section(parsed: &Parsed) -> Option<String> {
 fn parse(text: &str) -> Parsed {
     let mut parsed = Parsed::default();
     let options = Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
-    let (mut heading, mut current, mut block, mut in_front, mut in_code) =
-        (None::<HeadingLevel>, None::<String>, String::new(), false, false);
+    let (mut heading, mut current, mut sub, mut block, mut in_front, mut in_code) =
+        (None::<HeadingLevel>, None::<String>, None::<String>, String::new(), false, false);
     for event in Parser::new_ext(text, options) {
         match event {
             Event::Start(Tag::MetadataBlock(_)) => in_front = true,
@@ -139,7 +154,8 @@ fn parse(text: &str) -> Parsed {
                 let text = joined(&std::mem::take(&mut block));
                 match heading.take() {
                     Some(HeadingLevel::H1) if parsed.title.is_none() => parsed.title = Some(text),
-                    Some(HeadingLevel::H2) => current = Some(text.to_lowercase()),
+                    Some(HeadingLevel::H2) => (current, sub) = (Some(text.to_lowercase()), None),
+                    Some(HeadingLevel::H3) => sub = Some(text.to_lowercase()),
                     _ => {}
                 }
             }
@@ -148,6 +164,9 @@ fn parse(text: &str) -> Parsed {
                 let lines: Vec<String> = block.lines().map(joined).filter(|line| !line.is_empty()).collect();
                 if !lines.is_empty() {
                     let entry = lines.join("\n");
+                    if let Some(sub) = &sub {
+                        parsed.subsections.entry(sub.clone()).or_default().push(entry.clone());
+                    }
                     match &current {
                         Some(section) => parsed.sections.entry(section.clone()).or_default().push(entry),
                         None => parsed.preamble.push(entry),

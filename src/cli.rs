@@ -297,6 +297,15 @@ pub enum Command {
     /// allowed-signers file); exit 0 all verified, 1 a record failed, 3 a record unsigned
     /// with --require-signature
     Verify(VerifyArgs),
+    /// Check the work tree against the guards of the decision records: a dependency or a
+    /// file an accepted decision forbids, or one it requires that is missing, named with
+    /// its manifest and line and the record; exit 1 on a violation (proposed records only
+    /// warn; superseded, rejected and deprecated ones are ignored)
+    Check {
+        /// Only what changed since REF's merge base with HEAD (a pull request's base)
+        #[arg(long, value_name = "REF")]
+        base: Option<String>,
+    },
     /// Write a finished decision out: as an Open Decision Receipt v0.2 signed with your
     /// ssh key (`aragora-verify` checks it), as the `show --json` document, or as its record
     Export(ExportArgs),

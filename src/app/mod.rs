@@ -13,8 +13,8 @@ use crate::terminal::{self, Terminal};
 use crate::text::secrets;
 use crate::view::Paused;
 use commands::{
-    ci, completion, config, dashboard, doctor, eval, export, github_review, give_up, lifecycle, list, manual, mcp,
-    resume, search, show, start, suite, trust, usage, verify,
+    check, ci, completion, config, dashboard, doctor, eval, export, github_review, give_up, lifecycle, list, manual,
+    mcp, resume, search, show, start, suite, trust, usage, verify,
 };
 use invocation::request::{Invocation, Mode};
 use shared::report;
@@ -59,6 +59,7 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Eval(request) => eval::run(&request, &db_path()?, json, &terminal).await,
         Mode::Suite(request) => suite::run(&request, json, &terminal).await,
         Mode::Verify(request) => verify::run(&request, json, &terminal),
+        Mode::Check { base, config } => check::run(base.as_deref(), config.as_deref(), json, &terminal),
         Mode::Export(request) => export::run(&request, &db_path()?, &terminal),
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
         Mode::Mcp { config, allow } => mcp::serve(db_path()?, config, &allow, verbosity).await,

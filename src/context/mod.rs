@@ -19,7 +19,7 @@ pub use private::{refused, secret};
 use std::io::Read;
 use std::path::Path;
 
-use crate::model::{Convention, EarlierDecision, ProjectFacts};
+use crate::model::{Convention, Dependency, EarlierDecision, ProjectFacts};
 use crate::text::secrets::{self, Masker};
 
 /// Everything found, before it is ranked and fitted to the budget.
@@ -65,6 +65,46 @@ pub fn gather(root: &Path, keys: &Masker) -> Gathered {
     let decisions: Vec<EarlierDecision> =
         walked.records.iter().filter_map(|record| decisions::read(record, &reader.read(record)?)).collect();
     Gathered { facts, decisions, notes: reader.notes, masked: reader.masked }
+}
+
+/// A dependency a manifest of the work tree declares, where it declares it.
+#[derive(Debug, Clone)]
+pub struct DeclaredAt {
+    pub dependency: Dependency,
+    /// The line of the manifest that names it (1-based), when one line does.
+    pub line: Option<usize>,
+}
+
+/// What the work tree holds that guards look at: its notable dependencies, every file's
+/// path, and what could not be read.
+#[derive(Debug, Default)]
+pub struct Guarded {
+    pub dependencies: Vec<DeclaredAt>,
+    pub files: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// The work tree read for guards as gathering reads it (the same walk: git's ignores,
+/// no link followed, no nested repository, bounded sizes, secrets masked).
+pub fn guarded(root: &Path, keys: &Masker) -> Guarded {
+    let walked = walk::walk(root);
+    let mut reader = Reader { root, keys, notes: walked.notes, masked: Vec::new() };
+    let mut dependencies = Vec::new();
+    for manifest in &walked.manifests {
+        let Some(text) = reader.read(manifest) else { continue };
+        match manifests::dependencies(manifest, &text) {
+            Ok(found) => dependencies.extend(
+                found
+                    .into_iter()
+                    .map(|dependency| DeclaredAt { line: manifests::line_of(&text, &dependency.name), dependency }),
+            ),
+            Err(why) => reader.notes.push(format!("{manifest}: skipped ({why})")),
+        }
+    }
+    if walked.partial {
+        reader.notes.push(format!("the walk stopped after {} files; later files were not checked", walk::MAX_FILES));
+    }
+    Guarded { dependencies, files: walked.files, notes: reader.notes }
 }
 
 /// The decision record at `relative` (a path inside the work tree), read as gathering

@@ -28,6 +28,8 @@ pub struct Walked {
     pub manifests: Vec<String>,
     pub infrastructure: Vec<String>,
     pub records: Vec<String>,
+    /// Every file walked (secrets by their name left out), for guards' path patterns.
+    pub files: Vec<String>,
     /// The walk stopped at `MAX_FILES`; the counts are a lower bound.
     pub partial: bool,
     /// Files worth reading that were too large to read.
@@ -95,6 +97,7 @@ pub fn walk(root: &Path) -> Walked {
         }
         let Ok(relative) = path.strip_prefix(root) else { continue };
         let relative = relative.to_string_lossy().replace('\\', "/");
+        walked.files.push(relative.clone());
         let size = entry.metadata().map_or(u64::MAX, |m| m.len());
         if let Some(language) = language(path) {
             let lines = if size <= MAX_FILE_BYTES { count_lines(path) } else { 0 };

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::model::{self, Check, CheckKind, Criterion, Mark, Place};
+use crate::model::{self, Check, CheckKind, Criterion, Mark, Place, Shape};
 
 /// The sections a decision record needs, each by the names it goes by (MADR's first).
 const NEEDED: &[&[&str]] = &[
@@ -120,9 +120,12 @@ pub fn composed(body: &str, checks: &[Check]) -> Vec<Mark> {
         }
         _ => mark(Criterion::Dissent, 1, "the record has no dissenting view".into()),
     };
-    // What follows from the decision: the sections it declares under the outcome.
-    let following: Vec<String> =
-        model::sections().filter(|s| s.place == Place::Outcome).map(|s| s.heading.to_lowercase()).collect();
+    // What follows from the decision: the sections it declares under the outcome. Guards
+    // and a review date are for decisions that can be checked or dated: none is no gap.
+    let following: Vec<String> = model::sections()
+        .filter(|s| s.place == Place::Outcome && !matches!(s.shape, Shape::Guards | Shape::Date))
+        .map(|s| s.heading.to_lowercase())
+        .collect();
     let (written, missing): (Vec<&str>, Vec<&str>) =
         following.iter().map(String::as_str).partition(|name| find(&sections, &[name]).is_some_and(has_content));
     let all = match following.as_slice() {

@@ -15,11 +15,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use strum::IntoStaticStr;
 
+use super::guard::Guard;
 use super::judgement::Confidence;
 use super::lenient::{confidence, one_or_many, text, text_or_none};
 
 /// The layout records are written with now: the highest `since` of a section.
-pub const LAYOUT: u32 = 1;
+pub const LAYOUT: u32 = 2;
 
 /// How a section's content is shaped, and so how every door shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -39,6 +40,10 @@ pub enum Shape {
     Perspectives,
     /// Who disagrees, preferring what, and why.
     Dissents,
+    /// Rules the code is checked against (`model/guard.rs`), a line each.
+    Guards,
+    /// A day (`YYYY-MM-DD`).
+    Date,
 }
 
 /// Where the record puts a section.
@@ -66,6 +71,9 @@ pub struct Section {
     /// What the record says when the moderator left it empty.
     #[serde(skip)]
     pub empty: &'static str,
+    /// What the moderator is asked for, when its heading does not say enough.
+    #[serde(skip)]
+    pub asked: Option<&'static str>,
     /// Words a free-text answer's heading for it has (lowercase).
     #[serde(skip)]
     pub words: &'static [&'static str],
@@ -84,6 +92,7 @@ const SECTIONS: &[Section] = &[
         heading: "Consequences",
         shape: Shape::GoodBad,
         place: Place::Outcome,
+        asked: None,
         empty: "*(none given)*",
         words: &[],
         since: 1,
@@ -94,9 +103,41 @@ const SECTIONS: &[Section] = &[
         heading: "Confirmation",
         shape: Shape::Text,
         place: Place::Outcome,
+        asked: None,
         empty: "*(no check was given)*",
         words: &["confirm"],
         since: 1,
+        receipt: None,
+    },
+    Section {
+        key: "guards",
+        heading: "Guards",
+        shape: Shape::Guards,
+        place: Place::Outcome,
+        asked: Some(
+            "rules that keep the code to this decision, checked on every pull request, one per item, each exactly \
+             `forbid dependency NAME`, `require dependency NAME` or `forbid path GLOB`: NAME is what a package \
+             brings (redis, postgres, mysql, sqlite, mongodb, kafka, rabbitmq, nats, elasticsearch, …); forbid \
+             what only the set-aside options bring, require what the chosen one brings where the project's \
+             manifests already declare it; none when nothing can be checked",
+        ),
+        empty: "No guards were given: `debate guard add` adds one.",
+        words: &["guard"],
+        since: 2,
+        receipt: None,
+    },
+    Section {
+        key: "review_by",
+        heading: "Review By",
+        shape: Shape::Date,
+        place: Place::Outcome,
+        asked: Some(
+            "the day to revisit the decision (YYYY-MM-DD) when a caveat or the confirmation names a time; \
+             empty otherwise",
+        ),
+        empty: "No review date was set.",
+        words: &["review by", "revisit"],
+        since: 2,
         receipt: None,
     },
     Section {
@@ -104,6 +145,7 @@ const SECTIONS: &[Section] = &[
         heading: "Action Items",
         shape: Shape::Tasks,
         place: Place::Outcome,
+        asked: None,
         empty: "*(none given)*",
         words: &["action", "next step"],
         since: 1,
@@ -114,6 +156,7 @@ const SECTIONS: &[Section] = &[
         heading: "Caveats",
         shape: Shape::Points,
         place: Place::Recommendation,
+        asked: None,
         empty: "*(none given)*",
         words: &["caveat"],
         since: 1,
@@ -124,6 +167,7 @@ const SECTIONS: &[Section] = &[
         heading: "Considered Options",
         shape: Shape::Options,
         place: Place::Framed,
+        asked: None,
         empty: "*(no options to weigh)*",
         words: &[],
         since: 1,
@@ -134,6 +178,7 @@ const SECTIONS: &[Section] = &[
         heading: "Perspectives Considered",
         shape: Shape::Perspectives,
         place: Place::Framed,
+        asked: None,
         empty: "*(the moderator left this empty)*",
         words: &[],
         since: 1,
@@ -144,6 +189,7 @@ const SECTIONS: &[Section] = &[
         heading: "Points of Agreement",
         shape: Shape::Points,
         place: Place::Body,
+        asked: None,
         empty: "*(the moderator recorded no points of agreement)*",
         words: &["agreement", "agree"],
         since: 1,
@@ -154,6 +200,7 @@ const SECTIONS: &[Section] = &[
         heading: "Key Tensions",
         shape: Shape::Points,
         place: Place::Body,
+        asked: None,
         empty: "*(the moderator recorded no tensions)*",
         words: &["tension", "unresolved"],
         since: 1,
@@ -164,6 +211,7 @@ const SECTIONS: &[Section] = &[
         heading: "Dissenting View",
         shape: Shape::Dissents,
         place: Place::Framed,
+        asked: None,
         empty: "The moderator recorded no dissenting view.",
         words: &[],
         since: 1,
@@ -179,6 +227,7 @@ static SCRATCH: LazyLock<Option<Section>> = LazyLock::new(|| {
         heading: "Scratch Notes",
         shape: Shape::Points,
         place: Place::Body,
+        asked: None,
         empty: "*(no scratch notes)*",
         words: &["scratch"],
         since: LAYOUT + 1,
@@ -392,18 +441,44 @@ impl Synthesis {
             .collect()
     }
 
+    /// Its guards (the `Guards` sections'), each as it reads back.
+    pub fn guards(&self) -> Vec<Guard> {
+        let declared = sections().filter(|s| s.shape == Shape::Guards);
+        let written = declared.filter_map(|s| self.more.get(s.key)?.as_array()).flatten();
+        written.filter_map(|g| g.as_str()?.parse().ok()).collect()
+    }
+
     /// Only what a section is declared for stays in `more`, in the section's shape: a
     /// model's or a hand-written record's other keys are dropped.
     pub fn keep_declared(&mut self) {
         let declared: BTreeMap<&str, Shape> = sections().map(|s| (s.key, s.shape)).collect();
         self.more.retain(|key, value| match declared.get(key.as_str()) {
             Some(Shape::Text) => value.is_string(),
+            Some(Shape::Date) => value.as_str().is_some_and(is_day),
+            Some(Shape::Guards) => {
+                // Each guard as it reads back (a list, or lines of one string); one that
+                // is no guard is left out.
+                let written: Vec<&str> = match &*value {
+                    Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+                    Value::String(lines) => lines.lines().map(|l| l.trim().trim_start_matches(['-', '*'])).collect(),
+                    _ => return false,
+                };
+                let guards: Vec<String> =
+                    written.iter().filter_map(|g| g.parse::<Guard>().ok()).map(|g| g.to_string()).collect();
+                *value = Value::from(guards);
+                true
+            }
             Some(Shape::Points | Shape::Tasks) => {
                 value.as_array().is_some_and(|items| items.iter().all(Value::is_string))
             }
             _ => false,
         });
     }
+}
+
+/// A day as `YYYY-MM-DD`.
+pub fn is_day(text: &str) -> bool {
+    text.len() == 10 && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok()
 }
 
 /// How the synthesis was obtained.

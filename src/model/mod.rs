@@ -12,6 +12,7 @@ mod decision;
 mod events;
 #[cfg(test)]
 pub mod fixture;
+mod guard;
 mod judgement;
 pub mod lenient;
 mod options;
@@ -34,6 +35,7 @@ pub use decision::{
     Synthesis, TITLE_LIMIT, layout, sections,
 };
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
+pub use guard::{Guard, Rule, SERVICES, Subject, derive as derive_guards, services_of};
 pub use judgement::{
     Analysis, Assessment, Confidence, Constraint, DebaterAssessment, EarlyStart, Evaluation, OptionsReading,
     ReadingVerdict, RoundMeasures, Stance,

@@ -33,11 +33,11 @@ impl Answer for SynthesisAnswer {
 
     /// The declared sections with no field of their own, asked for by their heading.
     fn more_properties() -> Vec<(&'static str, Value)> {
-        let words = |s: &Section| s.heading.to_lowercase();
+        let words = |s: &Section| s.asked.map_or_else(|| s.heading.to_lowercase(), str::to_string);
         sections()
             .filter_map(|s| match s.shape {
-                Shape::Text => Some((s.key, json!({"type": "string", "description": words(s)}))),
-                Shape::Points | Shape::Tasks => {
+                Shape::Text | Shape::Date => Some((s.key, json!({"type": "string", "description": words(s)}))),
+                Shape::Points | Shape::Tasks | Shape::Guards => {
                     Some((s.key, json!({"type": "array", "items": {"type": "string"}, "description": words(s)})))
                 }
                 _ => None,
@@ -195,8 +195,8 @@ fn from_markdown(text: &str, known: &Known) -> Option<Synthesis> {
     let mut found = serde_json::Map::new();
     for s in sections() {
         let value = match s.shape {
-            Shape::Points | Shape::Tasks => json!(section(s.words)),
-            Shape::Text => json!(section(s.words).join(" ")),
+            Shape::Points | Shape::Tasks | Shape::Guards => json!(section(s.words)),
+            Shape::Text | Shape::Date => json!(section(s.words).join(" ")),
             Shape::GoodBad => json!({"good": section(&["good", "positive"]), "bad": section(&["bad", "negative"])}),
             Shape::Options | Shape::Perspectives | Shape::Dissents => continue,
         };

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use super::{Brief, Counted, Provider, Request, Result};
 use crate::model::{
     Completion, Confidence, Identity, OptionAssessment, PerspectiveDef, PerspectiveSummary, ProviderKind, Purpose,
-    Stance, Synthesis,
+    Stance, Synthesis, derive_guards,
 };
 
 pub const OFFLINE_LABEL: &str = "the offline provider (composed from the catalog, not reasoned by a model)";
@@ -183,6 +183,12 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String], stances: &[Option<Str
         .collect();
     let subject = if options.is_empty() { "the options".to_string() } else { options.join(" or ") };
     let start = if tensions.is_empty() { "" } else { ", starting with the key tensions" };
+    // Where every stance ended on one option, what the others alone bring is forbidden:
+    // the table's reading of the options, no model's.
+    let guards = agreed(stances).map_or_else(Vec::new, |together| {
+        let set_aside: Vec<&str> = options.iter().filter(|o| *o != together).map(String::as_str).collect();
+        derive_guards(together, &set_aside, &[]).iter().map(ToString::to_string).collect()
+    });
     // No model names the decision: the question's own title stands.
     Synthesis {
         perspectives,
@@ -204,6 +210,7 @@ fn synthesis(panel: &[PerspectiveDef], options: &[String], stances: &[Option<Str
              run the debate again with a configured provider for a reasoned recommendation."
         ),
         confidence: Confidence::Low,
+        more: [("guards".to_string(), guards.into())].into_iter().collect(),
         // What the record's notice already says is no caveat of the decision, and no
         // model wrote what follows from it or what to do.
         ..Synthesis::default()
@@ -290,6 +297,15 @@ mod tests {
         assert_eq!(together.agreement, ["Every perspective ended on Postgres."]);
         assert_eq!(together.options[1].pros.len(), 2, "both favour Postgres: {:?}", together.options);
         assert!(together.options[0].pros.is_empty(), "nobody ended on Redis: {:?}", together.options);
+    }
+
+    #[test]
+    fn guards_come_from_the_table_only_where_every_stance_ended_together() {
+        let together = synthesis(&panel(), &options(), &[Some("Postgres".into()), Some("Postgres".into())]);
+        let guards: Vec<String> = together.guards().iter().map(ToString::to_string).collect();
+        assert_eq!(guards, ["forbid dependency redis"]);
+        let apart = synthesis(&panel(), &options(), &[Some("Redis".into()), Some("Postgres".into())]);
+        assert!(apart.guards().is_empty(), "{:?}", apart.more);
     }
 
     #[test]

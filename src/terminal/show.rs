@@ -178,8 +178,8 @@ fn section(part: &Part) -> String {
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
     let points = |v: &Value| -> Vec<String> { v.as_array().into_iter().flatten().map(text).collect() };
     let lines: Vec<String> = match part.section.shape {
-        Shape::Text => return format!("{}: {}\n", part.section.heading, text(value)),
-        Shape::Points | Shape::Tasks => points(value),
+        Shape::Text | Shape::Date => return format!("{}: {}\n", part.section.heading, text(value)),
+        Shape::Points | Shape::Tasks | Shape::Guards => points(value),
         Shape::GoodBad => {
             let good = points(&value["good"]).into_iter().map(|p| format!("good: {p}"));
             good.chain(points(&value["bad"]).into_iter().map(|p| format!("bad: {p}"))).collect()

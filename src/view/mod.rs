@@ -8,6 +8,7 @@
 //! debate itself (`record::render`), since a committed record must render again byte for
 //! byte from the debate it carries (`record::read`), and that debate is the model's.
 
+mod check;
 mod context;
 mod detail;
 mod outcome;
@@ -18,6 +19,7 @@ mod summary;
 mod usage;
 mod verification;
 
+pub use check::{Found, GuardCheck, GuardingRecord, Violation};
 pub use context::{ContextView, ConventionView, DecisionView, SourceView};
 pub use detail::{Clarification, CostView, Detail, ModelUsage, Role, Roles, Seat, ServerView};
 pub use outcome::OutcomeView;

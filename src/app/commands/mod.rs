@@ -1,6 +1,7 @@
 //! The commands, one file each: what each does with the typed request it is given.
 
 pub mod baseline;
+pub mod check;
 pub mod ci;
 pub mod completion;
 pub mod config;

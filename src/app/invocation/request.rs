@@ -99,6 +99,11 @@ pub enum Mode {
     Eval(EvalRequest),
     /// `debate eval --suite FILE`: a suite of questions debated, scored and reported.
     Suite(SuiteRequest),
+    /// `debate check`: the work tree against the records' guards.
+    Check {
+        base: Option<String>,
+        config: Option<PathBuf>,
+    },
     /// `debate verify`: records checked offline.
     Verify(VerifyRequest),
     /// `debate export ID --format odr|json|md`: a decision written out.
@@ -303,6 +308,7 @@ impl Invocation {
                 }
             },
             Some(Command::Eval(args)) => eval_mode(args, options.clone(), config.clone())?,
+            Some(Command::Check { base }) => Mode::Check { base, config: config.clone() },
             Some(Command::Verify(args)) => Mode::Verify(VerifyRequest {
                 targets: args.targets,
                 all: args.all,
@@ -445,6 +451,7 @@ fn name(command: &Command) -> &'static str {
         Command::Ci(_) => "ci",
         Command::Eval(_) => "eval",
         Command::Verify(_) => "verify",
+        Command::Check { .. } => "check",
         Command::Export(_) => "export",
     }
 }

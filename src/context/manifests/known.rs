@@ -133,6 +133,17 @@ mod tests {
     ];
 
     #[test]
+    fn every_service_the_table_names_is_one_a_guard_can_name() {
+        let table = parse(TEXT).unwrap();
+        let services = [DependencyKind::Database, DependencyKind::Cache, DependencyKind::Queue, DependencyKind::Search];
+        let named = table.packages.values().flat_map(|packages| packages.values());
+        let details = named.filter(|p| services.contains(&p.kind)).filter_map(|p| p.detail.as_deref());
+        for detail in details.chain(table.backends.iter().map(String::as_str)) {
+            assert!(crate::model::SERVICES.contains(&detail), "{detail} is not in model::SERVICES");
+        }
+    }
+
+    #[test]
     fn the_embedded_table_parses_with_a_section_for_every_ecosystem() {
         let table = parse(TEXT).expect("known.toml parses");
         for ecosystem in EVERY {

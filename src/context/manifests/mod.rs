@@ -55,6 +55,21 @@ pub fn dependencies(relative: &str, text: &str) -> Result<Vec<Dependency>, Strin
     Ok(known::notable(format.ecosystem(), relative, declared))
 }
 
+/// The first line (1-based) of a manifest's text that names the package `name` as a
+/// whole word (`"ioredis":`, `redis==5.0`, `gem 'pg'`), where one does.
+pub fn line_of(text: &str, name: &str) -> Option<usize> {
+    let part = |c: char| c.is_alphanumeric() || "-_.@/:".contains(c);
+    text.lines()
+        .position(|line| {
+            line.match_indices(name).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + name.len()..].chars().next();
+                !before.is_some_and(part) && !after.is_some_and(|c| part(c) && c != ':' && c != '.')
+            })
+        })
+        .map(|index| index + 1)
+}
+
 /// The format a file name (or a path ending in one) names.
 fn format(file_name: &str) -> Option<Format> {
     let name = file_name.rsplit('/').next().unwrap_or(file_name);
@@ -149,6 +164,17 @@ mod tests {
         {
             assert!(!is_manifest(name), "{name}");
         }
+    }
+
+    #[test]
+    fn a_dependency_is_found_on_the_line_that_names_it() {
+        let package = "{\n  \"dependencies\": {\n    \"@types/ioredis\": \"4\",\n    \"ioredis\": \"^5\"\n  }\n}\n";
+        assert_eq!(line_of(package, "ioredis"), Some(4));
+        let requirements = "# redis-py below\nredis-om==0.3\nredis==5.0.1\n";
+        assert_eq!(line_of(requirements, "redis"), Some(3));
+        assert_eq!(line_of("gem 'pg'\n", "pg"), Some(1));
+        assert_eq!(line_of("[dependencies]\nredis = \"0.25\"\n", "redis"), Some(2));
+        assert_eq!(line_of("nothing here\n", "redis"), None);
     }
 
     #[test]

@@ -237,7 +237,9 @@ impl SectionEntry {
         let s = &part.section;
         let body = match (part.is_empty(), s.shape) {
             (true, _) => s.empty.to_string(),
-            (false, Shape::Text) => markdown::line(part.value.as_str().unwrap_or_default()),
+            (false, Shape::Text | Shape::Date) => markdown::line(part.value.as_str().unwrap_or_default()),
+            // A guard reads back as it is written: a code span, never markup.
+            (false, Shape::Guards) => part.points().iter().map(|g| format!("- `{g}`")).collect::<Vec<_>>().join("\n"),
             (false, Shape::GoodBad) => {
                 let said = |side: &str, why: &str| -> Vec<String> {
                     let points = part.value[side].as_array().into_iter().flatten().filter_map(|v| v.as_str());

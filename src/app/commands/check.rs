@@ -1,0 +1,211 @@
+//! `debate check [--base REF]`: the work tree checked against the guards of the
+//! repository's decision records — accepted records' guards enforced (exit 1 on a
+//! violation), proposed records' warned of, the others' (superseded, rejected,
+//! deprecated) ignored. No model, no network, no state database: a pull request's job
+//! runs it with no key. A guard is data, never run; the manifests are read as the
+//! context reader reads them.
+
+use std::path::Path;
+
+use crate::adr;
+use crate::context::{self, Guarded};
+use crate::error::{Error, Result};
+use crate::model::{Guard, Rule, Subject};
+use crate::settings;
+use crate::terminal::{self, Terminal};
+use crate::text::secrets;
+use crate::text::untrusted::one_line;
+use crate::view::{Found, GuardCheck, GuardingRecord, Violation};
+
+pub fn run(base: Option<&str>, config: Option<&Path>, json: bool, terminal: &Terminal) -> Result<()> {
+    let root = crate::repo::around_working_directory()?;
+    let checked = check(&root, base, config, terminal)?;
+    match json {
+        true => terminal::print_json(&checked)?,
+        false => terminal::print_out(&report(&checked))?,
+    }
+    for warning in &checked.warnings {
+        terminal.warn(&format!("{} (proposed, so not enforced until it is accepted)", line(warning)));
+    }
+    match checked.violations.len() {
+        0 => Ok(()),
+        n => Err(Error::unverified(
+            format!("{n} place(s) go against accepted decisions"),
+            "change the code back, or change the decision: supersede the record with a new debate, or \
+             `debate guard drop RECORD GUARD` with the team's review",
+            1,
+        )),
+    }
+}
+
+/// The repository at `root` checked: every record's guards against the work tree, or
+/// with `base` against what changed since its merge base with HEAD.
+pub fn check(root: &Path, base: Option<&str>, config: Option<&Path>, terminal: &Terminal) -> Result<GuardCheck> {
+    // Only where records are is read of the settings, as verify reads them.
+    let directory = match settings::load(root, config) {
+        Ok(loaded) => loaded.settings.record.directory.0,
+        Err(err) if config.is_none() => {
+            terminal.warn(&format!("{err}; records are looked for in the usual decision directories"));
+            settings::Settings::default().record.directory.0
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let changed = match base {
+        Some(rev) => Some(crate::repo::changed_since(root, rev)?.ok_or_else(|| {
+            Error::input(format!("--base {rev}: no commit of that name here"))
+                .with_hint("give a branch, tag or commit this clone has (in CI, fetch the base branch first)")
+        })?),
+        None => None,
+    };
+    let keys = secrets::keys();
+    let tree = context::guarded(root, &keys);
+    let mut view = GuardCheck {
+        base: base.map(str::to_string),
+        records: 0,
+        guards: 0,
+        violations: Vec::new(),
+        warnings: Vec::new(),
+        notes: tree.notes.clone(),
+        exit_code: 0,
+    };
+    for (path, text) in context::record_texts(root, &directory, &keys) {
+        let Some(fields) = adr::read(&path, &text) else { continue };
+        view.records += 1;
+        let status = fields.status.to_lowercase();
+        let enforced = status.starts_with("accepted");
+        if !enforced && !status.starts_with("proposed") {
+            continue;
+        }
+        let record = GuardingRecord {
+            number: number_of(&path),
+            title: one_line(&fields.title),
+            status: one_line(&fields.status),
+            path: path.clone(),
+        };
+        for written in &fields.guards {
+            let guard = match written.parse::<Guard>() {
+                Ok(guard) => guard,
+                Err(why) => {
+                    view.notes.push(format!("{path}: a guard was not read: {why}"));
+                    continue;
+                }
+            };
+            view.guards += 1;
+            for found in against(&guard, &tree, changed.as_deref()) {
+                let violation = Violation { record: record.clone(), guard: guard.to_string(), found };
+                match enforced {
+                    true => view.violations.push(violation),
+                    false => view.warnings.push(violation),
+                }
+            }
+        }
+    }
+    view.exit_code = u8::from(!view.violations.is_empty());
+    Ok(view)
+}
+
+/// What in the work tree goes against `guard`; with `changed`, only in the files it
+/// names (a requirement is checked when a manifest changed, since any manifest may
+/// hold what it asks for).
+fn against(guard: &Guard, tree: &Guarded, changed: Option<&[String]>) -> Vec<Found> {
+    let in_scope = |file: &str| changed.is_none_or(|changed| changed.iter().any(|c| c == file));
+    let declared = tree.dependencies.iter().filter(|d| {
+        let dependency = &d.dependency;
+        guard.matches_dependency(&dependency.name, dependency.detail.as_deref())
+    });
+    let matcher = match guard.subject {
+        Subject::Path => guard.matcher().ok(),
+        Subject::Dependency => None,
+    };
+    let files = tree.files.iter().filter(|file| matcher.as_ref().is_some_and(|m| m.is_match(file.as_str())));
+    match (guard.rule, guard.subject) {
+        (Rule::Forbid, Subject::Dependency) => declared
+            .filter(|d| in_scope(&d.dependency.manifest))
+            .map(|d| Found::Dependency {
+                name: d.dependency.name.clone(),
+                brings: d.dependency.detail.clone(),
+                manifest: d.dependency.manifest.clone(),
+                line: d.line,
+            })
+            .collect(),
+        (Rule::Forbid, Subject::Path) => {
+            files.filter(|f| in_scope(f)).map(|f| Found::Path { path: f.clone() }).collect()
+        }
+        (Rule::Require, subject) => {
+            let manifest_changed = changed.is_none_or(|c| c.iter().any(|f| context::manifests::is_manifest(f)));
+            let present = match subject {
+                Subject::Dependency => declared.count() > 0,
+                Subject::Path => files.count() > 0,
+            };
+            let looked = subject == Subject::Path || manifest_changed;
+            match looked && !present {
+                true => vec![Found::Missing { target: guard.target.clone() }],
+                false => Vec::new(),
+            }
+        }
+    }
+}
+
+/// The number a record's file name starts with (`0003-use-postgres.md` is 3).
+fn number_of(path: &str) -> Option<u32> {
+    let name = path.rsplit('/').next()?;
+    let digits: String = name.chars().take_while(char::is_ascii_digit).collect();
+    let rest = name[digits.len()..].strip_prefix(['-', '_'])?;
+    // `2026-12-08-…` is dated, not numbered.
+    let dated = rest.len() > 3 && rest[..2].bytes().all(|b| b.is_ascii_digit()) && rest[2..].starts_with('-');
+    (!digits.is_empty() && digits.len() <= 5 && !dated).then(|| digits.parse().ok()).flatten()
+}
+
+/// One violation in a line: where, what, and which record's guard.
+fn line(violation: &Violation) -> String {
+    let record = &violation.record;
+    let number = record.number.map_or(String::new(), |n| format!("#{n} "));
+    let what = match &violation.found {
+        Found::Dependency { name, brings, manifest, line } => {
+            let at = line.map_or(manifest.clone(), |line| format!("{manifest}:{line}"));
+            let brings = brings.as_ref().filter(|b| !b.eq_ignore_ascii_case(name));
+            format!("{at}: {name}{}", brings.map_or(String::new(), |b| format!(" (brings {b})")))
+        }
+        Found::Path { path } => format!("{path}: this file"),
+        Found::Missing { target } => format!("nothing in the work tree is {target}"),
+    };
+    format!("{what} goes against `{}` of {number}\"{}\" ({})", violation.guard, record.title, record.path)
+}
+
+/// What a person reads: each violation, then a summary.
+fn report(checked: &GuardCheck) -> String {
+    let mut out = String::new();
+    for violation in &checked.violations {
+        out.push_str(&line(violation));
+        out.push('\n');
+    }
+    for note in &checked.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    let scope = checked.base.as_ref().map_or("the work tree".to_string(), |b| format!("what changed since {b}"));
+    out.push_str(&match checked.violations.len() {
+        0 => format!(
+            "{scope} keeps to {} guard(s) of {} record(s){}\n",
+            checked.guards,
+            checked.records,
+            match checked.warnings.len() {
+                0 => String::new(),
+                n => format!("; {n} warning(s) from proposed records"),
+            }
+        ),
+        n => format!("{n} violation(s) in {scope}\n"),
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_is_numbered_by_its_file_name_when_it_is() {
+        assert_eq!(number_of("docs/adr/0003-use-postgres.md"), Some(3));
+        assert_eq!(number_of("docs/decisions/2026-12-08-use-postgres.md"), None);
+        assert_eq!(number_of("docs/decisions/use-postgres.md"), None);
+    }
+}
