@@ -97,7 +97,7 @@ pub fn debate() -> Arc<JsonObject> {
                 "properties": {
                     "key": text(),
                     "heading": text(),
-                    "shape": {"enum": ["text", "points", "tasks", "good_bad", "options", "perspectives", "dissents"]},
+                    "shape": {"enum": ["text", "points", "tasks", "good_bad", "options", "perspectives", "dissents", "guards", "date"]},
                     "place": {"enum": ["outcome", "recommendation", "body", "framed"]},
                     "value": {},
                     "empty": {"type": "boolean"}

@@ -21,7 +21,9 @@ const NOTE: &str = "a note only the scratch section holds";
 fn decided(sandbox: &Sandbox, scratch: bool, question: &str) -> (String, PathBuf) {
     let dissent = r#"[{"perspective": "Performance Advocate", "option": "Redis", "reason": "latency"}]"#;
     let synthesis =
-        SYNTHESIS.replace(r#""dissents": []"#, &format!(r#""dissents": {dissent}, "scratch_notes": ["{NOTE}"]"#));
+        SYNTHESIS.replace(r#""dissents": []"#, &format!(
+        r#""dissents": {dissent}, "scratch_notes": ["{NOTE}"], "guards": ["forbid dependency redis"], "review_by": "2027-06-01""#
+    ));
     let answers =
         varied_answers(&["Performance Advocate", "Operational Simplicity"], 1, AGREE).replace(SYNTHESIS, &synthesis);
     let config = sandbox.scripted(&answers);

@@ -159,7 +159,9 @@ fn hostile_text_cannot_reshape_the_record_the_terminal_or_the_commit() {
         let shape = shape(&record);
         let mut problems = Vec::new();
         let rows_whole = shape.cells.iter().all(|n| *n == 5);
-        let h3_whole = shape.h3.starts_with(&["Consequences".into(), "Confirmation".into(), "Action Items".into()])
+        let h3_whole = shape
+            .h3
+            .starts_with(&["Consequences", "Confirmation", "Guards", "Review By", "Action Items"].map(String::from))
             && shape.h3.ends_with(&PANEL.map(String::from));
         if shape.h1 != 1 || shape.h2 != SECTIONS || !h3_whole || shape.tables != 1 || !rows_whole {
             problems.push(format!("structure {shape:?}"));

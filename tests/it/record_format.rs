@@ -142,7 +142,11 @@ fn assert_structure(markdown: &str, panel: &[&str], rounds: usize) {
     for section in SYNTHESIS_DOCUMENT.iter().chain(&MADR_4) {
         assert!(s.h2.iter().any(|h| h == section), "no {section}");
     }
-    assert_eq!(s.h3["Decision Outcome"][..3], ["Consequences", "Confirmation", "Action Items"], "{markdown}");
+    assert_eq!(
+        s.h3["Decision Outcome"][..5],
+        ["Consequences", "Confirmation", "Guards", "Review By", "Action Items"],
+        "{markdown}"
+    );
     assert_eq!(s.h3["Perspectives Considered"], panel, "{markdown}");
     assert_eq!(s.tables_in, ["Debate Log"], "{markdown}");
     assert_eq!(s.details, ["open", "close"].repeat(rounds), "one closed <details> per round: {markdown}");
