@@ -489,6 +489,11 @@ pub struct ListArgs {
     /// How many debates to show [default: 20]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub limit: Option<u32>,
+
+    /// Instead, the accepted decision records of this repository whose review date has
+    /// passed, oldest first
+    #[arg(long, conflicts_with_all = ["all", "limit"])]
+    pub due: bool,
 }
 
 /// `debate resume`.

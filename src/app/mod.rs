@@ -64,6 +64,7 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
         Mode::Mcp { config, allow } => mcp::serve(db_path()?, config, &allow, verbosity).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
+        Mode::Due { config } => list::due(config.as_deref(), json),
         Mode::Show { id, paged } => show::run(&db_path()?, &id, json, paged, &terminal),
         Mode::Search { query, limit, config } => search::run(&query, limit, config.as_deref(), &db_path()?, json),
         Mode::GiveUp { id, delete } => give_up::run(&db_path()?, &id, delete, &terminal),

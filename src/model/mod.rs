@@ -32,7 +32,7 @@ pub use debate::{
 };
 pub use decision::{
     Consequences, Dissent, LAYOUT, OptionAssessment, Outcome, Part, PerspectiveSummary, Place, Section, Shape, Source,
-    Synthesis, TITLE_LIMIT, layout, sections,
+    Synthesis, TITLE_LIMIT, is_day, layout, sections,
 };
 pub use events::{Clarified, Decision, Draft, Events, Pending, Published};
 pub use guard::{Guard, Rule, SERVICES, Subject, derive as derive_guards, services_of};

@@ -1,5 +1,5 @@
 //! `debate list` (and `--list`): the debates of this repository (or all), newest first,
-//! as text or JSON.
+//! as text or JSON; with `--due`, the accepted records whose review date has passed.
 
 use std::path::Path;
 
@@ -9,6 +9,7 @@ use crate::model::Listing;
 use crate::repo::Here;
 use crate::store::Store;
 use crate::terminal;
+use crate::text::untrusted::one_line;
 use crate::view::Summary;
 
 pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
@@ -18,6 +19,50 @@ pub fn list(db_path: &Path, all: bool, limit: u32, json: bool) -> Result<()> {
     } else {
         terminal::list::print(&summaries, &scope, all)?;
     }
+    Ok(())
+}
+
+/// A record due for review: accepted, and its Review By day passed.
+#[derive(Debug, serde::Serialize)]
+pub struct Due {
+    pub path: String,
+    pub title: String,
+    pub status: String,
+    pub review_by: String,
+}
+
+/// `debate list --due`: the accepted records of this repository whose review date is
+/// before today, the longest overdue first.
+pub fn due(config: Option<&Path>, json: bool) -> Result<()> {
+    let root = crate::repo::around_working_directory()?;
+    let directory = crate::settings::load(&root, config)?.settings.record.directory.0;
+    let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let mut found: Vec<Due> = crate::context::record_texts(&root, &directory, &crate::text::secrets::keys())
+        .into_iter()
+        .filter_map(|(path, text)| {
+            let fields = crate::adr::read(&path, &text)?;
+            let review_by = fields.review_by.filter(|day| crate::model::is_day(day) && *day < today)?;
+            fields.status.to_lowercase().starts_with("accepted").then(|| Due {
+                path,
+                title: one_line(&fields.title),
+                status: one_line(&fields.status),
+                review_by,
+            })
+        })
+        .collect();
+    found.sort_by(|a, b| a.review_by.cmp(&b.review_by).then(a.path.cmp(&b.path)));
+    if json {
+        terminal::print_json(&found)?;
+        return Ok(());
+    }
+    let mut out = String::new();
+    for due in &found {
+        out.push_str(&format!("{}  due {}  {}\n", due.path, due.review_by, due.title));
+    }
+    if found.is_empty() {
+        out.push_str(&format!("No accepted record in {} is past its review date.\n", root.display()));
+    }
+    terminal::print_out(&out)?;
     Ok(())
 }
 

@@ -51,14 +51,20 @@ pub fn no_question(before: &StartArgs, command: &str) -> Result<()> {
 
 /// `--all` and `--limit` given before `list`, joined to its own.
 pub fn list(before: ListArgs, after: ListArgs) -> Result<ListArgs> {
-    Ok(ListArgs { all: before.all || after.all, limit: once(before.limit, after.limit, "--limit")? })
+    let (all, due) = (before.all || after.all, before.due || after.due);
+    if due && (all || before.limit.is_some() || after.limit.is_some()) {
+        return Err(Error::input("--due lists records, not debates: it takes neither --all nor --limit")
+            .with_hint("debate list --due"));
+    }
+    Ok(ListArgs { all, limit: once(before.limit, after.limit, "--limit")?, due })
 }
 
 /// Refuse `--all` or `--limit` given before a command that lists nothing.
 pub fn no_listing(listing: &ListArgs, command: &str) -> Result<()> {
-    match (listing.all, listing.limit.is_some()) {
-        (true, _) => Err(stray("--all", command)),
-        (_, true) => Err(stray("--limit", command)),
+    match (listing.all, listing.limit.is_some(), listing.due) {
+        (true, ..) => Err(stray("--all", command)),
+        (_, true, _) => Err(stray("--limit", command)),
+        (.., true) => Err(stray("--due", command)),
         _ => Ok(()),
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::app::invocation::flags;
 use crate::app::invocation::resolve::RunFlags;
-use crate::cli::{Cli, Command, EvalArgs, ExportFormat, Lifecycle, StartArgs};
+use crate::cli::{Cli, Command, EvalArgs, ExportFormat, Lifecycle, ListArgs, StartArgs};
 use crate::error::{Error, Result};
 use crate::model::{Baseline, Cap, RunOptions};
 use crate::record::lifecycle::Verdict;
@@ -99,6 +99,10 @@ pub enum Mode {
     Eval(EvalRequest),
     /// `debate eval --suite FILE`: a suite of questions debated, scored and reported.
     Suite(SuiteRequest),
+    /// `debate list --due`: accepted records past their review date.
+    Due {
+        config: Option<PathBuf>,
+    },
     /// `debate check`: the work tree against the records' guards.
     Check {
         base: Option<String>,
@@ -284,10 +288,10 @@ impl Invocation {
         }
         let mode = match cli.command {
             Some(Command::New(start)) => start_mode(flags::start(before, start)?, flags, true)?,
-            Some(Command::List(args)) => {
-                let args = flags::list(cli.listing, args)?;
-                Mode::List { all: args.all, limit: args.limit.unwrap_or(DEFAULT_LIMIT) }
-            }
+            Some(Command::List(args)) => match flags::list(cli.listing, args)? {
+                ListArgs { due: true, .. } => Mode::Due { config: config.clone() },
+                args => Mode::List { all: args.all, limit: args.limit.unwrap_or(DEFAULT_LIMIT) },
+            },
             Some(Command::Show { id, no_pager: after }) => Mode::Show { id, paged: !(no_pager || after) },
             Some(Command::Resume(args)) => {
                 resume(args.id, review(args.guide.map(QuestionSource::Text), args.discard_edits))
@@ -355,11 +359,12 @@ impl Invocation {
             Some(Command::Completions { shell }) => Mode::Completions(shell),
             Some(Command::Man(args)) => Mode::Man { command: args.command, dir: args.dir },
             None => {
-                if (cli.listing.all || cli.listing.limit.is_some()) && !cli.list {
-                    return Err(Error::input("--all and --limit go with a list of debates")
-                        .with_hint("debate list --all (or --limit N)"));
+                if (cli.listing.all || cli.listing.limit.is_some() || cli.listing.due) && !cli.list {
+                    return Err(Error::input("--all, --limit and --due go with a list")
+                        .with_hint("debate list --all (or --limit N, or --due)"));
                 }
                 match (cli.list, cli.show, cli.resume, cli.abandon, cli.delete) {
+                    (true, ..) if cli.listing.due => Mode::Due { config: config.clone() },
                     (true, ..) => {
                         Mode::List { all: cli.listing.all, limit: cli.listing.limit.unwrap_or(DEFAULT_LIMIT) }
                     }
