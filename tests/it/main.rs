@@ -30,6 +30,7 @@ mod gateway;
 mod git_as_git;
 mod git_edges;
 mod github_review;
+mod guards;
 mod honest_records;
 mod hostile_text;
 mod install;
