@@ -306,6 +306,12 @@ pub enum Command {
         #[arg(long, value_name = "REF")]
         base: Option<String>,
     },
+    /// List, add, change or drop a decision's guards, or set its review date: the record
+    /// written again, sealed (and signed) again, and committed alone
+    Guard {
+        #[command(subcommand)]
+        action: GuardAction,
+    },
     /// Write a finished decision out: as an Open Decision Receipt v0.2 signed with your
     /// ssh key (`aragora-verify` checks it), as the `show --json` document, or as its record
     Export(ExportArgs),
@@ -313,6 +319,49 @@ pub enum Command {
     /// mark each criterion from 1 to 10 with a reason, beside checks that need no model;
     /// with --suite, debate a suite of questions and report how the models compare
     Eval(EvalArgs),
+}
+
+/// What `debate guard` does to a record's guards. A guard is `forbid dependency NAME`,
+/// `require dependency NAME`, `forbid path GLOB` or `require path GLOB`.
+#[derive(Debug, Subcommand)]
+pub enum GuardAction {
+    /// Print the record's guards, numbered, and its review date
+    List {
+        /// The record: its path, or its debate's ID
+        #[arg(value_name = "ID|PATH")]
+        target: String,
+    },
+    /// Add a guard, e.g. `debate guard add DEB-abc123 forbid dependency redis`
+    Add {
+        #[arg(value_name = "ID|PATH")]
+        target: String,
+        /// The guard, in one argument or three words
+        #[arg(value_name = "GUARD", num_args = 1.., required = true)]
+        guard: Vec<String>,
+    },
+    /// Drop a guard, named as written or by its number in `debate guard list`
+    Drop {
+        #[arg(value_name = "ID|PATH")]
+        target: String,
+        #[arg(value_name = "GUARD|N", num_args = 1.., required = true)]
+        guard: Vec<String>,
+    },
+    /// Replace a guard (as written, or its number) by another, each in one argument
+    Change {
+        #[arg(value_name = "ID|PATH")]
+        target: String,
+        #[arg(value_name = "GUARD|N")]
+        old: String,
+        #[arg(value_name = "GUARD")]
+        new: String,
+    },
+    /// Set the day to revisit the decision (YYYY-MM-DD), or `none` to clear it
+    ReviewBy {
+        #[arg(value_name = "ID|PATH")]
+        target: String,
+        #[arg(value_name = "DAY|none")]
+        day: String,
+    },
 }
 
 /// `debate eval`: with the run options `--offline`, `--max-cost` and `--max-tokens`, and

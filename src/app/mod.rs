@@ -13,8 +13,8 @@ use crate::terminal::{self, Terminal};
 use crate::text::secrets;
 use crate::view::Paused;
 use commands::{
-    check, ci, completion, config, dashboard, doctor, eval, export, github_review, give_up, lifecycle, list, manual,
-    mcp, resume, search, show, start, suite, trust, usage, verify,
+    check, ci, completion, config, dashboard, doctor, eval, export, github_review, give_up, guard, lifecycle, list,
+    manual, mcp, resume, search, show, start, suite, trust, usage, verify,
 };
 use invocation::request::{Invocation, Mode};
 use shared::report;
@@ -64,6 +64,7 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Serve(request) => dashboard::serve(request, db_path()?).await,
         Mode::Mcp { config, allow } => mcp::serve(db_path()?, config, &allow, verbosity).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
+        Mode::Guard(request) => guard::run(&request, &db_path()?, json, &terminal),
         Mode::Due { config } => list::due(config.as_deref(), json),
         Mode::Show { id, paged } => show::run(&db_path()?, &id, json, paged, &terminal),
         Mode::Search { query, limit, config } => search::run(&query, limit, config.as_deref(), &db_path()?, json),

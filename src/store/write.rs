@@ -324,6 +324,16 @@ impl Store {
         Ok(())
     }
 
+    /// The outcome changed by a person after the debate ended (`debate guard`): no model
+    /// call, no change of status.
+    pub fn save_amended_outcome(&self, id: &str, outcome: &Outcome) -> Result<()> {
+        self.conn.execute(
+            "UPDATE debates SET outcome = ?2, updated_at = ?3 WHERE id = ?1",
+            params![id, to_json(outcome), now()],
+        )?;
+        Ok(())
+    }
+
     /// Remember where the record goes before writing it, so a crash in between is repaired.
     pub fn save_record_path(&self, id: &str, path: &str) -> Result<()> {
         self.conn.execute(

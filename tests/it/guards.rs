@@ -174,3 +174,54 @@ fn a_guard_is_data_and_a_record_without_guards_checks_nothing() {
     let (code, json, _) = check(&sandbox, &sandbox.repo, &[]);
     assert_eq!((code, json["records"].as_u64()), (0, Some(0)));
 }
+
+#[test]
+fn a_person_changes_the_guards_through_the_command_and_the_record_stays_genuine() {
+    let (sandbox, record) = decided();
+    sandbox.cmd().args(["accept", &record]).assert().success();
+    let id = sandbox.only_id();
+    let out = sandbox.cmd().args(["guard", "add", &record, "forbid", "path", "ormconfig.*"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("  3  forbid path ormconfig.*"), "{}", text(&out.stdout));
+    assert_eq!(
+        git(&sandbox.repo, &["log", "-1", "--format=%B"]).trim(),
+        format!(
+            "docs(decisions): guard Should we use Redis or Postgres for caching\n\nadd `forbid path ormconfig.*`\n\nDebate-Id: {id}"
+        )
+    );
+    assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "committed alone, nothing left over");
+    let content = std::fs::read_to_string(sandbox.repo.join(&record)).unwrap();
+    assert!(content.contains("- `forbid path ormconfig.*`") && content.contains("status: accepted"), "{content}");
+    sandbox.cmd().args(["verify", "--all"]).assert().success();
+
+    write(&sandbox.repo, "api/ormconfig.json", "{}");
+    let (code, json, _) = check(&sandbox, &sandbox.repo, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(json["violations"][0]["found"], serde_json::json!({"kind": "path", "path": "api/ormconfig.json"}));
+
+    // Dropped by number, changed, and the review date cleared: each its own commit.
+    sandbox.cmd().args(["guard", "drop", &id, "3"]).assert().success();
+    let (code, _, _) = check(&sandbox, &sandbox.repo, &[]);
+    assert_eq!(code, 0, "the dropped guard no longer holds");
+    sandbox
+        .cmd()
+        .args(["guard", "change", &id, "forbid dependency redis", "forbid dependency kafka"])
+        .assert()
+        .success();
+    sandbox.cmd().args(["guard", "review-by", &id, "none"]).assert().success();
+    let out = sandbox.cmd().args(["guard", "list", &id, "--json"]).output().unwrap();
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed["guards"], serde_json::json!(["forbid dependency kafka", "require dependency postgres"]));
+    assert_eq!(listed["review_by"], Value::Null);
+    sandbox.cmd().args(["verify", "--all"]).assert().success();
+    let subjects = git(&sandbox.repo, &["log", "--format=%s", "-3"]);
+    assert_eq!(subjects.lines().filter(|s| s.starts_with("docs(decisions): guard ")).count(), 3, "{subjects}");
+
+    // What is not a guard, or not there, is refused and nothing is written.
+    let head = git(&sandbox.repo, &["rev-parse", "HEAD"]);
+    for args in [&["add", &id, "allow", "dependency", "redis"][..], &["drop", &id, "9"], &["review-by", &id, "soon"]] {
+        let out = sandbox.cmd().arg("guard").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+    }
+    assert_eq!(git(&sandbox.repo, &["rev-parse", "HEAD"]), head);
+}

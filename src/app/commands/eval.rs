@@ -51,11 +51,11 @@ pub async fn scorecard(request: &EvalRequest, db_path: &Path, terminal: &Termina
     let templates = Templates::load(&root)?;
     if request.write {
         existing::here(&state, &request.here)?;
-        in_this_work_tree(&state)?;
+        existing::record_in_work_tree(&state, "--write adds the scores to")?;
         // The record and the debate as they are once no other command is writing them
         // (another `eval --write` may have just added its scores to both).
         let _lock = record::CommitLock::at(&root)?;
-        record::lifecycle::scores::check_writable(&store.load(&state.id)?, &templates)?;
+        record::lifecycle::amend::check_writable(&store.load(&state.id)?, &templates)?;
     }
     let who = Evaluators { named: &request.evaluators, offline: request.offline, cap: request.cap };
     let card = score(who, &store, &state, &loaded.settings, &templates, terminal).await?;
@@ -68,7 +68,8 @@ pub async fn scorecard(request: &EvalRequest, db_path: &Path, terminal: &Termina
         after.scorecards.retain(|c| c.number != number);
         after.scorecards.push(Scorecard { number, written: true, ..card });
         let sealer = record::seal::Sealer::new(&root, loaded.settings.signing.key.clone());
-        let scored = record::lifecycle::scores::write_scores(&after, &templates, &sealer, &loaded.settings.record)?;
+        let amendment = record::lifecycle::amend::Amendment::Scores;
+        let scored = record::lifecycle::amend::amend(&after, &amendment, &templates, &sealer, &loaded.settings.record)?;
         store.save_written(&state.id, number, scored.commit.as_deref())?;
         for warning in &scored.warnings {
             terminal.warn(warning);
@@ -243,23 +244,6 @@ fn record_text(state: &DebateState, templates: &Templates) -> Result<String> {
         Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         None => templates.decision(state, &path)?.decision,
     })
-}
-
-/// `--write` rewrites the record where it is: in this work tree.
-fn in_this_work_tree(state: &DebateState) -> Result<()> {
-    let path = state.record_path.as_deref().unwrap_or_default();
-    if Path::new(path).is_file() {
-        return Ok(());
-    }
-    let (place, hint) = match &state.snapshot.branch {
-        Some(branch) => (
-            format!("on the branch {branch}"),
-            format!("git switch {}, then run it again", crate::text::shell_quote(branch)),
-        ),
-        None => ("not there".to_string(), "restore the record (git checkout -- PATH), then run it again".to_string()),
-    };
-    Err(Error::input(format!("--write adds the scores to {}'s record {path}, which is {place}", state.id))
-        .with_hint(hint))
 }
 
 fn short(commit: &str) -> &str {

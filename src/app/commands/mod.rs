@@ -11,6 +11,7 @@ pub mod eval;
 pub mod export;
 pub mod github_review;
 pub mod give_up;
+pub mod guard;
 pub mod lifecycle;
 pub mod list;
 pub mod manual;

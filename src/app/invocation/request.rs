@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::app::invocation::flags;
 use crate::app::invocation::resolve::RunFlags;
-use crate::cli::{Cli, Command, EvalArgs, ExportFormat, Lifecycle, ListArgs, StartArgs};
+use crate::cli::{Cli, Command, EvalArgs, ExportFormat, GuardAction, Lifecycle, ListArgs, StartArgs};
 use crate::error::{Error, Result};
 use crate::model::{Baseline, Cap, RunOptions};
 use crate::record::lifecycle::Verdict;
@@ -99,6 +99,8 @@ pub enum Mode {
     Eval(EvalRequest),
     /// `debate eval --suite FILE`: a suite of questions debated, scored and reported.
     Suite(SuiteRequest),
+    /// `debate guard`: a record's guards listed or changed.
+    Guard(GuardRequest),
     /// `debate list --due`: accepted records past their review date.
     Due {
         config: Option<PathBuf>,
@@ -112,6 +114,36 @@ pub enum Mode {
     Verify(VerifyRequest),
     /// `debate export ID --format odr|json|md`: a decision written out.
     Export(ExportRequest),
+}
+
+/// `debate guard`: which record, and what to do to its guards.
+#[derive(Debug, Clone)]
+pub struct GuardRequest {
+    pub target: String,
+    pub change: GuardChange,
+    pub config: Option<PathBuf>,
+}
+
+/// A change to a record's guards, as typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GuardChange {
+    List,
+    Add(String),
+    Drop(String),
+    Change { old: String, new: String },
+    ReviewBy(String),
+}
+
+/// `debate guard ACTION ID|PATH …` as a request.
+fn guard_request(action: GuardAction, config: Option<PathBuf>) -> GuardRequest {
+    let (target, change) = match action {
+        GuardAction::List { target } => (target, GuardChange::List),
+        GuardAction::Add { target, guard } => (target, GuardChange::Add(guard.join(" "))),
+        GuardAction::Drop { target, guard } => (target, GuardChange::Drop(guard.join(" "))),
+        GuardAction::Change { target, old, new } => (target, GuardChange::Change { old, new }),
+        GuardAction::ReviewBy { target, day } => (target, GuardChange::ReviewBy(day)),
+    };
+    GuardRequest { target, change, config }
 }
 
 /// `debate verify`: which records, and what counts as verified.
@@ -312,6 +344,7 @@ impl Invocation {
                 }
             },
             Some(Command::Eval(args)) => eval_mode(args, options.clone(), config.clone())?,
+            Some(Command::Guard { action }) => Mode::Guard(guard_request(action, config.clone())),
             Some(Command::Check { base }) => Mode::Check { base, config: config.clone() },
             Some(Command::Verify(args)) => Mode::Verify(VerifyRequest {
                 targets: args.targets,
@@ -457,6 +490,7 @@ fn name(command: &Command) -> &'static str {
         Command::Eval(_) => "eval",
         Command::Verify(_) => "verify",
         Command::Check { .. } => "check",
+        Command::Guard { .. } => "guard",
         Command::Export(_) => "export",
     }
 }

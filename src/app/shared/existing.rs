@@ -106,6 +106,23 @@ fn not_checked_out(target: &str, relative: &str, branch: &str) -> Error {
     .with_hint(format!("git switch {} and run it again", shell_quote(local)))
 }
 
+/// A command that rewrites `state`'s record (`doing` it, in words) finds it in this work
+/// tree, or says where it is.
+pub fn record_in_work_tree(state: &DebateState, doing: &str) -> Result<()> {
+    let path = state.record_path.as_deref().unwrap_or_default();
+    if Path::new(path).is_file() {
+        return Ok(());
+    }
+    let (place, hint) = match &state.snapshot.branch {
+        Some(branch) => (
+            format!("on the branch {branch}"),
+            format!("git switch {}, then run it again", crate::text::shell_quote(branch)),
+        ),
+        None => ("not there".to_string(), "restore the record (git checkout -- PATH), then run it again".to_string()),
+    };
+    Err(Error::input(format!("{doing} {}'s record {path}, which is {place}", state.id)).with_hint(hint))
+}
+
 /// Refuse a review of a completed debate from outside the repository it was debated in:
 /// its revision would be committed there, not here.
 pub fn here(state: &DebateState, here: &Here) -> Result<()> {

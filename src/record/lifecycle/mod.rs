@@ -1,8 +1,8 @@
 //! A record's life after its commit: its status read and changed, earlier records
-//! superseded, and its scores written in.
+//! superseded, and its scores or guards amended.
 
+pub mod amend;
 pub mod change;
-pub mod scores;
 pub mod status;
 pub mod supersede;
 

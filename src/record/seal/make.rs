@@ -23,6 +23,7 @@ pub enum Act {
     Deprecated,
     Scored,
     Superseded,
+    Guarded,
 }
 
 impl Act {
@@ -35,6 +36,7 @@ impl Act {
             Act::Deprecated => "deprecated",
             Act::Scored => "scored",
             Act::Superseded => "superseded",
+            Act::Guarded => "guarded",
         }
     }
 }

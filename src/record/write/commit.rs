@@ -19,6 +19,7 @@ pub enum Written {
     Record,
     Status,
     Scores,
+    Guards,
 }
 
 /// Why the change at `relative` is written but not committed, and the warning that says
@@ -35,6 +36,7 @@ pub fn held_back(
         Written::Record => ("the record", " or use --branch next time"),
         Written::Status => ("the new status", ""),
         Written::Scores => ("the record with its scores", ""),
+        Written::Guards => ("the record with its guards", ""),
     };
     match repo {
         None => Some((

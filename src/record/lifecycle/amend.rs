@@ -1,6 +1,7 @@
-//! `debate eval --write`: a debate's record written again with its latest scores in its
-//! provenance (and its status as the file states it), then committed alone — the record
-//! and its transcript, nothing else staged — as `accept` commits a status.
+//! A debate's record amended where it stands — its latest scores in its provenance
+//! (`debate eval --write`) or its guards changed (`debate guard`) — written again with its
+//! status as the file states it, sealed again, and committed alone: the record and its
+//! transcript, nothing else staged, as `accept` commits a status.
 
 use std::path::{Path, PathBuf};
 
@@ -13,9 +14,18 @@ use crate::record::{RecordError, Result, WorkTree, lifecycle::status};
 use crate::text::shorten;
 use crate::text::untrusted::one_line;
 
+/// What the record is amended with.
+#[derive(Debug, Clone)]
+pub enum Amendment {
+    /// Its latest written scorecard, in its provenance.
+    Scores,
+    /// Its guards or review date, as the change says in a line (`add forbid dependency redis`).
+    Guards(String),
+}
+
 /// What became of the record.
 #[derive(Debug)]
-pub struct Scored {
+pub struct Amended {
     pub path: PathBuf,
     pub commit: Option<String>,
     /// Why it was written but not committed.
@@ -23,9 +33,9 @@ pub struct Scored {
     pub warnings: Vec<String>,
 }
 
-/// The record of `before` (the debate as stored, without the scores to write), as it is
-/// in the work tree: only a record debate wrote, whatever status it was given since,
-/// with no changes that are not committed, takes scores — they would be committed too.
+/// The record of `before` (the debate as stored, before the amendment), as it is in the
+/// work tree: only a record debate wrote, whatever status it was given since, with no
+/// changes that are not committed, is amended — they would be committed too.
 /// Called with the repository's `CommitLock` held, and `before` read under it: no other
 /// command is halfway through writing the record.
 pub fn check_writable(before: &DebateState, templates: &Templates) -> Result<()> {
@@ -52,7 +62,7 @@ pub fn check_writable(before: &DebateState, templates: &Templates) -> Result<()>
 }
 
 /// Refused when one of `paths` holds changes that are not committed, staged or not: the
-/// scores' commit would take them along.
+/// amendment's commit would take them along.
 fn unsaved<'p>(repo: &git2::Repository, tree: &WorkTree, mut paths: impl Iterator<Item = &'p Path>) -> Result<()> {
     let committed = |relative: &Path| {
         let on_disk = tree.read(relative).ok().flatten().unwrap_or_default();
@@ -69,18 +79,23 @@ fn unsaved<'p>(repo: &git2::Repository, tree: &WorkTree, mut paths: impl Iterato
     }
 }
 
-/// Write the record of `after` (the debate with its scores written), keeping the status
+/// Write the record of `after` (the debate amended), keeping the status
 /// the file states and sealed again by `sealer` (its signatures kept), and commit it
 /// alone with the commit rules of `settings`: not committed without a repository, with
 /// committing off or on a detached HEAD. Called with the repository's `CommitLock` held,
-/// until the database says the scores are written: the record and the database then
-/// agree for the next command.
-pub fn write_scores(
+/// until the database holds the amendment: the record and the database then agree for
+/// the next command.
+pub fn amend(
     after: &DebateState,
+    amendment: &Amendment,
     templates: &Templates,
     sealer: &Sealer,
     settings: &RecordSettings,
-) -> Result<Scored> {
+) -> Result<Amended> {
+    let (act, written) = match amendment {
+        Amendment::Scores => (Act::Scored, Written::Scores),
+        Amendment::Guards(_) => (Act::Guarded, Written::Guards),
+    };
     let (root, path, relative) = place(after)?;
     let repo = crate::repo::open(&root)?;
     let tree = WorkTree::open(&root)?;
@@ -88,7 +103,7 @@ pub fn write_scores(
     let before = String::from_utf8_lossy(&found).replace("\r\n", "\n");
     let rendered = templates.decision(after, &path)?;
     let decision = status::keep(&before, &rendered.decision);
-    let (decision, warning) = seal::seal(&decision, rendered.sidecar.as_deref(), Some(&before), Act::Scored, sealer);
+    let (decision, warning) = seal::seal(&decision, rendered.sidecar.as_deref(), Some(&before), act, sealer);
     let sidecar = sidecar_path(&relative).zip(rendered.sidecar);
     // Checked again now that no other command can be writing it.
     if let Some(repo) = &repo {
@@ -103,29 +118,29 @@ pub fn write_scores(
     if let Some((side, text)) = &sidecar {
         tree.replace(side, text.as_bytes())?;
     }
-    let mut scored = Scored { path, commit: None, not_committed: None, warnings: warning.into_iter().collect() };
-    let held_back = commit::held_back(&root, repo.as_ref(), settings.commit, &Target::Head, &relative, Written::Scores);
+    let mut amended = Amended { path, commit: None, not_committed: None, warnings: warning.into_iter().collect() };
+    let held_back = commit::held_back(&root, repo.as_ref(), settings.commit, &Target::Head, &relative, written);
     let (Some(repo), None) = (repo, &held_back) else {
         let (why, warning) = held_back.unwrap_or_default();
-        scored.not_committed = Some(why);
-        scored.warnings.extend(warning);
-        return Ok(scored);
+        amended.not_committed = Some(why);
+        amended.warnings.extend(warning);
+        return Ok(amended);
     };
     let mut changes = vec![git::Change { relative: &relative, content: decision.as_bytes() }];
     if let Some((side, text)) = &sidecar {
         changes.push(git::Change { relative: side, content: text.as_bytes() });
     }
-    let (commit, warnings) =
-        commit::commit(&repo, &Target::Head, &changes, &message(after), settings).inspect_err(|_| {
+    let (commit, warnings) = commit::commit(&repo, &Target::Head, &changes, &message(after, amendment), settings)
+        .inspect_err(|_| {
             let mut found = vec![(relative.as_path(), found.as_slice())];
             if let (Some((side, _)), Some(bytes)) = (&sidecar, &found_sidecar) {
                 found.push((side.as_path(), bytes.as_slice()));
             }
             tree.put_back(&found);
         })?;
-    scored.commit = Some(commit.to_string());
-    scored.warnings.extend(warnings);
-    Ok(scored)
+    amended.commit = Some(commit.to_string());
+    amended.warnings.extend(warnings);
+    Ok(amended)
 }
 
 /// The work tree's root, the record's path, and the path inside the work tree.
@@ -137,9 +152,13 @@ fn place(state: &DebateState) -> Result<(PathBuf, PathBuf, PathBuf)> {
 }
 
 /// `docs(decisions): score <title>`, the scores in one line, and the `Debate-Id:` and
-/// `Debate-Evaluation:` trailers (the second tells this commit from the record's own).
-fn message(state: &DebateState) -> String {
+/// `Debate-Evaluation:` trailers (the second tells this commit from the record's own);
+/// `docs(decisions): guard <title>` and the change.
+fn message(state: &DebateState, amendment: &Amendment) -> String {
     let subject = shorten(&one_line(state.decision_title()), TITLE_LIMIT);
+    if let Amendment::Guards(change) = amendment {
+        return format!("docs(decisions): guard {subject}\n\n{}\n\nDebate-Id: {}\n", one_line(change), state.id);
+    }
     let Some(card) = state.written_scorecard() else { return format!("docs(decisions): score {subject}\n") };
     let by: Vec<&str> = card.evaluators.iter().map(|e| e.model.as_str()).collect();
     format!(
@@ -160,8 +179,17 @@ mod tests {
         let mut state = fixture::complete(1);
         state.scorecards.push(fixture::scorecard(true));
         assert_eq!(
-            message(&state),
+            message(&state, &Amendment::Scores),
             "docs(decisions): score Cache in Postgres until p99 passes 50 ms\n\nEvaluated by: m, n\n\nDebate-Id: DEB-abc123\nDebate-Evaluation: 1\n"
+        );
+    }
+
+    #[test]
+    fn a_guards_message_says_the_change() {
+        let state = fixture::complete(1);
+        assert_eq!(
+            message(&state, &Amendment::Guards("add `forbid dependency redis`".into())),
+            "docs(decisions): guard Cache in Postgres until p99 passes 50 ms\n\nadd `forbid dependency redis`\n\nDebate-Id: DEB-abc123\n"
         );
     }
 }
