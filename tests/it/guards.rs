@@ -169,6 +169,17 @@ fn a_guard_is_data_and_a_record_without_guards_checks_nothing() {
     assert_eq!(found(&json, "violations"), [("ioredis".into(), "package.json".into(), 5)]);
     assert!(json["notes"].to_string().contains("a guard was not read"), "{json}");
     assert!(!sandbox.repo.join("pwned").exists());
+    // A package name that would drive the terminal reaches it as text.
+    write(&sandbox.repo, "package.json", "{\"dependencies\": {\"@aws-sdk/\\u001b]0;pwned\\u0007x\": \"1\"}}\n");
+    write(
+        &sandbox.repo,
+        "docs/adr/0001-x.md",
+        "# X\n\n## Status\n\nAccepted\n\n### Guards\n\n- `forbid dependency aws`\n",
+    );
+    let out = sandbox.cmd().arg("check").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("package.json: @aws-sdk/x (brings aws)"), "{}", text(&out.stdout));
+    assert!(!out.stdout.iter().any(|b| *b == 0x1b || *b == 0x07), "{:?}", text(&out.stdout));
     // Without a record, nothing to keep to.
     std::fs::remove_file(sandbox.repo.join("docs/adr/0001-x.md")).unwrap();
     let (code, json, _) = check(&sandbox, &sandbox.repo, &[]);

@@ -169,7 +169,8 @@ fn line(violation: &Violation) -> String {
         Found::Path { path } => format!("{path}: this file"),
         Found::Missing { target } => format!("nothing in the work tree is {target}"),
     };
-    format!("{what} goes against `{}` of {number}\"{}\" ({})", violation.guard, record.title, record.path)
+    // Names and paths come from the repository: one line, nothing a terminal would run.
+    one_line(&format!("{what} goes against `{}` of {number}\"{}\" ({})", violation.guard, record.title, record.path))
 }
 
 /// What a person reads: each violation, then a summary.

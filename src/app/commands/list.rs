@@ -57,7 +57,7 @@ pub fn due(config: Option<&Path>, json: bool) -> Result<()> {
     }
     let mut out = String::new();
     for due in &found {
-        out.push_str(&format!("{}  due {}  {}\n", due.path, due.review_by, due.title));
+        out.push_str(&format!("{}  due {}  {}\n", one_line(&due.path), due.review_by, due.title));
     }
     if found.is_empty() {
         out.push_str(&format!("No accepted record in {} is past its review date.\n", root.display()));
