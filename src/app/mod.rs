@@ -65,7 +65,7 @@ async fn command(invocation: Invocation) -> Result<()> {
         Mode::Mcp { config, allow } => mcp::serve(db_path()?, config, &allow, verbosity).await,
         Mode::List { all, limit } => list::list(&db_path()?, all, limit, json),
         Mode::Guard(request) => guard::run(&request, &db_path()?, json, &terminal),
-        Mode::Due { config } => list::due(config.as_deref(), json),
+        Mode::Due { config } => list::due(config.as_deref(), json, &terminal),
         Mode::Show { id, paged } => show::run(&db_path()?, &id, json, paged, &terminal),
         Mode::Search { query, limit, config } => search::run(&query, limit, config.as_deref(), &db_path()?, json),
         Mode::GiveUp { id, delete } => give_up::run(&db_path()?, &id, delete, &terminal),

@@ -8,10 +8,10 @@
 use std::path::Path;
 
 use crate::adr;
+use crate::app::shared::project;
 use crate::context::{self, Guarded};
 use crate::error::{Error, Result};
 use crate::model::{Guard, Rule, Subject};
-use crate::settings;
 use crate::terminal::{self, Terminal};
 use crate::text::secrets;
 use crate::text::untrusted::one_line;
@@ -41,15 +41,7 @@ pub fn run(base: Option<&str>, config: Option<&Path>, json: bool, terminal: &Ter
 /// The repository at `root` checked: every record's guards against the work tree, or
 /// with `base` against what changed since its merge base with HEAD.
 pub fn check(root: &Path, base: Option<&str>, config: Option<&Path>, terminal: &Terminal) -> Result<GuardCheck> {
-    // Only where records are is read of the settings, as verify reads them.
-    let directory = match settings::load(root, config) {
-        Ok(loaded) => loaded.settings.record.directory.0,
-        Err(err) if config.is_none() => {
-            terminal.warn(&format!("{err}; records are looked for in the usual decision directories"));
-            settings::Settings::default().record.directory.0
-        }
-        Err(err) => return Err(err.into()),
-    };
+    let directory = project::record_settings(root, config, terminal)?.directory.0;
     let changed = match base {
         Some(rev) => Some(crate::repo::changed_since(root, rev)?.ok_or_else(|| {
             Error::input(format!("--base {rev}: no commit of that name here"))

@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
-use crate::app::shared::report;
+use crate::app::shared::{project, report};
 use crate::error::Result;
 use crate::model::Listing;
 use crate::repo::Here;
 use crate::store::Store;
-use crate::terminal;
+use crate::terminal::{self, Terminal};
 use crate::text::untrusted::one_line;
 use crate::view::Summary;
 
@@ -33,9 +33,9 @@ pub struct Due {
 
 /// `debate list --due`: the accepted records of this repository whose review date is
 /// before today, the longest overdue first.
-pub fn due(config: Option<&Path>, json: bool) -> Result<()> {
+pub fn due(config: Option<&Path>, json: bool, terminal: &Terminal) -> Result<()> {
     let root = crate::repo::around_working_directory()?;
-    let directory = crate::settings::load(&root, config)?.settings.record.directory.0;
+    let directory = project::record_settings(&root, config, terminal)?.directory.0;
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
     let mut found: Vec<Due> = crate::context::record_texts(&root, &directory, &crate::text::secrets::keys())
         .into_iter()

@@ -11,7 +11,6 @@ use crate::app::invocation::request::VerifyRequest;
 use crate::app::shared::{project, verification};
 use crate::error::{Error, Result};
 use crate::record::{self, RecordError, Templates, WorkTree};
-use crate::settings;
 use crate::terminal::{self, Terminal};
 use crate::view::{RecordCheck, Verdict, Verification};
 
@@ -29,16 +28,7 @@ pub fn run(request: &VerifyRequest, json: bool, terminal: &Terminal) -> Result<(
 /// `--json` prints.
 pub fn verification(request: &VerifyRequest, root: &Path, terminal: &Terminal) -> Result<Verification> {
     let root = root.to_path_buf();
-    // Only where records are is read of the settings: a repository's file that is not
-    // trusted (a pull request's, in CI) leaves the usual decision directories.
-    let record_settings = match settings::load(&root, request.config.as_deref()) {
-        Ok(loaded) => loaded.settings.record,
-        Err(err) if request.config.is_none() => {
-            terminal.warn(&format!("{err}; records are looked for in the usual decision directories"));
-            settings::Settings::default().record
-        }
-        Err(err) => return Err(err.into()),
-    };
+    let record_settings = project::record_settings(&root, request.config.as_deref(), terminal)?;
     let paths = match request.all {
         true => every_record(&root, &record_settings.directory.0, request.since.as_deref())?,
         false => request

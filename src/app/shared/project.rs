@@ -144,6 +144,21 @@ fn superseded(
 /// A record named on the command line (`what`: `--supersedes`, `accept`, …) as a path
 /// relative to the root: an id is looked up in the records' front matter; a path must
 /// lead to a markdown file inside the repository, not through a link.
+/// Where the repository at `root` keeps its records, and how: only that is read of the
+/// settings by a command that reads records alone (`verify`, `check`), so a repository's
+/// file that is not trusted (a pull request's, in CI) leaves the usual decision
+/// directories, with a warning; settings named by `--config` must load.
+pub fn record_settings(root: &Path, config: Option<&Path>, terminal: &Terminal) -> Result<RecordSettings> {
+    match settings::load(root, config) {
+        Ok(loaded) => Ok(loaded.settings.record),
+        Err(err) if config.is_none() => {
+            terminal.warn(&format!("{err}; records are looked for in the usual decision directories"));
+            Ok(settings::Settings::default().record)
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
 pub fn locate(root: &Path, target: &str, record: &RecordSettings, what: &str) -> Result<String> {
     let unknown = |why: String| Error::input(format!("{what} {target}: {why}"));
     // A whole id, with or without its `DEB-`.
