@@ -305,6 +305,10 @@ pub enum Command {
         /// Only what changed since REF's merge base with HEAD (a pull request's base)
         #[arg(long, value_name = "REF")]
         base: Option<String>,
+        /// A `pull_request` event (Actions' $GITHUB_EVENT_PATH): keep one comment on the
+        /// pull request with what the check found, removed once nothing is left
+        #[arg(long, value_name = "PATH")]
+        github_event: Option<PathBuf>,
     },
     /// List, add, change or drop a decision's guards, or set its review date: the record
     /// written again, sealed (and signed) again, and committed alone
@@ -543,6 +547,11 @@ pub struct ListArgs {
     /// passed, oldest first
     #[arg(long, conflicts_with_all = ["all", "limit"])]
     pub due: bool,
+
+    /// With --due, in a GitHub Actions job: keep one open issue of this repository listing
+    /// them (opened, updated, closed once none is due)
+    #[arg(long, requires = "due")]
+    pub github_issue: bool,
 }
 
 /// `debate resume`.

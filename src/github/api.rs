@@ -1,6 +1,7 @@
 //! The REST calls a review in a pull request makes: react to the comment, ask for the
 //! commenter's permission on the repository, read the pull request (its branch, and
-//! whether it comes from a fork) and answer in its thread. The address is
+//! whether it comes from a fork) and answer in its thread; and the one comment `debate
+//! check` keeps on a pull request, created, edited or deleted. The address is
 //! `GITHUB_API_URL` (Actions sets it; a test points it at a local server), the token
 //! `GITHUB_TOKEN`, which joins the secret gate before anything is sent.
 
@@ -52,6 +53,46 @@ struct Side {
 #[derive(Deserialize)]
 struct RepoJson {
     full_name: String,
+}
+
+/// What became of the comment `keep_comment` keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    Created,
+    Updated,
+    Unchanged,
+    Removed,
+    /// None was there and none was needed.
+    Nothing,
+}
+
+/// A comment or an issue, as much as keeping one needs.
+#[derive(Deserialize)]
+struct Written {
+    #[serde(default)]
+    id: u64,
+    /// An issue's number (none for a comment).
+    #[serde(default)]
+    number: u64,
+    #[serde(default)]
+    body: Option<String>,
+    user: Option<Author>,
+}
+
+#[derive(Deserialize)]
+struct Author {
+    #[serde(rename = "type", default)]
+    kind: String,
+}
+
+impl Written {
+    fn by_bot(&self) -> bool {
+        self.user.as_ref().is_some_and(|u| u.kind == "Bot")
+    }
+
+    fn body(&self) -> &str {
+        self.body.as_deref().unwrap_or_default()
+    }
 }
 
 impl Client {
@@ -117,6 +158,84 @@ impl Client {
             .json(&json!({ "body": secrets::gate(body) }));
         self.send(request, &format!("a reply on #{number}")).await?;
         Ok(())
+    }
+
+    /// Keep one comment on the pull request `number`, known by `marker` at its start and
+    /// written by a bot (the workflow's token): created with `body` when there is none,
+    /// edited when its text differs, deleted when `body` is `None`. A comment of anyone
+    /// else is never touched, whatever it says.
+    pub async fn keep_comment(&self, repository: &str, number: u64, marker: &str, body: Option<&str>) -> Result<Kept> {
+        let body = body.map(|b| format!("{marker}\n{}", secrets::gate(b)));
+        let ours =
+            self.comments(repository, number).await?.into_iter().find(|c| c.by_bot() && c.body().starts_with(marker));
+        let comments = format!("{}/repos/{repository}/issues/comments", self.base);
+        match (ours, body) {
+            (None, None) => Ok(Kept::Nothing),
+            (None, Some(body)) => {
+                self.reply(repository, number, &body).await?;
+                Ok(Kept::Created)
+            }
+            (Some(found), Some(body)) if found.body() == body => Ok(Kept::Unchanged),
+            (Some(found), Some(body)) => {
+                let request = self.http.patch(format!("{comments}/{}", found.id)).json(&json!({ "body": body }));
+                self.send(request, &format!("comment {}", found.id)).await?;
+                Ok(Kept::Updated)
+            }
+            (Some(found), None) => {
+                let request = self.http.delete(format!("{comments}/{}", found.id));
+                self.send(request, &format!("comment {}", found.id)).await?;
+                Ok(Kept::Removed)
+            }
+        }
+    }
+
+    /// Keep one open issue, known by `marker` at the start of its body and opened by a
+    /// bot: opened as `title` with `body` when there is none, its body edited when it
+    /// differs, closed when `body` is `None`.
+    pub async fn keep_issue(&self, repository: &str, marker: &str, title: &str, body: Option<&str>) -> Result<Kept> {
+        let body = body.map(|b| format!("{marker}\n{}", secrets::gate(b)));
+        let issues = format!("{}/repos/{repository}/issues", self.base);
+        let ours = self.listed(&format!("{issues}?state=open&per_page=100"), "the open issues").await?;
+        let ours = ours.into_iter().find(|i| i.by_bot() && i.body().starts_with(marker));
+        let (request, kept) = match (ours, body) {
+            (None, None) => return Ok(Kept::Nothing),
+            (None, Some(body)) => {
+                (self.http.post(&issues).json(&json!({ "title": title, "body": body })), Kept::Created)
+            }
+            (Some(found), Some(body)) if found.body() == body => return Ok(Kept::Unchanged),
+            (Some(found), Some(body)) => {
+                (self.http.patch(format!("{issues}/{}", found.number)).json(&json!({ "body": body })), Kept::Updated)
+            }
+            (Some(found), None) => (
+                self.http.patch(format!("{issues}/{}", found.number)).json(&json!({ "state": "closed" })),
+                Kept::Removed,
+            ),
+        };
+        self.send(request, &format!("the issue \"{title}\"")).await?;
+        Ok(kept)
+    }
+
+    /// The pull request's comments, a page of 100 at a time, up to 3,000.
+    async fn comments(&self, repository: &str, number: u64) -> Result<Vec<Written>> {
+        let url = format!("{}/repos/{repository}/issues/{number}/comments?per_page=100", self.base);
+        self.listed(&url, &format!("the comments on #{number}")).await
+    }
+
+    /// Every page of a list at `url` (which asks for 100 a page), up to 30 pages.
+    async fn listed(&self, url: &str, what: &str) -> Result<Vec<Written>> {
+        let mut all = Vec::new();
+        for page in 1..=30 {
+            let what = what.to_string();
+            let request = self.http.get(format!("{url}&page={page}"));
+            let found: Vec<Written> =
+                self.send(request, &what).await?.json().await.map_err(|source| GithubError::Http { what, source })?;
+            let last = found.len() < 100;
+            all.extend(found);
+            if last {
+                break;
+            }
+        }
+        Ok(all)
     }
 
     async fn send(&self, request: reqwest::RequestBuilder, what: &str) -> Result<reqwest::Response> {

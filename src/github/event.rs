@@ -1,6 +1,6 @@
 //! The `issue_comment` event a pull request comment starts the workflow with, and what
 //! the comment asks: `/debate <objection>` on its first line, the objection running on
-//! over the lines below. Pure.
+//! over the lines below; and the `pull_request` event `debate check` answers. Pure.
 
 use serde::Deserialize;
 
@@ -96,6 +96,32 @@ pub fn parse(path: &str, text: &str) -> Result<Comment> {
     })
 }
 
+/// The pull request a `pull_request` event is about.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PullRequest {
+    /// `owner/name` of the repository the workflow runs in.
+    pub repository: String,
+    pub number: u64,
+}
+
+/// The pull request in the event JSON `text` (from `path`, for errors).
+pub fn parse_pull_request(path: &str, text: &str) -> Result<PullRequest> {
+    #[derive(Deserialize)]
+    struct Event {
+        repository: Repository,
+        pull_request: Number,
+    }
+    #[derive(Deserialize)]
+    struct Number {
+        number: u64,
+    }
+    let event: Event = serde_json::from_str(text).map_err(|err| GithubError::Event {
+        path: path.to_string(),
+        why: format!("not a pull_request event ({err})"),
+    })?;
+    Ok(PullRequest { repository: event.repository.full_name, number: event.pull_request.number })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +167,14 @@ mod tests {
         let issue = r#"{"repository": {"full_name": "a/b"}, "issue": {"number": 3, "pull_request": null},
             "comment": {"id": 1, "body": "/debate x", "author_association": "OWNER", "user": {"login": "a"}}}"#;
         assert!(!parse("e", issue).unwrap().on_pull_request);
+    }
+
+    #[test]
+    fn a_pull_request_event_names_its_repository_and_number() {
+        let event = r#"{"action": "synchronize", "number": 12, "repository": {"full_name": "acme/shop"},
+            "pull_request": {"number": 12, "head": {"ref": "x"}}}"#;
+        assert_eq!(parse_pull_request("e", event).unwrap(), PullRequest { repository: "acme/shop".into(), number: 12 });
+        let err = parse_pull_request("e.json", r#"{"comment": {}}"#).unwrap_err();
+        assert!(err.to_string().starts_with("cannot read the event e.json: not a pull_request event"), "{err}");
     }
 }

@@ -348,6 +348,13 @@ fn the_workflow_is_written_once_and_passes_actionlint() {
     let file = sandbox.repo.join(".github/workflows/debate-review.yml");
     let workflow = std::fs::read_to_string(&file).unwrap();
     assert!(workflow.contains("debate review --github-event \"$GITHUB_EVENT_PATH\""), "{workflow}");
+    // The guards on every pull request, with no model key; the due decisions weekly.
+    let check = "debate check --base \"refs/remotes/origin/$BASE_REF\" --github-event \"$GITHUB_EVENT_PATH\"";
+    assert!(workflow.contains(check) && workflow.contains("debate list --due --github-issue"), "{workflow}");
+    let yaml: Value = serde_saphyr::from_str(&workflow).unwrap();
+    assert_eq!(yaml["jobs"]["check"]["if"], "github.event_name == 'pull_request'");
+    assert_eq!(yaml["jobs"]["check"]["permissions"], json!({"contents": "read", "pull-requests": "write"}));
+    assert!(!workflow.split("  check:").nth(1).unwrap().split("  due:").next().unwrap().contains("secrets."), "no key");
     let status = git(&sandbox.repo, &["status", "--porcelain", "--untracked-files=all"]);
     assert_eq!(status.trim(), "?? .github/workflows/debate-review.yml", "written, not committed");
 

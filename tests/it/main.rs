@@ -30,6 +30,7 @@ mod gateway;
 mod git_as_git;
 mod git_edges;
 mod github_review;
+mod guard_check_github;
 mod guards;
 mod honest_records;
 mod hostile_text;

@@ -8,21 +8,44 @@
 use std::path::Path;
 
 use crate::adr;
+use crate::app::invocation::request::CheckRequest;
 use crate::app::shared::project;
 use crate::context::{self, Guarded};
 use crate::error::{Error, Result};
+use crate::github::api::{self, Kept};
+use crate::github::{GithubError, event};
 use crate::model::{Guard, Rule, Subject};
 use crate::terminal::{self, Terminal};
-use crate::text::secrets;
 use crate::text::untrusted::one_line;
+use crate::text::{markdown, secrets};
 use crate::view::{Found, GuardCheck, GuardingRecord, Violation};
 
-pub fn run(base: Option<&str>, config: Option<&Path>, json: bool, terminal: &Terminal) -> Result<()> {
+pub async fn run(request: &CheckRequest, json: bool, terminal: &Terminal) -> Result<()> {
     let root = crate::repo::around_working_directory()?;
-    let checked = check(&root, base, config, terminal)?;
+    // The event is read before anything is checked: a wrong file is a usage error.
+    let pull = match &request.github_event {
+        Some(path) => {
+            let shown = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .map_err(|err| GithubError::Event { path: shown.clone(), why: err.to_string() })?;
+            Some(event::parse_pull_request(&shown, &text)?)
+        }
+        None => None,
+    };
+    let checked = check(&root, request.base.as_deref(), request.config.as_deref(), terminal)?;
     match json {
         true => terminal::print_json(&checked)?,
         false => terminal::print_out(&report(&checked))?,
+    }
+    if let Some(pull) = pull {
+        // The comment is a courtesy: a token that may not write (a fork's) is said, and
+        // the check's own exit code stands.
+        match comment_on(&pull, &checked).await {
+            Ok(kept) => terminal.say(&format!("The check's comment on #{}: {kept:?}.", pull.number).to_lowercase()),
+            Err(err) => {
+                terminal.warn(&format!("the check's comment on #{} was not kept up to date: {err}", pull.number))
+            }
+        }
     }
     for warning in &checked.warnings {
         terminal.warn(&format!("{} (proposed, so not enforced until it is accepted)", line(warning)));
@@ -36,6 +59,61 @@ pub fn run(base: Option<&str>, config: Option<&Path>, json: bool, terminal: &Ter
             1,
         )),
     }
+}
+
+/// Marks the one comment `debate check` keeps on a pull request.
+const MARKER: &str = "<!-- debate:check -->";
+
+async fn comment_on(pull: &event::PullRequest, checked: &GuardCheck) -> std::result::Result<Kept, GithubError> {
+    let client = api::Client::from_env()?;
+    client.keep_comment(&pull.repository, pull.number, MARKER, comment(checked).as_deref()).await
+}
+
+/// The comment's markdown: each violation, then each warning; `None` when there is
+/// neither. What the repository wrote (names, paths, titles) is escaped as text.
+fn comment(checked: &GuardCheck) -> Option<String> {
+    if checked.violations.is_empty() && checked.warnings.is_empty() {
+        return None;
+    }
+    let item = |v: &Violation| {
+        let what = match &v.found {
+            Found::Dependency { name, brings, manifest, line } => {
+                let at = line.map_or(markdown::line(manifest), |l| format!("{} line {l}", markdown::line(manifest)));
+                let brings = brings.as_ref().filter(|b| !b.eq_ignore_ascii_case(name));
+                format!(
+                    "{at}: **{}**{}",
+                    markdown::line(name),
+                    brings.map_or(String::new(), |b| format!(" (brings {})", markdown::line(b)))
+                )
+            }
+            Found::Path { path } => format!("the file **{}**", markdown::line(path)),
+            Found::Missing { target } => format!("nothing in the work tree is **{}**", markdown::line(target)),
+        };
+        let number = v.record.number.map_or(String::new(), |n| format!("#{n} "));
+        format!(
+            "- {what} goes against `{}` of {number}**{}** ({}, {})\n",
+            v.guard,
+            markdown::line(&v.record.title),
+            markdown::line(&v.record.path),
+            markdown::line(&v.record.status)
+        )
+    };
+    let mut out = String::new();
+    if !checked.violations.is_empty() {
+        out.push_str("### This change goes against accepted decisions\n\n");
+        checked.violations.iter().for_each(|v| out.push_str(&item(v)));
+        out.push('\n');
+    }
+    if !checked.warnings.is_empty() {
+        out.push_str("### Proposed decisions it would go against once they are accepted\n\n");
+        checked.warnings.iter().for_each(|v| out.push_str(&item(v)));
+        out.push('\n');
+    }
+    out.push_str(
+        "Change the code back, or change the decision: a new debate that supersedes the record, or \
+         `debate guard drop RECORD GUARD` reviewed like any change. `debate check` shows the same locally.\n",
+    );
+    Some(out)
 }
 
 /// The repository at `root` checked: every record's guards against the work tree, or

@@ -5,10 +5,12 @@ use std::path::Path;
 
 use crate::app::shared::{project, report};
 use crate::error::Result;
+use crate::github::{GithubError, api};
 use crate::model::Listing;
 use crate::repo::Here;
 use crate::store::Store;
 use crate::terminal::{self, Terminal};
+use crate::text::markdown;
 use crate::text::untrusted::one_line;
 use crate::view::Summary;
 
@@ -33,7 +35,7 @@ pub struct Due {
 
 /// `debate list --due`: the accepted records of this repository whose review date is
 /// before today, the longest overdue first.
-pub fn due(config: Option<&Path>, json: bool, terminal: &Terminal) -> Result<()> {
+pub async fn due(config: Option<&Path>, github_issue: bool, json: bool, terminal: &Terminal) -> Result<()> {
     let root = crate::repo::around_working_directory()?;
     let directory = project::record_settings(&root, config, terminal)?.directory.0;
     let today = chrono::Local::now().format("%Y-%m-%d").to_string();
@@ -51,6 +53,12 @@ pub fn due(config: Option<&Path>, json: bool, terminal: &Terminal) -> Result<()>
         })
         .collect();
     found.sort_by(|a, b| a.review_by.cmp(&b.review_by).then(a.path.cmp(&b.path)));
+    if github_issue {
+        let repository = std::env::var("GITHUB_REPOSITORY").map_err(|_| GithubError::Missing("GITHUB_REPOSITORY"))?;
+        let client = api::Client::from_env()?;
+        let kept = client.keep_issue(&repository, DUE_MARKER, DUE_TITLE, issue(&found).as_deref()).await?;
+        terminal.say(&format!("The issue of decisions due for review: {kept:?}.").to_lowercase());
+    }
     if json {
         terminal::print_json(&found)?;
         return Ok(());
@@ -64,6 +72,28 @@ pub fn due(config: Option<&Path>, json: bool, terminal: &Terminal) -> Result<()>
     }
     terminal::print_out(&out)?;
     Ok(())
+}
+
+/// Marks the one issue `list --due --github-issue` keeps.
+const DUE_MARKER: &str = "<!-- debate:due -->";
+const DUE_TITLE: &str = "Decisions due for review";
+
+/// The issue's markdown: a task per record due, the longest overdue first; `None` when
+/// none is. What the records wrote is escaped as text.
+fn issue(due: &[Due]) -> Option<String> {
+    if due.is_empty() {
+        return None;
+    }
+    let mut out = String::from(
+        "These accepted decisions have passed the date they set to be looked at again. For each, \
+         read its caveats: confirm it with `debate guard review-by RECORD YYYY-MM-DD`, or reopen it \
+         with a new debate that supersedes it.\n\n",
+    );
+    for d in due {
+        let path = markdown::line(&d.path);
+        out.push_str(&format!("- [ ] **{}** ({path}), due {}\n", markdown::line(&d.title), d.review_by));
+    }
+    Some(out)
 }
 
 /// The debates of the repository `here` (with `all`, of every repository), newest

@@ -56,7 +56,8 @@ pub fn list(before: ListArgs, after: ListArgs) -> Result<ListArgs> {
         return Err(Error::input("--due lists records, not debates: it takes neither --all nor --limit")
             .with_hint("debate list --due"));
     }
-    Ok(ListArgs { all, limit: once(before.limit, after.limit, "--limit")?, due })
+    let github_issue = before.github_issue || after.github_issue;
+    Ok(ListArgs { all, limit: once(before.limit, after.limit, "--limit")?, due, github_issue })
 }
 
 /// Refuse `--all` or `--limit` given before a command that lists nothing.
@@ -65,6 +66,7 @@ pub fn no_listing(listing: &ListArgs, command: &str) -> Result<()> {
         (true, ..) => Err(stray("--all", command)),
         (_, true, _) => Err(stray("--limit", command)),
         (.., true) => Err(stray("--due", command)),
+        _ if listing.github_issue => Err(stray("--github-issue", command)),
         _ => Ok(()),
     }
 }

@@ -103,17 +103,26 @@ pub enum Mode {
     Guard(GuardRequest),
     /// `debate list --due`: accepted records past their review date.
     Due {
+        /// Keep one open issue listing them (`--github-issue`).
+        github_issue: bool,
         config: Option<PathBuf>,
     },
     /// `debate check`: the work tree against the records' guards.
-    Check {
-        base: Option<String>,
-        config: Option<PathBuf>,
-    },
+    Check(CheckRequest),
     /// `debate verify`: records checked offline.
     Verify(VerifyRequest),
     /// `debate export ID --format odr|json|md`: a decision written out.
     Export(ExportRequest),
+}
+
+/// `debate check`: what to check, and where to say it.
+#[derive(Debug, Clone)]
+pub struct CheckRequest {
+    /// Only what changed since this revision's merge base.
+    pub base: Option<String>,
+    /// A `pull_request` event: keep one comment on that pull request.
+    pub github_event: Option<PathBuf>,
+    pub config: Option<PathBuf>,
 }
 
 /// `debate guard`: which record, and what to do to its guards.
@@ -321,7 +330,7 @@ impl Invocation {
         let mode = match cli.command {
             Some(Command::New(start)) => start_mode(flags::start(before, start)?, flags, true)?,
             Some(Command::List(args)) => match flags::list(cli.listing, args)? {
-                ListArgs { due: true, .. } => Mode::Due { config: config.clone() },
+                ListArgs { due: true, github_issue, .. } => Mode::Due { github_issue, config: config.clone() },
                 args => Mode::List { all: args.all, limit: args.limit.unwrap_or(DEFAULT_LIMIT) },
             },
             Some(Command::Show { id, no_pager: after }) => Mode::Show { id, paged: !(no_pager || after) },
@@ -345,7 +354,9 @@ impl Invocation {
             },
             Some(Command::Eval(args)) => eval_mode(args, options.clone(), config.clone())?,
             Some(Command::Guard { action }) => Mode::Guard(guard_request(action, config.clone())),
-            Some(Command::Check { base }) => Mode::Check { base, config: config.clone() },
+            Some(Command::Check { base, github_event }) => {
+                Mode::Check(CheckRequest { base, github_event, config: config.clone() })
+            }
             Some(Command::Verify(args)) => Mode::Verify(VerifyRequest {
                 targets: args.targets,
                 all: args.all,
@@ -397,7 +408,9 @@ impl Invocation {
                         .with_hint("debate list --all (or --limit N, or --due)"));
                 }
                 match (cli.list, cli.show, cli.resume, cli.abandon, cli.delete) {
-                    (true, ..) if cli.listing.due => Mode::Due { config: config.clone() },
+                    (true, ..) if cli.listing.due => {
+                        Mode::Due { github_issue: cli.listing.github_issue, config: config.clone() }
+                    }
                     (true, ..) => {
                         Mode::List { all: cli.listing.all, limit: cli.listing.limit.unwrap_or(DEFAULT_LIMIT) }
                     }
