@@ -49,11 +49,8 @@ impl Respond for StandIn {
         let id = 1000 + held.next;
         match (verb, path.as_str()) {
             ("GET", "/repos/acme/shop/issues/7/comments") => {
-                let listed: Vec<Value> = (page == 1)
-                    .then(|| {
-                        held.comments.iter().map(|(id, b, k)| json!({"id": id, "body": b, "user": user(k)})).collect()
-                    })
-                    .unwrap_or_default();
+                let all = held.comments.iter().map(|(id, b, k)| json!({"id": id, "body": b, "user": user(k)}));
+                let listed: Vec<Value> = if page == 1 { all.collect() } else { Vec::new() };
                 ResponseTemplate::new(200).set_body_json(listed)
             }
             ("POST", "/repos/acme/shop/issues/7/comments") => {
@@ -62,11 +59,8 @@ impl Respond for StandIn {
             }
             ("GET", "/repos/acme/shop/issues") => {
                 let open = held.issues.iter().filter(|i| i.3);
-                let listed: Vec<Value> = (page == 1)
-                    .then(|| {
-                        open.map(|(n, b, k, _)| json!({"id": n, "number": n, "body": b, "user": user(k)})).collect()
-                    })
-                    .unwrap_or_default();
+                let all = open.map(|(n, b, k, _)| json!({"id": n, "number": n, "body": b, "user": user(k)}));
+                let listed: Vec<Value> = if page == 1 { all.collect() } else { Vec::new() };
                 ResponseTemplate::new(200).set_body_json(listed)
             }
             ("POST", "/repos/acme/shop/issues") => {
