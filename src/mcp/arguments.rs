@@ -204,6 +204,17 @@ pub struct SearchDecisions {
     pub limit: Option<u32>,
 }
 
+/// `check_decisions`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckDecisions {
+    /// Whose work tree and records (default: as for start_debate).
+    pub repository: Option<String>,
+    /// Only what changed since this revision's merge base with HEAD (a branch such as
+    /// "main"); the whole work tree when left out.
+    pub base: Option<String>,
+}
+
 /// `review_decision`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

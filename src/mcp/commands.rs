@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use futures::future::LocalBoxFuture;
 
 use super::arguments::{
-    CheckProviders, EvaluateDecision, ListDebates, ResumeDebate, ReviewDecision, Run, SearchDecisions,
+    CheckDecisions, CheckProviders, EvaluateDecision, ListDebates, ResumeDebate, ReviewDecision, Run, SearchDecisions,
     SetDecisionStatus, ShowDebate, StartDebate, VerifyDecision,
 };
 use crate::confine::Confinement;
@@ -67,6 +67,8 @@ pub trait Commands: Send + Sync {
     fn show(&self, args: ShowDebate, root: &Path) -> Result<Reply>;
     /// `debate search`.
     fn search(&self, args: SearchDecisions, root: &Path) -> Result<Reply>;
+    /// `debate check`.
+    fn check(&self, args: CheckDecisions, root: &Path) -> Result<Reply>;
     /// `debate verify`.
     fn verify(&self, args: VerifyDecision, root: &Path) -> Result<Reply>;
     /// `debate accept|reject|deprecate`.

@@ -119,6 +119,45 @@ pub fn debates() -> Arc<JsonObject> {
     }))
 }
 
+/// `debate check --json`: what goes against the records' guards.
+pub fn guard_check() -> Arc<JsonObject> {
+    let violation = json!({
+        "type": "object",
+        "required": ["record", "guard", "found"],
+        "properties": {
+            "record": {"type": "object", "required": ["path", "title", "status"], "properties": {
+                "path": {"type": "string", "description": "The record's path in the repository."},
+                "number": maybe("integer"),
+                "title": text(),
+                "status": text()
+            }},
+            "guard": {"type": "string", "description": "The guard as the record writes it, e.g. forbid dependency redis."},
+            "found": {"type": "object", "required": ["kind"], "properties": {
+                "kind": {"enum": ["dependency", "path", "missing"]},
+                "name": text(),
+                "brings": maybe("string"),
+                "manifest": text(),
+                "line": maybe("integer"),
+                "path": text(),
+                "target": text()
+            }}
+        }
+    });
+    schema(json!({
+        "type": "object",
+        "required": ["records", "guards", "violations", "warnings", "exit_code"],
+        "properties": {
+            "base": maybe("string"),
+            "records": {"type": "integer", "minimum": 0, "description": "Decision records read."},
+            "guards": {"type": "integer", "minimum": 0, "description": "Guards of accepted and proposed records checked."},
+            "violations": {"type": "array", "items": violation, "description": "Against accepted records: the change should not go ahead as it is."},
+            "warnings": {"type": "array", "items": violation, "description": "Against proposed records: not enforced until accepted."},
+            "notes": {"type": "array", "items": text()},
+            "exit_code": {"type": "integer", "description": "1 with a violation, else 0."}
+        }
+    }))
+}
+
 /// `debate search --json`: the records most relevant to the query first.
 pub fn found() -> Arc<JsonObject> {
     schema(json!({

@@ -9,8 +9,8 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 
 use super::arguments::{
-    CheckProviders, EvaluateDecision, ListDebates, Parameters, ResumeDebate, ReviewDecision, Run, SearchDecisions,
-    SetDecisionStatus, ShowDebate, StartDebate, VerifyDecision,
+    CheckDecisions, CheckProviders, EvaluateDecision, ListDebates, Parameters, ResumeDebate, ReviewDecision, Run,
+    SearchDecisions, SetDecisionStatus, ShowDebate, StartDebate, VerifyDecision,
 };
 use super::commands::Debate;
 use super::debates::Retry;
@@ -105,6 +105,20 @@ impl Server {
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.search(args, root)).await
+    }
+
+    /// Check the work tree against the guards of the repository's decision records
+    /// (`debate check`): each dependency or file an accepted decision rules out (or
+    /// requires and is missing), with its manifest and line and the record. Call it
+    /// before proposing a change: a violation means the change goes against a decision
+    /// the team accepted. `base` checks only what changed since that revision.
+    #[tool(title = "Check a change against the decisions", output_schema = outputs::guard_check(), annotations(read_only_hint = true, open_world_hint = false))]
+    async fn check_decisions(
+        &self,
+        Parameters(args): Parameters<CheckDecisions>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.at_once(args.repository.clone(), &ctx, move |commands, root| commands.check(args, root)).await
     }
 
     /// Check a decision record offline, from the record alone (`debate verify`): its

@@ -19,7 +19,8 @@ use crate::common::llm::{MockLlm, ok, reply};
 use crate::common::*;
 
 /// The tools the issue fixes by name.
-const TOOLS: [&str; 10] = [
+const TOOLS: [&str; 11] = [
+    "check_decisions",
     "check_providers",
     "evaluate_decision",
     "list_debates",
@@ -187,6 +188,31 @@ fn is_error(result: &Value) -> bool {
 }
 
 /// A repository with an identity for commits, and a session in it.
+#[test]
+fn an_agent_checks_a_change_against_the_decisions_before_proposing_it() {
+    let sandbox = repository();
+    write(&sandbox.repo, "package.json", "{\"dependencies\": {\"ioredis\": \"5\"}}\n");
+    write(
+        &sandbox.repo,
+        "docs/adr/0001-sessions.md",
+        "# Sessions in Postgres\n\n## Status\n\nAccepted\n\n### Guards\n\n- `forbid dependency redis`\n",
+    );
+    let mut session = Session::open(&sandbox, &sandbox.repo, &[], &[], json!({}));
+    let checked = session.call("check_decisions", json!({}));
+    assert_eq!(checked["isError"], false, "{checked}");
+    let found = &checked["structuredContent"]["violations"][0];
+    assert_eq!(found["found"]["name"], "ioredis", "{checked}");
+    assert_eq!(found["record"]["path"], "docs/adr/0001-sessions.md");
+    assert_eq!(checked["structuredContent"]["exit_code"], 1);
+    assert!(checked["content"][0]["text"].as_str().unwrap().contains("goes against `forbid dependency redis`"));
+    let refused = session.call("check_decisions", json!({"base": "no-such-branch"}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    let unknown = session.request("tools/call", json!({"name": "check_decisions", "arguments": {"run": "rm -rf /"}}));
+    assert!(unknown.get("error").is_some() || unknown["result"]["isError"] == true, "{unknown}");
+    let (status, _) = session.close();
+    assert!(status.success());
+}
+
 fn repository() -> Sandbox {
     let sandbox = Sandbox::new();
     git(&sandbox.repo, &["config", "user.name", "Test"]);

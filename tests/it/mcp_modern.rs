@@ -144,7 +144,8 @@ fn a_current_client_discovers_the_server_and_finds_every_tool_described() {
     assert!(refused["error"]["data"]["supported"].as_array().unwrap().contains(&json!(MODERN)), "{refused}");
 
     let tools = tools(&mut session);
-    let read_only = ["list_debates", "show_debate", "search_decisions", "verify_decision", "check_providers"];
+    let read_only =
+        ["list_debates", "show_debate", "search_decisions", "verify_decision", "check_providers", "check_decisions"];
     let calls_a_model = ["start_debate", "resume_debate", "review_decision", "evaluate_decision", "check_providers"];
     for (name, tool) in &tools {
         assert!(tool["title"].as_str().is_some_and(|t| !t.is_empty()), "{name} has a title");

@@ -34,6 +34,7 @@ from pydantic import ConfigDict, TypeAdapter
 BINARY, REPOSITORY, PLAIN = sys.argv[1], sys.argv[2], sys.argv[3]
 QUESTION = "Should we use Redis or Postgres for caching?"
 TOOLS = {
+    "check_decisions",
     "check_providers",
     "evaluate_decision",
     "list_debates",
@@ -269,7 +270,7 @@ OTHERS = [
 # ---------------------------------------------------------------- 2026-07-28, the default client
 
 MODERN = "2026-07-28"
-READ_ONLY = {"list_debates", "show_debate", "search_decisions", "verify_decision", "check_providers"}
+READ_ONLY = {"list_debates", "show_debate", "search_decisions", "verify_decision", "check_providers", "check_decisions"}
 CALLS_A_MODEL = {"start_debate", "resume_debate", "review_decision", "evaluate_decision", "check_providers"}
 CACHEABLE = {"tools/list", "prompts/list", "resources/list", "resources/templates/list"}
 
@@ -384,6 +385,25 @@ async def m_search_finds_a_record_by_its_question() -> None:
     assert first["matched"] == ["billing", "checkout", "shipping"] and first["relevance"] > 0, first
 
 
+async def m_an_agent_checks_a_change_against_the_guards() -> None:
+    path = os.path.join(REPOSITORY, "docs", "adr", "0009-no-kafka.md")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as file:
+        file.write("# No Kafka\n\n## Status\n\nAccepted\n\n### Guards\n\n- `forbid path **/kafka.properties`\n")
+    with open(os.path.join(REPOSITORY, "kafka.properties"), "w", encoding="utf-8") as file:
+        file.write("bootstrap.servers=localhost:9092\n")
+    try:
+        async with modern_client() as client:
+            await client.list_tools()
+            checked = structured(await client.call_tool("check_decisions", {}))
+    finally:
+        os.remove(path)
+        os.remove(os.path.join(REPOSITORY, "kafka.properties"))
+    assert checked["exit_code"] == 1, checked
+    found = [v["found"] for v in checked["violations"]]
+    assert {"kind": "path", "path": "kafka.properties"} in found, checked
+
+
 async def m_another_repository_is_refused() -> None:
     home = os.environ["DEBATE_HOME"]
     before = files_under(REPOSITORY, home)
@@ -485,6 +505,7 @@ CURRENT = [
     m_a_debate_with_progress_toward_its_total,
     m_a_checkpoint_asks_through_input_required_results,
     m_search_finds_a_record_by_its_question,
+    m_an_agent_checks_a_change_against_the_guards,
     m_another_repository_is_refused,
     m_a_debate_is_a_task_for_a_client_with_the_extension,
 ]

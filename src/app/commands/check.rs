@@ -244,7 +244,7 @@ fn line(violation: &Violation) -> String {
 }
 
 /// What a person reads: each violation, then a summary.
-fn report(checked: &GuardCheck) -> String {
+pub fn report(checked: &GuardCheck) -> String {
     let mut out = String::new();
     for violation in &checked.violations {
         out.push_str(&line(violation));

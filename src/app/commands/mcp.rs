@@ -11,7 +11,7 @@ use futures::future::LocalBoxFuture;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::app::commands::{doctor, eval, lifecycle, list, resume, search, show, start, verify};
+use crate::app::commands::{check, doctor, eval, lifecycle, list, resume, search, show, start, verify};
 use crate::app::invocation::request::{
     DEFAULT_LIMIT, DEFAULT_SEARCH_LIMIT, EvalRequest, LifecycleRequest, QuestionSource, ResumeRequest, Review,
     StartRequest, VerifyRequest,
@@ -21,8 +21,8 @@ use crate::app::shared::drive::stop_signal;
 use crate::confine::Confinement;
 use crate::error::{Error, Result};
 use crate::mcp::arguments::{
-    CheckProviders, EvaluateDecision, ListDebates, SearchDecisions, SetDecisionStatus, ShowDebate, Verdict,
-    VerifyDecision,
+    CheckDecisions, CheckProviders, EvaluateDecision, ListDebates, SearchDecisions, SetDecisionStatus, ShowDebate,
+    Verdict, VerifyDecision,
 };
 use crate::mcp::{Commands, Debate, Record, Reply};
 use crate::model::{DebateState, Events, RunOptions, Status};
@@ -176,6 +176,11 @@ impl Commands for Tools {
         };
         let checked = verify::verification(&request, root, &self.terminal())?;
         Ok(Reply { text: verify::report(&checked), document: document(&checked) })
+    }
+
+    fn check(&self, args: CheckDecisions, root: &Path) -> Result<Reply> {
+        let checked = check::check(root, args.base.as_deref(), self.config.as_deref(), &self.terminal())?;
+        Ok(Reply { text: check::report(&checked), document: document(&checked) })
     }
 
     fn search(&self, args: SearchDecisions, root: &Path) -> Result<Reply> {
