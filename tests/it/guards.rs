@@ -4,10 +4,11 @@
 //! back in a fresh clone with the signature valid, a hand edit of one fails `verify`,
 //! and `list --due` names the record once its review date has passed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::common::keys;
 use crate::common::*;
 
 const GUARDS: &str =
@@ -20,11 +21,17 @@ const REQUIREMENTS: &str = "flask==3.0\npsycopg2==2.9\n";
 const REQUIREMENTS_WITH_REDIS: &str = "flask==3.0\npsycopg2==2.9\nredis==5.0.1\n";
 
 /// A repository with both manifests on main and a debate that chose Postgres, guarded;
-/// its record's path.
-fn decided() -> (Sandbox, String) {
+/// its record's path, and with `signed` the allowed-signers file that names its signer.
+fn decided_as(signed: bool) -> (Sandbox, String, Option<PathBuf>) {
     let sandbox = Sandbox::new();
-    git(&sandbox.repo, &["config", "user.name", "Jane Doe"]);
-    git(&sandbox.repo, &["config", "user.email", "jane@example.com"]);
+    let allowed = match signed {
+        true => Some(keys::alices(&sandbox).1),
+        false => {
+            git(&sandbox.repo, &["config", "user.name", "Jane Doe"]);
+            git(&sandbox.repo, &["config", "user.email", "jane@example.com"]);
+            None
+        }
+    };
     write(&sandbox.repo, "package.json", PACKAGE);
     write(&sandbox.repo, "requirements.txt", REQUIREMENTS);
     git(&sandbox.repo, &["add", "."]);
@@ -35,7 +42,12 @@ fn decided() -> (Sandbox, String) {
     sandbox.cmd().arg("--config").arg(&config).arg(QUESTION).assert().success();
     let record = sandbox.records().pop().expect("a record");
     let relative = record.strip_prefix(&sandbox.repo).unwrap().to_string_lossy().into_owned();
-    (sandbox, relative)
+    (sandbox, relative, allowed)
+}
+
+fn decided() -> (Sandbox, String) {
+    let (sandbox, record, _) = decided_as(false);
+    (sandbox, record)
 }
 
 fn check(sandbox: &Sandbox, dir: &Path, args: &[&str]) -> (i32, Value, String) {
@@ -129,7 +141,8 @@ fn a_branch_that_adds_what_an_accepted_decision_forbids_fails_the_check() {
 
 #[test]
 fn guards_travel_with_the_record_and_a_hand_edit_of_one_fails_verify() {
-    let (sandbox, record) = decided();
+    let (sandbox, record, allowed) = decided_as(true);
+    let allowed = allowed.unwrap();
     sandbox.cmd().args(["accept", &record]).assert().success();
     redis_branch(&sandbox);
     let clone = sandbox.home.join("clone");
@@ -137,8 +150,8 @@ fn guards_travel_with_the_record_and_a_hand_edit_of_one_fails_verify() {
     let elsewhere = sandbox.home.join("teammate");
     std::fs::create_dir_all(&elsewhere).unwrap();
     let run = |args: &[&str]| sandbox.std_cmd_as(&clone, &elsewhere).args(args).output().unwrap();
-    let out = run(&["verify", "--all"]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run(&["verify", "--all", "--require-signature", "--allowed-signers", allowed.to_str().unwrap()]);
+    assert!(out.status.success(), "signed by Alice, guards and all: {}{}", text(&out.stdout), text(&out.stderr));
     let out = run(&["check"]);
     assert_eq!(out.status.code(), Some(1), "the clone's check reads the guards from the record");
     let out = run(&["list", "--due", "--json"]);
@@ -188,7 +201,9 @@ fn a_guard_is_data_and_a_record_without_guards_checks_nothing() {
 
 #[test]
 fn a_person_changes_the_guards_through_the_command_and_the_record_stays_genuine() {
-    let (sandbox, record) = decided();
+    let (sandbox, record, allowed) = decided_as(true);
+    let signed =
+        ["verify", "--all", "--require-signature", "--allowed-signers", allowed.as_ref().unwrap().to_str().unwrap()];
     sandbox.cmd().args(["accept", &record]).assert().success();
     let id = sandbox.only_id();
     let out = sandbox.cmd().args(["guard", "add", &record, "forbid", "path", "ormconfig.*"]).output().unwrap();
@@ -203,7 +218,8 @@ fn a_person_changes_the_guards_through_the_command_and_the_record_stays_genuine(
     assert_eq!(git(&sandbox.repo, &["status", "--porcelain"]), "", "committed alone, nothing left over");
     let content = std::fs::read_to_string(sandbox.repo.join(&record)).unwrap();
     assert!(content.contains("- `forbid path ormconfig.*`") && content.contains("status: accepted"), "{content}");
-    sandbox.cmd().args(["verify", "--all"]).assert().success();
+    assert!(content.contains(r#""act":"guarded""#), "sealed again for the change: {content}");
+    sandbox.cmd().args(signed).assert().success();
 
     write(&sandbox.repo, "api/ormconfig.json", "{}");
     let (code, json, _) = check(&sandbox, &sandbox.repo, &[]);
@@ -224,7 +240,7 @@ fn a_person_changes_the_guards_through_the_command_and_the_record_stays_genuine(
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(listed["guards"], serde_json::json!(["forbid dependency kafka", "require dependency postgres"]));
     assert_eq!(listed["review_by"], Value::Null);
-    sandbox.cmd().args(["verify", "--all"]).assert().success();
+    sandbox.cmd().args(signed).assert().success();
     let subjects = git(&sandbox.repo, &["log", "--format=%s", "-3"]);
     assert_eq!(subjects.lines().filter(|s| s.starts_with("docs(decisions): guard ")).count(), 3, "{subjects}");
 
