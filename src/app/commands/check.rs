@@ -64,6 +64,9 @@ pub async fn run(request: &CheckRequest, json: bool, terminal: &Terminal) -> Res
 /// Marks the one comment `debate check` keeps on a pull request.
 const MARKER: &str = "<!-- debate:check -->";
 
+/// Places a comment lists of each kind, at most.
+const COMMENT_ITEMS: usize = 50;
+
 async fn comment_on(pull: &event::PullRequest, checked: &GuardCheck) -> std::result::Result<Kept, GithubError> {
     let client = api::Client::from_env()?;
     client.keep_comment(&pull.repository, pull.number, MARKER, comment(checked).as_deref()).await
@@ -98,17 +101,21 @@ fn comment(checked: &GuardCheck) -> Option<String> {
             markdown::line(&v.record.status)
         )
     };
+    // A comment holds at most 65,536 characters: the first places of each list, and a count.
+    let listed = |out: &mut String, heading: &str, found: &[Violation]| {
+        if found.is_empty() {
+            return;
+        }
+        out.push_str(&format!("### {heading}\n\n"));
+        found.iter().take(COMMENT_ITEMS).for_each(|v| out.push_str(&item(v)));
+        if found.len() > COMMENT_ITEMS {
+            out.push_str(&format!("- and {} more\n", found.len() - COMMENT_ITEMS));
+        }
+        out.push('\n');
+    };
     let mut out = String::new();
-    if !checked.violations.is_empty() {
-        out.push_str("### This change goes against accepted decisions\n\n");
-        checked.violations.iter().for_each(|v| out.push_str(&item(v)));
-        out.push('\n');
-    }
-    if !checked.warnings.is_empty() {
-        out.push_str("### Proposed decisions it would go against once they are accepted\n\n");
-        checked.warnings.iter().for_each(|v| out.push_str(&item(v)));
-        out.push('\n');
-    }
+    listed(&mut out, "This change goes against accepted decisions", &checked.violations);
+    listed(&mut out, "Proposed decisions it would go against once they are accepted", &checked.warnings);
     out.push_str(
         "Change the code back, or change the decision: a new debate that supersedes the record, or \
          `debate guard drop RECORD GUARD` reviewed like any change. `debate check` shows the same locally.\n",
@@ -272,6 +279,37 @@ pub fn report(checked: &GuardCheck) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn violation(n: usize) -> Violation {
+        Violation {
+            record: GuardingRecord {
+                path: "docs/adr/0001-x.md".into(),
+                number: Some(1),
+                title: "X".into(),
+                status: "accepted".into(),
+            },
+            guard: "forbid path *.sql".into(),
+            found: Found::Path { path: format!("db/{n}.sql") },
+        }
+    }
+
+    #[test]
+    fn a_comment_lists_the_first_places_and_counts_the_rest() {
+        let mut checked = GuardCheck {
+            base: None,
+            records: 1,
+            guards: 1,
+            violations: (0..60).map(violation).collect(),
+            warnings: Vec::new(),
+            notes: Vec::new(),
+            exit_code: 1,
+        };
+        let body = comment(&checked).unwrap();
+        assert_eq!(body.matches("goes against").count(), COMMENT_ITEMS);
+        assert!(body.contains("- and 10 more\n") && !body.contains("Proposed"), "{body}");
+        checked.violations.clear();
+        assert_eq!(comment(&checked), None, "nothing to say: no comment");
+    }
 
     #[test]
     fn a_record_is_numbered_by_its_file_name_when_it_is() {

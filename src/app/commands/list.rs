@@ -89,9 +89,13 @@ fn issue(due: &[Due]) -> Option<String> {
          read its caveats: confirm it with `debate guard review-by RECORD YYYY-MM-DD`, or reopen it \
          with a new debate that supersedes it.\n\n",
     );
-    for d in due {
+    // An issue's body holds at most 65,536 characters.
+    for d in due.iter().take(100) {
         let path = markdown::line(&d.path);
         out.push_str(&format!("- [ ] **{}** ({path}), due {}\n", markdown::line(&d.title), d.review_by));
+    }
+    if due.len() > 100 {
+        out.push_str(&format!("- and {} more: `debate list --due` lists them all\n", due.len() - 100));
     }
     Some(out)
 }

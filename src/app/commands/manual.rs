@@ -107,11 +107,14 @@ fn own_sections(command: &Command, links: Links) -> Roff {
         return roff;
     }
     roff.control("SH", ["COMMANDS"]);
+    // Only debate's own commands have pages; a command's actions (`debate guard add`)
+    // are told on its page.
+    let paged = command.get_name() == "debate";
     for sub in below {
         roff.control("TP", []);
-        match links {
-            Links::Printed => roff.text([bold(format!("debate {}", sub.get_name()))]),
-            Links::Installed => roff.text([bold(page_name(sub)), roman("(1)")]),
+        match (links, paged) {
+            (Links::Installed, true) => roff.text([bold(page_name(sub)), roman("(1)")]),
+            _ => roff.text([bold(format!("{} {}", page_name(command).replace('-', " "), sub.get_name()))]),
         };
         for line in sub.get_about().map(ToString::to_string).unwrap_or_default().lines() {
             roff.text([roman(line)]);
