@@ -305,7 +305,7 @@ mod tests {
             exit_code: 1,
         };
         let body = comment(&checked).unwrap();
-        assert_eq!(body.matches("goes against").count(), COMMENT_ITEMS);
+        assert_eq!(body.matches("`forbid path *.sql`").count(), COMMENT_ITEMS);
         assert!(body.contains("- and 10 more\n") && !body.contains("Proposed"), "{body}");
         checked.violations.clear();
         assert_eq!(comment(&checked), None, "nothing to say: no comment");
