@@ -252,3 +252,32 @@ fn a_person_changes_the_guards_through_the_command_and_the_record_stays_genuine(
     }
     assert_eq!(git(&sandbox.repo, &["rev-parse", "HEAD"]), head);
 }
+
+#[test]
+fn guards_changed_in_a_teammates_clone_are_taken_from_the_record_pulled_here() {
+    let (sandbox, record) = decided();
+    let id = sandbox.only_id();
+    let clone = sandbox.home.join("teammate-clone");
+    git(sandbox.home.as_path(), &["clone", "-q", sandbox.repo.to_str().unwrap(), "teammate-clone"]);
+    git(&clone, &["config", "user.name", "Teo Mate"]);
+    git(&clone, &["config", "user.email", "teo@example.com"]);
+    let theirs = sandbox.home.join("teammate");
+    std::fs::create_dir_all(&theirs).unwrap();
+    let out = sandbox
+        .std_cmd_as(&clone, &theirs)
+        .args(["guard", "add", &record, "forbid dependency kafka"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    git(&sandbox.repo, &["pull", "-q", "--ff-only", clone.to_str().unwrap(), "main"]);
+
+    let out = sandbox.cmd().args(["guard", "list", &id, "--json"]).output().unwrap();
+    assert!(text(&out.stderr).contains("guards from its record"), "{}", text(&out.stderr));
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed["guards"][2], "forbid dependency kafka", "{listed}");
+    let shown = sandbox.show(&id);
+    assert!(shown["outcome"]["synthesis"]["guards"].to_string().contains("kafka"), "show agrees: {shown}");
+    // And this database can change them again: the record is no hand edit to it.
+    let out = sandbox.cmd().args(["guard", "drop", &id, "forbid dependency kafka"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

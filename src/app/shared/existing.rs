@@ -28,6 +28,8 @@ pub enum Imported {
     First(String),
     /// A review elsewhere revised it since this machine ran it.
     Revised(String),
+    /// Its guards or review date were changed elsewhere (`debate guard`) since.
+    Amended(String),
     /// A record here carries a debate of the id this database ran in another repository:
     /// it was read from the record and left out of the database.
     Apart { record: String, repository: String },
@@ -45,6 +47,11 @@ impl Imported {
             Imported::Revised(record) => {
                 format!(
                     "Read {id}'s revision from its record {record}: it was reviewed elsewhere since this machine ran it."
+                )
+            }
+            Imported::Amended(record) => {
+                format!(
+                    "Read {id}'s guards from its record {record}: they were changed elsewhere since this machine ran it."
                 )
             }
             Imported::Apart { record, repository } => {
@@ -206,11 +213,17 @@ fn up_to_date(
     record: Option<RecordHere>,
 ) -> Result<(Store, DebateState, Option<Imported>)> {
     match record.and_then(|record| revised(&state, record)) {
-        Some((read, commit, record)) => {
+        Some((read, commit, record)) if read.revisions.len() > state.revisions.len() => {
             store.import(&read, read.record_path.as_deref().unwrap_or_default(), commit.as_deref(), true)?;
             store.keep_carried_scorecards(&read)?;
             let state = store.load(&read.id)?;
             Ok((store, state, Some(Imported::Revised(record.relative))))
+        }
+        // The same conclusion with other guards: only the outcome is the record's.
+        Some((read, _, record)) => {
+            store.save_amended_outcome(&read.id, read.outcome.as_ref().expect("a complete debate's outcome"))?;
+            let state = store.load(&read.id)?;
+            Ok((store, state, Some(Imported::Amended(record.relative))))
         }
         None => Ok((store, state, None)),
     }
@@ -354,13 +367,17 @@ fn holds(root: &Path, relative: &str, id: &str) -> bool {
         .is_ok_and(|found| found.is_some_and(|found| found.eq_ignore_ascii_case(id)))
 }
 
-/// The debate `record` carries when a review elsewhere revised it after `state`.
+/// The debate `record` carries when a review elsewhere revised it after `state`, or
+/// changed its guards there (`debate guard` in another clone).
 fn revised(state: &DebateState, record: RecordHere) -> Option<(DebateState, Option<String>, RecordHere)> {
     if state.status != Status::Complete {
         return None;
     }
     let (read, commit) = record.read_back().ok()?;
-    (read.id == state.id && read.revisions.len() > state.revisions.len()).then_some((read, commit, record))
+    let synthesis = |s: &DebateState| s.outcome.as_ref().map(|o| serde_json::to_value(&o.synthesis).ok());
+    let newer = read.revisions.len() > state.revisions.len();
+    let amended = read.revisions.len() == state.revisions.len() && synthesis(&read) != synthesis(state);
+    (read.id == state.id && (newer || amended)).then_some((read, commit, record))
 }
 
 /// A record in this repository and the settings it is read with.
