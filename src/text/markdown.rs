@@ -85,6 +85,12 @@ pub fn line(text: &str) -> String {
     }
 }
 
+/// One line for a comment or an issue on GitHub: as `line`, and `@` written as an entity,
+/// so a name in a repository's text mentions (and notifies) nobody.
+pub fn quiet_line(text: &str) -> String {
+    line(text).replace('@', "&#64;")
+}
+
 /// One line as a link's text: brackets cannot end the text or open a link of its own,
 /// a trailing backslash cannot escape the closing bracket, and no backtick can open a
 /// code span that swallows the link.

@@ -208,7 +208,8 @@ async fn one_comment_is_created_then_updated_then_removed() {
 #[tokio::test]
 async fn a_title_cannot_break_the_comment_and_a_read_only_token_keeps_the_exit_code() {
     let sandbox = Sandbox::new();
-    let hostile = "Sessions <!-- debate:check --> </details> [x](javascript:alert(1)) <img src=x onerror=alert(1)>";
+    let hostile =
+        "Sessions @octocat <!-- debate:check --> </details> [x](javascript:alert(1)) <img src=x onerror=alert(1)>";
     let event = pull_request(&sandbox, hostile);
     let (server, held) = github().await;
     change(&sandbox, "{\"dependencies\": {\"redis\": \"4\"}}\n", None);
@@ -217,6 +218,7 @@ async fn a_title_cannot_break_the_comment_and_a_read_only_token_keeps_the_exit_c
     let body = comments(&held)[0].1.clone();
     assert_eq!(body.matches("<!--").count(), 1, "only the marker opens a comment: {body}");
     assert!(!body.contains("<img") && !body.contains("</details>"), "{body}");
+    assert!(!body.contains("@octocat"), "a title mentions nobody: {body}");
 
     // A fork's token may not write: said, and the check still fails the job.
     held.0.lock().unwrap().comments.clear();

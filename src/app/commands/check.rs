@@ -81,24 +81,25 @@ fn comment(checked: &GuardCheck) -> Option<String> {
     let item = |v: &Violation| {
         let what = match &v.found {
             Found::Dependency { name, brings, manifest, line } => {
-                let at = line.map_or(markdown::line(manifest), |l| format!("{} line {l}", markdown::line(manifest)));
+                let at = line
+                    .map_or(markdown::quiet_line(manifest), |l| format!("{} line {l}", markdown::quiet_line(manifest)));
                 let brings = brings.as_ref().filter(|b| !b.eq_ignore_ascii_case(name));
                 format!(
                     "{at}: **{}**{}",
-                    markdown::line(name),
-                    brings.map_or(String::new(), |b| format!(" (brings {})", markdown::line(b)))
+                    markdown::quiet_line(name),
+                    brings.map_or(String::new(), |b| format!(" (brings {})", markdown::quiet_line(b)))
                 )
             }
-            Found::Path { path } => format!("the file **{}**", markdown::line(path)),
-            Found::Missing { target } => format!("nothing in the work tree is **{}**", markdown::line(target)),
+            Found::Path { path } => format!("the file **{}**", markdown::quiet_line(path)),
+            Found::Missing { target } => format!("nothing in the work tree is **{}**", markdown::quiet_line(target)),
         };
         let number = v.record.number.map_or(String::new(), |n| format!("#{n} "));
         format!(
             "- {what} goes against `{}` of {number}**{}** ({}, {})\n",
             v.guard,
-            markdown::line(&v.record.title),
-            markdown::line(&v.record.path),
-            markdown::line(&v.record.status)
+            markdown::quiet_line(&v.record.title),
+            markdown::quiet_line(&v.record.path),
+            markdown::quiet_line(&v.record.status)
         )
     };
     // A comment holds at most 65,536 characters: the first places of each list, and a count.

@@ -91,8 +91,8 @@ fn issue(due: &[Due]) -> Option<String> {
     );
     // An issue's body holds at most 65,536 characters.
     for d in due.iter().take(100) {
-        let path = markdown::line(&d.path);
-        out.push_str(&format!("- [ ] **{}** ({path}), due {}\n", markdown::line(&d.title), d.review_by));
+        let path = markdown::quiet_line(&d.path);
+        out.push_str(&format!("- [ ] **{}** ({path}), due {}\n", markdown::quiet_line(&d.title), d.review_by));
     }
     if due.len() > 100 {
         out.push_str(&format!("- and {} more: `debate list --due` lists them all\n", due.len() - 100));
