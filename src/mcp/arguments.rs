@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
-use crate::model::RunOptions;
+use crate::model::{RunOptions, Verdict};
 
 /// What rmcp's refusal of a tool's arguments begins with: it answers such an error as a
 /// tool error (the server then says it as its other refusals).
@@ -240,15 +240,6 @@ pub struct VerifyDecision {
     /// as not verified.
     #[serde(default)]
     pub require_signature: bool,
-}
-
-/// A record's lifecycle status, as a person gives it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Accepted,
-    Rejected,
-    Deprecated,
 }
 
 /// `set_decision_status`.

@@ -22,6 +22,7 @@ mod project;
 mod provider;
 mod rules;
 mod scores;
+mod verdict;
 
 pub use budget::{Cap, Dollars, Tokens, dollars};
 pub use call::{Completion, Purpose, Reckoning, Sending, Usage};
@@ -54,3 +55,4 @@ pub use rules::{
     Seats, Seconds, TokenBudget, TranscriptPlacement,
 };
 pub use scores::{Baseline, Check, CheckKind, Criterion, Disagreement, Evaluator, Mark, Scorecard};
+pub use verdict::Verdict;

@@ -22,11 +22,10 @@ use crate::confine::Confinement;
 use crate::error::{Error, Result};
 use crate::mcp::arguments::{
     CheckDecisions, CheckProviders, EvaluateDecision, ListDebates, SearchDecisions, SetDecisionStatus, ShowDebate,
-    Verdict, VerifyDecision,
+    VerifyDecision,
 };
 use crate::mcp::{Commands, Debate, Record, Reply};
 use crate::model::{DebateState, Events, RunOptions, Status};
-use crate::record::lifecycle::Verdict as Lifecycle;
 use crate::repo::Here;
 use crate::store::{Store, StoreError};
 use crate::terminal::{self, Terminal, Verbosity};
@@ -193,11 +192,7 @@ impl Commands for Tools {
     }
 
     fn set_status(&self, args: SetDecisionStatus, root: &Path) -> Result<Reply> {
-        let verdict = match args.status {
-            Verdict::Accepted => Lifecycle::Accepted,
-            Verdict::Rejected => Lifecycle::Rejected,
-            Verdict::Deprecated => Lifecycle::Deprecated,
-        };
+        let verdict = args.status;
         let request = LifecycleRequest {
             target: args.id,
             verdict,

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::adr;
-use crate::model::{RecordSettings, TITLE_LIMIT};
+use crate::model::{RecordSettings, TITLE_LIMIT, Verdict};
 use crate::record::seal::{self, Act, Sealer};
 use crate::record::write::commit::{self, Written};
 use crate::record::write::git::{self, Target};
@@ -16,34 +16,6 @@ use crate::record::write::lock::CommitLock;
 use crate::record::{RecordError, Result, WorkTree, lifecycle::status};
 use crate::text::shorten;
 use crate::text::untrusted::one_line;
-
-/// The statuses a person gives a record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Accepted,
-    Rejected,
-    Deprecated,
-}
-
-impl Verdict {
-    /// The status as records write it.
-    pub fn status(self) -> &'static str {
-        match self {
-            Verdict::Accepted => "accepted",
-            Verdict::Rejected => "rejected",
-            Verdict::Deprecated => "deprecated",
-        }
-    }
-
-    /// The command that gives it.
-    pub fn verb(self) -> &'static str {
-        match self {
-            Verdict::Accepted => "accept",
-            Verdict::Rejected => "reject",
-            Verdict::Deprecated => "deprecate",
-        }
-    }
-}
 
 /// A change of status to make.
 pub struct Request<'a> {

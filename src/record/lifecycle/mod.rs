@@ -6,4 +6,4 @@ pub mod change;
 pub mod status;
 pub mod supersede;
 
-pub use change::{Changed, Request, Verdict, change};
+pub use change::{Changed, Request, change};
