@@ -67,6 +67,19 @@ pub enum Kept {
 }
 
 /// A comment or an issue, as much as keeping one needs.
+impl Kept {
+    /// In a word or two, for the job's log.
+    pub fn said(self) -> &'static str {
+        match self {
+            Kept::Created => "created",
+            Kept::Updated => "edited",
+            Kept::Unchanged => "unchanged",
+            Kept::Removed => "removed (or closed)",
+            Kept::Nothing => "none needed",
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct Written {
     #[serde(default)]

@@ -41,7 +41,7 @@ pub async fn run(request: &CheckRequest, json: bool, terminal: &Terminal) -> Res
         // The comment is a courtesy: a token that may not write (a fork's) is said, and
         // the check's own exit code stands.
         match comment_on(&pull, &checked).await {
-            Ok(kept) => terminal.say(&format!("The check's comment on #{}: {kept:?}.", pull.number).to_lowercase()),
+            Ok(kept) => terminal.say(&format!("The check's comment on #{}: {}.", pull.number, kept.said())),
             Err(err) => {
                 terminal.warn(&format!("the check's comment on #{} was not kept up to date: {err}", pull.number))
             }

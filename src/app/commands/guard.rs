@@ -113,8 +113,11 @@ fn changed(outcome: &Outcome, change: &GuardChange) -> Result<Option<(Outcome, S
             let at = position(&guards, old)?;
             let new = parsed(new)?;
             let said = format!("change `{}` to `{new}`", guards[at]);
-            guards[at] = new;
-            guards.dedup();
+            // Changed into one it already has: that one stays, once.
+            match guards.contains(&new) {
+                true => drop(guards.remove(at)),
+                false => guards[at] = new,
+            }
             said
         }
         GuardChange::ReviewBy(day) => {
@@ -215,6 +218,10 @@ mod tests {
         let change = GuardChange::Change { old: "1".into(), new: "forbid dependency kafka".into() };
         let (after, said) = changed(&after, &change).unwrap().unwrap();
         assert_eq!(said, "change `forbid dependency redis` to `forbid dependency kafka`");
+        let (twice, _) = changed(&after, &GuardChange::Add("forbid dependency mysql".into())).unwrap().unwrap();
+        let into_one_there = GuardChange::Change { old: "1".into(), new: "forbid dependency mysql".into() };
+        let (once, _) = changed(&twice, &into_one_there).unwrap().unwrap();
+        assert_eq!(once.synthesis.guards(), [Guard::forbid_dependency("mysql")]);
         let (after, _) = changed(&after, &GuardChange::Drop("forbid dependency kafka".into())).unwrap().unwrap();
         assert!(after.synthesis.guards().is_empty());
         let (after, said) = changed(&after, &GuardChange::ReviewBy("2027-06-30".into())).unwrap().unwrap();

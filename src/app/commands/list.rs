@@ -57,7 +57,7 @@ pub async fn due(config: Option<&Path>, github_issue: bool, json: bool, terminal
         let repository = std::env::var("GITHUB_REPOSITORY").map_err(|_| GithubError::Missing("GITHUB_REPOSITORY"))?;
         let client = api::Client::from_env()?;
         let kept = client.keep_issue(&repository, DUE_MARKER, DUE_TITLE, issue(&found).as_deref()).await?;
-        terminal.say(&format!("The issue of decisions due for review: {kept:?}.").to_lowercase());
+        terminal.say(&format!("The issue of decisions due for review: {}.", kept.said()));
     }
     if json {
         terminal::print_json(&found)?;
