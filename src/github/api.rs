@@ -66,7 +66,6 @@ pub enum Kept {
     Nothing,
 }
 
-/// A comment or an issue, as much as keeping one needs.
 impl Kept {
     /// In a word or two, for the job's log.
     pub fn said(self) -> &'static str {
@@ -80,6 +79,7 @@ impl Kept {
     }
 }
 
+/// A comment or an issue, as much as keeping one needs.
 #[derive(Deserialize)]
 struct Written {
     #[serde(default)]
