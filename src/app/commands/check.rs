@@ -136,14 +136,15 @@ pub fn check(root: &Path, base: Option<&str>, config: Option<&Path>, terminal: &
         None => None,
     };
     let keys = secrets::keys();
-    let tree = context::guarded(root, &keys);
+    // The work tree is walked once, and only when some record has a guard to check.
+    let mut tree: Option<Guarded> = None;
     let mut view = GuardCheck {
         base: base.map(str::to_string),
         records: 0,
         guards: 0,
         violations: Vec::new(),
         warnings: Vec::new(),
-        notes: tree.notes.clone(),
+        notes: Vec::new(),
         exit_code: 0,
     };
     for (path, text) in context::record_texts(root, &directory, &keys) {
@@ -169,7 +170,8 @@ pub fn check(root: &Path, base: Option<&str>, config: Option<&Path>, terminal: &
                 }
             };
             view.guards += 1;
-            for found in against(&guard, &tree, changed.as_deref()) {
+            let tree = tree.get_or_insert_with(|| context::guarded(root, &keys));
+            for found in against(&guard, tree, changed.as_deref()) {
                 let violation = Violation { record: record.clone(), guard: guard.to_string(), found };
                 match enforced {
                     true => view.violations.push(violation),
@@ -178,6 +180,7 @@ pub fn check(root: &Path, base: Option<&str>, config: Option<&Path>, terminal: &
             }
         }
     }
+    view.notes.extend(tree.map(|tree| tree.notes).unwrap_or_default());
     view.exit_code = u8::from(!view.violations.is_empty());
     Ok(view)
 }
